@@ -1,0 +1,24 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-properties': [
+        'error',
+        { object: 'it', property: 'only', message: 'no focused tests' },
+        { object: 'describe', property: 'only', message: 'no focused tests' },
+        { object: 'test', property: 'only', message: 'no focused tests' },
+        { object: 'it', property: 'skip', message: 'no skipped tests' },
+        { object: 'describe', property: 'skip', message: 'no skipped tests' },
+        { object: 'test', property: 'skip', message: 'no skipped tests' },
+      ],
+    },
+  },
+);

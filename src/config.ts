@@ -1,0 +1,133 @@
+import { isIP } from 'node:net';
+
+/** The service's whole configuration, parsed once from the environment and then frozen. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly rateLimitPerMinute: number;
+  /** Proxy addresses or CIDRs whose X-Forwarded-For is believed; empty: none. */
+  readonly trustProxy: readonly string[];
+  readonly logLevel: LogLevel;
+  readonly redisUrl: string | null;
+  /** Whether this instance runs the hourly ingestion scheduler. */
+  readonly ingest: boolean;
+  readonly entsoe: { readonly baseUrl: string; readonly token: string | null };
+  readonly eia: { readonly baseUrl: string; readonly apiKey: string | null };
+  readonly neso: { readonly baseUrl: string };
+  /** Synthetic data from the simulator: set only by `gridco2 demo`, never by the environment. */
+  readonly demo: boolean;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads the environment; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  return Object.freeze({
+    port: integer(read('PORT'), 'PORT', 8080, 0, 65535),
+    host: read('HOST') ?? '127.0.0.1',
+    databaseUrl: databaseUrl(read('DATABASE_URL')),
+    rateLimitPerMinute: integer(read('RATE_LIMIT_PER_MINUTE'), 'RATE_LIMIT_PER_MINUTE', 60, 1, 1e9),
+    trustProxy: trustProxy(read('TRUST_PROXY')),
+    logLevel: oneOf(read('LOG_LEVEL'), 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    redisUrl: url(read('REDIS_URL'), 'REDIS_URL', ['redis:', 'rediss:']),
+    ingest: oneOf(read('INGEST'), 'INGEST', ['on', 'off'], 'on') === 'on',
+    entsoe: {
+      baseUrl: baseUrl(read('ENTSOE_BASE_URL'), 'ENTSOE_BASE_URL', 'https://web-api.tp.entsoe.eu/api'),
+      token: read('ENTSOE_TOKEN') ?? null,
+    },
+    eia: {
+      baseUrl: baseUrl(read('EIA_BASE_URL'), 'EIA_BASE_URL', 'https://api.eia.gov/v2'),
+      apiKey: read('EIA_API_KEY') ?? null,
+    },
+    neso: {
+      baseUrl: baseUrl(read('NESO_BASE_URL'), 'NESO_BASE_URL', 'https://api.carbonintensity.org.uk'),
+    },
+    demo: false,
+  });
+}
+
+function integer(
+  value: string | undefined,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed < min || parsed > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return parsed;
+}
+
+function oneOf<T extends string>(
+  value: string | undefined,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  const lower = value.toLowerCase();
+  const match = allowed.find((candidate) => candidate === lower);
+  if (!match) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return match;
+}
+
+function databaseUrl(value: string | undefined): string {
+  if (value === undefined) return 'sqlite:data/gridco2.db';
+  if (/^sqlite:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value)) return value;
+  throw new ConfigError(
+    'DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database, got ' +
+      `"${value.split(':')[0]}:..."`,
+  );
+}
+
+function url(value: string | undefined, name: string, protocols: readonly string[]): string | null {
+  if (value === undefined) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  }
+  return value;
+}
+
+function baseUrl(value: string | undefined, name: string, fallback: string): string {
+  const checked = url(value, name, ['http:', 'https:']) ?? fallback;
+  return checked.replace(/\/+$/, '');
+}
+
+function trustProxy(value: string | undefined): string[] {
+  if (value === undefined || value.toLowerCase() === 'off') return [];
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 6 ? 128 : 32;
+    const prefixOk =
+      prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix);
+    if (family === 0 || !prefixOk) {
+      throw new ConfigError(
+        `TRUST_PROXY must be off or a comma-separated list of IP addresses or CIDRs, got "${entry}"`,
+      );
+    }
+  }
+  return entries;
+}

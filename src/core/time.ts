@@ -1,0 +1,56 @@
+/** Time helpers shared by the API and ingestion. Pure: the clock is always passed in. */
+
+export const HOUR = 3600;
+
+/** Formats epoch seconds the way every response does: `2026-11-21T13:00:00Z`. */
+export function formatTs(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().slice(0, 19) + 'Z';
+}
+
+export function floorToHour(epochSeconds: number): number {
+  return Math.floor(epochSeconds / HOUR) * HOUR;
+}
+
+// ISO 8601 / RFC 3339 forms accepted in `from`/`to` (decisions.md, "Timestamps accepted").
+const ACCEPTED =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:\d{2})?)?$/;
+
+export const ACCEPTED_EXAMPLE = '2026-11-21T13:00:00Z';
+
+/**
+ * Parses a `from`/`to` value into epoch milliseconds, or returns undefined when it is not one of
+ * the accepted forms or names no real instant (month 13, 30 February, hour 24...).
+ * A value without `Z` or an offset is read as UTC.
+ */
+export function parseInstant(text: string): number | undefined {
+  const match = ACCEPTED.exec(text);
+  if (!match) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = match;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  let offsetMinutes = 0;
+  if (zone !== 'Z' && zone !== 'z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const offsetHours = Number(zone.slice(1, 3));
+    const offsetMins = Number(zone.slice(4, 6));
+    if (offsetHours > 23 || offsetMins > 59) return undefined;
+    offsetMinutes = sign * (offsetHours * 60 + offsetMins);
+  }
+  const millis = Number((fraction + '000').slice(0, 3));
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear keeps them as written.
+  const date = new Date(utc);
+  date.setUTCFullYear(year);
+  return date.getTime() - offsetMinutes * 60_000;
+}
+
+function daysInMonth(year: number, month: number): number {
+  // The Gregorian calendar repeats every 400 years; shifting keeps Date.UTC away from years 0-99.
+  return new Date(Date.UTC(2000 + (year % 400), month, 0)).getUTCDate();
+}

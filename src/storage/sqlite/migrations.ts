@@ -1,0 +1,30 @@
+/**
+ * Versioned schema of the SQLite store, applied in order at start. Never edit a released
+ * migration: add the next version.
+ */
+export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE readings (
+        zone     TEXT    NOT NULL,
+        ts       INTEGER NOT NULL,  -- epoch seconds, start of the interval
+        value    REAL,              -- gCO2eq/kWh, full precision
+        method   TEXT    NOT NULL,
+        complete INTEGER NOT NULL,  -- 1: published; 0: partial mix, kept but not served
+        mix      TEXT,              -- JSON {category: MWh} behind a computed value
+        PRIMARY KEY (zone, ts)
+      ) WITHOUT ROWID;
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      INSERT INTO meta (key, value) VALUES ('data_version', 0);
+      CREATE TABLE ingest_reports (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        source      TEXT    NOT NULL,
+        started_at  INTEGER NOT NULL,
+        finished_at INTEGER NOT NULL,
+        report      TEXT    NOT NULL
+      );
+      CREATE INDEX ingest_reports_source ON ingest_reports (source, id);
+    `,
+  },
+];

@@ -1,0 +1,217 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  IngestReport,
+  Method,
+  Reading,
+  StoredReading,
+  ZoneReading,
+} from '../../core/reading.js';
+import type { SourceId } from '../../core/zones.js';
+import type { Store, StoreKey } from '../store.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+
+interface ReadingRow {
+  zone: string;
+  ts: number;
+  value: number | null;
+  method: Method;
+  complete: number;
+  mix: string | null;
+}
+
+const toStored = (row: ReadingRow): StoredReading => ({
+  zone: row.zone,
+  ts: row.ts,
+  value: row.value,
+  method: row.method,
+  complete: row.complete === 1,
+  mix: row.mix === null ? null : (JSON.parse(row.mix) as Record<string, number>),
+});
+
+/**
+ * The embedded default store: one SQLite file in WAL mode, so the API keeps reading while an
+ * ingester (or a backfill in another process) writes.
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    // Another process (a backfill beside `serve`) may hold the write lock for a moment.
+    this.db.pragma('busy_timeout = 10000');
+    this.migrate();
+    const db = this.db;
+    this.statements = {
+      upsert: db.prepare(
+        `INSERT INTO readings (zone, ts, value, method, complete, mix)
+         VALUES (@zone, @ts, @value, @method, @complete, @mix)
+         ON CONFLICT (zone, ts) DO UPDATE SET value = excluded.value, method = excluded.method,
+           complete = excluded.complete, mix = excluded.mix`,
+      ),
+      bumpVersion: db.prepare(`UPDATE meta SET value = value + 1 WHERE key = 'data_version'`),
+      dataVersion: db.prepare(`SELECT value FROM meta WHERE key = 'data_version'`).pluck(),
+      window: db.prepare(
+        `SELECT ts, value, method FROM readings
+         WHERE zone = ? AND ts >= ? AND ts < ? AND complete = 1 ORDER BY ts LIMIT ?`,
+      ),
+      latest: db.prepare(
+        `SELECT zone, ts, value, method FROM readings
+         WHERE zone = ? AND complete = 1 ORDER BY ts DESC LIMIT 1`,
+      ),
+      zones: db.prepare(`SELECT DISTINCT zone FROM readings`).pluck(),
+      stored: db.prepare(
+        `SELECT zone, ts, value, method, complete, mix FROM readings
+         WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
+      ),
+      newest: db.prepare(`SELECT max(ts) FROM readings WHERE zone = ?`).pluck(),
+      deleteForecasts: db.prepare(
+        `DELETE FROM readings WHERE zone = ? AND method = 'upstream:uk-operator:forecast'
+         AND ts IS NOT ?`,
+      ),
+      scanFirst: db.prepare(
+        `SELECT zone, ts, value, method, complete, mix FROM readings ORDER BY zone, ts LIMIT ?`,
+      ),
+      scanAfter: db.prepare(
+        `SELECT zone, ts, value, method, complete, mix FROM readings
+         WHERE (zone, ts) > (?, ?) ORDER BY zone, ts LIMIT ?`,
+      ),
+      insertReport: db.prepare(
+        `INSERT INTO ingest_reports (source, started_at, finished_at, report) VALUES (?, ?, ?, ?)`,
+      ),
+      latestReports: db
+        .prepare(
+          `SELECT report FROM ingest_reports r WHERE id = (
+             SELECT max(id) FROM ingest_reports WHERE source = r.source)`,
+        )
+        .pluck(),
+    };
+  }
+
+  private migrate(): void {
+    this.db.exec(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+         version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`,
+    );
+    const applied = new Set(
+      this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
+    );
+    for (const migration of SQLITE_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      // IMMEDIATE takes the write lock first, so two processes starting together do not race.
+      this.db
+        .transaction(() => {
+          const already = this.db
+            .prepare('SELECT 1 FROM schema_migrations WHERE version = ?')
+            .get(migration.version);
+          if (already) return;
+          this.db.exec(migration.sql);
+          this.db
+            .prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)')
+            .run(migration.version, Math.floor(Date.now() / 1000));
+        })
+        .immediate();
+    }
+  }
+
+  async upsertReadings(readings: readonly StoredReading[]): Promise<number> {
+    if (readings.length === 0) return 0;
+    const { upsert, bumpVersion } = this.statements;
+    this.db
+      .transaction(() => {
+        for (const reading of readings) {
+          upsert.run({
+            zone: reading.zone,
+            ts: reading.ts,
+            value: reading.value,
+            method: reading.method,
+            complete: reading.complete ? 1 : 0,
+            mix: reading.mix === null ? null : JSON.stringify(reading.mix),
+          });
+        }
+        bumpVersion.run();
+      })
+      .immediate();
+    return readings.length;
+  }
+
+  async readingsInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+  ): Promise<Reading[]> {
+    return this.statements.window.all(zone, fromTs, toTs, limit) as Reading[];
+  }
+
+  async latestPerZone(): Promise<ZoneReading[]> {
+    const zones = this.statements.zones.all() as string[];
+    const latest: ZoneReading[] = [];
+    for (const zone of zones) {
+      const row = this.statements.latest.get(zone) as ZoneReading | undefined;
+      if (row) latest.push(row);
+    }
+    return latest;
+  }
+
+  async readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]> {
+    return (this.statements.stored.all(zone, fromTs, toTs) as ReadingRow[]).map(toStored);
+  }
+
+  async newestStoredTs(zone: string): Promise<number | null> {
+    return (this.statements.newest.get(zone) as number | null) ?? null;
+  }
+
+  async deleteForecastsExcept(zone: string, keepTs: number | null): Promise<number> {
+    const { deleteForecasts, bumpVersion } = this.statements;
+    return this.db
+      .transaction(() => {
+        const { changes } = deleteForecasts.run(zone, keepTs);
+        if (changes > 0) bumpVersion.run();
+        return changes;
+      })
+      .immediate();
+  }
+
+  async scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]> {
+    const rows = after
+      ? this.statements.scanAfter.all(after.zone, after.ts, limit)
+      : this.statements.scanFirst.all(limit);
+    return (rows as ReadingRow[]).map(toStored);
+  }
+
+  async dataVersion(): Promise<number> {
+    return this.statements.dataVersion.get() as number;
+  }
+
+  async recordIngestReport(report: IngestReport): Promise<void> {
+    this.statements.insertReport.run(
+      report.source,
+      report.startedAt,
+      report.finishedAt,
+      JSON.stringify(report),
+    );
+  }
+
+  async latestIngestReports(): Promise<Partial<Record<SourceId, IngestReport>>> {
+    const reports: Partial<Record<SourceId, IngestReport>> = {};
+    for (const json of this.statements.latestReports.all() as string[]) {
+      const report = JSON.parse(json) as IngestReport;
+      reports[report.source] = report;
+    }
+    return reports;
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

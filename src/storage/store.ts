@@ -1,0 +1,61 @@
+import type { IngestReport, Reading, StoredReading, ZoneReading } from '../core/reading.js';
+import type { SourceId } from '../core/zones.js';
+
+export interface StoreKey {
+  readonly zone: string;
+  readonly ts: number;
+}
+
+/**
+ * The one storage interface of gridco2. It declares only what the API, ingestion and the CLI
+ * need; each backend keeps its own SQL, types and locking inside its adapter.
+ * Times are epoch seconds (UTC). Only complete (published) readings are ever returned as
+ * `Reading`s; incomplete ones are visible through `readStored`.
+ */
+export interface Store {
+  /** Inserts or replaces readings keyed by (zone, ts), in one transaction. Returns rows written. */
+  upsertReadings(readings: readonly StoredReading[]): Promise<number>;
+
+  /**
+   * Published readings of a zone with `fromTs <= ts < toTs`, ascending, at most `limit`.
+   */
+  readingsInWindow(zone: string, fromTs: number, toTs: number, limit: number): Promise<Reading[]>;
+
+  /** The newest published reading of every zone that has one. */
+  latestPerZone(): Promise<ZoneReading[]>;
+
+  /** Every stored row of a zone in `[fromTs, toTs)`, complete or not, ascending. */
+  readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]>;
+
+  /** The newest stored ts of a zone (complete or not), or null; ingestion resumes from it. */
+  newestStoredTs(zone: string): Promise<number | null>;
+
+  /**
+   * Removes the forecast readings of a zone other than the one at `keepTs` (null: all of them),
+   * so that at most one forecast exists per zone (decisions.md, "GB forecast").
+   */
+  deleteForecastsExcept(zone: string, keepTs: number | null): Promise<number>;
+
+  /**
+   * Stored rows ordered by (zone, ts), starting after the key `after` (null: from the start),
+   * at most `limit`. Keyset paging for whole-store jobs (recompute, migrate-store).
+   */
+  scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]>;
+
+  /**
+   * A counter that grows with every committed write of readings. Instances compare it to know
+   * whether what they cached is still current.
+   */
+  dataVersion(): Promise<number>;
+
+  /** Stores the report of one ingestion run. */
+  recordIngestReport(report: IngestReport): Promise<void>;
+
+  /** The newest report of each source that has one. */
+  latestIngestReports(): Promise<Partial<Record<SourceId, IngestReport>>>;
+
+  /** Cheap round trip used by readiness checks. Rejects when the store is unreachable. */
+  ping(): Promise<void>;
+
+  close(): Promise<void>;
+}

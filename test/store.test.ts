@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { IngestReport, StoredReading } from '../src/core/reading.js';
+import type { Store } from '../src/storage/store.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+
+/**
+ * The store contract: every backend runs this same suite on a real database.
+ * Each backend entry opens a fresh, empty store for every test.
+ */
+interface Backend {
+  name: string;
+  open(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+const sqliteDir = mkdtempSync(join(tmpdir(), 'gridco2-store-'));
+let sqliteCount = 0;
+const backends: Backend[] = [
+  {
+    name: 'sqlite',
+    open: async () => new SqliteStore(join(sqliteDir, `store-${sqliteCount++}.db`)),
+    cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }),
+  },
+];
+
+const H = 3600;
+const T0 = Date.UTC(2026, 10, 20, 0) / 1000;
+
+const computed = (zone: string, ts: number, value: number, complete = true): StoredReading => ({
+  zone,
+  ts,
+  value,
+  method: 'computed:v1',
+  complete,
+  mix: { gas: 100, wind: value },
+});
+
+describe.each(backends)('store contract: $name', (backend) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await backend.open();
+    return () => store.close();
+  });
+  afterAll(() => backend.cleanup());
+
+  it('returns published readings of a window, ascending, from inclusive and to exclusive', async () => {
+    await store.upsertReadings([
+      computed('DE', T0 + 2 * H, 300),
+      computed('DE', T0, 100),
+      computed('DE', T0 + H, 200),
+      computed('DE', T0 + 3 * H, 400),
+      computed('FR', T0 + H, 50),
+    ]);
+    const rows = await store.readingsInWindow('DE', T0 + H, T0 + 3 * H, 100);
+    expect(rows).toEqual([
+      { ts: T0 + H, value: 200, method: 'computed:v1' },
+      { ts: T0 + 2 * H, value: 300, method: 'computed:v1' },
+    ]);
+  });
+
+  it('honours the limit and keeps the earliest rows', async () => {
+    await store.upsertReadings([0, 1, 2, 3, 4].map((i) => computed('FI', T0 + i * H, i)));
+    const rows = await store.readingsInWindow('FI', T0, T0 + 10 * H, 3);
+    expect(rows.map((row) => row.value)).toEqual([0, 1, 2]);
+  });
+
+  it('replaces a reading in place when the same interval is ingested again', async () => {
+    await store.upsertReadings([computed('DE', T0, 100)]);
+    await store.upsertReadings([computed('DE', T0, 123.456)]);
+    const rows = await store.readStored('DE', T0, T0 + H);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.value).toBe(123.456);
+    expect(rows[0]?.mix).toEqual({ gas: 100, wind: 123.456 });
+  });
+
+  it('keeps incomplete hours stored but never serves them', async () => {
+    await store.upsertReadings([computed('IE', T0, 500), computed('IE', T0 + H, 820, false)]);
+    expect(await store.readingsInWindow('IE', T0, T0 + 2 * H, 10)).toHaveLength(1);
+    expect((await store.latestPerZone()).find((r) => r.zone === 'IE')?.ts).toBe(T0);
+    const stored = await store.readStored('IE', T0, T0 + 2 * H);
+    expect(stored.map((row) => row.complete)).toEqual([true, false]);
+    expect(await store.newestStoredTs('IE')).toBe(T0 + H);
+  });
+
+  it('gives the newest published reading of each zone that has one', async () => {
+    await store.upsertReadings([
+      computed('DE', T0, 1),
+      computed('DE', T0 + 5 * H, 2),
+      { zone: 'GB', ts: T0, value: 90, method: 'upstream:uk-operator:forecast', complete: true, mix: null },
+    ]);
+    const latest = await store.latestPerZone();
+    const byZone = Object.fromEntries(latest.map((r) => [r.zone, r]));
+    expect(Object.keys(byZone).sort()).toEqual(['DE', 'GB']);
+    expect(byZone.DE).toEqual({ zone: 'DE', ts: T0 + 5 * H, value: 2, method: 'computed:v1' });
+    expect(byZone.GB?.method).toBe('upstream:uk-operator:forecast');
+    expect(await store.newestStoredTs('FR')).toBeNull();
+  });
+
+  it('keeps at most the one forecast it is told to keep', async () => {
+    const forecast = (ts: number): StoredReading => ({
+      zone: 'GB',
+      ts,
+      value: 100,
+      method: 'upstream:uk-operator:forecast',
+      complete: true,
+      mix: null,
+    });
+    await store.upsertReadings([forecast(T0), forecast(T0 + 1800), forecast(T0 + 3600)]);
+    expect(await store.deleteForecastsExcept('GB', T0 + 3600)).toBe(2);
+    const left = await store.readStored('GB', T0, T0 + 2 * H);
+    expect(left.map((row) => row.ts)).toEqual([T0 + 3600]);
+    expect(await store.deleteForecastsExcept('GB', null)).toBe(1);
+  });
+
+  it('pages through every stored row by key', async () => {
+    await store.upsertReadings([
+      computed('FR', T0, 1),
+      computed('DE', T0 + H, 2),
+      computed('DE', T0, 3, false),
+    ]);
+    const first = await store.scanStored(null, 2);
+    expect(first.map((r) => [r.zone, r.ts])).toEqual([
+      ['DE', T0],
+      ['DE', T0 + H],
+    ]);
+    const last = first[first.length - 1]!;
+    const second = await store.scanStored({ zone: last.zone, ts: last.ts }, 2);
+    expect(second.map((r) => [r.zone, r.ts])).toEqual([['FR', T0]]);
+  });
+
+  it('counts committed writes in its data version', async () => {
+    const before = await store.dataVersion();
+    await store.upsertReadings([computed('DE', T0, 1)]);
+    expect(await store.dataVersion()).toBeGreaterThan(before);
+  });
+
+  it('keeps the newest ingestion report of each source', async () => {
+    const report = (startedAt: number, points: number): IngestReport => ({
+      source: 'europe-tso',
+      startedAt,
+      finishedAt: startedAt + 10,
+      zones: 33,
+      pointsStored: points,
+      incompleteHours: 0,
+      errors: [],
+      quality: [],
+    });
+    await store.recordIngestReport(report(T0, 1));
+    await store.recordIngestReport(report(T0 + H, 2));
+    const reports = await store.latestIngestReports();
+    expect(reports['europe-tso']?.pointsStored).toBe(2);
+    expect(reports['us-agency']).toBeUndefined();
+  });
+
+  it('answers ping while open', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
