@@ -44,7 +44,11 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(read('REDIS_URL'), 'REDIS_URL', ['redis:', 'rediss:']),
     ingest: oneOf(read('INGEST'), 'INGEST', ['on', 'off'], 'on') === 'on',
     entsoe: {
-      baseUrl: baseUrl(read('ENTSOE_BASE_URL'), 'ENTSOE_BASE_URL', 'https://web-api.tp.entsoe.eu/api'),
+      baseUrl: baseUrl(
+        read('ENTSOE_BASE_URL'),
+        'ENTSOE_BASE_URL',
+        'https://web-api.tp.entsoe.eu/api',
+      ),
       token: read('ENTSOE_TOKEN') ?? null,
     },
     eia: {
@@ -52,7 +56,11 @@ export function loadConfig(env: Env = process.env): Config {
       apiKey: read('EIA_API_KEY') ?? null,
     },
     neso: {
-      baseUrl: baseUrl(read('NESO_BASE_URL'), 'NESO_BASE_URL', 'https://api.carbonintensity.org.uk'),
+      baseUrl: baseUrl(
+        read('NESO_BASE_URL'),
+        'NESO_BASE_URL',
+        'https://api.carbonintensity.org.uk',
+      ),
     },
     demo: false,
   });
@@ -121,8 +129,7 @@ function trustProxy(value: string | undefined): string[] {
     const [address = '', prefix] = entry.split('/');
     const family = isIP(address);
     const maxPrefix = family === 6 ? 128 : 32;
-    const prefixOk =
-      prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix);
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix);
     if (family === 0 || !prefixOk) {
       throw new ConfigError(
         `TRUST_PROXY must be off or a comma-separated list of IP addresses or CIDRs, got "${entry}"`,

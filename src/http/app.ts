@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Store } from '../storage/store.js';
+import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.js';
+import { SHARED_SCHEMAS } from './schemas.js';
+import { registerRoutes } from './routes.js';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly store: Store;
+  /** Milliseconds since the epoch; tests move it instead of sleeping. */
+  readonly clock?: () => number;
+  readonly logger?: Logger;
+}
+
+/** What a route declares about itself in its `config`. */
+export interface RouteConfig {
+  /** Cache-Control of its successful responses. */
+  readonly cacheControl: string;
+  /** Whether it answers with an ETag and honours If-None-Match. */
+  readonly etag: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    cacheControl?: string;
+    etag?: boolean;
+  }
+}
+
+/** The one composition root of the HTTP layer, used by the server, the CLI and the tests. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const clock = deps.clock ?? Date.now;
+  const options: FastifyServerOptions = {
+    // Per-request lines would drown the logs at info level; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+    clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
+    ajv: { customOptions: { coerceTypes: false, allErrors: false, removeAdditional: false } },
+  };
+  const app = Fastify(
+    deps.logger ? { ...options, loggerInstance: deps.logger } : { ...options, logger: false },
+  );
+
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'gridco2',
+        version: '1.0.0-pre',
+        description:
+          'Hourly grid carbon intensity (gCO2eq/kWh) for 45 zones: 33 European bidding zones, ' +
+          '11 US balancing authorities and Great Britain. Read-only, no authentication.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      },
+      servers: [{ url: '/' }],
+    },
+    refResolver: { buildLocalReference: (json) => String(json.$id) },
+  });
+
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'OPTIONS'],
+    strictPreflight: false,
+    optionsSuccessStatus: 204,
+    maxAge: 86400,
+    exposedHeaders: [
+      'ETag',
+      'Retry-After',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ],
+  });
+
+  await app.register(rateLimit, {
+    global: false,
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      error: 'rate limit exceeded',
+      hint: `at most ${context.max} requests per minute per IP; wait the seconds in retry-after`,
+    }),
+  });
+
+  // Error replies set `cache-control: no-store` in the error handlers; everything else gets the
+  // route's caching headers (a 503 from /v1/status is a Status body, cached like a 200).
+  app.addHook('onSend', async (request, reply, payload) => {
+    const { cacheControl, etag } = request.routeOptions.config;
+    reply.header('content-type', 'application/json; charset=utf-8');
+    if (reply.hasHeader('cache-control')) return payload;
+    if (cacheControl) reply.header('cache-control', cacheControl);
+    if (etag && typeof payload === 'string') {
+      const tag = `"${createHash('sha1').update(payload).digest('base64url')}"`;
+      reply.header('etag', tag);
+      if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
+        reply.code(304);
+        return '';
+      }
+    }
+    return payload;
+  });
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+
+  registerRoutes(app, { ...deps, clock });
+  app.get(
+    '/v1/openapi.json',
+    { schema: { hide: true }, config: { cacheControl: 'public, max-age=3600', etag: true } },
+    async () => app.swagger(),
+  );
+  await app.ready();
+  return app;
+}
+
+/** RFC 9110 weak comparison of If-None-Match against our (strong) tag. */
+function matchesIfNoneMatch(header: string | undefined, tag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag);
+}

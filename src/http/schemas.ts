@@ -1,0 +1,191 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { METHODS } from '../core/reading.js';
+import { SOURCES } from '../core/zones.js';
+
+/**
+ * The single source of truth for the wire format: these schemas validate queries, drive
+ * response serialization (property order included) and become the OpenAPI document.
+ */
+
+const DateTime = Type.String({
+  format: 'date-time',
+  description: 'UTC, second precision, Z suffix, START of the interval.',
+  examples: ['2026-11-21T13:00:00Z'],
+});
+const Unit = Type.Literal('gCO2eq/kWh');
+const MethodName = Type.Union(
+  METHODS.map((method) => Type.Literal(method)),
+  { description: 'How the value was obtained; see the method table of the spec.' },
+);
+const SourceName = Type.Union(SOURCES.map((source) => Type.Literal(source)));
+const Gco2 = Type.Number({
+  description: 'Average carbon intensity of generation over the interval, 1 decimal.',
+});
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong.' }),
+    hint: Type.Optional(Type.String({ description: 'How to fix the request.' })),
+  },
+  { $id: 'Error', additionalProperties: false },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export const HistoryReading = Type.Object(
+  { ts: DateTime, gco2eq_kwh: Gco2, method: MethodName },
+  { $id: 'HistoryReading', additionalProperties: false },
+);
+
+export const ZoneReading = Type.Object(
+  { zone: Type.String(), ts: DateTime, gco2eq_kwh: Gco2, method: MethodName },
+  { $id: 'ZoneReading', additionalProperties: false },
+);
+
+export const LatestResponse = Type.Object(
+  { unit: Unit, data: Type.Array(Type.Ref(ZoneReading)) },
+  { $id: 'LatestResponse', additionalProperties: false },
+);
+export type LatestResponse = Static<typeof LatestResponse>;
+
+export const HistoryResponse = Type.Object(
+  {
+    zone: Type.String({ description: 'Canonical code of the zone requested.' }),
+    from: DateTime,
+    to: DateTime,
+    unit: Unit,
+    count: Type.Integer({ minimum: 0 }),
+    truncated: Type.Boolean({ description: 'True when the 5000-point cap was hit.' }),
+    note: Type.Optional(
+      Type.String({ description: 'Present only when truncated: where to continue.' }),
+    ),
+    data: Type.Array(Type.Ref(HistoryReading), { description: 'Ascending by ts.' }),
+  },
+  { $id: 'HistoryResponse', additionalProperties: false },
+);
+export type HistoryResponse = Static<typeof HistoryResponse>;
+
+export const Zone = Type.Object(
+  {
+    zone: Type.String(),
+    name: Type.String(),
+    source: SourceName,
+    resolution_min: Type.Integer({ enum: [30, 60] }),
+  },
+  { $id: 'Zone', additionalProperties: false },
+);
+export const ZonesResponse = Type.Object(
+  { data: Type.Array(Type.Ref(Zone)) },
+  { $id: 'ZonesResponse', additionalProperties: false },
+);
+export type ZonesResponse = Static<typeof ZonesResponse>;
+
+export const StatusSource = Type.Object(
+  {
+    source: SourceName,
+    zones: Type.Integer(),
+    freshest_lag_hours: Type.Number(),
+    stalest_lag_hours: Type.Number(),
+    stale_after_hours: Type.Number(),
+    ok: Type.Boolean(),
+  },
+  { $id: 'StatusSource', additionalProperties: false },
+);
+export const StatusResponse = Type.Object(
+  {
+    ok: Type.Boolean(),
+    ts: DateTime,
+    note: Type.String(),
+    sources: Type.Array(Type.Ref(StatusSource)),
+  },
+  { $id: 'StatusResponse', additionalProperties: false },
+);
+export type StatusResponse = Static<typeof StatusResponse>;
+
+export const Liveness = Type.Object(
+  { ok: Type.Boolean(), ts: DateTime },
+  { $id: 'Liveness', additionalProperties: false },
+);
+
+export const IndexResponse = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.String(),
+    unit: Unit,
+    endpoints: Type.Object({
+      health: Type.String(),
+      zones: Type.String(),
+      latest: Type.String(),
+      intensity: Type.String(),
+    }),
+    other_endpoints: Type.Object({ status: Type.String(), openapi: Type.String() }),
+    openapi: Type.String({ description: 'Path of the OpenAPI 3.1 document.' }),
+    attribution: Type.String(),
+    status: Type.String({ description: 'Maturity stage.' }),
+  },
+  { $id: 'IndexResponse' },
+);
+export type IndexResponse = Static<typeof IndexResponse>;
+
+/** Every schema with an $id, registered once so routes and OpenAPI share them. */
+export const SHARED_SCHEMAS = [
+  ErrorBody,
+  HistoryReading,
+  ZoneReading,
+  LatestResponse,
+  HistoryResponse,
+  Zone,
+  ZonesResponse,
+  StatusSource,
+  StatusResponse,
+  Liveness,
+  IndexResponse,
+];
+
+const ZoneParam = Type.String({
+  description: 'Zone code from /v1/zones, case-insensitive, given once.',
+  examples: ['DE'],
+});
+const InstantParam = Type.String({
+  description:
+    'ISO 8601 / RFC 3339: 2026-11-21, 2026-11-21T13:00Z, 2026-11-21T13:00:00Z, ' +
+    '2026-11-21T13:00:00.000Z or with an offset such as +01:00. Without Z or offset: UTC.',
+  examples: ['2026-11-21T13:00:00Z'],
+});
+
+export const LatestQuery = Type.Object({ zone: Type.Optional(ZoneParam) });
+export type LatestQuery = Static<typeof LatestQuery>;
+
+export const HistoryQuery = Type.Object(
+  {
+    zone: ZoneParam,
+    from: Type.Optional(
+      Type.String({
+        ...InstantParam,
+        description: `Window start, inclusive. ${InstantParam.description} Default: 24 hours before to.`,
+      }),
+    ),
+    to: Type.Optional(
+      Type.String({
+        ...InstantParam,
+        description: `Window end, exclusive. ${InstantParam.description} Default: the request time.`,
+      }),
+    ),
+  },
+  { required: ['zone'] },
+);
+export type HistoryQuery = Static<typeof HistoryQuery>;
+
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { ...Type.Ref(ErrorBody), description: ERROR_DESCRIPTIONS[status] ?? 'Error' },
+    ]),
+  );
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: a parameter is missing, repeated or unparseable.',
+  404: 'Unknown zone, or a zone with no stored reading.',
+  429: 'Rate limit exceeded; retry after the seconds in retry-after.',
+  503: 'The data store is unreachable; retry after the seconds in retry-after.',
+};

@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import type { Config } from './config.js';
+import { buildApp } from './http/app.js';
+import { createStore } from './storage/create-store.js';
+import type { Store } from './storage/store.js';
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  readonly url: string;
+  /** Stops accepting, finishes in-flight requests and background work, closes the store. */
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel, base: { service: 'gridco2' } });
+}
+
+export interface ServerOptions {
+  readonly logger?: Logger;
+  /** Milliseconds since the epoch; tests pin it. */
+  readonly clock?: () => number;
+}
+
+/** The composition root of `gridco2 serve`: config -> store -> app -> listen. */
+export async function startServer(
+  config: Config,
+  options: ServerOptions = {},
+): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config);
+  const store = await createStore(config.databaseUrl);
+  const app = await buildApp({
+    config,
+    store,
+    logger,
+    ...(options.clock && { clock: options.clock }),
+  });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url, database: redactUrl(config.databaseUrl) }, 'gridco2 serving');
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    store,
+    url,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await store.close();
+      })()),
+  };
+}
+
+/** Keeps passwords in a database URL out of the logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+/** Closes the server on SIGTERM/SIGINT; a second signal exits at once. */
+export function closeOnSignals(server: Pick<RunningServer, 'close'>, logger: Logger): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
