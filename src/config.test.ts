@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:data/gridco2.db',
+      rateLimitPerMinute: 60,
+      trustProxy: [],
+      logLevel: 'info',
+      redisUrl: null,
+      ingest: true,
+      entsoe: { baseUrl: 'https://web-api.tp.entsoe.eu/api', token: null },
+      eia: { baseUrl: 'https://api.eia.gov/v2', apiKey: null },
+      neso: { baseUrl: 'https://api.carbonintensity.org.uk' },
+      demo: false,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://gridco2@db:5432/gridco2',
+      RATE_LIMIT_PER_MINUTE: '120',
+      TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1',
+      LOG_LEVEL: 'WARN',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      INGEST: 'off',
+      ENTSOE_BASE_URL: 'http://127.0.0.1:1234/api/',
+      ENTSOE_TOKEN: 'secret',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      rateLimitPerMinute: 120,
+      trustProxy: ['10.0.0.1', '192.168.0.0/16', '::1'],
+      logLevel: 'warn',
+      redisUrl: 'redis://127.0.0.1:6379',
+      ingest: false,
+      entsoe: { baseUrl: 'http://127.0.0.1:1234/api', token: 'secret' },
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['RATE_LIMIT_PER_MINUTE', '0'],
+    ['RATE_LIMIT_PER_MINUTE', '1.5'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['TRUST_PROXY', 'yes'],
+    ['TRUST_PROXY', '10.0.0.1/33'],
+    ['LOG_LEVEL', 'verbose'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['INGEST', 'maybe'],
+    ['EIA_BASE_URL', 'ftp://example.org'],
+  ])('stops on %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});
