@@ -1,4 +1,5 @@
 import type { Store } from './store.js';
+import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 
 /**
@@ -8,6 +9,9 @@ import { SqliteStore } from './sqlite/sqlite-store.js';
 export async function createStore(databaseUrl: string): Promise<Store> {
   if (databaseUrl.startsWith('sqlite:')) {
     return new SqliteStore(databaseUrl.slice('sqlite:'.length));
+  }
+  if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
+    return PostgresStore.open(databaseUrl);
   }
   throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`);
 }

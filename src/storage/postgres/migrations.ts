@@ -1,0 +1,34 @@
+/**
+ * Versioned schema of the PostgreSQL store, applied in order at start under an advisory lock.
+ * Never edit a released migration: add the next version.
+ *
+ * `zone` uses the "C" collation so that (zone, ts) order, and therefore `scanStored` paging,
+ * is bytewise as in SQLite rather than locale-dependent. The primary key (zone, ts) serves every
+ * read: windows, newest ts, keyset scans and the per-zone skip scan of `latestPerZone`.
+ */
+export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE readings (
+        zone     TEXT COLLATE "C" NOT NULL,
+        ts       BIGINT           NOT NULL,  -- epoch seconds, start of the interval
+        value    DOUBLE PRECISION,           -- gCO2eq/kWh, full precision
+        method   TEXT             NOT NULL,
+        complete BOOLEAN          NOT NULL,  -- false: partial mix, kept but not served
+        mix      JSONB,                      -- {category: MWh} behind a computed value
+        PRIMARY KEY (zone, ts)
+      );
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL);
+      INSERT INTO meta (key, value) VALUES ('data_version', 0);
+      CREATE TABLE ingest_reports (
+        id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        source      TEXT   NOT NULL,
+        started_at  BIGINT NOT NULL,
+        finished_at BIGINT NOT NULL,
+        report      JSONB  NOT NULL
+      );
+      CREATE INDEX ingest_reports_source ON ingest_reports (source, id);
+    `,
+  },
+];

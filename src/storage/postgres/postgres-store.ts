@@ -1,0 +1,299 @@
+import { Pool, TypeOverrides, types } from 'pg';
+import type { PoolClient } from 'pg';
+import type {
+  IngestReport,
+  Method,
+  Reading,
+  StoredReading,
+  ZoneReading,
+} from '../../core/reading.js';
+import type { SourceId } from '../../core/zones.js';
+import type { Store, StoreKey } from '../store.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+
+export interface PostgresStoreOptions {
+  /** Most connections this instance opens (default 10); instances share `max_connections`. */
+  readonly maxConnections?: number;
+  /** How long a query waits for a connection before it rejects, in ms (default 5000). */
+  readonly connectionTimeoutMs?: number;
+  /** How long an unused connection stays open, in ms (default 30000). */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Told when an idle connection fails (e.g. the server restarted). The pool has already dropped
+   * it and opens a new one on demand; the default prints a one-line warning.
+   */
+  readonly onConnectionError?: (error: Error) => void;
+}
+
+interface ReadingRow {
+  zone: string;
+  ts: number;
+  value: number | null;
+  method: Method;
+  complete: boolean;
+  mix: Record<string, number> | null;
+}
+
+const toStored = (row: ReadingRow): StoredReading => ({
+  zone: row.zone,
+  ts: row.ts,
+  value: row.value,
+  method: row.method,
+  complete: row.complete,
+  mix: row.mix,
+});
+
+// BIGINT comes back as a string by default (node20.md, trap 7); epoch seconds, counters and ids
+// stay far below 2^53, so numbers are exact. Set per pool, not globally, to leave other pg users be.
+const typeParsers = new TypeOverrides();
+typeParsers.setTypeParser(types.builtins.INT8, Number);
+
+/** Fixed key of the advisory lock that serializes migrations of instances starting together. */
+const MIGRATION_LOCK_KEY = 0x67726964; // "grid"
+
+/** Rows per upsert statement: large enough to amortize round trips, small enough for memory. */
+const UPSERT_CHUNK_ROWS = 10_000;
+
+const READING_COLUMNS = 'zone, ts, value, method, complete, mix';
+
+// A chunk travels as one JSON document: native JSON.stringify blocks the event loop a few times
+// less than pg serializing one array per column (measured on 100k rows: 15 ms vs 30-60 ms), for
+// the same total time. Doubles keep full precision (shortest round-trip text).
+const UPSERT_SQL = `
+  INSERT INTO readings (${READING_COLUMNS})
+  SELECT ${READING_COLUMNS} FROM json_to_recordset($1::json) AS chunk (
+    zone text, ts bigint, value double precision, method text, complete boolean, mix jsonb)
+  ON CONFLICT (zone, ts) DO UPDATE SET value = excluded.value, method = excluded.method,
+    complete = excluded.complete, mix = excluded.mix`;
+
+const BUMP_VERSION_SQL = `UPDATE meta SET value = value + 1 WHERE key = 'data_version'`;
+
+// PostgreSQL has no skip scan: DISTINCT ON (zone) would read every published row. This walks the
+// primary key instead, one probe for the next zone and one for its newest published row, so the
+// cost grows with the number of zones (45), not of rows (millions).
+const LATEST_PER_ZONE_SQL = `
+  WITH RECURSIVE zones AS (
+    SELECT min(zone) AS zone FROM readings
+    UNION ALL
+    SELECT (SELECT min(zone) FROM readings WHERE zone > zones.zone) FROM zones
+    WHERE zones.zone IS NOT NULL
+  )
+  SELECT latest.zone, latest.ts, latest.value, latest.method
+  FROM zones CROSS JOIN LATERAL (
+    SELECT zone, ts, value, method FROM readings
+    WHERE readings.zone = zones.zone AND complete ORDER BY ts DESC LIMIT 1
+  ) latest`;
+
+const compareKeys = (a: StoreKey, b: StoreKey): number =>
+  a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : a.ts - b.ts;
+
+/**
+ * One row per (zone, ts), the later one winning as with successive upserts: PostgreSQL refuses
+ * to update a row twice in one statement. Sorted so that concurrent writers lock rows in the
+ * same order and cannot deadlock.
+ */
+function lastPerKeyInKeyOrder(readings: readonly StoredReading[]): StoredReading[] {
+  const sorted = [...readings].sort(compareKeys); // stable: equal keys keep their order
+  return sorted.filter((reading, i) => {
+    const next = sorted[i + 1];
+    return next === undefined || compareKeys(reading, next) !== 0;
+  });
+}
+
+/**
+ * The shared store for several instances: a connection pool over one PostgreSQL database.
+ * Open it with `PostgresStore.open`, which applies pending migrations first.
+ */
+export class PostgresStore implements Store {
+  private closed = false;
+
+  private constructor(private readonly pool: Pool) {}
+
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const pool = new Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+      idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
+      keepAlive: true,
+      application_name: 'gridco2',
+      types: typeParsers,
+    });
+    // Without a listener, an idle connection failing would be an unhandled 'error' event and
+    // end the process; the pool drops the connection and the next query opens a new one.
+    pool.on(
+      'error',
+      options.onConnectionError ??
+        ((error) => console.warn(`postgres: idle connection lost: ${error.message}`)),
+    );
+    const store = new PostgresStore(pool);
+    try {
+      await store.migrate();
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return store;
+  }
+
+  private async migrate(): Promise<void> {
+    await this.inTransaction(async (client) => {
+      // Held until commit; advisory locks are per database, so other databases do not wait.
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS schema_migrations (
+           version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+      );
+      const { rows } = await client.query<{ version: number }>(
+        'SELECT version FROM schema_migrations',
+      );
+      const applied = new Set(rows.map((row) => row.version));
+      for (const migration of POSTGRES_MIGRATIONS) {
+        if (applied.has(migration.version)) continue;
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [
+          migration.version,
+        ]);
+      }
+    });
+  }
+
+  private async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    // A checked-out client has no pool listener: a connection lost between two statements would
+    // otherwise be an unhandled 'error' event. The statement in flight rejects anyway.
+    let connectionError: Error | undefined;
+    const noteConnectionError = (error: Error) => {
+      connectionError = error;
+    };
+    client.on('error', noteConnectionError);
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (connectionError === undefined) {
+        await client.query('ROLLBACK').catch(noteConnectionError);
+      }
+      throw error;
+    } finally {
+      client.removeListener('error', noteConnectionError);
+      // Releasing with an error destroys the connection instead of returning it to the pool.
+      client.release(connectionError);
+    }
+  }
+
+  async upsertReadings(readings: readonly StoredReading[]): Promise<number> {
+    if (readings.length === 0) return 0;
+    const rows = lastPerKeyInKeyOrder(readings);
+    await this.inTransaction(async (client) => {
+      for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
+        const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS);
+        await client.query(UPSERT_SQL, [JSON.stringify(chunk)]);
+      }
+      await client.query(BUMP_VERSION_SQL);
+    });
+    return readings.length;
+  }
+
+  async readingsInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+  ): Promise<Reading[]> {
+    const { rows } = await this.pool.query<Reading>(
+      `SELECT ts, value, method FROM readings
+       WHERE zone = $1 AND ts >= $2 AND ts < $3 AND complete ORDER BY ts LIMIT $4`,
+      [zone, fromTs, toTs, limit],
+    );
+    return rows;
+  }
+
+  async latestPerZone(): Promise<ZoneReading[]> {
+    const { rows } = await this.pool.query<ZoneReading>(LATEST_PER_ZONE_SQL);
+    return rows;
+  }
+
+  async readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]> {
+    const { rows } = await this.pool.query<ReadingRow>(
+      `SELECT ${READING_COLUMNS} FROM readings
+       WHERE zone = $1 AND ts >= $2 AND ts < $3 ORDER BY ts`,
+      [zone, fromTs, toTs],
+    );
+    return rows.map(toStored);
+  }
+
+  async newestStoredTs(zone: string): Promise<number | null> {
+    const { rows } = await this.pool.query<{ newest: number | null }>(
+      'SELECT max(ts) AS newest FROM readings WHERE zone = $1',
+      [zone],
+    );
+    return rows[0]?.newest ?? null;
+  }
+
+  async deleteForecastsExcept(zone: string, keepTs: number | null): Promise<number> {
+    return this.inTransaction(async (client) => {
+      const { rowCount } = await client.query(
+        `DELETE FROM readings WHERE zone = $1 AND method = 'upstream:uk-operator:forecast'
+         AND ts IS DISTINCT FROM $2::bigint`,
+        [zone, keepTs],
+      );
+      const deleted = rowCount ?? 0;
+      if (deleted > 0) await client.query(BUMP_VERSION_SQL);
+      return deleted;
+    });
+  }
+
+  async scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]> {
+    const { rows } = after
+      ? await this.pool.query<ReadingRow>(
+          `SELECT ${READING_COLUMNS} FROM readings
+           WHERE (zone, ts) > ($1, $2) ORDER BY zone, ts LIMIT $3`,
+          [after.zone, after.ts, limit],
+        )
+      : await this.pool.query<ReadingRow>(
+          `SELECT ${READING_COLUMNS} FROM readings ORDER BY zone, ts LIMIT $1`,
+          [limit],
+        );
+    return rows.map(toStored);
+  }
+
+  async dataVersion(): Promise<number> {
+    const { rows } = await this.pool.query<{ value: number }>(
+      `SELECT value FROM meta WHERE key = 'data_version'`,
+    );
+    const row = rows[0];
+    if (row === undefined) throw new Error('postgres store: meta.data_version is missing');
+    return row.value;
+  }
+
+  async recordIngestReport(report: IngestReport): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ingest_reports (source, started_at, finished_at, report)
+       VALUES ($1, $2, $3, $4)`,
+      [report.source, report.startedAt, report.finishedAt, JSON.stringify(report)],
+    );
+  }
+
+  async latestIngestReports(): Promise<Partial<Record<SourceId, IngestReport>>> {
+    const { rows } = await this.pool.query<{ report: IngestReport }>(
+      `SELECT DISTINCT ON (source) report FROM ingest_reports ORDER BY source, id DESC`,
+    );
+    const reports: Partial<Record<SourceId, IngestReport>> = {};
+    for (const { report } of rows) reports[report.source] = report;
+    return reports;
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    // pool.end() throws when called twice; closing stays idempotent as with SQLite.
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
