@@ -1,0 +1,66 @@
+/**
+ * Upstream production codes → fuel category, exactly as ../shared/spec/method.md maps them.
+ * A code missing from a table is unknown: the method books it as `other` and reports it.
+ */
+import type { Category } from './factors.js';
+
+/** `storage` is excluded from both sums of the formula (api-spec rule 2). */
+export type CodeClass = Category | 'storage';
+
+export type CodeTable = ReadonlyMap<string, CodeClass>;
+
+/** ENTSO-E A75 psrType (method.md, "Europe (ENTSO-E A75) production types"). */
+export const PSR_TYPES: CodeTable = new Map<string, CodeClass>([
+  ['B01', 'biomass'],
+  ['B02', 'coal'], // lignite
+  ['B03', 'gas'], // coal-derived gas
+  ['B04', 'gas'],
+  ['B05', 'coal'],
+  ['B06', 'oil'],
+  ['B07', 'coal'], // oil shale
+  ['B08', 'coal'], // peat
+  ['B09', 'geothermal'],
+  ['B10', 'storage'], // hydro pumped storage, in both directions
+  ['B11', 'hydro'],
+  ['B12', 'hydro'],
+  ['B13', 'marine'],
+  ['B14', 'nuclear'],
+  ['B15', 'biomass'], // other renewable
+  ['B16', 'solar'],
+  ['B17', 'biomass'], // waste
+  ['B18', 'wind-offshore'],
+  ['B19', 'wind-onshore'],
+  ['B20', 'other'],
+  ['B25', 'storage'], // energy storage (batteries etc.)
+]);
+
+/** EIA fuel-type-data `fueltype` (method.md, "United States (EIA fuel-type-data)"). */
+export const EIA_FUEL_TYPES: CodeTable = new Map<string, CodeClass>([
+  ['COL', 'coal'],
+  ['NG', 'gas'],
+  ['OIL', 'oil'],
+  ['NUC', 'nuclear'],
+  ['WAT', 'hydro'],
+  ['SUN', 'solar'],
+  ['WND', 'wind-onshore'],
+  ['GEO', 'geothermal'],
+  ['SNB', 'solar'], // solar with integrated battery storage
+  ['WNB', 'wind-onshore'], // wind with integrated battery storage
+  ['OTH', 'other'],
+  ['UNK', 'other'],
+  ['BAT', 'storage'],
+  ['PS', 'storage'],
+  ['OES', 'storage'],
+  ['UES', 'storage'],
+]);
+
+/**
+ * CAISO reports no battery rows; its batteries fall into OTH, which is therefore storage
+ * (api-spec rule 5, method.md "US-CAISO").
+ */
+const CAISO_FUEL_TYPES: CodeTable = new Map([...EIA_FUEL_TYPES, ['OTH', 'storage']]);
+
+/** The fueltype table that applies to one EIA respondent. */
+export function eiaFuelTypesOf(respondent: string): CodeTable {
+  return respondent === 'CISO' ? CAISO_FUEL_TYPES : EIA_FUEL_TYPES;
+}

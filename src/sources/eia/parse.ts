@@ -1,0 +1,152 @@
+/**
+ * Pure parser of EIA API v2 `electricity/rto/fuel-type-data` JSON replies (hourly frequency).
+ * Format and quirks: ../shared/upstreams/README.md §2.2–2.5.
+ *
+ * Stable contract for the fetching side (`index.ts`):
+ *
+ *     parseFuelTypeData(body: string): FuelTypeDataResult
+ *
+ *   - `generation`: hourly generation per fueltype for every respondent in the page, values as
+ *     published (storage codes included: the method excludes them), keyed by the hour's START
+ *     (EIA's `period` labels the end). `total` is the number of rows matching the query over all
+ *     pages; `truncated` is EIA's warning that this page stops at its row limit (page on with
+ *     `offset`); `rows` is how many rows this page held; `dropped` lists unusable rows.
+ *     An empty result (`total: 0, data: []`) is a valid `generation` with no respondents.
+ *   - `upstream-error`: an error body, whatever the HTTP status (both shapes EIA uses).
+ *   - `invalid-payload`: not JSON, or JSON of another shape.
+ *
+ * EIA echoes the caller's API key in `request.params.api_key`: nothing of `request` is kept, and the
+ * key is blanked out of error messages. The parser never throws on a bad payload.
+ */
+import { type GenerationByCode } from '../../core/generation.js';
+import { isPlainObject, parseDecimal, parseJson, type PlainObject } from '../../core/payload.js';
+import { HOUR, parseInstant } from '../../core/time.js';
+
+export type FuelTypeDataResult =
+  | {
+      readonly kind: 'generation';
+      /** Respondent code (`PJM`, `US48`…) → hourly generation per fueltype. */
+      readonly respondents: ReadonlyMap<string, GenerationByCode>;
+      readonly total: number;
+      readonly rows: number;
+      readonly truncated: boolean;
+      readonly dropped: readonly string[];
+    }
+  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
+  | { readonly kind: 'invalid-payload'; readonly detail: string };
+
+// Both names have been seen for the "only 5000 rows returned" warning (README §2.1).
+const PAGING_WARNINGS = new Set(['incomplete return', 'parameter out of range']);
+
+export function parseFuelTypeData(body: string): FuelTypeDataResult {
+  const document = parseJson(body);
+  if (!isPlainObject(document)) return invalidPayload('body is not a JSON object');
+  if (document['error'] !== undefined && document['error'] !== null) return readError(document);
+
+  const response = document['response'];
+  if (!isPlainObject(response)) return invalidPayload('no `response` object');
+  const data = response['data'];
+  const total = parseDecimal(response['total']);
+  if (!Array.isArray(data)) return invalidPayload('`response.data` is not a list');
+  if (total === undefined) return invalidPayload('`response.total` is not a number');
+  const frequency = response['frequency'];
+  // Other frequencies label periods differently (local-hourly adds an offset): refuse, not misread.
+  if (frequency !== undefined && frequency !== 'hourly') {
+    return invalidPayload(`frequency ${String(frequency)}, expected hourly`);
+  }
+  const warnings = Array.isArray(response['warnings']) ? response['warnings'] : [];
+  const truncated = warnings.some(
+    (warning) => isPlainObject(warning) && PAGING_WARNINGS.has(String(warning['warning'])),
+  );
+
+  const dropped: string[] = [];
+  const respondents = new Map<string, Map<string, Map<number, number>>>();
+  data.forEach((row, index) => {
+    const parsed = readRow(row);
+    if (typeof parsed === 'string') {
+      dropped.push(`row ${index}: ${parsed}`);
+      return;
+    }
+    // null: EIA has the row but no figure; the hour stays without a value for this fueltype.
+    if (parsed.mwh === null) return;
+    const byFuelType = respondents.get(parsed.respondent) ?? new Map<string, Map<number, number>>();
+    respondents.set(parsed.respondent, byFuelType);
+    const series = byFuelType.get(parsed.fueltype) ?? new Map<number, number>();
+    byFuelType.set(parsed.fueltype, series);
+    if (series.has(parsed.hourStart)) {
+      dropped.push(
+        `row ${index}: repeats ${parsed.respondent} ${parsed.fueltype} ${parsed.period}`,
+      );
+      return;
+    }
+    series.set(parsed.hourStart, parsed.mwh);
+  });
+
+  return { kind: 'generation', respondents, total, rows: data.length, truncated, dropped };
+}
+
+function invalidPayload(detail: string): FuelTypeDataResult {
+  return { kind: 'invalid-payload', detail };
+}
+
+/**
+ * `{"error": {"code": "…", "message": "…"}}` (gateway and key errors) or
+ * `{"error": "…", "code": 400}` (parameter errors), possibly with HTTP 200 (README §2.2).
+ */
+function readError(document: PlainObject): FuelTypeDataResult {
+  const error = document['error'];
+  let code: unknown;
+  let message: unknown;
+  if (isPlainObject(error)) {
+    code = error['code'];
+    message = error['message'];
+  } else {
+    code = document['code'];
+    message = error;
+  }
+  const apiKey = readApiKey(document);
+  const scrub = (text: string) => (apiKey ? text.replaceAll(apiKey, 'REDACTED') : text);
+  return {
+    kind: 'upstream-error',
+    code: typeof code === 'string' || typeof code === 'number' ? scrub(String(code)) : '',
+    message: typeof message === 'string' ? scrub(message) : '',
+  };
+}
+
+function readApiKey(document: PlainObject): string | undefined {
+  const request = document['request'];
+  const params = isPlainObject(request) ? request['params'] : undefined;
+  const apiKey = isPlainObject(params) ? params['api_key'] : undefined;
+  return typeof apiKey === 'string' && apiKey !== '' ? apiKey : undefined;
+}
+
+interface FuelTypeRow {
+  readonly respondent: string;
+  readonly fueltype: string;
+  readonly period: string;
+  readonly hourStart: number;
+  readonly mwh: number | null;
+}
+
+/** One data row, or the reason it cannot be used. Keyed on codes, never on the names (§2.2). */
+function readRow(row: unknown): FuelTypeRow | string {
+  if (!isPlainObject(row)) return 'not an object';
+  const { respondent, fueltype, period, value } = row;
+  if (typeof respondent !== 'string' || respondent === '') return 'no respondent';
+  if (typeof fueltype !== 'string' || fueltype === '') return 'no fueltype';
+  const hourEnd = readPeriod(period);
+  if (typeof period !== 'string' || hourEnd === undefined) {
+    return `period ${JSON.stringify(period)} is not YYYY-MM-DDTHH`;
+  }
+  const mwh = value === null ? null : parseDecimal(value);
+  if (mwh === undefined) return `value ${JSON.stringify(value)} is not a number`;
+  // `period` labels the END of the hour (README §2.3, method.md).
+  return { respondent, fueltype, period, hourStart: hourEnd - HOUR, mwh };
+}
+
+/** `2025-04-21T03` (UTC) → epoch seconds. */
+function readPeriod(period: unknown): number | undefined {
+  if (typeof period !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}$/.test(period)) return undefined;
+  const ms = parseInstant(`${period}:00Z`);
+  return ms === undefined ? undefined : ms / 1000;
+}
