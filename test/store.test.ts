@@ -165,6 +165,46 @@ describe.each(backends)('store contract: $name', (backend) => {
     expect(await store.dataVersion()).toBeGreaterThan(before);
   });
 
+  it('lists the changes since a data version, deletions included, in write order', async () => {
+    const start = await store.dataVersion();
+    await store.upsertReadings([computed('DE', T0, 1), computed('FR', T0, 2)]);
+    const middle = await store.dataVersion();
+    const forecast: StoredReading = {
+      zone: 'GB',
+      ts: T0,
+      value: 90,
+      method: 'upstream:uk-operator:forecast',
+      complete: true,
+      mix: null,
+    };
+    await store.upsertReadings([computed('DE', T0, 3, false), forecast]);
+    await store.deleteForecastsExcept('GB', null);
+
+    const all = await store.changesSince(start, 100);
+    expect(all.complete).toBe(true);
+    expect(all.version).toBe(await store.dataVersion());
+    // The net effect per key, in the order of the writes that left it so.
+    expect(all.changes.map((c) => [c.zone, c.published])).toEqual([
+      ['FR', true],
+      ['DE', false],
+      ['GB', false],
+    ]);
+    const later = await store.changesSince(middle, 100);
+    expect(later.changes.map((c) => c.zone)).toEqual(['DE', 'GB']);
+    expect(later.changes[0]).toEqual({
+      zone: 'DE',
+      ts: T0,
+      value: 3,
+      method: 'computed:v1',
+      published: false,
+    });
+    const none = await store.changesSince(all.version, 100);
+    expect(none).toEqual({ version: all.version, changes: [], complete: true });
+    const capped = await store.changesSince(start, 2);
+    expect(capped.complete).toBe(false);
+    expect(capped.changes).toHaveLength(2);
+  });
+
   it('keeps the newest ingestion report of each source', async () => {
     const report = (startedAt: number, points: number): IngestReport => ({
       source: 'europe-tso',

@@ -1,9 +1,28 @@
-import type { IngestReport, Reading, StoredReading, ZoneReading } from '../core/reading.js';
+import type { IngestReport, Method, Reading, StoredReading, ZoneReading } from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
 
 export interface StoreKey {
   readonly zone: string;
   readonly ts: number;
+}
+
+/** A reading written (or removed) after some data version, as caches need it. */
+export interface ReadingChange {
+  readonly zone: string;
+  readonly ts: number;
+  readonly value: number | null;
+  readonly method: Method;
+  /** False when the reading is no longer served: incomplete, or deleted. */
+  readonly published: boolean;
+}
+
+export interface ReadingChanges {
+  /** The data version these changes bring a follower to. */
+  readonly version: number;
+  /** In the order they were written; a later change of the same key wins. */
+  readonly changes: readonly ReadingChange[];
+  /** False when there were more than the limit: the follower reloads instead. */
+  readonly complete: boolean;
 }
 
 /**
@@ -47,6 +66,12 @@ export interface Store {
    * whether what they cached is still current.
    */
   dataVersion(): Promise<number>;
+
+  /**
+   * Every reading written or removed after data version `sinceVersion`, read in one consistent
+   * snapshot, at most `limit` of them. Lets every instance follow the store incrementally.
+   */
+  changesSince(sinceVersion: number, limit: number): Promise<ReadingChanges>;
 
   /** Stores the report of one ingestion run. */
   recordIngestReport(report: IngestReport): Promise<void>;

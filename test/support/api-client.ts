@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 
@@ -61,11 +61,8 @@ export class ApiClient {
     const pointer = operation?.responses[String(status)]
       ? `openapi#/paths/${escape(route)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`
       : 'openapi#/components/schemas/Error';
-    let validate = this.validators.get(pointer);
-    if (!validate) {
-      validate = this.ajv.compile({ $ref: pointer });
-      this.validators.set(pointer, validate);
-    }
+    const validate = this.validators.get(pointer) ?? this.ajv.compile({ $ref: pointer });
+    this.validators.set(pointer, validate);
     const ok = validate(json);
     expect(
       ok,

@@ -31,4 +31,19 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX ingest_reports_source ON ingest_reports (source, id);
     `,
   },
+  {
+    // Per-row versions and tombstones let every API instance follow the store incrementally.
+    version: 2,
+    sql: `
+      ALTER TABLE readings ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+      CREATE INDEX readings_version ON readings (version);
+      CREATE TABLE reading_deletions (
+        zone    TEXT COLLATE "C" NOT NULL,
+        ts      BIGINT           NOT NULL,
+        version BIGINT           NOT NULL,
+        PRIMARY KEY (zone, ts)
+      );
+      CREATE INDEX reading_deletions_version ON reading_deletions (version);
+    `,
+  },
 ];

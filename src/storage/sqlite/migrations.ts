@@ -27,4 +27,19 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX ingest_reports_source ON ingest_reports (source, id);
     `,
   },
+  {
+    // Per-row versions and tombstones let every API instance follow the store incrementally.
+    version: 2,
+    sql: `
+      ALTER TABLE readings ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX readings_version ON readings (version);
+      CREATE TABLE reading_deletions (
+        zone    TEXT    NOT NULL,
+        ts      INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        PRIMARY KEY (zone, ts)
+      ) WITHOUT ROWID;
+      CREATE INDEX reading_deletions_version ON reading_deletions (version);
+    `,
+  },
 ];

@@ -9,7 +9,7 @@ import type {
   ZoneReading,
 } from '../../core/reading.js';
 import type { SourceId } from '../../core/zones.js';
-import type { Store, StoreKey } from '../store.js';
+import type { ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 interface ReadingRow {
@@ -49,10 +49,10 @@ export class SqliteStore implements Store {
     const db = this.db;
     this.statements = {
       upsert: db.prepare(
-        `INSERT INTO readings (zone, ts, value, method, complete, mix)
-         VALUES (@zone, @ts, @value, @method, @complete, @mix)
+        `INSERT INTO readings (zone, ts, value, method, complete, mix, version)
+         VALUES (@zone, @ts, @value, @method, @complete, @mix, @version)
          ON CONFLICT (zone, ts) DO UPDATE SET value = excluded.value, method = excluded.method,
-           complete = excluded.complete, mix = excluded.mix`,
+           complete = excluded.complete, mix = excluded.mix, version = excluded.version`,
       ),
       bumpVersion: db.prepare(`UPDATE meta SET value = value + 1 WHERE key = 'data_version'`),
       dataVersion: db.prepare(`SELECT value FROM meta WHERE key = 'data_version'`).pluck(),
@@ -70,6 +70,18 @@ export class SqliteStore implements Store {
          WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
       ),
       newest: db.prepare(`SELECT max(ts) FROM readings WHERE zone = ?`).pluck(),
+      tombstoneForecasts: db.prepare(
+        `INSERT OR REPLACE INTO reading_deletions (zone, ts, version)
+         SELECT zone, ts, ? FROM readings
+         WHERE zone = ? AND method = 'upstream:uk-operator:forecast' AND ts IS NOT ?`,
+      ),
+      changes: db.prepare(
+        `SELECT zone, ts, value, method, complete AS published, version FROM readings
+         WHERE version > ?
+         UNION ALL
+         SELECT zone, ts, NULL, 'computed:v1', 0, version FROM reading_deletions WHERE version > ?
+         ORDER BY version LIMIT ?`,
+      ),
       deleteForecasts: db.prepare(
         `DELETE FROM readings WHERE zone = ? AND method = 'upstream:uk-operator:forecast'
          AND ts IS NOT ?`,
@@ -121,11 +133,13 @@ export class SqliteStore implements Store {
 
   async upsertReadings(readings: readonly StoredReading[]): Promise<number> {
     if (readings.length === 0) return 0;
-    const { upsert, bumpVersion } = this.statements;
+    const { upsert } = this.statements;
     this.db
       .transaction(() => {
+        const version = this.nextVersion();
         for (const reading of readings) {
           upsert.run({
+            version,
             zone: reading.zone,
             ts: reading.ts,
             value: reading.value,
@@ -134,7 +148,6 @@ export class SqliteStore implements Store {
             mix: reading.mix === null ? null : JSON.stringify(reading.mix),
           });
         }
-        bumpVersion.run();
       })
       .immediate();
     return readings.length;
@@ -168,12 +181,11 @@ export class SqliteStore implements Store {
   }
 
   async deleteForecastsExcept(zone: string, keepTs: number | null): Promise<number> {
-    const { deleteForecasts, bumpVersion } = this.statements;
+    const { deleteForecasts, tombstoneForecasts } = this.statements;
     return this.db
       .transaction(() => {
-        const { changes } = deleteForecasts.run(zone, keepTs);
-        if (changes > 0) bumpVersion.run();
-        return changes;
+        tombstoneForecasts.run(this.nextVersion(), zone, keepTs);
+        return deleteForecasts.run(zone, keepTs).changes;
       })
       .immediate();
   }
@@ -183,6 +195,34 @@ export class SqliteStore implements Store {
       ? this.statements.scanAfter.all(after.zone, after.ts, limit)
       : this.statements.scanFirst.all(limit);
     return (rows as ReadingRow[]).map(toStored);
+  }
+
+  /** Bumps the data version inside the caller's write transaction and returns the new one. */
+  private nextVersion(): number {
+    this.statements.bumpVersion.run();
+    return this.statements.dataVersion.get() as number;
+  }
+
+  async changesSince(sinceVersion: number, limit: number): Promise<ReadingChanges> {
+    // A deferred transaction reads one snapshot, even while another process writes.
+    return this.db.transaction(() => {
+      const version = this.statements.dataVersion.get() as number;
+      const rows = this.statements.changes.all(sinceVersion, sinceVersion, limit + 1) as (Omit<
+        ReadingChange,
+        'published'
+      > & { published: number })[];
+      return {
+        version,
+        complete: rows.length <= limit,
+        changes: rows.slice(0, limit).map((row) => ({
+          zone: row.zone,
+          ts: row.ts,
+          value: row.value,
+          method: row.method,
+          published: row.published === 1,
+        })),
+      };
+    })();
   }
 
   async dataVersion(): Promise<number> {
