@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { ReadingCache } from './serving/reading-cache.js';
 import { createStore } from './storage/create-store.js';
 import type { Store } from './storage/store.js';
 
@@ -21,6 +22,11 @@ export interface ServerOptions {
   readonly logger?: Logger;
   /** Milliseconds since the epoch; tests pin it. */
   readonly clock?: () => number;
+  /**
+   * `background` (default): serve at once, from the store until the in-memory cache is loaded;
+   * `ready`: load the cache before listening; `off`: always read the store.
+   */
+  readonly cache?: 'background' | 'ready' | 'off';
 }
 
 /** The composition root of `gridco2 serve`: config -> store -> app -> listen. */
@@ -30,7 +36,12 @@ export async function startServer(
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
   const store = await createStore(config.databaseUrl);
+  const cacheMode = options.cache ?? 'background';
+  const cache = cacheMode === 'off' ? undefined : new ReadingCache(store, logger);
+  if (cacheMode === 'ready') await cache?.refresh();
+  cache?.start();
   const app = await buildApp({
+    cache,
     config,
     store,
     logger,
@@ -39,6 +50,7 @@ export async function startServer(
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
+    cache?.stop();
     await store.close();
     throw error;
   }
@@ -54,6 +66,7 @@ export async function startServer(
     close: () =>
       (closing ??= (async () => {
         await app.close();
+        cache?.stop();
         await store.close();
       })()),
   };

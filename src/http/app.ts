@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { ReadingCache } from '../serving/reading-cache.js';
 import type { Store } from '../storage/store.js';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -16,6 +17,8 @@ export interface AppDeps {
   /** Milliseconds since the epoch; tests move it instead of sleeping. */
   readonly clock?: () => number;
   readonly logger?: Logger;
+  /** Published readings in memory; without one (or until it is loaded) routes read the store. */
+  readonly cache?: ReadingCache;
 }
 
 /** What a route declares about itself in its `config`. */
@@ -103,10 +106,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('content-type', 'application/json; charset=utf-8');
     if (reply.hasHeader('cache-control')) return payload;
     if (cacheControl) reply.header('cache-control', cacheControl);
-    if (etag && typeof payload === 'string') {
-      const tag = `"${createHash('sha1').update(payload).digest('base64url')}"`;
-      reply.header('etag', tag);
-      if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
+    if (etag) {
+      let tag = reply.getHeader('etag') as string | undefined;
+      if (tag === undefined && typeof payload === 'string') {
+        tag = `"${createHash('sha1').update(payload).digest('base64url')}"`;
+        reply.header('etag', tag);
+      }
+      if (tag !== undefined && matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
         reply.code(304);
         return '';
       }

@@ -1,5 +1,6 @@
-import type { Reading, ZoneReading } from '../core/reading.js';
+import type { ZoneReading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
+import type { ZoneSeries } from '../serving/zone-series.js';
 
 /**
  * Hand-written JSON encoders for the data bodies (history and latest). They exist for two
@@ -13,30 +14,37 @@ const UNIT = 'gCO2eq/kWh';
 /** Served values carry 1 decimal (decisions.md, "Numbers"). */
 export const round1 = (value: number): number => Number(value.toFixed(1));
 
-const encodeReading = (reading: Reading): string =>
-  `{"ts":"${formatTs(reading.ts)}","gco2eq_kwh":${round1(reading.value)},"method":"${reading.method}"}`;
-
-const encodeZoneReading = (reading: ZoneReading): string =>
-  `{"zone":${JSON.stringify(reading.zone)},"ts":"${formatTs(reading.ts)}","gco2eq_kwh":${round1(reading.value)},"method":"${reading.method}"}`;
-
 export interface HistoryBody {
   readonly zone: string;
   readonly from: number;
   readonly to: number;
-  readonly readings: readonly Reading[];
+  /** Points `start` to `end - 1` of `series`. */
+  readonly series: ZoneSeries;
+  readonly start: number;
+  readonly end: number;
   /** Present only when the window was truncated. */
   readonly note?: string;
 }
 
 export function encodeHistory(body: HistoryBody): string {
+  const { series, start, end } = body;
   const note = body.note === undefined ? '' : `,"note":${JSON.stringify(body.note)}`;
+  const points: string[] = new Array<string>(end - start);
+  for (let i = start; i < end; i++) {
+    points[i - start] =
+      `{"ts":"${formatTs(series.ts(i))}","gco2eq_kwh":${series.value(i)},"method":"${series.method(i)}"}`;
+  }
   return (
     `{"zone":${JSON.stringify(body.zone)},"from":"${formatTs(body.from)}","to":"${formatTs(body.to)}",` +
-    `"unit":"${UNIT}","count":${body.readings.length},"truncated":${body.note !== undefined}${note},` +
-    `"data":[${body.readings.map(encodeReading).join(',')}]}`
+    `"unit":"${UNIT}","count":${end - start},"truncated":${body.note !== undefined}${note},` +
+    `"data":[${points.join(',')}]}`
   );
 }
 
 export function encodeLatest(readings: readonly ZoneReading[]): string {
-  return `{"unit":"${UNIT}","data":[${readings.map(encodeZoneReading).join(',')}]}`;
+  const data = readings.map(
+    (reading) =>
+      `{"zone":${JSON.stringify(reading.zone)},"ts":"${formatTs(reading.ts)}","gco2eq_kwh":${round1(reading.value)},"method":"${reading.method}"}`,
+  );
+  return `{"unit":"${UNIT}","data":[${data.join(',')}]}`;
 }

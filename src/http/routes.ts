@@ -1,11 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assessFreshness } from '../core/freshness.js';
 import type { ZoneReading } from '../core/reading.js';
-import { encodeHistory, encodeLatest } from './encode.js';
 import { ACCEPTED_EXAMPLE, formatTs, HOUR, parseInstant } from '../core/time.js';
 import { findZone, ZONES } from '../core/zones.js';
 import { ApiError } from '../errors.js';
+import { EncodedBody, ResponseCache } from '../serving/response-cache.js';
+import { ZoneSeries } from '../serving/zone-series.js';
 import type { AppDeps } from './app.js';
+import { encodeHistory, encodeLatest } from './encode.js';
 import {
   errorResponses,
   HistoryQuery,
@@ -28,17 +30,68 @@ const ZONES_BODY: ZonesResponse = {
   })),
 };
 const ZONE_ORDER = new Map(ZONES.map((zone, index) => [zone.code, index]));
+const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
+const EMPTY_SERIES = new ZoneSeries();
+
+const inZoneOrder = (readings: ZoneReading[]): ZoneReading[] =>
+  readings
+    .filter((reading) => ZONE_ORDER.has(reading.zone))
+    .sort((a, b) => ZONE_ORDER.get(a.zone)! - ZONE_ORDER.get(b.zone)!);
+
+/** The points of `series` with from <= ts < to, as an index range. */
+const windowOf = (series: ZoneSeries, from: number, to: number) => ({
+  series,
+  start: series.lowerBound(from),
+  end: series.lowerBound(to),
+});
+
+/**
+ * Sends an encoded body, compressed when the client accepts it. The ETag names the exact
+ * representation, so the onSend hook can answer If-None-Match without hashing again.
+ */
+function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody): Buffer {
+  const encoding =
+    encoded.body.length >= MIN_COMPRESS_BYTES ? preferredEncoding(request) : undefined;
+  if (encoded.body.length >= MIN_COMPRESS_BYTES) reply.header('vary', 'accept-encoding');
+  if (encoding === undefined) {
+    reply.header('etag', encoded.etag);
+    return encoded.body;
+  }
+  reply.header('content-encoding', encoding);
+  reply.header('etag', `${encoded.etag.slice(0, -1)}-${encoding}"`);
+  return encoding === 'br' ? encoded.br() : encoded.gzip();
+}
+
+const MIN_COMPRESS_BYTES = 1024;
+
+function preferredEncoding(request: FastifyRequest): 'br' | 'gzip' | undefined {
+  const header = request.headers['accept-encoding'];
+  if (!header) return undefined;
+  const accepted = new Set(
+    header
+      .split(',')
+      .map((part) => part.trim().toLowerCase())
+      .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
+      .map((part) => part.split(';')[0]!.trim()),
+  );
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip')) return 'gzip';
+  return undefined;
+}
 
 /** Store failures become 503 with retry-after: the client retries, nothing is lost. */
 async function fromStore<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch {
-    throw new ApiError(503, 'data store unavailable', 'retry after the seconds in retry-after', {
-      'retry-after': '5',
-    });
+    throw storeUnavailable();
   }
 }
+
+const storeUnavailable = () =>
+  new ApiError(503, 'data store unavailable', 'retry after the seconds in retry-after', {
+    'retry-after': '5',
+  });
 
 function indexBody(demo: boolean): IndexResponse {
   return {
@@ -81,6 +134,18 @@ export function registerRoutes(
   // One limiter for all limited routes: the 60/min budget is per IP across them, not per route.
   const limit = app.rateLimit();
   const index = indexBody(config.demo);
+  const { cache } = deps;
+  const responses = new ResponseCache(RESPONSE_CACHE_BYTES);
+  cache?.onChange(() => responses.clear());
+  /** Bodies built from the in-memory cache are kept until the data changes; others are not. */
+  /** Whether to serve from memory; a cache that lost its store answers 503 like the store. */
+  const fromCache = (): boolean => {
+    if (!cache?.ready) return false;
+    if (!cache.storeReachable) throw storeUnavailable();
+    return true;
+  };
+  const build = (key: string, encode: () => string): EncodedBody =>
+    cache?.ready ? responses.getOrBuild(key, encode) : new EncodedBody(Buffer.from(encode()));
 
   app.get(
     '/v1',
@@ -176,19 +241,21 @@ export function registerRoutes(
       config: { cacheControl: 'public, max-age=300', etag: true },
       onRequest: limit,
     },
-    async (request): Promise<string> => {
+    async (request, reply) => {
       const given = (request.query as LatestQuery).zone;
       const zone = given === undefined ? undefined : requireZone(given.trim());
-      const latest = await fromStore(() => store.latestPerZone());
-      if (zone) {
-        const reading = latest.find((r) => r.zone === zone);
-        if (!reading) throw unknownZone(given!.trim());
-        return encodeLatest([reading]);
+      const key = zone ? `latest:${zone}` : 'latest';
+      const cached = fromCache();
+      let encoded = cached ? responses.get(key) : undefined;
+      if (!encoded) {
+        const latest = cached
+          ? cache!.latest()
+          : inZoneOrder(await fromStore(() => store.latestPerZone()));
+        const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
+        if (zone && selected.length === 0) throw unknownZone(given!.trim());
+        encoded = build(key, () => encodeLatest(selected));
       }
-      const ordered = latest
-        .filter((reading) => ZONE_ORDER.has(reading.zone))
-        .sort((a, b) => ZONE_ORDER.get(a.zone)! - ZONE_ORDER.get(b.zone)!);
-      return encodeLatest(ordered);
+      return sendEncoded(request, reply, encoded);
     },
   );
 
@@ -203,7 +270,7 @@ export function registerRoutes(
       config: { cacheControl: 'max-age=600', etag: true },
       onRequest: limit,
     },
-    async (request): Promise<string> => {
+    async (request, reply) => {
       const query = request.query as HistoryQuery;
       const given = query.zone.trim();
       if (given === '') throw new ApiError(400, 'missing required param: zone', 'e.g. zone=DE');
@@ -220,16 +287,32 @@ export function registerRoutes(
           'give from earlier than to',
         );
       }
-      const rows = await fromStore(() => store.readingsInWindow(zone, from, to, MAX_POINTS + 1));
-      if (rows.length <= MAX_POINTS) return encodeHistory({ zone, from, to, readings: rows });
-      const next = formatTs(rows[MAX_POINTS]!.ts);
-      return encodeHistory({
-        zone,
-        from,
-        to,
-        readings: rows.slice(0, MAX_POINTS),
-        note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${next}`,
-      });
+      const { series, start, end } = fromCache()
+        ? windowOf(cache!.zone(zone) ?? EMPTY_SERIES, from, to)
+        : windowOf(
+            new ZoneSeries(
+              await fromStore(() => store.readingsInWindow(zone, from, to, MAX_POINTS + 1)),
+            ),
+            from,
+            to,
+          );
+      const truncated = end - start > MAX_POINTS;
+      const note = truncated
+        ? `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with ` +
+          `from=${formatTs(series.ts(start + MAX_POINTS))}`
+        : undefined;
+      const encoded = build(`history:${zone}:${from}:${to}`, () =>
+        encodeHistory({
+          zone,
+          from,
+          to,
+          series,
+          start,
+          end: truncated ? start + MAX_POINTS : end,
+          ...(note !== undefined && { note }),
+        }),
+      );
+      return sendEncoded(request, reply, encoded);
     },
   );
 }

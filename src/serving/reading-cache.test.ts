@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoredReading } from '../core/reading.js';
+import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
+import { ReadingCache } from './reading-cache.js';
+
+const H = 3600;
+const computed = (zone: string, ts: number, value: number, complete = true): StoredReading => ({
+  zone,
+  ts,
+  value,
+  method: 'computed:v1',
+  complete,
+  mix: null,
+});
+
+const dir = mkdtempSync(join(tmpdir(), 'gridco2-cache-'));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function openPair() {
+  const file = join(dir, `${Math.random().toString(36).slice(2)}.db`);
+  // Two handles on one file: the cache follows writes made by another connection (or process).
+  return { reader: new SqliteStore(file), writer: new SqliteStore(file) };
+}
+
+describe('ReadingCache', () => {
+  it('loads every published reading, then follows changes incrementally', async () => {
+    const { reader, writer } = await openPair();
+    await writer.upsertReadings([computed('DE', 0, 100), computed('DE', H, 820, false)]);
+    const cache = new ReadingCache(reader, undefined, { pollMs: 60_000 });
+    await cache.refresh();
+    expect(cache.ready).toBe(true);
+    expect(cache.latest()).toEqual([{ zone: 'DE', ts: 0, value: 100, method: 'computed:v1' }]);
+
+    await writer.upsertReadings([computed('DE', H, 200), computed('FR', 0, 50)]);
+    await writer.upsertReadings([
+      {
+        zone: 'GB',
+        ts: 0,
+        value: 90,
+        method: 'upstream:uk-operator:forecast',
+        complete: true,
+        mix: null,
+      },
+    ]);
+    await cache.refresh();
+    expect(cache.latest().map((r) => [r.zone, r.ts, r.value])).toEqual([
+      ['DE', H, 200],
+      ['FR', 0, 50],
+      ['GB', 0, 90],
+    ]);
+
+    await writer.deleteForecastsExcept('GB', null);
+    await writer.upsertReadings([computed('DE', H, 820, false)]);
+    await cache.refresh();
+    expect(cache.latest().map((r) => [r.zone, r.ts])).toEqual([
+      ['DE', 0],
+      ['FR', 0],
+    ]);
+    expect(cache.version).toBe(await writer.dataVersion());
+    await reader.close();
+    await writer.close();
+  });
+
+  it('reloads everything when more changed than it follows incrementally', async () => {
+    const { reader, writer } = await openPair();
+    const cache = new ReadingCache(reader, undefined, { pollMs: 60_000, maxChanges: 10 });
+    await cache.refresh();
+    await writer.upsertReadings(Array.from({ length: 50 }, (_, i) => computed('FI', i * H, i)));
+    let notified = 0;
+    cache.onChange(() => notified++);
+    await cache.refresh();
+    expect(cache.zone('FI')?.length).toBe(50);
+    expect(notified).toBe(1);
+    await reader.close();
+    await writer.close();
+  });
+
+  it('marks the store unreachable when a poll fails, and recovers', async () => {
+    const { reader, writer } = await openPair();
+    await writer.upsertReadings([computed('DE', 0, 1)]);
+    let down = true;
+    const flaky = Object.assign(Object.create(reader) as SqliteStore, {
+      dataVersion: () => (down ? Promise.reject(new Error('down')) : reader.dataVersion()),
+    });
+    const cache = new ReadingCache(flaky, undefined, { pollMs: 60_000 });
+    await cache.refresh();
+    expect(cache.storeReachable).toBe(false);
+    expect(cache.ready).toBe(false);
+    down = false;
+    await cache.refresh();
+    expect(cache.storeReachable).toBe(true);
+    expect(cache.latest()).toHaveLength(1);
+    await reader.close();
+    await writer.close();
+  });
+});
