@@ -50,7 +50,7 @@ export async function startServer(
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    cache?.stop();
+    await cache?.stop();
     await store.close();
     throw error;
   }
@@ -66,7 +66,7 @@ export async function startServer(
     close: () =>
       (closing ??= (async () => {
         await app.close();
-        cache?.stop();
+        await cache?.stop();
         await store.close();
       })()),
   };

@@ -164,4 +164,31 @@ describe.skipIf(!(await isPostgresAvailable('postgres store suite')))('postgres 
       await store.close();
     }
   });
+
+  it('notifies subscribers of committed writes, and listens again after losing its connection', async () => {
+    const writer = await open();
+    const reader = await open();
+    let notified = 0;
+    const unsubscribe = await reader.subscribe(() => notified++);
+    try {
+      const waitForNotice = async (after: number) => {
+        for (let i = 0; i < 100 && notified <= after; i++)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(notified).toBeGreaterThan(after);
+      };
+      await writer.upsertReadings(readings(1, 1, () => 1));
+      await waitForNotice(0);
+      await database.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gridco2-listen'`,
+      );
+      await new Promise((r) => setTimeout(r, 1500));
+      const before = notified;
+      await writer.upsertReadings(readings(1, 1, () => 2));
+      await waitForNotice(before);
+    } finally {
+      await unsubscribe();
+      await writer.close();
+      await reader.close();
+    }
+  });
 });

@@ -27,6 +27,7 @@ export class ReadingCache {
   private cachedVersion = -1;
   private refreshing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
   private readonly pollMs: number;
   private readonly maxChanges: number;
   ready = false;
@@ -56,15 +57,26 @@ export class ReadingCache {
     this.listeners.push(listener);
   }
 
-  /** Starts loading in the background and polling; never rejects (a failed load is retried). */
+  /**
+   * Starts loading in the background, polling, and listening for change notifications where the
+   * store pushes them; never rejects (a failed load is retried at the next poll).
+   */
   start(): void {
     void this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.pollMs);
     this.timer.unref();
+    this.unsubscribe = this.store
+      .subscribe?.(() => void this.refresh())
+      .catch((error: unknown) => {
+        this.logger?.warn({ err: error }, 'change notifications unavailable; polling only');
+        return undefined;
+      });
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     clearInterval(this.timer);
+    const unsubscribe = await this.unsubscribe;
+    await unsubscribe?.();
   }
 
   /** Brings the cache up to the store's current version. Concurrent calls share one run. */

@@ -73,6 +73,13 @@ export interface Store {
    */
   changesSince(sinceVersion: number, limit: number): Promise<ReadingChanges>;
 
+  /**
+   * Calls `listener` soon after any instance commits new data, where the backend can push that
+   * (PostgreSQL LISTEN/NOTIFY). Followers poll `dataVersion` as well, so a backend without push
+   * (SQLite) simply leaves this out. Resolves to a function that stops listening.
+   */
+  subscribe?(listener: () => void): Promise<() => Promise<void>>;
+
   /** Stores the report of one ingestion run. */
   recordIngestReport(report: IngestReport): Promise<void>;
 

@@ -1,4 +1,4 @@
-import { Pool, TypeOverrides, types } from 'pg';
+import { Client, Pool, TypeOverrides, types } from 'pg';
 import type { PoolClient } from 'pg';
 import type {
   IngestReport,
@@ -117,10 +117,18 @@ async function readVersion(client: Pick<PoolClient, 'query'>): Promise<number> {
   return row.value;
 }
 
-/** Bumps the data version inside the caller's write transaction and returns the new one. */
+/** Channel of the NOTIFY sent with every committed write. */
+const DATA_CHANNEL = 'gridco2_data';
+
+/**
+ * Bumps the data version inside the caller's write transaction and returns the new one. The
+ * NOTIFY goes out when the transaction commits, and not at all if it rolls back.
+ */
 async function nextVersion(client: PoolClient): Promise<number> {
   const { rows } = await client.query<{ value: number }>(BUMP_VERSION_SQL);
-  return rows[0]!.value;
+  const version = rows[0]!.value;
+  await client.query('SELECT pg_notify($1, $2)', [DATA_CHANNEL, String(version)]);
+  return version;
 }
 
 /**
@@ -130,7 +138,10 @@ async function nextVersion(client: PoolClient): Promise<number> {
 export class PostgresStore implements Store {
   private closed = false;
 
-  private constructor(private readonly pool: Pool) {}
+  private constructor(
+    private readonly pool: Pool,
+    private readonly url: string,
+  ) {}
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const pool = new Pool({
@@ -149,7 +160,7 @@ export class PostgresStore implements Store {
       options.onConnectionError ??
         ((error) => console.warn(`postgres: idle connection lost: ${error.message}`)),
     );
-    const store = new PostgresStore(pool);
+    const store = new PostgresStore(pool, url);
     try {
       await store.migrate();
     } catch (error) {
@@ -330,6 +341,41 @@ export class PostgresStore implements Store {
 
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
+  }
+
+  async subscribe(listener: () => void): Promise<() => Promise<void>> {
+    let stopped = false;
+    let client: Client | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const reconnect = () => {
+      if (!stopped) retry = setTimeout(() => void listen().catch(reconnect), 1000);
+    };
+    // One dedicated connection outside the pool; when it drops (a restart), listen again.
+    const listen = async (): Promise<void> => {
+      const next = new Client({ connectionString: this.url, application_name: 'gridco2-listen' });
+      next.on('error', () => undefined);
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${DATA_CHANNEL}`);
+      } catch (error) {
+        await next.end().catch(() => undefined);
+        throw error;
+      }
+      client = next;
+      next.on('notification', () => listener());
+      next.on('end', () => {
+        if (stopped) return;
+        // Whatever was written while disconnected is picked up by this call or the next poll.
+        listener();
+        reconnect();
+      });
+    };
+    await listen();
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    };
   }
 
   async close(): Promise<void> {
