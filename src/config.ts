@@ -10,6 +10,8 @@ export interface Config {
   readonly trustProxy: readonly string[];
   readonly logLevel: LogLevel;
   readonly redisUrl: string | null;
+  /** Prefix of every Redis key this deployment uses, so deployments can share one Redis. */
+  readonly redisPrefix: string;
   /** Whether this instance runs the hourly ingestion scheduler. */
   readonly ingest: boolean;
   readonly entsoe: { readonly baseUrl: string; readonly token: string | null };
@@ -42,6 +44,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(read('TRUST_PROXY')),
     logLevel: oneOf(read('LOG_LEVEL'), 'LOG_LEVEL', LOG_LEVELS, 'info'),
     redisUrl: url(read('REDIS_URL'), 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: read('REDIS_PREFIX') ?? 'gridco2:',
     ingest: oneOf(read('INGEST'), 'INGEST', ['on', 'off'], 'on') === 'on',
     entsoe: {
       baseUrl: baseUrl(

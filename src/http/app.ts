@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
@@ -87,7 +93,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ],
   });
 
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, app.log) : undefined;
+  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => undefined)));
   await app.register(rateLimit, {
+    // With Redis, every instance counts in the same keys; if Redis fails, requests pass
+    // (the limit is loose by contract) rather than fail.
+    ...(redis && { redis, nameSpace: `${config.redisPrefix}ratelimit:`, skipOnError: true }),
     global: false,
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
@@ -131,6 +142,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.ready();
   return app;
+}
+
+async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
+  const redis = new Redis(url, {
+    // A request never waits long on Redis: fail fast, count loosely, keep reconnecting.
+    connectTimeout: 1000,
+    commandTimeout: 500,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+  });
+  let healthy = true;
+  redis.on('error', (error: Error) => {
+    if (healthy) log.warn({ err: error.message }, 'redis unavailable: rate limits count loosely');
+    healthy = false;
+  });
+  redis.on('ready', () => {
+    if (!healthy) log.info('redis reachable again');
+    healthy = true;
+  });
+  // Start counting from the first request when Redis is there; never hold start-up for long.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 2000);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return redis;
 }
 
 /** RFC 9110 weak comparison of If-None-Match against our (strong) tag. */
