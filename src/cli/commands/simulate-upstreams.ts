@@ -1,0 +1,50 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { startSimulator } from '../../simulator/index.js';
+import { exitOnError } from '../exit.js';
+
+export function registerSimulateUpstreams(program: Command): void {
+  program
+    .command('simulate-upstreams')
+    .description(
+      'Serve synthetic ENTSO-E, EIA and NESO replies on 127.0.0.1, with fault injection under /_sim/.',
+    )
+    .option('--port <port>', 'port to listen on (0: any free port)', wholeNumber(65535), 8089)
+    .option('--seed <seed>', 'seed of the synthetic data', wholeNumber(2 ** 31 - 1), 1)
+    .action((options: { port: number; seed: number }) =>
+      exitOnError(async () => {
+        const simulator = await startSimulator({ port: options.port, seed: options.seed });
+        // The variables go to stdout, alone, so that the output can be sourced as an env file.
+        process.stdout.write(
+          [
+            `ENTSOE_BASE_URL=${simulator.url}/api`,
+            `EIA_BASE_URL=${simulator.url}/v2`,
+            `NESO_BASE_URL=${simulator.url}`,
+            'ENTSOE_TOKEN=simulated',
+            'EIA_API_KEY=simulated',
+            '',
+          ].join('\n'),
+        );
+        process.stderr.write(
+          `gridco2: simulating the upstreams on ${simulator.url} (seed ${options.seed}); ` +
+            `state at ${simulator.url}/_sim/state, faults via POST /_sim/faults, clock via POST /_sim/clock\n`,
+        );
+        const stop = () => {
+          simulator.close().then(
+            () => process.exit(0),
+            () => process.exit(1),
+          );
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }),
+    );
+}
+
+function wholeNumber(max: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || Number(value) > max) {
+      throw new InvalidArgumentError(`expected a whole number from 0 to ${max}`);
+    }
+    return Number(value);
+  };
+}

@@ -1,0 +1,307 @@
+import { computeMix, hourGap, isReported } from './mix-model.js';
+import { unitNoise } from './noise.js';
+import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
+import { US_DATA_START_MS, US_PROFILES, type UsProfile } from './zone-profiles.js';
+
+/**
+ * EIA API v2, route `electricity/rto/fuel-type-data`, as apiVersion 2.1.8 answers it: values and
+ * `total` as strings, `period` labelling the END of a UTC hour, the request echoed with its
+ * api_key (README §2, fixtures/us-agency).
+ */
+
+export interface EiaContext extends ReplyContext {
+  /** When set, the only key accepted; otherwise any non-empty key is. */
+  readonly apiKey?: string;
+}
+
+const ROUTE = '/v2/electricity/rto/fuel-type-data/data/';
+const MAX_ROWS = 5000;
+const HOUR_MS = 3_600_000;
+const SIX_HOURS_MS = 6 * HOUR_MS;
+// A published hour is revised every six hours during its first day, then stays final.
+const REVISION_STAGES = 4;
+const REVISION_CHANNEL = 2000;
+const DESCRIPTION =
+  'Hourly net generation by balancing authority and energy source.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
+const DATE_FORMAT = 'YYYY-MM-DD"T"HH24';
+const PERIOD_BOUND = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}))?$/;
+const FACET_KEY = /^facets\[([^\]]*)\]\[\]$/;
+const DATA_KEY = /^data\[\d*\]$/;
+
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  BAT: 'Battery storage',
+  COL: 'Coal',
+  GEO: 'Geothermal',
+  NG: 'Natural Gas',
+  NUC: 'Nuclear',
+  OES: 'Other energy storage',
+  OIL: 'Petroleum',
+  OTH: 'Other',
+  PS: 'Pumped storage',
+  SNB: 'Solar with integrated battery storage',
+  SUN: 'Solar',
+  UES: 'Unknown energy storage',
+  UNK: 'Unknown',
+  WAT: 'Hydro',
+  WNB: 'Wind with integrated battery storage',
+  WND: 'Wind',
+};
+
+interface EiaRow {
+  period: string;
+  respondent: string;
+  'respondent-name': string;
+  fueltype: string;
+  'type-name': string;
+  value?: string;
+  'value-units'?: string;
+}
+
+export function answerEia(
+  pathname: string,
+  query: URLSearchParams,
+  context: EiaContext,
+): SourceReply {
+  // The api.data.gov gateway in front of EIA checks the key before looking at the route.
+  const apiKey = query.get('api_key');
+  if (!apiKey) {
+    return gatewayError(
+      'API_KEY_MISSING',
+      'No api_key was supplied. Get one at https://api.data.gov:443/signup/',
+    );
+  }
+  if (context.apiKey !== undefined && apiKey !== context.apiKey) {
+    return gatewayError(
+      'API_KEY_INVALID',
+      'An invalid api_key was supplied. Get one at https://api.data.gov:443/signup/',
+    );
+  }
+  if (pathname.replace(/\/?$/, '/') !== ROUTE) {
+    return jsonReply(404, {
+      error: `Invalid route ${pathname}: this simulator serves ${ROUTE} only.`,
+      code: 404,
+    });
+  }
+  const request = parseRequest(query);
+  if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
+  return jsonReply(200, page(request, context));
+}
+
+/** A valid query that matches no rows: `total` 0 and no data (fixtures/us-agency empty result). */
+export function emptyEiaReply(): SourceReply {
+  return jsonReply(200, {
+    response: {
+      total: '0',
+      dateFormat: DATE_FORMAT,
+      frequency: 'hourly',
+      data: [],
+      description: DESCRIPTION,
+    },
+    request: { command: ROUTE, params: {} },
+    apiVersion: '2.1.8',
+  });
+}
+
+function gatewayError(code: string, message: string): SourceReply {
+  return jsonReply(403, { error: { code, message } });
+}
+
+interface EiaRequest {
+  readonly withValues: boolean;
+  readonly respondents: readonly UsProfile[];
+  readonly fueltypes: ReadonlySet<string> | null;
+  /** Hour-end instants, inclusive. */
+  readonly firstPeriodMs: number;
+  readonly lastPeriodMs: number;
+  readonly descending: boolean;
+  readonly offset: number;
+  readonly length: number;
+  readonly lengthAsked: boolean;
+  /** `request.params` as the API echoes it, api_key included. */
+  readonly echo: Record<string, unknown>;
+}
+
+function parseRequest(query: URLSearchParams): EiaRequest | string {
+  const frequency = query.get('frequency') ?? 'hourly';
+  if (frequency !== 'hourly') {
+    return `Invalid frequency '${frequency}' provided. This simulator serves 'hourly' only.`;
+  }
+  const data: string[] = [];
+  const facets: Record<string, string[]> = {};
+  for (const [key, value] of query) {
+    if (DATA_KEY.test(key)) {
+      if (value !== 'value')
+        return `Invalid data '${value}' provided. The only valid data are 'value'.`;
+      data.push(value);
+    }
+    const facet = FACET_KEY.exec(key)?.[1];
+    if (facet !== undefined) {
+      if (facet !== 'respondent' && facet !== 'fueltype') {
+        return `Invalid facet '${facet}' provided. The only valid facets are 'respondent', 'fueltype'.`;
+      }
+      (facets[facet] ??= []).push(value);
+    }
+  }
+  const start = query.get('start');
+  const end = query.get('end');
+  const firstPeriodMs = start === null ? US_DATA_START_MS + HOUR_MS : periodBound(start, 'start');
+  const lastPeriodMs = end === null ? Number.POSITIVE_INFINITY : periodBound(end, 'end');
+  if (Number.isNaN(firstPeriodMs)) return `Invalid start '${start}' provided. Use YYYY-MM-DDTHH.`;
+  if (Number.isNaN(lastPeriodMs)) return `Invalid end '${end}' provided. Use YYYY-MM-DDTHH.`;
+  const sortColumn = query.get('sort[0][column]');
+  const sortDirection = query.get('sort[0][direction]');
+  if (sortColumn !== null && sortColumn !== 'period') {
+    return `Invalid sort column '${sortColumn}'. This simulator sorts by 'period' only.`;
+  }
+  if (sortDirection !== null && sortDirection !== 'asc' && sortDirection !== 'desc') {
+    return `Invalid sort direction '${sortDirection}'. Use 'asc' or 'desc'.`;
+  }
+  const offsetText = query.get('offset');
+  const lengthText = query.get('length');
+  if (offsetText !== null && !/^\d+$/.test(offsetText)) return `Invalid offset '${offsetText}'.`;
+  if (lengthText !== null && !/^\d+$/.test(lengthText)) return `Invalid length '${lengthText}'.`;
+
+  const echo: Record<string, unknown> = {};
+  if (query.has('frequency')) echo.frequency = frequency;
+  if (data.length > 0) echo.data = data;
+  if (Object.keys(facets).length > 0) echo.facets = facets;
+  if (start !== null) echo.start = start;
+  if (end !== null) echo.end = end;
+  if (sortColumn !== null) echo.sort = [{ column: sortColumn, direction: sortDirection ?? 'asc' }];
+  if (offsetText !== null) echo.offset = offsetText;
+  if (lengthText !== null) echo.length = lengthText;
+  echo.api_key = query.get('api_key');
+
+  const wanted = facets.respondent ? new Set(facets.respondent) : null;
+  return {
+    withValues: data.length > 0,
+    // An unknown respondent or fuel type is not an error: it just matches no rows.
+    respondents: US_PROFILES.filter((profile) => !wanted || wanted.has(profile.respondent)).sort(
+      (a, b) => (a.respondent < b.respondent ? -1 : 1),
+    ),
+    fueltypes: facets.fueltype ? new Set(facets.fueltype) : null,
+    firstPeriodMs: Math.max(firstPeriodMs, US_DATA_START_MS + HOUR_MS),
+    lastPeriodMs,
+    descending: sortDirection === 'desc',
+    offset: offsetText === null ? 0 : Number(offsetText),
+    length: Math.min(lengthText === null ? MAX_ROWS : Number(lengthText), MAX_ROWS),
+    lengthAsked: lengthText !== null,
+    echo,
+  };
+}
+
+/**
+ * The first (start) or last (end) hour-end instant whose label passes the API's string
+ * comparison: `end=2025-04-20` keeps no hour of that day, since "2025-04-20T00" > "2025-04-20".
+ */
+function periodBound(text: string, side: 'start' | 'end'): number {
+  const match = PERIOD_BOUND.exec(text);
+  if (!match) return Number.NaN;
+  const [, year, month, day, hour] = match;
+  const ms = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour ?? 0));
+  if (new Date(ms).toISOString().slice(0, 10) !== text.slice(0, 10)) return Number.NaN;
+  return side === 'end' && hour === undefined ? ms - HOUR_MS : ms;
+}
+
+function page(request: EiaRequest, context: EiaContext): unknown {
+  const publishedUntil = request.respondents.map(
+    (profile) => Math.floor((context.nowMs - profile.publicationLagMs) / HOUR_MS) * HOUR_MS,
+  );
+  const lastPeriodMs = Math.min(request.lastPeriodMs, Math.max(...publishedUntil, 0));
+  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
+  const wanted = request.respondents.map((profile) =>
+    profile.fuels.map((fuel) => !request.fueltypes || request.fueltypes.has(fuel.code)),
+  );
+  const wantedCount = wanted.map((flags) => flags.filter(Boolean).length);
+  const rows: EiaRow[] = [];
+  let total = 0;
+  // Counting every matching row is cheap (one hash per respondent-hour); values are computed for
+  // the requested page only.
+  for (let step = 0; step < hourCount; step++) {
+    const periodMs = request.descending
+      ? lastPeriodMs - step * HOUR_MS
+      : request.firstPeriodMs + step * HOUR_MS;
+    const hour = periodMs / HOUR_MS - 1;
+    for (let r = 0; r < request.respondents.length; r++) {
+      if (periodMs > (publishedUntil[r] as number)) continue;
+      const profile = request.respondents[r] as UsProfile;
+      const flags = wanted[r] as boolean[];
+      const gap = hourGap(profile, context.seed, hour);
+      let count = wantedCount[r] as number;
+      if (gap !== null) {
+        count = 0;
+        for (let f = 0; f < flags.length; f++) if (flags[f] && isReported(gap, f)) count++;
+      }
+      if (total + count > request.offset && rows.length < request.length) {
+        const mix = computeMix(profile, context.seed, periodMs - HOUR_MS, HOUR_MS, 1);
+        const ageMs = context.nowMs - (periodMs + profile.publicationLagMs);
+        const period = new Date(periodMs).toISOString().slice(0, 13);
+        let position = total;
+        profile.fuels.forEach((fuel, f) => {
+          if (!flags[f] || !isReported(gap, f)) return;
+          if (position++ < request.offset || rows.length >= request.length) return;
+          const row: EiaRow = {
+            period,
+            respondent: profile.respondent,
+            'respondent-name': profile.respondentName,
+            fueltype: fuel.code,
+            'type-name': TYPE_NAMES[fuel.code] ?? fuel.code,
+          };
+          if (request.withValues) {
+            const value =
+              (mix[f]?.[0] ?? 0) * revisionFactor(profile, context.seed, f, hour, ageMs);
+            row.value = String(Math.round(value));
+            row['value-units'] = 'megawatthours';
+          }
+          rows.push(row);
+        });
+      }
+      total += count;
+    }
+  }
+  const truncated =
+    total - request.offset > MAX_ROWS && (!request.lengthAsked || request.length >= MAX_ROWS);
+  return {
+    response: {
+      ...(truncated && {
+        warnings: [
+          {
+            warning: 'incomplete return',
+            description:
+              'The API can only return 5000 rows in JSON format.  Please consider constraining your request with facet, start, or end, or using offset to paginate results.',
+          },
+        ],
+      }),
+      total: String(total),
+      dateFormat: DATE_FORMAT,
+      frequency: 'hourly',
+      data: rows,
+      description: DESCRIPTION,
+    },
+    request: { command: ROUTE, params: request.echo },
+    apiVersion: '2.1.8',
+    ExcelAddInVersion: '2.1.0',
+  };
+}
+
+/**
+ * Hourly EIA-930 data are preliminary: during its first day online a value moves by up to ±2 %
+ * every six hours, so the same hour asked at two clock times can differ.
+ */
+function revisionFactor(
+  profile: UsProfile,
+  seed: number,
+  fuelIndex: number,
+  hour: number,
+  ageMs: number,
+): number {
+  const stage = Math.floor(ageMs / SIX_HOURS_MS);
+  if (stage >= REVISION_STAGES) return 1;
+  const draw = unitNoise(
+    seed,
+    profile.zoneKey,
+    REVISION_CHANNEL + fuelIndex,
+    hour * REVISION_STAGES + stage,
+  );
+  return 1 + 0.04 * (draw - 0.5);
+}

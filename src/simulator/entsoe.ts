@@ -1,0 +1,334 @@
+import { computeMix, hourGap, isReported, type HourGap } from './mix-model.js';
+import { hashString, noiseHex } from './noise.js';
+import { formatMinute, textReply, type ReplyContext, type SourceReply } from './reply.js';
+import { EUROPE_BY_EIC, EUROPE_DATA_START_MS, type EuropeProfile } from './zone-profiles.js';
+
+/**
+ * The ENTSO-E Transparency Platform's `GET /api` for document A75 (actual generation per
+ * production type), answering in the element names and layout of the recorded documents in
+ * ../shared/upstreams/fixtures/europe-tso (README §1).
+ */
+
+export interface EntsoeContext extends ReplyContext {
+  /** When set, the only token accepted; otherwise any non-empty token is. */
+  readonly securityToken?: string;
+}
+
+const GL_NAMESPACE = 'urn:iec62325.351:tc57wg16:451-6:generationloaddocument:3:0';
+const ACK_NAMESPACE = 'urn:iec62325.351:tc57wg16:451-1:acknowledgementdocument:7:0';
+const PLATFORM_EIC = '10X1001A1001A450';
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const PSR_TYPE = /^B(0[1-9]|1\d|2[0-5])$/;
+const PERIOD_PARAM = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/;
+const DEPENDENCY_TABLES = 'Please check you request against dependency tables.';
+
+export function answerEntsoe(query: URLSearchParams, context: EntsoeContext): SourceReply {
+  const token = query.get('securityToken');
+  if (!token || (context.securityToken !== undefined && token !== context.securityToken)) {
+    return textReply(401, 'text/html', '<html><body><h1>401 Unauthorized</h1></body></html>');
+  }
+  for (const name of ['documentType', 'processType', 'in_Domain', 'periodStart', 'periodEnd']) {
+    if (!query.get(name)) return invalidRequest(context, `Mandatory parameter ${name} is missing.`);
+  }
+  const documentType = query.get('documentType');
+  const processType = query.get('processType');
+  if (documentType !== 'A75' || processType !== 'A16') {
+    return invalidRequest(
+      context,
+      `The combination of [documentType=${documentType}, processType=${processType}] is not ` +
+        `valid or not served. ${DEPENDENCY_TABLES}`,
+    );
+  }
+  const eic = query.get('in_Domain') as string;
+  const profile = EUROPE_BY_EIC.get(eic);
+  if (!profile) {
+    return invalidRequest(
+      context,
+      `Input parameter in_Domain=${eic} is not valid. ${DEPENDENCY_TABLES}`,
+    );
+  }
+  const start = parsePeriodParam(query.get('periodStart') as string);
+  const end = parsePeriodParam(query.get('periodEnd') as string);
+  if (start === undefined || end === undefined) {
+    return invalidRequest(
+      context,
+      'periodStart and periodEnd must be given as yyyyMMddHHmm (UTC).',
+    );
+  }
+  if (end <= start) return invalidRequest(context, 'periodEnd must be after periodStart.');
+  const oneYearOn = new Date(start);
+  oneYearOn.setUTCFullYear(oneYearOn.getUTCFullYear() + 1);
+  if (end > oneYearOn.getTime()) {
+    return invalidRequest(
+      context,
+      'The amount of requested data exceeds allowed limit. The maximum period per request is 1 year.',
+    );
+  }
+  const psrType = query.get('psrType');
+  if (psrType !== null && !PSR_TYPE.test(psrType)) {
+    return invalidRequest(context, `psrType ${psrType} is not valid for this area.`);
+  }
+  return generationDocument(profile, start, end, psrType, context);
+}
+
+/** The reply to a valid request whose window holds no published data. */
+export function noMatchingData(context: ReplyContext, eic = '', window = ''): SourceReply {
+  const item = `AGGREGATED_GENERATION_PER_TYPE_R3 [16.1.B&C]${eic ? ` (${eic})` : ''}`;
+  const text = `No matching data found for Data item ${item}${window ? ` and interval ${window}` : ''}.`;
+  // Real servers answer 200 for "no data" (entsoe-py notes the change); errors come with 400.
+  return acknowledgement(200, context, text);
+}
+
+function invalidRequest(context: ReplyContext, text: string): SourceReply {
+  return acknowledgement(400, context, text);
+}
+
+function acknowledgement(status: number, context: ReplyContext, text: string): SourceReply {
+  const id = noiseHex(context.seed, hashString(text), Math.floor(context.nowMs / 1000));
+  const created = formatSecond(context.nowMs);
+  const body = `<?xml version="1.0" encoding="UTF-8"?>
+<Acknowledgement_MarketDocument
+\txmlns="${ACK_NAMESPACE}">
+\t<mRID>${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 13)}</mRID>
+\t<createdDateTime>${created}</createdDateTime>
+\t<sender_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</sender_MarketParticipant.mRID>
+\t<sender_MarketParticipant.marketRole.type>A32</sender_MarketParticipant.marketRole.type>
+\t<receiver_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</receiver_MarketParticipant.mRID>
+\t<receiver_MarketParticipant.marketRole.type>A39</receiver_MarketParticipant.marketRole.type>
+\t<received_MarketDocument.createdDateTime>${created}</received_MarketDocument.createdDateTime>
+\t<Reason>
+\t\t<code>999</code>
+\t\t<text>${escapeXml(text)}</text>
+\t</Reason>
+</Acknowledgement_MarketDocument>`;
+  return {
+    status,
+    headers: {
+      'content-type': 'text/xml',
+      'content-disposition': 'inline; filename="acknowledgement.xml"',
+    },
+    body,
+  };
+}
+
+function generationDocument(
+  profile: EuropeProfile,
+  requestedStart: number,
+  requestedEnd: number,
+  psrType: string | null,
+  context: EntsoeContext,
+): SourceReply {
+  const stepMs = profile.resolution === 'PT15M' ? 15 * MINUTE_MS : HOUR_MS;
+  const windowStart = Math.floor(requestedStart / stepMs) * stepMs;
+  const windowEnd = Math.ceil(requestedEnd / stepMs) * stepMs;
+  const publishedUntil = Math.floor((context.nowMs - profile.publicationLagMs) / stepMs) * stepMs;
+  const dataStart = Math.max(windowStart, EUROPE_DATA_START_MS);
+  const dataEnd = Math.min(windowEnd, publishedUntil);
+  const fuelIndexes = profile.fuels
+    .map((fuel, index) => (psrType === null || fuel.code === psrType ? index : -1))
+    .filter((index) => index >= 0);
+  const window = `${formatMinute(windowStart)}/${formatMinute(windowEnd)}`;
+  if (dataEnd <= dataStart || fuelIndexes.length === 0) {
+    return noMatchingData(context, profile.eic, window);
+  }
+
+  const count = (dataEnd - dataStart) / stepMs;
+  const mix = computeMix(profile, context.seed, dataStart, stepMs, count);
+  const gaps = hourGaps(profile, context.seed, dataStart, dataEnd);
+  const firstHour = Math.floor(dataStart / HOUR_MS);
+  const decimals = profile.resolution === 'PT15M' ? 100 : 1;
+  const id = noiseHex(context.seed, profile.zoneKey, hashString(`${window}@${context.nowMs}`));
+  const sink = new AsciiSink(4096 + count * fuelIndexes.length * 90);
+  sink.write(`<?xml version="1.0" encoding="utf-8"?>
+<GL_MarketDocument xmlns="${GL_NAMESPACE}">
+\t<mRID>${id}</mRID>
+\t<revisionNumber>1</revisionNumber>
+\t<type>A75</type>
+\t<process.processType>A16</process.processType>
+\t<sender_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</sender_MarketParticipant.mRID>
+\t<sender_MarketParticipant.marketRole.type>A32</sender_MarketParticipant.marketRole.type>
+\t<receiver_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</receiver_MarketParticipant.mRID>
+\t<receiver_MarketParticipant.marketRole.type>A33</receiver_MarketParticipant.marketRole.type>
+\t<createdDateTime>${formatSecond(context.nowMs)}</createdDateTime>
+\t<time_Period.timeInterval>
+\t\t<start>${formatMinute(windowStart)}</start>
+\t\t<end>${formatMinute(windowEnd)}</end>
+\t</time_Period.timeInterval>
+`);
+  let seriesCount = 0;
+  // Per sample of the fuel at hand: its quantity as published, and where it goes.
+  const quantities = new Float64Array(count);
+  const directions = new Uint8Array(count);
+
+  for (const fuelIndex of fuelIndexes) {
+    const fuel = profile.fuels[fuelIndex];
+    const values = mix[fuelIndex];
+    if (!fuel || !values) continue;
+    const splitByDirection = fuel.code === 'B10' && profile.pumpingAsConsumption;
+    for (let i = 0; i < count; i++) {
+      const hour = Math.floor((dataStart + i * stepMs) / HOUR_MS) - firstHour;
+      const value = values[i] as number;
+      if (!isReported(gaps[hour] ?? null, fuelIndex)) {
+        directions[i] = UNREPORTED;
+        continue;
+      }
+      const pumping = splitByDirection && value < 0;
+      directions[i] = pumping ? OUT_OF_AREA : INTO_AREA;
+      // Pumping is published as a positive consumption; other small negatives are kept as sent.
+      let published = value;
+      if (fuel.code === 'B10') published = pumping ? -value : Math.max(value, 0);
+      quantities[i] = Math.round(published * decimals) / decimals;
+    }
+    // Runs: maximal stretches of reported samples with one direction.
+    const runs: { first: number; end: number; direction: number }[] = [];
+    for (let i = 0; i < count; i++) {
+      const direction = directions[i] as number;
+      if (direction === UNREPORTED) continue;
+      const last = runs.at(-1);
+      if (last && last.end === i && last.direction === direction) last.end = i + 1;
+      else runs.push({ first: i, end: i + 1, direction });
+    }
+    if (runs.length === 0) continue;
+
+    const openSeries = (direction: number): void => {
+      seriesCount++;
+      sink.write(timeSeriesHead(seriesCount, profile, fuel.code, direction === OUT_OF_AREA));
+    };
+    const writePeriod = (first: number, end: number): void => {
+      sink.write(
+        periodHead(dataStart + first * stepMs, dataStart + end * stepMs, profile.resolution),
+      );
+      for (let i = first; i < end; i++) {
+        if (directions[i] === UNREPORTED) continue;
+        // A03 sends a Point only where the value changes (README §1.4); A01 sends every one.
+        if (profile.curveType === 'A03' && i > first && quantities[i] === quantities[i - 1])
+          continue;
+        sink.write(
+          `\t\t\t<Point>\n\t\t\t\t<position>${i - first + 1}</position>\n\t\t\t\t<quantity>${quantities[i]}</quantity>\n\t\t\t</Point>\n`,
+        );
+      }
+      sink.write('\t\t</Period>\n');
+    };
+
+    if (splitByDirection) {
+      // Like the IT-CSUD recording: every stretch of generating or pumping is its own TimeSeries.
+      for (const run of runs) {
+        openSeries(run.direction);
+        writePeriod(run.first, run.end);
+        sink.write('\t</TimeSeries>\n');
+      }
+    } else if (profile.curveType === 'A03') {
+      // An A03 Period cannot skip positions (a gap would read as "unchanged"), so gaps split it.
+      openSeries(INTO_AREA);
+      for (const run of runs) writePeriod(run.first, run.end);
+      sink.write('\t</TimeSeries>\n');
+    } else {
+      // A01: one Period; an unreported position is simply absent, as in real documents.
+      openSeries(INTO_AREA);
+      writePeriod(
+        (runs[0] as (typeof runs)[number]).first,
+        (runs.at(-1) as (typeof runs)[number]).end,
+      );
+      sink.write('\t</TimeSeries>\n');
+    }
+  }
+  if (seriesCount === 0) return noMatchingData(context, profile.eic, window);
+  sink.write('</GL_MarketDocument>');
+  return { status: 200, headers: { 'content-type': 'text/xml' }, body: sink.toBuffer() };
+}
+
+const UNREPORTED = 0;
+const INTO_AREA = 1;
+const OUT_OF_AREA = 2;
+
+/**
+ * Collects ASCII text into a growing Buffer, a chunk at a time. A year of a 15-minute zone is half
+ * a million Points: holding them as strings until a final join costs more in garbage collection
+ * than making them, and one Buffer.write per Point costs more than the Point.
+ */
+class AsciiSink {
+  private buffer: Buffer;
+  private length = 0;
+  private pending = '';
+
+  constructor(capacity: number) {
+    this.buffer = Buffer.allocUnsafe(capacity);
+  }
+
+  write(text: string): void {
+    this.pending += text;
+    if (this.pending.length >= 64 * 1024) this.flush();
+  }
+
+  toBuffer(): Buffer {
+    this.flush();
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private flush(): void {
+    const needed = this.length + this.pending.length;
+    if (needed > this.buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.buffer.length, needed));
+      this.buffer.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
+    }
+    this.length += this.buffer.write(this.pending, this.length, 'latin1');
+    this.pending = '';
+  }
+}
+
+function timeSeriesHead(
+  mRID: number,
+  profile: EuropeProfile,
+  psrType: string,
+  outOfArea: boolean,
+): string {
+  const domain = outOfArea ? 'outBiddingZone_Domain.mRID' : 'inBiddingZone_Domain.mRID';
+  return `\t<TimeSeries>
+\t\t<mRID>${mRID}</mRID>
+\t\t<businessType>A01</businessType>
+\t\t<objectAggregation>A08</objectAggregation>
+\t\t<${domain} codingScheme="A01">${profile.eic}</${domain}>
+\t\t<quantity_Measure_Unit.name>MAW</quantity_Measure_Unit.name>
+\t\t<curveType>${profile.curveType}</curveType>
+\t\t<MktPSRType>
+\t\t\t<psrType>${psrType}</psrType>
+\t\t</MktPSRType>
+`;
+}
+
+function periodHead(startMs: number, endMs: number, resolution: string): string {
+  return `\t\t<Period>
+\t\t\t<timeInterval>
+\t\t\t\t<start>${formatMinute(startMs)}</start>
+\t\t\t\t<end>${formatMinute(endMs)}</end>
+\t\t\t</timeInterval>
+\t\t\t<resolution>${resolution}</resolution>
+`;
+}
+
+function hourGaps(profile: EuropeProfile, seed: number, startMs: number, endMs: number): HourGap[] {
+  const first = Math.floor(startMs / HOUR_MS);
+  const last = Math.ceil(endMs / HOUR_MS);
+  const gaps: HourGap[] = [];
+  for (let hour = first; hour < last; hour++) gaps.push(hourGap(profile, seed, hour));
+  return gaps;
+}
+
+function parsePeriodParam(text: string): number | undefined {
+  const match = PERIOD_PARAM.exec(text);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute] = match.map(Number) as number[];
+  const ms = Date.UTC(year as number, (month as number) - 1, day, hour, minute);
+  // Reject 20250230 and the like, which Date.UTC would roll over.
+  return formatMinute(ms).replace(/\D/g, '') === text ? ms : undefined;
+}
+
+function formatSecond(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19) + 'Z';
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

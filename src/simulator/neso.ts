@@ -1,0 +1,181 @@
+import { computeMix } from './mix-model.js';
+import { unitNoise } from './noise.js';
+import { formatMinute, jsonReply, type ReplyContext, type SourceReply } from './reply.js';
+import { GB_DATA_START_MS, GB_PROFILE } from './zone-profiles.js';
+
+/**
+ * The NESO Carbon Intensity API, national routes (README §3, fixtures/uk-operator): half-hourly
+ * `{from, to, intensity: {forecast, actual, index}}`, `actual` null until the half hour is over,
+ * both numbers revised after first publication.
+ */
+
+const HALF_HOUR_MS = 1_800_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const MAX_RANGE_MS = 14 * DAY_MS;
+// Forecasts reach 48 hours past the current half hour (what fw48h returns).
+const FORECAST_HORIZON_MS = 48 * HOUR_MS;
+// `actual` keeps moving for a day after the half hour ends (README §3.3), in two-hour steps.
+const REVISION_WINDOW_MS = 24 * HOUR_MS;
+const REVISION_STEP_MS = 2 * HOUR_MS;
+const FORECAST_CHANNEL = 3000;
+const ACTUAL_CHANNEL = 3001;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z?$/;
+
+// Direct gCO2/kWh by NESO fuel (README §3.4, `/intensity/factors`); storage is left out.
+const FACTORS: Readonly<Record<string, number>> = {
+  gas: 394,
+  coal: 937,
+  nuclear: 0,
+  wind: 0,
+  solar: 0,
+  biomass: 120,
+  hydro: 0,
+  'imports-fr': 53,
+  'imports-nl': 474,
+  'imports-ie': 458,
+  other: 300,
+};
+
+interface IntensityEntry {
+  from: string;
+  to: string;
+  intensity: { forecast: number; actual: number | null; index: string };
+}
+
+export function answerNeso(pathname: string, context: ReplyContext): SourceReply {
+  const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] !== 'intensity' || parts.length > 3) {
+    return nesoError(404, '404 Not Found', `No route for ${pathname}.`);
+  }
+  if (parts.length === 1) {
+    // Observed: `/intensity` gives the latest COMPLETE half hour, not the current one
+    // (carbon-intensity/api-definitions issue #6), so it always carries an actual.
+    const lastEnd = Math.floor(context.nowMs / HALF_HOUR_MS) * HALF_HOUR_MS;
+    return entries(lastEnd, lastEnd, context);
+  }
+  const from = parseDatetime(parts[1] as string);
+  if (from === undefined) return invalidDate();
+  const range = parts[2];
+  // Every route returns the half hours whose END lies in [a, b]: a `from` on a boundary thus
+  // brings the half hour before it (fixtures requested at hh:01 to avoid that).
+  switch (range) {
+    case undefined:
+      return entries(from, Math.ceil(from / HALF_HOUR_MS) * HALF_HOUR_MS, context);
+    case 'fw24h':
+      return entries(from, from + 24 * HOUR_MS, context);
+    case 'fw48h':
+      return entries(from, from + 48 * HOUR_MS, context);
+    case 'pt24h':
+      return entries(from - 24 * HOUR_MS, from, context);
+    default: {
+      const to = parseDatetime(range);
+      if (to === undefined) return invalidDate();
+      if (to < from)
+        return nesoError(400, '400 Bad Request', 'The to date must be after the from date.');
+      if (to - from > MAX_RANGE_MS) {
+        return nesoError(400, '400 Bad Request', 'Date range must be 14 days or less.');
+      }
+      return entries(from, to, context);
+    }
+  }
+}
+
+export function emptyNesoReply(): SourceReply {
+  return jsonReply(200, { data: [] });
+}
+
+/** The half hours whose end lies in [a, b], as far as they are published or forecast. */
+function entries(a: number, b: number, context: ReplyContext): SourceReply {
+  const currentStart = Math.floor(context.nowMs / HALF_HOUR_MS) * HALF_HOUR_MS;
+  const firstStart = Math.max(
+    Math.ceil(a / HALF_HOUR_MS) * HALF_HOUR_MS - HALF_HOUR_MS,
+    GB_DATA_START_MS,
+  );
+  const lastStart = Math.min(
+    Math.floor(b / HALF_HOUR_MS) * HALF_HOUR_MS - HALF_HOUR_MS,
+    currentStart + FORECAST_HORIZON_MS - HALF_HOUR_MS,
+  );
+  const count = Math.max(0, (lastStart - firstStart) / HALF_HOUR_MS + 1);
+  const mix = computeMix(GB_PROFILE, context.seed, firstStart, HALF_HOUR_MS, count);
+  const data: IntensityEntry[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = firstStart + i * HALF_HOUR_MS;
+    const end = start + HALF_HOUR_MS;
+    const truth = intensityOf(mix, i);
+    const actual = end <= context.nowMs ? revisedActual(truth, end, context) : null;
+    const forecast = forecastOf(truth, start, Math.min(currentStart, start), context.seed);
+    data.push({
+      from: formatMinute(start),
+      to: formatMinute(end),
+      intensity: { forecast, actual, index: indexOf(actual ?? forecast) },
+    });
+  }
+  return jsonReply(200, { data });
+}
+
+function intensityOf(mix: Float64Array[], i: number): number {
+  let emissions = 0;
+  let generation = 0;
+  GB_PROFILE.fuels.forEach((fuel, f) => {
+    const factor = FACTORS[fuel.code];
+    const mw = Math.max(mix[f]?.[i] ?? 0, 0);
+    if (factor === undefined) return;
+    emissions += mw * factor;
+    generation += mw;
+  });
+  return generation > 0 ? emissions / generation : 0;
+}
+
+/** The latest forecast issued at `issuedAt`: the further ahead, the larger the error. */
+function forecastOf(truth: number, start: number, issuedAt: number, seed: number): number {
+  const halfHoursAhead = (start - issuedAt) / HALF_HOUR_MS;
+  const spread = 0.03 + 0.003 * halfHoursAhead;
+  const draw = unitNoise(seed, FORECAST_CHANNEL, start / HALF_HOUR_MS, issuedAt / HALF_HOUR_MS);
+  return Math.round(truth * (1 + (draw - 0.5) * 2 * spread));
+}
+
+/** Settles within a day: before that a value is off by -1..+5, redrawn every two hours. */
+function revisedActual(truth: number, end: number, context: ReplyContext): number {
+  const age = context.nowMs - end;
+  if (age >= REVISION_WINDOW_MS) return Math.round(truth);
+  const stage = Math.floor(age / REVISION_STEP_MS);
+  const draw = unitNoise(context.seed, ACTUAL_CHANNEL, end / HALF_HOUR_MS, stage);
+  return Math.round(truth) + Math.round(draw * 6 - 1);
+}
+
+/** Bands as the March 2023 recordings show them (README §3.3). */
+function indexOf(value: number): string {
+  if (value < 40) return 'very low';
+  if (value < 120) return 'low';
+  if (value < 200) return 'moderate';
+  if (value < 290) return 'high';
+  return 'very high';
+}
+
+function parseDatetime(text: string): number | undefined {
+  const match = DATETIME.exec(text);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second = '0'] = match;
+  const ms = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+  );
+  return new Date(ms).toISOString().slice(0, 16) === text.slice(0, 16) ? ms : undefined;
+}
+
+function invalidDate(): SourceReply {
+  return nesoError(
+    400,
+    '400 Bad Request',
+    'Please enter a valid ISO 8601 datetime, e.g. 2017-08-25T12:35Z.',
+  );
+}
+
+function nesoError(status: number, code: string, message: string): SourceReply {
+  return jsonReply(status, { error: { code, message } });
+}

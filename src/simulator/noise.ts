@@ -1,0 +1,48 @@
+/**
+ * Deterministic noise as pure functions of their inputs. The simulator keeps no generated state:
+ * any window of any zone is computed from (seed, zone, time) alone, so a year-long backfill costs
+ * the same whether it is asked in one request or in a thousand.
+ */
+
+export function hashString(text: string): number {
+  // FNV-1a: enough to spread zone codes over 32 bits.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+function mix(hash: number, value: number): number {
+  // murmur3's finaliser applied after folding in each input.
+  let h = (hash ^ value) | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/** A uniform number in [0, 1) determined by four integers (values beyond 32 bits wrap). */
+export function unitNoise(a: number, b: number, c: number, d: number): number {
+  return (mix(mix(mix(mix(0x9e3779b9, a), b), c), d) >>> 0) / 4294967296;
+}
+
+/**
+ * Value noise in [0, 1) that varies smoothly with `x`: random knots at every integer, eased
+ * between. Scale `x` to choose how fast it moves (x in days: a new weather situation per day).
+ */
+export function smoothNoise(a: number, b: number, c: number, x: number): number {
+  const knot = Math.floor(x);
+  const ease = (1 - Math.cos(Math.PI * (x - knot))) / 2;
+  return unitNoise(a, b, c, knot) * (1 - ease) + unitNoise(a, b, c, knot + 1) * ease;
+}
+
+/** 32 lowercase hex digits, like the mRID of a real ENTSO-E document. */
+export function noiseHex(a: number, b: number, c: number): string {
+  let hex = '';
+  for (let part = 0; part < 4; part++) {
+    hex += Math.floor(unitNoise(a, b, c, part) * 4294967296)
+      .toString(16)
+      .padStart(8, '0');
+  }
+  return hex;
+}
