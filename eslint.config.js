@@ -12,6 +12,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       // noUncheckedIndexedAccess is on, so `!` after a checked index is the honest spelling.
       '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       'no-restricted-properties': [
         'error',
         { object: 'it', property: 'only', message: 'no focused tests' },

@@ -519,6 +519,39 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
     });
   });
 
+  describe('fast path and framework path', () => {
+    // An unknown parameter is ignored by the contract but sends the request through Fastify
+    // instead of the fast path: both must answer the same bytes and headers.
+    it.each([
+      '/v1/intensity/latest',
+      '/v1/intensity/latest?zone=gb',
+      '/v1/intensity?zone=DE',
+      `/v1/intensity?zone=FR&from=${iso(FR_FIRST)}&to=${iso(HOUR_NOW)}`,
+      '/v1/intensity?zone=IE&from=2026-11-01T00:00Z',
+    ])('%s', async (path) => {
+      for (const headers of [{}, { 'accept-encoding': 'br' }, { 'accept-encoding': 'gzip' }]) {
+        const direct = await rawGet(server.url, path, headers);
+        const framework = await rawGet(
+          server.url,
+          `${path}${path.includes('?') ? '&' : '?'}x=1`,
+          headers,
+        );
+        expect(framework.status).toBe(direct.status);
+        expect(framework.raw.equals(direct.raw)).toBe(true);
+        const comparable = (all: Record<string, string | undefined>) => {
+          const {
+            date: _date,
+            'ratelimit-remaining': _remaining,
+            'ratelimit-reset': _reset,
+            ...rest
+          } = all;
+          return rest;
+        };
+        expect(comparable(framework.headers)).toEqual(comparable(direct.headers));
+      }
+    });
+  });
+
   describe('compression', () => {
     it.each([
       ['br', brotliDecompressSync],

@@ -11,6 +11,21 @@ export function floorToHour(epochSeconds: number): number {
   return Math.floor(epochSeconds / HOUR) * HOUR;
 }
 
+/**
+ * The window a history request uses, in epoch seconds: `to` defaults to now, `from` to 24 hours
+ * before `to`. Every stored ts is a whole second, so rounding both bounds up to whole seconds
+ * keeps `from <= ts < to` exactly as asked.
+ */
+export function resolveWindow(
+  fromMs: number | undefined,
+  toMs: number | undefined,
+  nowMs: number,
+): { from: number; to: number } {
+  const to = Math.ceil((toMs ?? nowMs) / 1000);
+  const from = fromMs === undefined ? to - 24 * HOUR : Math.ceil(fromMs / 1000);
+  return { from, to };
+}
+
 // ISO 8601 / RFC 3339 forms accepted in `from`/`to` (decisions.md, "Timestamps accepted").
 const ACCEPTED =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:\d{2})?)?$/;

@@ -1,19 +1,23 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
 import cors from '@fastify/cors';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import { Redis } from 'ioredis';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerOptions,
-} from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
 import type { Store } from '../storage/store.js';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.js';
+import { DataResponder } from './data-responder.js';
+import { createFastPath } from './fast-path.js';
+import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE, matchesIfNoneMatch } from './headers.js';
+import {
+  clientAddress as createClientAddress,
+  LocalRateLimiter,
+  type RateLimiter,
+  RedisRateLimiter,
+} from './rate-limiter.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
 
@@ -27,14 +31,6 @@ export interface AppDeps {
   readonly cache?: ReadingCache;
 }
 
-/** What a route declares about itself in its `config`. */
-export interface RouteConfig {
-  /** Cache-Control of its successful responses. */
-  readonly cacheControl: string;
-  /** Whether it answers with an ETag and honours If-None-Match. */
-  readonly etag: boolean;
-}
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     cacheControl?: string;
@@ -44,9 +40,21 @@ declare module 'fastify' {
 
 /** The one composition root of the HTTP layer, used by the server, the CLI and the tests. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config } = deps;
+  const { config, store } = deps;
   const clock = deps.clock ?? Date.now;
+  const log = deps.logger;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
+  const limiter: RateLimiter = redis
+    ? new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`)
+    : new LocalRateLimiter(config.rateLimitPerMinute);
+  const clientAddress = createClientAddress(config.trustProxy);
+  const responder = new DataResponder(store, deps.cache);
+  const fastPath = createFastPath({ responder, limiter, clientAddress, clock });
   const options: FastifyServerOptions = {
+    serverFactory: (handler) =>
+      createServer((request, response) => {
+        if (!fastPath(request, response)) handler(request, response);
+      }),
     // Per-request lines would drown the logs at info level; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
@@ -84,37 +92,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     strictPreflight: false,
     optionsSuccessStatus: 204,
     maxAge: 86400,
-    exposedHeaders: [
-      'ETag',
-      'Retry-After',
-      'RateLimit-Limit',
-      'RateLimit-Remaining',
-      'RateLimit-Reset',
-    ],
+    exposedHeaders: CORS_HEADERS['access-control-expose-headers'],
   });
 
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, app.log) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => undefined)));
-  await app.register(rateLimit, {
-    // With Redis, every instance counts in the same keys; if Redis fails, requests pass
-    // (the limit is loose by contract) rather than fail.
-    ...(redis && { redis, nameSpace: `${config.redisPrefix}ratelimit:`, skipOnError: true }),
-    global: false,
-    max: config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) => ({
-      statusCode: 429,
-      error: 'rate limit exceeded',
-      hint: `at most ${context.max} requests per minute per IP; wait the seconds in retry-after`,
-    }),
-  });
 
   // Error replies set `cache-control: no-store` in the error handlers; everything else gets the
   // route's caching headers (a 503 from /v1/status is a Status body, cached like a 200).
   app.addHook('onSend', async (request, reply, payload) => {
     const { cacheControl, etag } = request.routeOptions.config;
-    reply.header('content-type', 'application/json; charset=utf-8');
+    reply.header('content-type', JSON_TYPE);
     if (reply.hasHeader('cache-control')) return payload;
     if (cacheControl) reply.header('cache-control', cacheControl);
     if (etag) {
@@ -134,17 +121,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
 
-  registerRoutes(app, { ...deps, clock });
+  registerRoutes(app, { config, store, clock, responder, limiter, clientAddress });
   app.get(
     '/v1/openapi.json',
-    { schema: { hide: true }, config: { cacheControl: 'public, max-age=3600', etag: true } },
+    { schema: { hide: true }, config: { cacheControl: CACHE_CONTROL.openapi, etag: true } },
     async () => app.swagger(),
   );
   await app.ready();
   return app;
 }
 
-async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
+async function connectRedis(url: string, log: Logger | undefined): Promise<Redis> {
   const redis = new Redis(url, {
     // A request never waits long on Redis: fail fast, count loosely, keep reconnecting.
     connectTimeout: 1000,
@@ -154,11 +141,11 @@ async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis>
   });
   let healthy = true;
   redis.on('error', (error: Error) => {
-    if (healthy) log.warn({ err: error.message }, 'redis unavailable: rate limits count loosely');
+    if (healthy) log?.warn({ err: error.message }, 'redis unavailable: rate limits count loosely');
     healthy = false;
   });
   redis.on('ready', () => {
-    if (!healthy) log.info('redis reachable again');
+    if (!healthy) log?.info('redis reachable again');
     healthy = true;
   });
   // Start counting from the first request when Redis is there; never hold start-up for long.
@@ -170,11 +157,4 @@ async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis>
     });
   });
   return redis;
-}
-
-/** RFC 9110 weak comparison of If-None-Match against our (strong) tag. */
-function matchesIfNoneMatch(header: string | undefined, tag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag);
 }

@@ -41,10 +41,6 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return reply.code(400).send(body(`invalid param: ${param}`, PARAM_HINTS[param]));
   }
   const status = error.statusCode ?? 500;
-  if (status === 429) {
-    const limited = error as FastifyError & { hint?: string };
-    return reply.code(429).send(body('rate limit exceeded', limited.hint));
-  }
   if (status >= 400 && status < 500) {
     const message = (STATUS_CODES[status] ?? 'bad request').toLowerCase();
     return reply.code(status).send(body(message, 'see /v1 for the endpoints and their parameters'));

@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assessFreshness } from '../core/freshness.js';
 import type { ZoneReading } from '../core/reading.js';
-import { ACCEPTED_EXAMPLE, formatTs, HOUR, parseInstant } from '../core/time.js';
+import { ACCEPTED_EXAMPLE, formatTs, parseInstant, resolveWindow } from '../core/time.js';
 import { findZone, ZONES } from '../core/zones.js';
 import { ApiError } from '../errors.js';
-import { EncodedBody, ResponseCache } from '../serving/response-cache.js';
-import { ZoneSeries } from '../serving/zone-series.js';
-import type { AppDeps } from './app.js';
-import { encodeHistory, encodeLatest } from './encode.js';
+import type { EncodedBody } from '../serving/response-cache.js';
+import type { Store } from '../storage/store.js';
+import type { Config } from '../config.js';
+import { type DataResponder, representationFor, unknownZone } from './data-responder.js';
+import { CACHE_CONTROL, RATE_LIMITED, rateLimitHeaders } from './headers.js';
+import type { RateLimiter } from './rate-limiter.js';
 import {
   errorResponses,
   HistoryQuery,
@@ -17,7 +19,15 @@ import {
   type ZonesResponse,
 } from './schemas.js';
 
-export const MAX_POINTS = 5000;
+export interface RouteDeps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly clock: () => number;
+  readonly responder: DataResponder;
+  readonly limiter: RateLimiter;
+  readonly clientAddress: (request: FastifyRequest['raw']) => string;
+}
+
 const UNIT = 'gCO2eq/kWh';
 const ref = (id: string) => ({ $ref: `${id}#` });
 
@@ -29,69 +39,6 @@ const ZONES_BODY: ZonesResponse = {
     resolution_min: zone.resolutionMin,
   })),
 };
-const ZONE_ORDER = new Map(ZONES.map((zone, index) => [zone.code, index]));
-const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
-const EMPTY_SERIES = new ZoneSeries();
-
-const inZoneOrder = (readings: ZoneReading[]): ZoneReading[] =>
-  readings
-    .filter((reading) => ZONE_ORDER.has(reading.zone))
-    .sort((a, b) => ZONE_ORDER.get(a.zone)! - ZONE_ORDER.get(b.zone)!);
-
-/** The points of `series` with from <= ts < to, as an index range. */
-const windowOf = (series: ZoneSeries, from: number, to: number) => ({
-  series,
-  start: series.lowerBound(from),
-  end: series.lowerBound(to),
-});
-
-/**
- * Sends an encoded body, compressed when the client accepts it. The ETag names the exact
- * representation, so the onSend hook can answer If-None-Match without hashing again.
- */
-function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody): Buffer {
-  const encoding =
-    encoded.body.length >= MIN_COMPRESS_BYTES ? preferredEncoding(request) : undefined;
-  if (encoded.body.length >= MIN_COMPRESS_BYTES) reply.header('vary', 'accept-encoding');
-  if (encoding === undefined) {
-    reply.header('etag', encoded.etag);
-    return encoded.body;
-  }
-  reply.header('content-encoding', encoding);
-  reply.header('etag', `${encoded.etag.slice(0, -1)}-${encoding}"`);
-  return encoding === 'br' ? encoded.br() : encoded.gzip();
-}
-
-const MIN_COMPRESS_BYTES = 1024;
-
-function preferredEncoding(request: FastifyRequest): 'br' | 'gzip' | undefined {
-  const header = request.headers['accept-encoding'];
-  if (!header) return undefined;
-  const accepted = new Set(
-    header
-      .split(',')
-      .map((part) => part.trim().toLowerCase())
-      .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
-      .map((part) => part.split(';')[0]!.trim()),
-  );
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip')) return 'gzip';
-  return undefined;
-}
-
-/** Store failures become 503 with retry-after: the client retries, nothing is lost. */
-async function fromStore<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch {
-    throw storeUnavailable();
-  }
-}
-
-const storeUnavailable = () =>
-  new ApiError(503, 'data store unavailable', 'retry after the seconds in retry-after', {
-    'retry-after': '5',
-  });
 
 function indexBody(demo: boolean): IndexResponse {
   return {
@@ -126,32 +73,35 @@ function indexBody(demo: boolean): IndexResponse {
   };
 }
 
-export function registerRoutes(
-  app: FastifyInstance,
-  deps: AppDeps & { clock: () => number },
-): void {
-  const { store, clock, config } = deps;
-  // One limiter for all limited routes: the 60/min budget is per IP across them, not per route.
-  const limit = app.rateLimit();
+/** Sends an encoded body in the representation the client accepts, with its own ETag. */
+function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody): Buffer {
+  const representation = representationFor(encoded, request.headers['accept-encoding']);
+  reply.header('etag', representation.etag);
+  if (representation.varies) reply.header('vary', 'accept-encoding');
+  if (representation.encoding) reply.header('content-encoding', representation.encoding);
+  return representation.body;
+}
+
+export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const { store, clock, config, responder, limiter, clientAddress } = deps;
   const index = indexBody(config.demo);
-  const { cache } = deps;
-  const responses = new ResponseCache(RESPONSE_CACHE_BYTES);
-  cache?.onChange(() => responses.clear());
-  /** Bodies built from the in-memory cache are kept until the data changes; others are not. */
-  /** Whether to serve from memory; a cache that lost its store answers 503 like the store. */
-  const fromCache = (): boolean => {
-    if (!cache?.ready) return false;
-    if (!cache.storeReachable) throw storeUnavailable();
-    return true;
+
+  // One count per client across all limited routes (and the fast path): 60/min per IP in all.
+  const limit = async (request: FastifyRequest, reply: FastifyReply) => {
+    const state = await limiter.hit(clientAddress(request.raw));
+    reply.headers(rateLimitHeaders(state));
+    if (!state.allowed) {
+      throw new ApiError(429, RATE_LIMITED.error, RATE_LIMITED.hint(state.limit), {
+        'retry-after': String(state.resetSeconds),
+      });
+    }
   };
-  const build = (key: string, encode: () => string): EncodedBody =>
-    cache?.ready ? responses.getOrBuild(key, encode) : new EncodedBody(Buffer.from(encode()));
 
   app.get(
     '/v1',
     {
       schema: { summary: 'Index', response: { 200: ref('IndexResponse') } },
-      config: { cacheControl: 'public, max-age=3600', etag: true },
+      config: { cacheControl: CACHE_CONTROL.index, etag: true },
     },
     async () => index,
   );
@@ -160,7 +110,7 @@ export function registerRoutes(
     '/v1/health',
     {
       schema: { summary: 'Liveness; never touches the store', response: { 200: ref('Liveness') } },
-      config: { cacheControl: 'no-store' },
+      config: { cacheControl: CACHE_CONTROL.health },
     },
     async () => ({ ok: true, ts: formatTs(Math.floor(clock() / 1000)) }),
   );
@@ -179,7 +129,7 @@ export function registerRoutes(
           ...errorResponses(429),
         },
       },
-      config: { cacheControl: 'max-age=120', etag: true },
+      config: { cacheControl: CACHE_CONTROL.status, etag: true },
       onRequest: limit,
     },
     async (_request, reply): Promise<StatusResponse> => {
@@ -224,7 +174,7 @@ export function registerRoutes(
         summary: 'The 45 zones',
         response: { 200: ref('ZonesResponse'), ...errorResponses(429) },
       },
-      config: { cacheControl: 'max-age=3600', etag: true },
+      config: { cacheControl: CACHE_CONTROL.zones, etag: true },
       onRequest: limit,
     },
     async () => ZONES_BODY,
@@ -238,24 +188,13 @@ export function registerRoutes(
         querystring: LatestQuery,
         response: { 200: ref('LatestResponse'), ...errorResponses(400, 404, 429, 503) },
       },
-      config: { cacheControl: 'public, max-age=300', etag: true },
+      config: { cacheControl: CACHE_CONTROL.latest, etag: true },
       onRequest: limit,
     },
     async (request, reply) => {
-      const given = (request.query as LatestQuery).zone;
-      const zone = given === undefined ? undefined : requireZone(given.trim());
-      const key = zone ? `latest:${zone}` : 'latest';
-      const cached = fromCache();
-      let encoded = cached ? responses.get(key) : undefined;
-      if (!encoded) {
-        const latest = cached
-          ? cache!.latest()
-          : inZoneOrder(await fromStore(() => store.latestPerZone()));
-        const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
-        if (zone && selected.length === 0) throw unknownZone(given!.trim());
-        encoded = build(key, () => encodeLatest(selected));
-      }
-      return sendEncoded(request, reply, encoded);
+      const given = (request.query as LatestQuery).zone?.trim();
+      const zone = given === undefined ? undefined : requireZone(given);
+      return sendEncoded(request, reply, await responder.latest(zone, given));
     },
   );
 
@@ -267,7 +206,7 @@ export function registerRoutes(
         querystring: HistoryQuery,
         response: { 200: ref('HistoryResponse'), ...errorResponses(400, 404, 429, 503) },
       },
-      config: { cacheControl: 'max-age=600', etag: true },
+      config: { cacheControl: CACHE_CONTROL.intensity, etag: true },
       onRequest: limit,
     },
     async (request, reply) => {
@@ -277,9 +216,7 @@ export function registerRoutes(
       const fromMs = query.from === undefined ? undefined : instant(query.from, 'from');
       const toMs = query.to === undefined ? undefined : instant(query.to, 'to');
       const zone = requireZone(given);
-      // Every stored ts is a whole second, so rounding both bounds up keeps from <= ts < to exact.
-      const to = Math.ceil((toMs ?? clock()) / 1000);
-      const from = fromMs === undefined ? to - 24 * HOUR : Math.ceil(fromMs / 1000);
+      const { from, to } = resolveWindow(fromMs, toMs, clock());
       if (from >= to) {
         throw new ApiError(
           400,
@@ -287,32 +224,7 @@ export function registerRoutes(
           'give from earlier than to',
         );
       }
-      const { series, start, end } = fromCache()
-        ? windowOf(cache!.zone(zone) ?? EMPTY_SERIES, from, to)
-        : windowOf(
-            new ZoneSeries(
-              await fromStore(() => store.readingsInWindow(zone, from, to, MAX_POINTS + 1)),
-            ),
-            from,
-            to,
-          );
-      const truncated = end - start > MAX_POINTS;
-      const note = truncated
-        ? `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with ` +
-          `from=${formatTs(series.ts(start + MAX_POINTS))}`
-        : undefined;
-      const encoded = build(`history:${zone}:${from}:${to}`, () =>
-        encodeHistory({
-          zone,
-          from,
-          to,
-          series,
-          start,
-          end: truncated ? start + MAX_POINTS : end,
-          ...(note !== undefined && { note }),
-        }),
-      );
-      return sendEncoded(request, reply, encoded);
+      return sendEncoded(request, reply, await responder.history(zone, from, to));
     },
   );
 }
@@ -321,10 +233,6 @@ function requireZone(given: string): string {
   const zone = findZone(given);
   if (!zone) throw unknownZone(given);
   return zone.code;
-}
-
-function unknownZone(given: string): ApiError {
-  return new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes');
 }
 
 function instant(text: string, param: 'from' | 'to'): number {

@@ -1,0 +1,162 @@
+import type { ZoneReading } from '../core/reading.js';
+import { formatTs } from '../core/time.js';
+import { ZONES } from '../core/zones.js';
+import { ApiError } from '../errors.js';
+import type { ReadingCache } from '../serving/reading-cache.js';
+import { EncodedBody, ResponseCache } from '../serving/response-cache.js';
+import { ZoneSeries } from '../serving/zone-series.js';
+import type { Store } from '../storage/store.js';
+import { encodeHistory, encodeLatest } from './encode.js';
+
+export const MAX_POINTS = 5000;
+const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
+const MIN_COMPRESS_BYTES = 1024;
+const EMPTY_SERIES = new ZoneSeries();
+const ZONE_ORDER = new Map(ZONES.map((zone, index) => [zone.code, index]));
+
+/** One representation of a body, ready to send: the bytes, its own ETag and its encoding. */
+export interface Representation {
+  readonly body: Buffer;
+  readonly etag: string;
+  readonly encoding: 'br' | 'gzip' | undefined;
+  /** Whether the body could have been compressed, so caches must vary on Accept-Encoding. */
+  readonly varies: boolean;
+}
+
+/**
+ * Builds the bodies of the two data endpoints, from the in-memory reading cache when it is loaded
+ * (kept encoded until the data changes) or from the store. Used by the Fastify routes and by the
+ * fast path alike, so both send the same bytes.
+ */
+export class DataResponder {
+  private readonly responses = new ResponseCache(RESPONSE_CACHE_BYTES);
+
+  constructor(
+    private readonly store: Store,
+    private readonly cache: ReadingCache | undefined,
+  ) {
+    cache?.onChange(() => this.responses.clear());
+  }
+
+  /** Whether memory can answer now (loaded, and its store reachable). */
+  get cached(): boolean {
+    return this.cache !== undefined && this.cache.ready && this.cache.storeReachable;
+  }
+
+  /** From memory only: undefined when memory cannot answer, or the zone has no reading. */
+  cachedLatest(zone: string | undefined): EncodedBody | undefined {
+    if (!this.cached) return undefined;
+    const key = zone ? `latest:${zone}` : 'latest';
+    const known = this.responses.get(key);
+    if (known) return known;
+    const latest = this.cache!.latest();
+    const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
+    if (zone && selected.length === 0) return undefined;
+    return this.responses.getOrBuild(key, () => encodeLatest(selected));
+  }
+
+  /** From memory only: undefined when memory cannot answer. */
+  cachedHistory(zone: string, from: number, to: number): EncodedBody | undefined {
+    if (!this.cached) return undefined;
+    return this.responses.getOrBuild(`history:${zone}:${from}:${to}`, () =>
+      encodeWindow(zone, from, to, this.cache!.zone(zone) ?? EMPTY_SERIES),
+    );
+  }
+
+  /** The latest body; 404 for a zone without reading, 503 when the store is unreachable. */
+  async latest(zone: string | undefined, given: string | undefined): Promise<EncodedBody> {
+    this.refuseWhenStoreLost();
+    if (this.cached) {
+      const fromMemory = this.cachedLatest(zone);
+      if (!fromMemory) throw unknownZone(given ?? zone!);
+      return fromMemory;
+    }
+    const latest = inZoneOrder(await fromStore(() => this.store.latestPerZone()));
+    const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
+    if (zone && selected.length === 0) throw unknownZone(given ?? zone);
+    return new EncodedBody(Buffer.from(encodeLatest(selected)));
+  }
+
+  async history(zone: string, from: number, to: number): Promise<EncodedBody> {
+    this.refuseWhenStoreLost();
+    const fromMemory = this.cachedHistory(zone, from, to);
+    if (fromMemory) return fromMemory;
+    const rows = await fromStore(() => this.store.readingsInWindow(zone, from, to, MAX_POINTS + 1));
+    return new EncodedBody(Buffer.from(encodeWindow(zone, from, to, new ZoneSeries(rows))));
+  }
+
+  /** A loaded cache whose store is gone answers 503, as the store would, not stale data. */
+  private refuseWhenStoreLost(): void {
+    if (this.cache?.ready && !this.cache.storeReachable) throw storeUnavailable();
+  }
+}
+
+/** The window `from <= ts < to` of a series as a history body, truncated at MAX_POINTS. */
+function encodeWindow(zone: string, from: number, to: number, series: ZoneSeries): string {
+  const start = series.lowerBound(from);
+  const end = series.lowerBound(to);
+  if (end - start <= MAX_POINTS) return encodeHistory({ zone, from, to, series, start, end });
+  const next = formatTs(series.ts(start + MAX_POINTS));
+  return encodeHistory({
+    zone,
+    from,
+    to,
+    series,
+    start,
+    end: start + MAX_POINTS,
+    note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${next}`,
+  });
+}
+
+/** Picks the representation for a client's Accept-Encoding: br, then gzip, else identity. */
+export function representationFor(
+  encoded: EncodedBody,
+  acceptEncoding: string | undefined,
+): Representation {
+  const varies = encoded.body.length >= MIN_COMPRESS_BYTES;
+  const encoding = varies ? preferredEncoding(acceptEncoding) : undefined;
+  if (encoding === undefined) return { body: encoded.body, etag: encoded.etag, encoding, varies };
+  return {
+    body: encoding === 'br' ? encoded.br() : encoded.gzip(),
+    etag: `${encoded.etag.slice(0, -1)}-${encoding}"`,
+    encoding,
+    varies,
+  };
+}
+
+function preferredEncoding(header: string | undefined): 'br' | 'gzip' | undefined {
+  if (!header) return undefined;
+  const accepted = new Set(
+    header
+      .split(',')
+      .map((part) => part.trim().toLowerCase())
+      .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
+      .map((part) => part.split(';')[0]!.trim()),
+  );
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip')) return 'gzip';
+  return undefined;
+}
+
+const inZoneOrder = (readings: ZoneReading[]): ZoneReading[] =>
+  readings
+    .filter((reading) => ZONE_ORDER.has(reading.zone))
+    .sort((a, b) => ZONE_ORDER.get(a.zone)! - ZONE_ORDER.get(b.zone)!);
+
+/** Store failures become 503 with retry-after: the client retries, nothing is lost. */
+export async function fromStore<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch {
+    throw storeUnavailable();
+  }
+}
+
+export const storeUnavailable = () =>
+  new ApiError(503, 'data store unavailable', 'retry after the seconds in retry-after', {
+    'retry-after': '5',
+  });
+
+export function unknownZone(given: string): ApiError {
+  return new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes');
+}

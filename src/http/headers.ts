@@ -1,0 +1,47 @@
+import type { LimitState } from './rate-limiter.js';
+
+/**
+ * Headers that the Fastify routes and the fast path must send identically. Kept in one place so
+ * the two cannot drift; the black-box suite compares the two paths byte for byte.
+ */
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Open CORS (api-spec §5): scripts in any origin may read the bodies and these headers. */
+export const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers':
+    'ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset',
+} as const;
+
+export const CACHE_CONTROL = {
+  index: 'public, max-age=3600',
+  health: 'no-store',
+  status: 'max-age=120',
+  zones: 'max-age=3600',
+  latest: 'public, max-age=300',
+  intensity: 'max-age=600',
+  openapi: 'public, max-age=3600',
+  error: 'no-store',
+} as const;
+
+export function rateLimitHeaders(state: LimitState): Record<string, string> {
+  return {
+    'ratelimit-limit': String(state.limit),
+    'ratelimit-remaining': String(state.remaining),
+    'ratelimit-reset': String(state.resetSeconds),
+  };
+}
+
+export const RATE_LIMITED = {
+  error: 'rate limit exceeded',
+  hint: (limit: number) =>
+    `at most ${limit} requests per minute per IP; wait the seconds in retry-after`,
+};
+
+/** RFC 9110 weak comparison of If-None-Match against a tag. */
+export function matchesIfNoneMatch(header: string | undefined, tag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag);
+}

@@ -1,0 +1,110 @@
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
+import type { Redis } from 'ioredis';
+
+/** What one request learns from the limiter; it becomes the RateLimit-* headers. */
+export interface LimitState {
+  readonly limit: number;
+  readonly remaining: number;
+  /** Seconds until the window resets, at least 1. */
+  readonly resetSeconds: number;
+  readonly allowed: boolean;
+}
+
+export interface RateLimiter {
+  /** Counts one request of `key` and says whether it may pass. Never rejects. */
+  hit(key: string): LimitState | Promise<LimitState>;
+}
+
+const WINDOW_MS = 60_000;
+/** Keys whose window has ended are swept once this many are held. */
+const SWEEP_AT = 10_000;
+
+function stateOf(limit: number, count: number, resetMs: number): LimitState {
+  return {
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
+    allowed: count <= limit,
+  };
+}
+
+/**
+ * Counts in this process: a one-minute window per client that starts with its first request.
+ * Loose by design (decisions.md allows it): a client can get up to twice the limit across a
+ * window boundary.
+ */
+export class LocalRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { endsAt: number; count: number }>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  hit(key: string): LimitState {
+    const now = this.now();
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) {
+      if (this.windows.size >= SWEEP_AT) this.sweep(now);
+      window = { endsAt: now + WINDOW_MS, count: 0 };
+      this.windows.set(key, window);
+    }
+    window.count++;
+    return stateOf(this.limit, window.count, window.endsAt - now);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+  }
+}
+
+// INCR and, on the first hit of a window, its expiry, in one round trip (atomic on the server).
+const HIT_SCRIPT = `
+  local count = redis.call('INCR', KEYS[1])
+  if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+  return {count, redis.call('PTTL', KEYS[1])}`;
+
+/**
+ * Counts in Redis, so that every instance of a deployment shares one count per client. If Redis
+ * does not answer, the request is counted locally instead: the limit stays loose rather than the
+ * API failing.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly fallback: LocalRateLimiter;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly limit: number,
+    private readonly prefix: string,
+  ) {
+    this.fallback = new LocalRateLimiter(limit);
+  }
+
+  async hit(key: string): Promise<LimitState> {
+    try {
+      const [count, ttl] = (await this.redis.eval(
+        HIT_SCRIPT,
+        1,
+        `${this.prefix}${key}`,
+        WINDOW_MS,
+      )) as [number, number];
+      return stateOf(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
+    } catch {
+      return this.fallback.hit(key);
+    }
+  }
+}
+
+/**
+ * The client address a limit counts against: the socket's peer, or, behind proxies the operator
+ * trusts (TRUST_PROXY), the nearest address in X-Forwarded-For that is not a trusted proxy.
+ * IPv4-mapped IPv6 addresses count as their IPv4 address.
+ */
+export function clientAddress(trustProxy: readonly string[]): (request: IncomingMessage) => string {
+  const trust = trustProxy.length > 0 ? proxyAddr.compile([...trustProxy]) : undefined;
+  return (request) => {
+    const address = trust ? proxyAddr(request, trust) : (request.socket.remoteAddress ?? 'unknown');
+    return address.startsWith('::ffff:') ? address.slice(7) : address;
+  };
+}
