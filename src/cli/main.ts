@@ -1,4 +1,7 @@
 import { Command } from 'commander';
+import { registerBackfill } from './commands/backfill.js';
+import { registerIngest } from './commands/ingest.js';
+import { registerRecompute } from './commands/recompute.js';
 import { registerServe } from './commands/serve.js';
 
 const program = new Command()
@@ -8,5 +11,8 @@ const program = new Command()
 
 // One line per command; each command lives in ./commands/<name>.ts.
 registerServe(program);
+registerIngest(program);
+registerBackfill(program);
+registerRecompute(program);
 
 await program.parseAsync(process.argv);

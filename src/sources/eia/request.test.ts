@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { eiaFuelTypeUrl, eiaHour } from './request.js';
+
+const at = (iso: string) => Date.parse(iso) / 1000;
+
+describe('eiaFuelTypeUrl', () => {
+  it('turns hour starts [a, b) into the inclusive hour-ending labels a+1h … b (README §2.3)', () => {
+    const url = eiaFuelTypeUrl({
+      baseUrl: 'https://api.eia.gov/v2',
+      apiKey: 'k&y',
+      respondents: ['US48', 'PJM'],
+      window: { fromTs: at('2025-04-20T00:00Z'), toTs: at('2025-04-21T00:00Z') },
+      offset: 5000,
+    });
+    expect(url).toBe(
+      'https://api.eia.gov/v2/electricity/rto/fuel-type-data/data/?api_key=k%26y' +
+        '&frequency=hourly&data[0]=value&facets[respondent][]=US48&facets[respondent][]=PJM' +
+        '&start=2025-04-20T01&end=2025-04-21T00&sort[0][column]=period&sort[0][direction]=asc' +
+        '&offset=5000&length=5000',
+    );
+    // What a server reads back from it.
+    const query = new URL(url).searchParams;
+    expect(query.getAll('facets[respondent][]')).toEqual(['US48', 'PJM']);
+    expect(query.get('api_key')).toBe('k&y');
+  });
+
+  it('asks a single hour as start = end', () => {
+    const url = eiaFuelTypeUrl({
+      baseUrl: 'http://h/v2',
+      apiKey: 'k',
+      respondents: ['CISO'],
+      window: { fromTs: at('2025-04-20T23:00Z'), toTs: at('2025-04-21T00:00Z') },
+      offset: 0,
+    });
+    expect(url).toContain('&start=2025-04-21T00&end=2025-04-21T00&');
+  });
+});
+
+describe('eiaHour', () => {
+  it('formats YYYY-MM-DDTHH and refuses parts of hours', () => {
+    expect(eiaHour(at('2025-04-21T03:00Z'))).toBe('2025-04-21T03');
+    expect(() => eiaHour(at('2025-04-21T03:30Z'))).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,45 @@
+import type { TimeWindow } from '../http.js';
+
+/**
+ * EIA API v2 fuel-type-data requests (upstreams README §2.1, §2.3): `start` and `end` are both
+ * inclusive and, with `frequency=hourly`, label the END of each UTC hour.
+ */
+
+/** Rows per JSON page: the most EIA returns. */
+export const EIA_PAGE_ROWS = 5000;
+
+export interface EiaPageRequest {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly respondents: readonly string[];
+  /** Hour starts `[fromTs, toTs)`. */
+  readonly window: TimeWindow;
+  readonly offset: number;
+}
+
+export function eiaFuelTypeUrl(request: EiaPageRequest): string {
+  const { fromTs, toTs } = request.window;
+  // Hour-starts [a, b) are the hour-ending labels a+1h ... b.
+  const params: [string, string][] = [
+    ['api_key', request.apiKey],
+    ['frequency', 'hourly'],
+    ['data[0]', 'value'],
+    ...request.respondents.map((code): [string, string] => ['facets[respondent][]', code]),
+    ['start', eiaHour(fromTs + 3600)],
+    ['end', eiaHour(toTs)],
+    // Paging is only stable with an explicit sort (README §2.1).
+    ['sort[0][column]', 'period'],
+    ['sort[0][direction]', 'asc'],
+    ['offset', String(request.offset)],
+    ['length', String(EIA_PAGE_ROWS)],
+  ];
+  // Brackets stay literal, as in EIA's own examples; values are encoded.
+  const query = params.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+  return `${request.baseUrl}/electricity/rto/fuel-type-data/data/?${query}`;
+}
+
+/** `YYYY-MM-DDTHH` in UTC. */
+export function eiaHour(epochSeconds: number): string {
+  if (epochSeconds % 3600 !== 0) throw new RangeError('EIA hourly periods are whole UTC hours');
+  return new Date(epochSeconds * 1000).toISOString().slice(0, 13);
+}

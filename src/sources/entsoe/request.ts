@@ -1,0 +1,38 @@
+import type { TimeWindow } from '../http.js';
+
+/**
+ * ENTSO-E A75 requests (upstreams README §1.1): one zone per request, whole UTC hours, at most
+ * one year per request.
+ */
+
+/** A75 accepts at most one year per request; 365 days stays inside it in leap years too. */
+export const ENTSOE_MAX_WINDOW_SECONDS = 365 * 24 * 3600;
+
+/**
+ * Half of the guide's 400 requests per minute (per IP and per token; above it, a 10-minute ban):
+ * an hourly pass of 33 zones goes out at once, a long backfill is held to this pace.
+ */
+export const ENTSOE_RATE_LIMIT = { requests: 200, perMs: 60_000 } as const;
+
+export function entsoeA75Url(
+  baseUrl: string,
+  token: string,
+  eic: string,
+  window: TimeWindow,
+): string {
+  const query = new URLSearchParams({
+    securityToken: token,
+    documentType: 'A75',
+    processType: 'A16',
+    in_Domain: eic,
+    periodStart: entsoePeriod(window.fromTs),
+    periodEnd: entsoePeriod(window.toTs),
+  });
+  return `${baseUrl}?${query}`;
+}
+
+/** `YYYYMMDDHH00` in UTC; minutes are always 00 because only whole hours are sent. */
+export function entsoePeriod(epochSeconds: number): string {
+  if (epochSeconds % 3600 !== 0) throw new RangeError('ENTSO-E periods are whole UTC hours');
+  return new Date(epochSeconds * 1000).toISOString().replace(/[-T:]/g, '').slice(0, 10) + '00';
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  startReplayUpstreams,
+  type ReplayFault,
+  type ReplayUpstreams,
+} from '../../../test/support/replay-upstreams.js';
+import { findZone, type Zone } from '../../core/zones.js';
+import { createUpstreamHttp, UpstreamError } from '../http.js';
+import { fetchNesoZone, type NesoClient } from './index.js';
+
+const H = 3600;
+const ANCHOR = Date.UTC(2026, 10, 20, 12) / 1000;
+const GB = findZone('GB') as Zone;
+
+let replay: ReplayUpstreams;
+let fault: ReplayFault | undefined;
+let client: NesoClient;
+
+beforeAll(async () => {
+  replay = await startReplayUpstreams({
+    anchorTs: ANCHOR,
+    entsoeToken: 'unused',
+    eiaApiKey: 'unused',
+    fault: () => fault,
+  });
+  client = {
+    http: createUpstreamHttp({ source: 'uk-operator', retries: 1, backoffMs: 1 }),
+    baseUrl: replay.nesoBaseUrl,
+  };
+});
+afterAll(() => replay.close());
+beforeEach(() => {
+  fault = undefined;
+  replay.requests.length = 0;
+});
+
+describe('fetchNesoZone', () => {
+  it('keeps settled half-hours of the window and one forecast for the half-hour in progress', async () => {
+    const now = ANCHOR + 40 * 60;
+    const window = { fromTs: ANCHOR - 12 * H, toTs: ANCHOR + H };
+    const result = await fetchNesoZone(client, GB, window, now);
+    const actual = result.readings.filter((r) => r.method === 'upstream:uk-operator:actual');
+    const forecast = result.readings.filter((r) => r.method === 'upstream:uk-operator:forecast');
+    // The replay also sends the half hour before `from`, as NESO may: it is not the window's.
+    expect(replay.requests[0]?.url.pathname).toBe('/intensity/2026-11-20T00:00Z/2026-11-20T13:00Z');
+    expect(actual.map((r) => r.ts)).toEqual(
+      Array.from({ length: 24 }, (_, index) => ANCHOR - 12 * H + index * 1800),
+    );
+    const recorded = replay.payloads.nesoEntries.find(
+      (entry) => Date.parse(entry.from) / 1000 === ANCHOR - 12 * H,
+    );
+    expect(actual[0]?.value).toBe(recorded?.intensity.actual);
+    expect(forecast.map((r) => r.ts)).toEqual([ANCHOR + 1800]);
+  });
+
+  it('asks long windows in 14-day requests', async () => {
+    await fetchNesoZone(client, GB, { fromTs: ANCHOR - 20 * 24 * H, toTs: ANCHOR }, ANCHOR);
+    expect(replay.requests.map(({ url }) => url.pathname)).toEqual([
+      '/intensity/2026-10-31T12:00Z/2026-11-14T12:00Z',
+      '/intensity/2026-11-14T12:00Z/2026-11-20T12:00Z',
+    ]);
+  });
+
+  it('rejects an error body as invalid', async () => {
+    fault = {
+      status: 200,
+      body: JSON.stringify({ error: { code: '400 Bad Request', message: 'Invalid date' } }),
+    };
+    const error = await fetchNesoZone(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR }, ANCHOR)
+      .then(() => undefined)
+      .catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).kind).toBe('invalid');
+  });
+});

@@ -1,0 +1,358 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFixture } from '../fixtures.js';
+
+/**
+ * A local stand-in for the three upstreams, at their real paths (ENTSO-E `/api`, EIA `/v2/...`,
+ * NESO `/intensity/{from}/{to}`), that replays the recorded payloads of ../shared/upstreams/fixtures.
+ * It checks each request the way the upstream would (parameters, formats, credentials) and answers
+ * 400/401/403 like it, so a test that passes here sends real-shaped requests.
+ *
+ * Recorded payloads are old; each is moved in time by whole hours so that its data end at
+ * `anchorTs`, which lets the real clock of a CLI run meet them.
+ */
+
+const H = 3600;
+
+export interface ReplayRequest {
+  readonly source: 'europe-tso' | 'us-agency' | 'uk-operator';
+  readonly url: URL;
+}
+
+/** A canned answer that replaces the normal one (fault injection). */
+export interface ReplayFault {
+  readonly status: number;
+  readonly body?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface ReplayOptions {
+  /** Epoch seconds, a whole hour: where the recorded data end once moved. */
+  readonly anchorTs: number;
+  readonly entsoeToken: string;
+  readonly eiaApiKey: string;
+  /**
+   * EIA: repeat the ten complete recorded hours over any requested window, for backfills longer
+   * than the recording. The values are recorded ones; only their hours are reused.
+   */
+  readonly tileEia?: boolean;
+  /** EIA: fewer rows per page than the 5000 it allows, to exercise paging. */
+  readonly eiaMaxRows?: number;
+  /** Delay before every answer. */
+  readonly delayMs?: number;
+  /** Answers a request differently; undefined lets the replay answer. */
+  readonly fault?: (request: ReplayRequest) => ReplayFault | undefined;
+}
+
+export interface ReplayUpstreams {
+  readonly entsoeBaseUrl: string;
+  readonly eiaBaseUrl: string;
+  readonly nesoBaseUrl: string;
+  /** Every request received, in order. */
+  readonly requests: ReplayRequest[];
+  /** The recorded payloads as served (moved in time), for expectations. */
+  readonly payloads: {
+    readonly entsoe: ReadonlyMap<string, string>;
+    readonly eiaRows: readonly EiaRow[];
+    readonly nesoEntries: readonly NesoEntry[];
+  };
+  close(): Promise<void>;
+}
+
+interface EiaRow {
+  readonly period: string;
+  readonly respondent: string;
+  readonly fueltype: string;
+  readonly [field: string]: unknown;
+}
+
+interface NesoEntry {
+  readonly from: string;
+  readonly to: string;
+  readonly intensity: { forecast: number | null; actual: number | null; index: string };
+}
+
+/** The replayed ENTSO-E documents: EIC → recorded A75 file. */
+const ENTSOE_FIXTURES: Readonly<Record<string, string>> = {
+  '10YFI-1--------U': 'entsoe_A75_FI_2025-10-21T1200Z_PT15M_A03.xml',
+  '10Y1001A1001A48H': 'entsoe_A75_NO-5_2023-05-09T0900Z_PT60M_A01.xml',
+  '10Y1001A1001A71M': 'entsoe_A75_IT-CSUD_2023-01-17_PT60M_in-and-out-B10.xml',
+};
+const ENTSOE_NO_DATA = readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml');
+const EIA_FIXTURE = 'eia_fuel-type-data_all-respondents_2025-04-20T17_to_2025-04-21T03_hourly.json';
+// The oldest recorded hour is cut by the 5000-row limit; tiling reuses the ten complete ones.
+const EIA_COMPLETE_LABELS = 10;
+
+export async function startReplayUpstreams(options: ReplayOptions): Promise<ReplayUpstreams> {
+  const { anchorTs } = options;
+  const entsoe = new Map(
+    Object.entries(ENTSOE_FIXTURES).map(([eic, file]) => {
+      const recorded = readFixture('europe-tso', file);
+      const interval = documentInterval(recorded);
+      if (!interval) throw new Error(`${file}: no document interval`);
+      return [eic, shiftInstants(recorded, anchorTs - interval.end)];
+    }),
+  );
+  const eiaRecorded = (
+    JSON.parse(readFixture('us-agency', EIA_FIXTURE)) as { response: { data: EiaRow[] } }
+  ).response.data;
+  const eiaLastLabel = eiaRecorded
+    .map((row) => labelTs(row.period))
+    .reduce((a, b) => Math.max(a, b));
+  const eiaRows = eiaRecorded.map((row) => ({
+    ...row,
+    period: formatLabel(labelTs(row.period) + anchorTs - eiaLastLabel),
+  }));
+  const nesoEntries = nesoTimeline(anchorTs);
+  const requests: ReplayRequest[] = [];
+
+  const answer = (source: ReplayRequest['source'], url: URL, request: IncomingMessage) => {
+    const replayRequest = { source, url };
+    requests.push(replayRequest);
+    const fault = options.fault?.(replayRequest);
+    if (fault) return { headers: {}, body: '', ...fault };
+    switch (source) {
+      case 'europe-tso':
+        return answerEntsoe(url, options.entsoeToken, entsoe);
+      case 'us-agency':
+        return answerEia(url, options, eiaRows, anchorTs);
+      case 'uk-operator':
+        return answerNeso(url, request, nesoEntries);
+    }
+  };
+
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://replay');
+    const source = url.pathname.startsWith('/api')
+      ? 'europe-tso'
+      : url.pathname.startsWith('/v2/')
+        ? 'us-agency'
+        : url.pathname.startsWith('/intensity/')
+          ? 'uk-operator'
+          : undefined;
+    setTimeout(() => {
+      if (!source) {
+        response.writeHead(404).end('not found');
+        return;
+      }
+      const { status, headers, body } = answer(source, url, request);
+      response.writeHead(status, headers).end(body);
+    }, options.delayMs ?? 0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    entsoeBaseUrl: `${base}/api`,
+    eiaBaseUrl: `${base}/v2`,
+    nesoBaseUrl: base,
+    requests,
+    payloads: { entsoe, eiaRows, nesoEntries },
+    close: () =>
+      new Promise((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+const xml = (body: string): Answer => ({
+  status: 200,
+  headers: { 'content-type': 'text/xml' },
+  body,
+});
+const json = (status: number, body: unknown): Answer => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+/** upstreams README §1.1, §1.5. */
+function answerEntsoe(url: URL, token: string, documents: ReadonlyMap<string, string>): Answer {
+  const query = url.searchParams;
+  if (query.get('securityToken') !== token) {
+    return {
+      status: 401,
+      headers: { 'content-type': 'text/html' },
+      body: '<html>Unauthorized</html>',
+    };
+  }
+  const start = parsePeriod(query.get('periodStart'));
+  const end = parsePeriod(query.get('periodEnd'));
+  const eic = query.get('in_Domain') ?? '';
+  const valid =
+    url.pathname === '/api' &&
+    query.get('documentType') === 'A75' &&
+    query.get('processType') === 'A16' &&
+    /^[0-9A-Z-]{16}$/.test(eic) &&
+    start !== undefined &&
+    end !== undefined &&
+    start < end &&
+    end - start <= 366 * 24 * H;
+  if (!valid) return { status: 400, headers: {}, body: `bad request: ${url.search}` };
+  const document = documents.get(eic);
+  const interval = document && documentInterval(document);
+  if (!document || !interval || interval.end <= start || interval.start >= end) {
+    return xml(ENTSOE_NO_DATA);
+  }
+  return xml(document);
+}
+
+/** upstreams README §2.1, §2.2: inclusive hour-ending labels, offset paging, echoed key. */
+function answerEia(url: URL, options: ReplayOptions, rows: readonly EiaRow[], anchorTs: number) {
+  const query = url.searchParams;
+  const params = Object.fromEntries(query);
+  if (query.get('api_key') !== options.eiaApiKey) {
+    return json(403, { error: { code: 'API_KEY_INVALID', message: 'invalid api_key' } });
+  }
+  const respondents = query.getAll('facets[respondent][]');
+  const start = query.get('start') ?? '';
+  const end = query.get('end') ?? '';
+  const offset = Number(query.get('offset') ?? '0');
+  const length = Math.min(Number(query.get('length') ?? '5000'), options.eiaMaxRows ?? 5000);
+  const valid =
+    url.pathname === '/v2/electricity/rto/fuel-type-data/data/' &&
+    query.get('frequency') === 'hourly' &&
+    query.get('data[0]') === 'value' &&
+    query.get('sort[0][column]') === 'period' &&
+    query.get('sort[0][direction]') === 'asc' &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(start) &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(end) &&
+    respondents.length > 0 &&
+    Number.isInteger(offset) &&
+    length > 0;
+  if (!valid) return json(400, { error: `invalid parameters: ${url.search}`, code: 400 });
+
+  const matching = (
+    options.tileEia ? tiledRows(rows, respondents, start, end, anchorTs) : rows
+  ).filter(
+    (row) => respondents.includes(row.respondent) && row.period >= start && row.period <= end,
+  );
+  matching.sort(
+    (a, b) =>
+      a.period.localeCompare(b.period) ||
+      a.respondent.localeCompare(b.respondent) ||
+      a.fueltype.localeCompare(b.fueltype),
+  );
+  const page = matching.slice(offset, offset + length);
+  const truncated = offset + page.length < matching.length;
+  return json(200, {
+    response: {
+      ...(truncated && {
+        warnings: [
+          {
+            warning: 'incomplete return',
+            description: `The API can only return ${length} rows in JSON format.`,
+          },
+        ],
+      }),
+      total: String(matching.length),
+      dateFormat: 'YYYY-MM-DD"T"HH24',
+      frequency: 'hourly',
+      data: page,
+      description: 'Hourly net generation by balancing authority and energy source.',
+    },
+    // Like EIA, the key comes back in the body.
+    request: { command: '/v2/electricity/rto/fuel-type-data/data/', params },
+    apiVersion: '2.1.8',
+  });
+}
+
+/** Rows for every label of [start, end], cycling through the complete recorded hours. */
+function tiledRows(
+  rows: readonly EiaRow[],
+  respondents: readonly string[],
+  start: string,
+  end: string,
+  anchorTs: number,
+): EiaRow[] {
+  const byLabel = new Map<number, EiaRow[]>();
+  for (const row of rows) {
+    if (!respondents.includes(row.respondent)) continue;
+    const ts = labelTs(row.period);
+    byLabel.set(ts, [...(byLabel.get(ts) ?? []), row]);
+  }
+  const tiled: EiaRow[] = [];
+  for (let ts = labelTs(start); ts <= labelTs(end); ts += H) {
+    const hoursBack =
+      ((((anchorTs - ts) / H) % EIA_COMPLETE_LABELS) + EIA_COMPLETE_LABELS) % EIA_COMPLETE_LABELS;
+    const period = formatLabel(ts);
+    for (const row of byLabel.get(anchorTs - hoursBack * H) ?? []) tiled.push({ ...row, period });
+  }
+  return tiled;
+}
+
+/** upstreams README §3.1, §3.2. */
+function answerNeso(url: URL, request: IncomingMessage, entries: readonly NesoEntry[]): Answer {
+  const match = /^\/intensity\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+  const from = match && parseNesoInstant(decodeURIComponent(match[1] ?? ''));
+  const to = match && parseNesoInstant(decodeURIComponent(match[2] ?? ''));
+  if (!from || !to || to <= from || to - from > 14 * 24 * H) {
+    return json(400, { error: { code: '400 Bad Request', message: `bad path ${url.pathname}` } });
+  }
+  if (!/application\/json/.test(request.headers.accept ?? '')) {
+    return json(400, { error: { code: '400 Bad Request', message: 'Accept: application/json' } });
+  }
+  // A `from` on a half-hour boundary also brings the half hour before it (README §3.1).
+  const data = entries.filter((entry) => {
+    const start = Date.parse(entry.from) / 1000;
+    return start >= from - 1800 && start < to;
+  });
+  return json(200, { data });
+}
+
+/** The recorded past 24 h (settled) then the recorded 48 h forecast, moved to meet at anchorTs. */
+function nesoTimeline(anchorTs: number): NesoEntry[] {
+  const read = (file: string) =>
+    (JSON.parse(readFixture('uk-operator', file)) as { data: NesoEntry[] }).data;
+  const past = read('neso_national_pt24h_2023-03-13T1200Z_to_2023-03-14T1200Z.json');
+  const ahead = read('neso_national_fw48h_2023-03-14T1200Z_to_2023-03-16T1200Z.json');
+  const shift = anchorTs - Date.parse('2023-03-14T12:00Z') / 1000;
+  return [...past, ...ahead].map((entry) => ({
+    ...entry,
+    from: shiftInstants(entry.from, shift),
+    to: shiftInstants(entry.to, shift),
+  }));
+}
+
+/** Moves every `YYYY-MM-DDThh:mm[:ss]Z` instant of a text by whole seconds. */
+function shiftInstants(text: string, seconds: number): string {
+  return text.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z/g, (instant, withSeconds) => {
+    const moved = new Date(Date.parse(instant) + seconds * 1000).toISOString();
+    return withSeconds ? moved.slice(0, 19) + 'Z' : moved.slice(0, 16) + 'Z';
+  });
+}
+
+function documentInterval(document: string): { start: number; end: number } | undefined {
+  const match = /<time_Period\.timeInterval>\s*<start>([^<]+)<\/start>\s*<end>([^<]+)<\/end>/.exec(
+    document,
+  );
+  if (!match) return undefined;
+  return { start: Date.parse(match[1] ?? '') / 1000, end: Date.parse(match[2] ?? '') / 1000 };
+}
+
+function parsePeriod(value: string | null): number | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(value ?? '');
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi] = match;
+  return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi)) / 1000;
+}
+
+function parseNesoInstant(value: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/.test(value)) return undefined;
+  return Date.parse(value) / 1000;
+}
+
+/** EIA `YYYY-MM-DDTHH` label → epoch seconds. */
+function labelTs(label: string): number {
+  return Date.parse(`${label}:00Z`) / 1000;
+}
+
+function formatLabel(ts: number): string {
+  return new Date(ts * 1000).toISOString().slice(0, 13);
+}
