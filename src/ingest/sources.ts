@@ -71,16 +71,17 @@ export function createSourceAdapter(
   const reason = sourceDisabledReason(config, source);
   if (reason !== null) throw new Error(`${source} is not configured: ${reason}`);
   const { logger, clock = systemClock } = dependencies;
+  const logged = logger ? { logger } : {};
   const httpFor = (options: Pick<UpstreamHttpOptions, 'secrets' | 'authHint' | 'rateLimit'>) =>
     createUpstreamHttp({
       ...options,
       ...dependencies.http,
       source,
       clock,
-      ...(logger && { logger }),
+      ...logged,
       ...(dependencies.fetch && { fetch: dependencies.fetch }),
     });
-  const zones = zonesOfSource(source);
+  const common = { source, clock, zones: zonesOfSource(source) };
 
   switch (source) {
     case 'europe-tso': {
@@ -93,12 +94,10 @@ export function createSourceAdapter(
         }),
         baseUrl: config.entsoe.baseUrl,
         token,
-        ...(logger && { logger }),
+        ...logged,
       };
       return {
-        source,
-        clock,
-        zones,
+        ...common,
         zonesShareRequests: false,
         // Well inside the one-year limit: a month per request keeps documents small and a resumed
         // backfill loses at most a month of one zone.
@@ -113,12 +112,10 @@ export function createSourceAdapter(
         http: httpFor({ secrets: [apiKey], authHint: 'check EIA_API_KEY' }),
         baseUrl: config.eia.baseUrl,
         apiKey,
-        ...(logger && { logger }),
+        ...logged,
       };
       return {
-        source,
-        clock,
-        zones,
+        ...common,
         zonesShareRequests: true,
         // About 2,600 rows a day for the 11 respondents: a week is a handful of pages.
         backfillChunkSeconds: 7 * DAY,
@@ -138,15 +135,9 @@ export function createSourceAdapter(
       };
     }
     case 'uk-operator': {
-      const client = {
-        http: httpFor({}),
-        baseUrl: config.neso.baseUrl,
-        ...(logger && { logger }),
-      };
+      const client = { http: httpFor({}), baseUrl: config.neso.baseUrl, ...logged };
       return {
-        source,
-        clock,
-        zones,
+        ...common,
         zonesShareRequests: false,
         backfillChunkSeconds: NESO_MAX_WINDOW_SECONDS,
         fetch: (chosen, window, signal) =>
