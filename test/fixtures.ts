@@ -8,7 +8,9 @@ export type FixtureSource = 'europe-tso' | 'us-agency' | 'uk-operator';
 
 /** Path of a real recorded upstream payload in ../shared/upstreams/fixtures/<source>/. */
 export function fixturePath(source: FixtureSource, file: string): string {
-  return fileURLToPath(new URL(`../../shared/upstreams/fixtures/${source}/${file}`, import.meta.url));
+  return fileURLToPath(
+    new URL(`../../shared/upstreams/fixtures/${source}/${file}`, import.meta.url),
+  );
 }
 
 export function readFixture(source: FixtureSource, file: string): string {

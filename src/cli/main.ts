@@ -3,6 +3,7 @@ import { registerBackfill } from './commands/backfill.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerRecompute } from './commands/recompute.js';
 import { registerServe } from './commands/serve.js';
+import { registerSimulateUpstreams } from './commands/simulate-upstreams.js';
 
 const program = new Command()
   .name('gridco2')
@@ -14,5 +15,6 @@ registerServe(program);
 registerIngest(program);
 registerBackfill(program);
 registerRecompute(program);
+registerSimulateUpstreams(program);
 
 await program.parseAsync(process.argv);
