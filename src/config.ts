@@ -14,6 +14,10 @@ export interface Config {
   readonly redisPrefix: string;
   /** Whether this instance runs the hourly ingestion scheduler. */
   readonly ingest: boolean;
+  /** Time between two ingestion runs of a source. */
+  readonly ingestIntervalSeconds: number;
+  /** How long the ingestion lease lasts unrenewed: the takeover time when an ingester dies. */
+  readonly ingestLeaseSeconds: number;
   readonly entsoe: { readonly baseUrl: string; readonly token: string | null };
   readonly eia: { readonly baseUrl: string; readonly apiKey: string | null };
   readonly neso: { readonly baseUrl: string };
@@ -46,6 +50,14 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(read('REDIS_URL'), 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: read('REDIS_PREFIX') ?? 'gridco2:',
     ingest: oneOf(read('INGEST'), 'INGEST', ['on', 'off'], 'on') === 'on',
+    ingestIntervalSeconds: integer(
+      read('INGEST_INTERVAL_SECONDS'),
+      'INGEST_INTERVAL_SECONDS',
+      3600,
+      10,
+      86400,
+    ),
+    ingestLeaseSeconds: integer(read('INGEST_LEASE_SECONDS'), 'INGEST_LEASE_SECONDS', 60, 2, 3600),
     entsoe: {
       baseUrl: baseUrl(
         read('ENTSOE_BASE_URL'),

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { startIngestionLeadership } from './ingest/leader.js';
+import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ReadingCache } from './serving/reading-cache.js';
 import { createStore } from './storage/create-store.js';
 import type { Store } from './storage/store.js';
@@ -10,6 +12,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly url: string;
+  /** Whether this instance currently runs ingestion. */
+  readonly ingesting: () => boolean;
   /** Stops accepting, finishes in-flight requests and background work, closes the store. */
   close(): Promise<void>;
 }
@@ -27,6 +31,8 @@ export interface ServerOptions {
    * `ready`: load the cache before listening; `off`: always read the store.
    */
   readonly cache?: 'background' | 'ready' | 'off';
+  /** Passed to the ingestion scheduler (tests inject fetch or shorten the first delay). */
+  readonly ingestion?: Partial<Omit<SchedulerOptions, 'config' | 'store' | 'logger'>>;
 }
 
 /** The composition root of `gridco2 serve`: config -> store -> app -> listen. */
@@ -54,6 +60,23 @@ export async function startServer(
     await store.close();
     throw error;
   }
+  // With INGEST=on, this instance competes for the one ingestion lease of the store.
+  const leadership = config.ingest
+    ? startIngestionLeadership({
+        store,
+        logger,
+        leaseMs: config.ingestLeaseSeconds * 1000,
+        renewMs: (config.ingestLeaseSeconds * 1000) / 4,
+        startIngestion: () =>
+          startIngestionScheduler({
+            config,
+            store,
+            logger,
+            intervalMs: config.ingestIntervalSeconds * 1000,
+            ...options.ingestion,
+          }),
+      })
+    : undefined;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -63,9 +86,11 @@ export async function startServer(
     app,
     store,
     url,
+    ingesting: () => leadership?.leading ?? false,
     close: () =>
       (closing ??= (async () => {
         await app.close();
+        await leadership?.stop();
         await cache?.stop();
         await store.close();
       })()),

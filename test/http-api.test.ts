@@ -81,6 +81,7 @@ async function start(env: Record<string, string>, fill = true): Promise<RunningS
     PORT: '0',
     DATABASE_URL: `sqlite:${file}`,
     LOG_LEVEL: 'silent',
+    INGEST: 'off',
     ...env,
   });
   return startServer(config, { clock: () => NOW, cache: cacheMode });
@@ -529,7 +530,11 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
       `/v1/intensity?zone=FR&from=${iso(FR_FIRST)}&to=${iso(HOUR_NOW)}`,
       '/v1/intensity?zone=IE&from=2026-11-01T00:00Z',
     ])('%s', async (path) => {
-      for (const headers of [{}, { 'accept-encoding': 'br' }, { 'accept-encoding': 'gzip' }]) {
+      for (const headers of [
+        {},
+        { 'accept-encoding': 'br' },
+        { 'accept-encoding': 'gzip' },
+      ] as Record<string, string>[]) {
         const direct = await rawGet(server.url, path, headers);
         const framework = await rawGet(
           server.url,

@@ -17,6 +17,7 @@ describe.skipIf(!(await isRedisAvailable('redis rate-limit suite')))(
       const env = {
         PORT: '0',
         LOG_LEVEL: 'silent',
+        INGEST: 'off',
         RATE_LIMIT_PER_MINUTE: '10',
         REDIS_URL,
         REDIS_PREFIX: keys.prefix,
@@ -48,6 +49,7 @@ describe.skipIf(!(await isRedisAvailable('redis rate-limit suite')))(
         loadConfig({
           PORT: '0',
           LOG_LEVEL: 'silent',
+          INGEST: 'off',
           REDIS_URL: 'redis://127.0.0.1:1',
           DATABASE_URL: `sqlite:${join(dir, 'c.db')}`,
         }),

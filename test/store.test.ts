@@ -205,6 +205,19 @@ describe.each(backends)('store contract: $name', (backend) => {
     expect(capped.changes).toHaveLength(2);
   });
 
+  it('grants a lease to one holder at a time until it expires or is released', async () => {
+    expect(await store.acquireLease('ingest', 'a', 60_000)).toBe(true);
+    expect(await store.acquireLease('ingest', 'b', 60_000)).toBe(false);
+    expect(await store.acquireLease('ingest', 'a', 60_000)).toBe(true);
+    expect(await store.acquireLease('other', 'b', 60_000)).toBe(true);
+    await store.releaseLease('ingest', 'b');
+    expect(await store.acquireLease('ingest', 'b', 60_000)).toBe(false);
+    await store.releaseLease('ingest', 'a');
+    expect(await store.acquireLease('ingest', 'b', 50)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await store.acquireLease('ingest', 'a', 60_000)).toBe(true);
+  });
+
   it('keeps the newest ingestion report of each source', async () => {
     const report = (startedAt: number, points: number): IngestReport => ({
       source: 'europe-tso',

@@ -80,6 +80,16 @@ export interface Store {
    */
   subscribe?(listener: () => void): Promise<() => Promise<void>>;
 
+  /**
+   * Takes or renews the lease `name` for `holder` for `ttlMs`, measured on the store's clock.
+   * Succeeds when the lease is free, expired or already held by `holder`. Lets exactly one of
+   * several instances run ingestion; a holder that dies loses it when it expires.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+
+  /** Gives the lease up at once if `holder` holds it. */
+  releaseLease(name: string, holder: string): Promise<void>;
+
   /** Stores the report of one ingestion run. */
   recordIngestReport(report: IngestReport): Promise<void>;
 

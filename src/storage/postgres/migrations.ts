@@ -46,4 +46,15 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX reading_deletions_version ON reading_deletions (version);
     `,
   },
+  {
+    // One ingester at a time across instances; expiry is measured on the server's clock.
+    version: 3,
+    sql: `
+      CREATE TABLE leases (
+        name       TEXT        PRIMARY KEY,
+        holder     TEXT        NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+      );
+    `,
+  },
 ];

@@ -322,6 +322,22 @@ export class PostgresStore implements Store {
     return readVersion(this.pool);
   }
 
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    // The server's clock, not the instances': their clocks may disagree.
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO leases (name, holder, expires_at)
+       VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE leases.holder = excluded.holder OR leases.expires_at <= clock_timestamp()`,
+      [name, holder, ttlMs],
+    );
+    return rowCount === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.pool.query(`DELETE FROM leases WHERE name = $1 AND holder = $2`, [name, holder]);
+  }
+
   async recordIngestReport(report: IngestReport): Promise<void> {
     await this.pool.query(
       `INSERT INTO ingest_reports (source, started_at, finished_at, report)

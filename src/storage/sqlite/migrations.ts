@@ -42,4 +42,15 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX reading_deletions_version ON reading_deletions (version);
     `,
   },
+  {
+    // One ingester at a time across processes sharing the file.
+    version: 3,
+    sql: `
+      CREATE TABLE leases (
+        name       TEXT    PRIMARY KEY,
+        holder     TEXT    NOT NULL,
+        expires_ms INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -93,6 +93,12 @@ export class SqliteStore implements Store {
         `SELECT zone, ts, value, method, complete, mix FROM readings
          WHERE (zone, ts) > (?, ?) ORDER BY zone, ts LIMIT ?`,
       ),
+      acquireLease: db.prepare(
+        `INSERT INTO leases (name, holder, expires_ms) VALUES (@name, @holder, @now + @ttl)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_ms = excluded.expires_ms
+         WHERE leases.holder = excluded.holder OR leases.expires_ms <= @now`,
+      ),
+      releaseLease: db.prepare(`DELETE FROM leases WHERE name = ? AND holder = ?`),
       insertReport: db.prepare(
         `INSERT INTO ingest_reports (source, started_at, finished_at, report) VALUES (?, ?, ?, ?)`,
       ),
@@ -227,6 +233,21 @@ export class SqliteStore implements Store {
 
   async dataVersion(): Promise<number> {
     return this.statements.dataVersion.get() as number;
+  }
+
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    // All processes sharing the file share this machine's clock.
+    const { changes } = this.statements.acquireLease.run({
+      name,
+      holder,
+      now: Date.now(),
+      ttl: ttlMs,
+    });
+    return changes === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    this.statements.releaseLease.run(name, holder);
   }
 
   async recordIngestReport(report: IngestReport): Promise<void> {
