@@ -23,7 +23,8 @@ export interface PowerInterval {
 /**
  * Averages sub-hourly (or hourly) intervals into hours. An hour gets a value only when the
  * intervals cover it exactly once: a missing quarter leaves the hour without a value rather than
- * averaging three quarters (method.md, Europe), and an overlap makes it unusable too.
+ * averaging three quarters (method.md, Europe); intervals that overlap cover it more than once,
+ * which leaves it without a value too.
  */
 export function toHourlySeries(intervals: Iterable<PowerInterval>): HourlySeries {
   const energy = new Map<number, number>(); // MW·s per hour start

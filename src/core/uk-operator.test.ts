@@ -46,6 +46,12 @@ describe('operatorReadings (the GB rule of method.md)', () => {
     });
   });
 
+  it('gives no forecast from a reply that ends before the half-hour in progress', () => {
+    // A backfill chunk, or a lagging reply: its last unsettled entry is in the past.
+    const { readings } = operatorReadings('GB', halfHours.slice(0, 2), T('2025-01-01T12:10Z'));
+    expect(readings.map((reading) => reading.method)).toEqual(['upstream:uk-operator:actual']);
+  });
+
   it('counts a half-hour starting exactly now as started', () => {
     const { readings } = operatorReadings('GB', halfHours, T('2025-01-01T12:30Z'));
     expect(readings.at(-1)).toMatchObject({ ts: T('2025-01-01T12:30Z'), value: 130 });

@@ -18,7 +18,7 @@ export interface OperatorHalfHour {
 /**
  * Turns operator half-hours into GB readings as of `now` (epoch seconds):
  * - a half-hour with `actual` → `upstream:uk-operator:actual`;
- * - the newest half-hour that has started, if it has no `actual` → `upstream:uk-operator:forecast`
+ * - the half-hour in progress at `now`, if it has no `actual` → `upstream:uk-operator:forecast`
  *   with the forecast figure (decisions.md: at most one forecast reading at a time);
  * - every other half-hour without `actual` (future ones, older unsettled ones) is not a reading.
  * When `halfHours` repeats a start (overlapping fetches), the later entry wins unless it would
@@ -38,14 +38,16 @@ export function operatorReadings(
   const started = [...byStart.values()]
     .filter(({ start }) => start <= now)
     .sort((a, b) => a.start - b.start);
-  const newest = started.at(-1);
+  // Only the half-hour in progress may be a forecast: an unsettled entry in an older answer
+  // (a backfill, a lagging reply) is not the newest half-hour that has started.
+  const inProgress = Math.floor(now / HALF_HOUR) * HALF_HOUR;
 
   const readings: StoredReading[] = [];
   for (const halfHour of started) {
     const base = { zone, ts: halfHour.start, complete: true, mix: null };
     if (halfHour.actual !== null) {
       readings.push({ ...base, value: halfHour.actual, method: 'upstream:uk-operator:actual' });
-    } else if (halfHour === newest && halfHour.forecast !== null) {
+    } else if (halfHour.start === inProgress && halfHour.forecast !== null) {
       readings.push({ ...base, value: halfHour.forecast, method: 'upstream:uk-operator:forecast' });
     }
   }

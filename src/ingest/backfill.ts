@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Zone } from '../core/zones.js';
 import { splitWindow, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import type { SourceAdapter } from './sources.js';
+import { type SourceAdapter, stopsSource } from './sources.js';
 import { storeZoneReadings } from './store-readings.js';
 
 /** One resumable unit of a backfill: the zones fetched together over one chunk. */
@@ -68,15 +68,14 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
       for await (const outcome of adapter.fetch(chunk.zones, chunk.window, signal)) {
         if ('error' in outcome) {
           chunkErrors.push(`${outcome.zone}: ${outcome.error.message}`);
-          if (outcome.error.kind === 'auth') {
+          if (stopsSource(outcome.error)) {
             errors.push(...chunkErrors);
             logger.error({ source: adapter.source }, outcome.error.message);
             return { chunks: chunks.length, skipped, pointsStored, incompleteHours, errors };
           }
           continue;
         }
-        const nowTs = Math.floor(adapter.clock.now() / 1000);
-        const quality = await storeZoneReadings(store, outcome.zone, outcome, chunk.window, nowTs);
+        const quality = await storeZoneReadings(store, outcome.zone, outcome, chunk.window);
         chunkPoints += quality.pointsStored;
         incompleteHours += quality.incompleteHours;
       }

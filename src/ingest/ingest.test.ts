@@ -221,17 +221,11 @@ describe('storeZoneReadings', () => {
       hour(ANCHOR + H, 820, false),
       hour(ANCHOR + 2 * H, 820, false),
     ];
-    const result = await storeZoneReadings(
-      store,
-      'DE',
-      { readings: fetched, quality },
-      window,
-      ANCHOR,
-    );
+    const result = await storeZoneReadings(store, 'DE', { readings: fetched, quality }, window);
     expect(result).toMatchObject({ pointsStored: 2, incompleteHours: 1 });
     // The same answer again writes nothing.
     const version = await store.dataVersion();
-    await storeZoneReadings(store, 'DE', { readings: fetched, quality }, window, ANCHOR);
+    await storeZoneReadings(store, 'DE', { readings: fetched, quality }, window);
     expect(await store.dataVersion()).toBe(version);
     expect(
       (await store.readStored('DE', ANCHOR, ANCHOR + 3 * H)).map((r) => [r.value, r.complete]),
@@ -242,9 +236,47 @@ describe('storeZoneReadings', () => {
     ]);
   });
 
+  it('keeps the live GB forecast when a reply stops short of it, and drops it once settled', async () => {
+    const half = (ts: number, value: number, forecast = false): StoredReading => ({
+      zone: 'GB',
+      ts,
+      value,
+      method: forecast ? 'upstream:uk-operator:forecast' : 'upstream:uk-operator:actual',
+      complete: true,
+      mix: null,
+    });
+    const gbWindow = { fromTs: ANCHOR, toTs: ANCHOR + 2 * H };
+    const gbQuality = { ...quality, zone: 'GB' };
+    await store.upsertReadings([half(ANCHOR, 90), half(ANCHOR + 1800, 95, true)]);
+    const methods = async () =>
+      (await store.readStored('GB', ANCHOR, ANCHOR + 2 * H)).map((r) => [r.ts - ANCHOR, r.method]);
+    // A lagging reply: only the already settled half-hour.
+    await storeZoneReadings(
+      store,
+      'GB',
+      { readings: [half(ANCHOR, 91)], quality: gbQuality },
+      gbWindow,
+    );
+    expect(await methods()).toEqual([
+      [0, 'upstream:uk-operator:actual'],
+      [1800, 'upstream:uk-operator:forecast'],
+    ]);
+    // A reply that settles a later half-hour: the forecast is obsolete.
+    await storeZoneReadings(
+      store,
+      'GB',
+      { readings: [half(ANCHOR, 91), half(ANCHOR + 3600, 80)], quality: gbQuality },
+      gbWindow,
+    );
+    expect(await methods()).toEqual([
+      [0, 'upstream:uk-operator:actual'],
+      [3600, 'upstream:uk-operator:actual'],
+    ]);
+  });
+
   it('writes nothing outside the window', async () => {
     const fetched = [hour(ANCHOR - H, 1), hour(ANCHOR, 2), hour(ANCHOR + 3 * H, 3)];
-    await storeZoneReadings(store, 'DE', { readings: fetched, quality }, window, ANCHOR);
+    await storeZoneReadings(store, 'DE', { readings: fetched, quality }, window);
     expect((await store.readStored('DE', 0, ANCHOR + 10 * H)).map((r) => r.ts)).toEqual([ANCHOR]);
   });
 });

@@ -5,7 +5,7 @@ import { floorToHour, HOUR } from '../core/time.js';
 import type { SourceId, Zone } from '../core/zones.js';
 import { systemClock, type Clock, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import type { SourceAdapter } from './sources.js';
+import { type SourceAdapter, stopsSource } from './sources.js';
 import { storeZoneReadings } from './store-readings.js';
 
 /** Every run re-fetches this much before the newest stored hour: upstreams revise (method.md). */
@@ -13,6 +13,12 @@ export const REVISION_WINDOW_SECONDS = 72 * HOUR;
 
 /** How far back a zone with nothing stored starts; older history is `gridco2 backfill`'s job. */
 export const DEFAULT_INITIAL_WINDOW_SECONDS = 7 * 24 * HOUR;
+
+/**
+ * The furthest back an hourly run reaches, however stale a zone is: a zone that stopped
+ * publishing must not make every run fetch an ever longer window. Older gaps are backfill's job.
+ */
+export const MAX_CATCH_UP_SECONDS = 7 * 24 * HOUR;
 
 export interface IngestionOptions {
   readonly store: Store;
@@ -42,8 +48,7 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
     failures.set(message, [...(failures.get(message) ?? []), zone]);
   const storeOutcome = async (fetched: ZoneReadings & { zone: string }, window: TimeWindow) => {
     try {
-      const nowTs = Math.floor(clock.now() / 1000);
-      quality.push(await storeZoneReadings(store, fetched.zone, fetched, window, nowTs));
+      quality.push(await storeZoneReadings(store, fetched.zone, fetched, window));
     } catch (error) {
       fail(fetched.zone, `not stored: ${String(error)}`);
       logger.error({ source: adapter.source, zone: fetched.zone, err: error }, 'store failed');
@@ -61,8 +66,7 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
           const { kind, message } = outcome.error;
           fail(outcome.zone, message);
           logger.warn({ source: adapter.source, zone: outcome.zone, kind }, message);
-          // Refused credentials stop the source: every further request would be refused too.
-          refused ||= kind === 'auth';
+          refused ||= stopsSource(outcome.error);
         } else {
           await storeOutcome(outcome, window);
         }
@@ -88,6 +92,15 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
   };
   await store.recordIngestReport(report);
   logReport(logger, report);
+  for (const zone of quality) {
+    // method.md: an unknown production code is booked as other, and logged.
+    if (zone.unknownCodes.length > 0) {
+      logger.warn(
+        { source: adapter.source, zone: zone.zone, codes: zone.unknownCodes },
+        `${zone.zone}: unknown production codes booked as other: ${zone.unknownCodes.join(', ')}`,
+      );
+    }
+  }
   return report;
 }
 
@@ -124,7 +137,9 @@ async function plan(
   for (const zone of adapter.zones) {
     const newest = await store.newestStoredTs(zone.code);
     const fromTs =
-      newest === null ? toTs - initialWindowSeconds : floorToHour(newest) - REVISION_WINDOW_SECONDS;
+      newest === null
+        ? toTs - initialWindowSeconds
+        : Math.max(floorToHour(newest) - REVISION_WINDOW_SECONDS, toTs - MAX_CATCH_UP_SECONDS);
     starts.set(zone, Math.min(fromTs, toTs - HOUR));
   }
   if (adapter.zonesShareRequests) {

@@ -150,8 +150,17 @@ export function createSourceAdapter(
 }
 
 /**
- * Fetches zones one after the other. A failed zone does not stop the others, except refused
- * credentials: every later request would be refused too, so the source stops there.
+ * Whether a failure ends the source's run: refused credentials (every later request would be
+ * refused too), and a rate limit still standing after the retries (ENTSO-E bans an address for
+ * ten minutes; asking again for each zone would only prolong it).
+ */
+export function stopsSource(error: UpstreamError): boolean {
+  return error.kind === 'auth' || error.status === 429;
+}
+
+/**
+ * Fetches zones one after the other. A failed zone does not stop the others, except a failure
+ * that stops the source (see stopsSource).
  */
 async function* eachZone(
   zones: readonly Zone[],
@@ -165,7 +174,7 @@ async function* eachZone(
     } catch (error) {
       const upstreamError = asUpstreamError(error, signal);
       yield { zone: zone.code, error: upstreamError };
-      if (upstreamError.kind === 'auth') return;
+      if (stopsSource(upstreamError)) return;
     }
   }
 }

@@ -19,14 +19,13 @@ const FORECAST = 'upstream:uk-operator:forecast';
  * hourly re-fetch of the trailing window does not churn the store's data version.
  *
  * GB keeps at most one forecast (decisions.md, "GB forecast"): the one this fetch produced, or
- * none once the fetch reached the present and produced none.
+ * the stored one as long as no later half-hour is settled.
  */
 export async function storeZoneReadings(
   store: Store,
   zone: string,
   fetched: { readonly readings: readonly StoredReading[]; readonly quality: ZoneQuality },
   window: TimeWindow,
-  nowTs: number,
 ): Promise<ZoneQuality> {
   const stored = new Map(
     (await store.readStored(zone, window.fromTs, window.toTs)).map((row) => [row.ts, row]),
@@ -45,13 +44,18 @@ export async function storeZoneReadings(
   const forecast = kept.findLast((reading) => reading.method === FORECAST);
   if (forecast) {
     await store.deleteForecastsExcept(zone, forecast.ts);
-  } else if (
-    window.toTs > nowTs &&
-    kept.length > 0 &&
-    [...stored.values()].some((row) => row.method === FORECAST)
-  ) {
-    // The fetch reached the present and settled every half-hour: the old forecast is obsolete.
-    await store.deleteForecastsExcept(zone, null);
+  } else {
+    // A forecast is obsolete once a later half-hour is settled; a reply that stops short of
+    // the present (lagging, or a backfill) leaves the live forecast alone.
+    const newestSettled = Math.max(
+      -Infinity,
+      ...kept.filter((reading) => reading.method !== FORECAST).map((reading) => reading.ts),
+    );
+    const storedForecasts = [...stored.values()].filter((row) => row.method === FORECAST);
+    if (storedForecasts.some((row) => row.ts < newestSettled)) {
+      const live = storedForecasts.filter((row) => row.ts > newestSettled).at(-1);
+      await store.deleteForecastsExcept(zone, live?.ts ?? null);
+    }
   }
 
   return {

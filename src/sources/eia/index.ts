@@ -77,7 +77,9 @@ function merge(
     const target = into.get(respondent) ?? new Map<string, Map<number, number>>();
     into.set(respondent, target);
     for (const [fueltype, series] of byFuelType) {
-      target.set(fueltype, new Map([...(target.get(fueltype) ?? []), ...series]));
+      const merged = target.get(fueltype) ?? new Map<number, number>();
+      target.set(fueltype, merged);
+      for (const [ts, mwh] of series) merged.set(ts, mwh);
     }
   }
 }

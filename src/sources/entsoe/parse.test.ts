@@ -660,7 +660,7 @@ describe('parseA75 quirks (README §6)', () => {
     expect(hourly(result, 'B04')).toEqual({ '2025-01-01T00:00Z': 10, '2025-01-01T03:00Z': 40 });
   });
 
-  it('drops and lists an unusable series or Period, and overlapping Points', () => {
+  it('drops and lists an unusable series or Period, and conflicting Points', () => {
     const period = { ...day, resolution: 'PT60M', points: [[1, 1]] as const };
     const result = parseA75(
       document(
@@ -669,15 +669,19 @@ describe('parseA75 quirks (README §6)', () => {
         timeSeries({ psrType: 'B06', periods: [{ ...period, end: '2025-01-01T03:30Z' }] }),
         timeSeries({ psrType: 'B14', periods: [period] }),
         timeSeries({ psrType: 'B14', periods: [{ ...period, points: [[1, 2]] }] }),
+        timeSeries({ psrType: 'B16', periods: [period] }),
+        timeSeries({ psrType: 'B16', periods: [period] }),
       ),
     );
     expect(result.kind === 'generation' && result.dropped).toEqual([
       'TimeSeries #1: curveType A02',
       'TimeSeries #2: Period without a readable timeInterval or resolution',
       'TimeSeries #3: Period is not a whole number of PT60M steps',
-      'TimeSeries #5: 2025-01-01T00:00:00Z overlaps another B14 series',
+      'TimeSeries #5: 2025-01-01T00:00:00Z conflicts with another B14 series',
     ]);
-    expect(hourly(result, 'B14')).toEqual({ '2025-01-01T00:00Z': 1 });
+    // Two values for one hour: neither is used. The same value twice is one value.
+    expect(hourly(result, 'B14')).toEqual({});
+    expect(hourly(result, 'B16')).toEqual({ '2025-01-01T00:00Z': 1 });
   });
 
   it.each([

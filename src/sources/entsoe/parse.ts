@@ -133,12 +133,16 @@ function readGenerationDocument(body: PlainObject): A75Result {
     byType.set(generation.psrType, byStart);
     for (const period of listOf(series, 'Period')) {
       for (const interval of readPeriod(period, generation.curveType, label, dropped)) {
-        if (byStart.has(interval.start)) {
-          dropped.push(
-            `${label}: ${formatTs(interval.start)} overlaps another ${generation.psrType} series`,
-          );
-        } else {
+        const earlier = byStart.get(interval.start);
+        if (earlier === undefined) {
           byStart.set(interval.start, interval);
+        } else if (earlier.mw !== interval.mw || earlier.end !== interval.end) {
+          // Two different values for one interval: neither can be trusted, so the interval gets
+          // none and its hour stays incomplete rather than publishing an arbitrary pick.
+          byStart.set(interval.start, CONFLICT);
+          dropped.push(
+            `${label}: ${formatTs(interval.start)} conflicts with another ${generation.psrType} series`,
+          );
         }
       }
     }
@@ -148,11 +152,19 @@ function readGenerationDocument(body: PlainObject): A75Result {
   for (const [area, byType] of collected) {
     areas.set(
       area,
-      new Map([...byType].map(([psrType, byStart]) => [psrType, toHourlySeries(byStart.values())])),
+      new Map(
+        [...byType].map(([psrType, byStart]) => [
+          psrType,
+          toHourlySeries([...byStart.values()].filter((interval) => interval !== CONFLICT)),
+        ]),
+      ),
     );
   }
   return { kind: 'generation', areas, dropped };
 }
+
+/** Marks an interval start that two series gave different values. */
+const CONFLICT: PowerInterval = { start: NaN, end: NaN, mw: NaN };
 
 type CurveType = 'A01' | 'A03';
 
