@@ -1,3 +1,4 @@
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ZoneReading } from '../core/reading.js';
 import { ZONES } from '../core/zones.js';
@@ -137,6 +138,9 @@ export class ReadingCache {
     const started = Date.now();
     let points = 0;
     for (const zone of ZONES) {
+      // SQLite answers synchronously: yield between zones so requests are served (from the
+      // store) while millions of points load.
+      await setImmediatePromise();
       const readings = await this.store.readingsInWindow(zone.code, 0, EVERYTHING, EVERYTHING);
       this.series.set(zone.code, new ZoneSeries(readings));
       points += readings.length;
