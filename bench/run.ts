@@ -1,0 +1,383 @@
+/**
+ * `npm run bench`: gridco2 against a bare node:http server sending the same bytes, scenario by
+ * scenario, on a 50k-point and a 3.2M-point store. See bench/README.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import {
+  buildSqliteStore,
+  createBenchDatabase,
+  fillPostgres,
+  type BuiltStore,
+} from './build-store.js';
+import { captureResponse, verifyReplay, type CapturedResponse } from './capture.js';
+import { LARGE_STORE, SMALL_STORE, type StoreSpec } from './dataset.js';
+import {
+  CONNECTIONS,
+  detectLoadGenerator,
+  runLoad,
+  type LoadGenerator,
+  type LoadResult,
+} from './load.js';
+import { hasExited, killAll, pinning } from './processes.js';
+import { median, renderReport, type ScenarioResult, type StoreResult } from './report.js';
+import { SCENARIOS } from './scenarios.js';
+import {
+  residentMiB,
+  startBaseline,
+  startGridco2,
+  waitUntilIdle,
+  type Gridco2,
+  type RunningProcess,
+} from './servers.js';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const REPO_DIR = dirname(BENCH_DIR);
+
+interface Options {
+  readonly quick: boolean;
+  readonly postgres: boolean;
+  readonly rounds: number;
+  readonly duration: number;
+}
+
+const positiveInteger = (text: string): number => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 1000) {
+    throw new InvalidArgumentError('a whole number from 1 to 1000');
+  }
+  return value;
+};
+
+function parseOptions(): Options {
+  const program = new Command()
+    .name('bench')
+    .description('gridco2 against a bare node:http baseline sending the same bytes.')
+    .option('--quick', '50k store only, 1 round of 1 s per scenario: proves the harness works')
+    .option('--postgres', 'also measure on a throwaway PostgreSQL database on 127.0.0.1:5432')
+    .option(
+      '--rounds <n>',
+      'measured rounds per scenario and server (default 3, quick 1)',
+      positiveInteger,
+    )
+    .option('--duration <seconds>', 'length of one round (default 5, quick 1)', positiveInteger)
+    .showHelpAfterError()
+    .parse();
+  const given = program.opts<{
+    quick?: boolean;
+    postgres?: boolean;
+    rounds?: number;
+    duration?: number;
+  }>();
+  const quick = given.quick === true;
+  return {
+    quick,
+    postgres: given.postgres === true,
+    rounds: given.rounds ?? (quick ? 1 : 3),
+    duration: given.duration ?? (quick ? 1 : 5),
+  };
+}
+
+/** Work that must happen even when the bench is interrupted: dropping a database, temp files. */
+const emergencyCleanups = new Set<() => Promise<unknown>>();
+
+let aborting = false;
+
+async function abort(reason: string, exitCode: number): Promise<void> {
+  // Killing the children makes the pending steps fail too: only the first reason counts.
+  if (aborting) return;
+  aborting = true;
+  console.error(`bench: ${reason}; stopping every process it started`);
+  await killAll();
+  const cleanups = [...emergencyCleanups].map((cleanup) => cleanup().catch(() => {}));
+  await Promise.race([
+    Promise.all(cleanups),
+    new Promise((resolve) => setTimeout(resolve, 10_000)),
+  ]);
+  process.exit(exitCode);
+}
+
+const log = (message: string) => console.error(`bench: ${message}`);
+
+/** A bound on the whole run, from what it is about to do, with room for slow store builds. */
+function timeLimitSeconds(options: Options, stores: number): number {
+  const warmup = options.quick ? 0 : 2;
+  // Each run also waits for idle servers and starts a load generator: a few seconds at most.
+  const perServerAndScenario = warmup + options.rounds * (options.duration + 4);
+  const measuring = stores * SCENARIOS.length * 2 * perServerAndScenario + stores * 60;
+  return options.quick ? measuring + 60 : 2 * measuring + 1200;
+}
+
+/** Reasons the figures may not describe the code in src/, stated in the report. */
+function provenance(): { commit: string; warnings: string[] } {
+  const git = (...args: string[]) =>
+    (
+      spawnSync('git', args, { cwd: REPO_DIR, encoding: 'utf8', timeout: 10_000 }).stdout ?? ''
+    ).trim();
+  const commit = git('rev-parse', '--short', 'HEAD') || 'unknown';
+  const warnings: string[] = [];
+  if (git('status', '--porcelain', '--', 'src', 'bin') !== '') {
+    warnings.push(`uncommitted changes in src/ or bin/ on top of ${commit}`);
+  }
+  const built = join(REPO_DIR, 'dist/cli/main.js');
+  let builtAt: number;
+  try {
+    builtAt = statSync(built).mtimeMs;
+  } catch {
+    throw new Error('dist/ is missing: run `npm run build` first (bin/gridco2.js serves dist/)');
+  }
+  const sourceDir = join(REPO_DIR, 'src');
+  const newer = readdirSync(sourceDir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+    .filter((file) => statSync(join(sourceDir, file)).mtimeMs > builtAt);
+  if (newer.length > 0) {
+    warnings.push(
+      `dist/ is older than ${newer.length} file(s) in src/ (${newer.slice(0, 3).join(', ')}): ` +
+        'gridco2 was measured as last built (`npm run build`)',
+    );
+  }
+  return { commit, warnings };
+}
+
+async function captureScenarios(gridco2: Gridco2): Promise<CapturedResponse[]> {
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    const captures: CapturedResponse[] = [];
+    for (const scenario of SCENARIOS) {
+      const captured = await captureResponse(gridco2.url, scenario.path, agent);
+      const body = JSON.parse(Buffer.from(captured.bodyBase64, 'base64').toString('utf8'));
+      if (!scenario.holds(body)) {
+        throw new Error(`${scenario.path}: expected ${scenario.expected} from the bench store`);
+      }
+      captures.push(captured);
+    }
+    return captures;
+  } finally {
+    agent.destroy();
+  }
+}
+
+type Server = 'gridco2' | 'baseline';
+
+async function measureScenario(
+  urls: Record<Server, string>,
+  load: (url: string, seconds: number) => Promise<LoadResult>,
+  options: Options,
+): Promise<Record<Server, LoadResult[]>> {
+  if (!options.quick) {
+    // JIT, caches and connection pools warm up before anything counts.
+    await load(urls.gridco2, 2);
+    await load(urls.baseline, 2);
+  }
+  const rounds: Record<Server, LoadResult[]> = { gridco2: [], baseline: [] };
+  for (let round = 0; round < options.rounds; round++) {
+    // Alternate who goes first, so that a drift over time favours neither server.
+    const order: Server[] = round % 2 === 0 ? ['gridco2', 'baseline'] : ['baseline', 'gridco2'];
+    for (const server of order) rounds[server].push(await load(urls[server], options.duration));
+  }
+  return rounds;
+}
+
+/**
+ * One load run, started on a quiet core (the previous server may still be draining its backlog).
+ * Fails when a server died, saying which and what it wrote last: wrk reports a run against a
+ * dead server as 0 req/s, not as a failure.
+ */
+async function loadCheckingServers(
+  generator: LoadGenerator,
+  servers: Record<Server, RunningProcess>,
+  url: string,
+  seconds: number,
+): Promise<LoadResult> {
+  await waitUntilIdle(Object.values(servers).map((server) => server.child.pid!));
+  const outcome = await runLoad(generator, url, seconds).then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+  for (const [name, server] of Object.entries(servers)) {
+    if (!hasExited(server.child)) continue;
+    const { exitCode, signalCode } = server.child;
+    throw new Error(
+      `${name} exited (${signalCode ?? `code ${exitCode}`}) during ${url}; ` +
+        `its output ends with:\n${server.output()}`,
+    );
+  }
+  if ('error' in outcome) throw outcome.error;
+  return outcome.result;
+}
+
+async function measureStore(
+  label: string,
+  built: BuiltStore,
+  options: Options,
+  generator: LoadGenerator,
+  scratchDir: string,
+): Promise<StoreResult> {
+  log(`${label}: starting gridco2`);
+  const gridco2 = await startGridco2(REPO_DIR, built.databaseUrl);
+  try {
+    log(`${label}: first answer after ${gridco2.startupMs.toFixed(0)} ms`);
+    // Measure the steady state: until its cache is loaded, gridco2 answers from the store.
+    const cacheLoadedMs = await gridco2.cacheLoaded;
+    log(
+      cacheLoadedMs === null
+        ? `${label}: no "reading cache loaded" line within a minute; measuring anyway`
+        : `${label}: cache loaded after ${cacheLoadedMs.toFixed(0)} ms`,
+    );
+    const captures = await captureScenarios(gridco2);
+    const capturesFile = join(scratchDir, `captures-${label.replace(/\W+/g, '-')}.json`);
+    writeFileSync(capturesFile, JSON.stringify(captures));
+    const baseline = await startBaseline(REPO_DIR, capturesFile);
+    try {
+      const agent = new http.Agent({ keepAlive: true });
+      try {
+        for (const captured of captures) await verifyReplay(baseline.url, captured, agent);
+      } finally {
+        agent.destroy();
+      }
+      const load = (url: string, seconds: number) =>
+        loadCheckingServers(generator, { gridco2, baseline }, url, seconds);
+      const scenarios: ScenarioResult[] = [];
+      for (const scenario of SCENARIOS) {
+        const urls = {
+          gridco2: gridco2.url + scenario.path,
+          baseline: baseline.url + scenario.path,
+        };
+        const rounds = await measureScenario(urls, load, options);
+        const summary = (name: Server) => median(rounds[name].map((r) => r.requestsPerSecond));
+        log(
+          `${label}: ${scenario.name}: gridco2 ${summary('gridco2').toFixed(0)} req/s, ` +
+            `baseline ${summary('baseline').toFixed(0)} req/s`,
+        );
+        scenarios.push({
+          scenario: scenario.name,
+          path: scenario.path,
+          ...rounds,
+          rssMiB: residentMiB(gridco2.pid),
+        });
+      }
+      return {
+        store: label,
+        points: built.points,
+        buildSeconds: built.buildSeconds,
+        startupMs: gridco2.startupMs,
+        cacheLoadedMs,
+        scenarios,
+      };
+    } finally {
+      await baseline.stop();
+    }
+  } finally {
+    await gridco2.stop();
+  }
+}
+
+function describeBuild(label: string, built: BuiltStore): void {
+  const how =
+    built.buildSeconds === null ? 'cached' : `built in ${built.buildSeconds.toFixed(1)} s`;
+  log(`${label}: ${built.points.toLocaleString('en-US')} points, ${how}`);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const specs: StoreSpec[] = options.quick ? [SMALL_STORE] : [SMALL_STORE, LARGE_STORE];
+  const backends = options.postgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+  const limit = timeLimitSeconds(options, specs.length * backends.length);
+  setTimeout(() => void abort(`time limit of ${limit} s reached`, 1), limit * 1000).unref();
+
+  const { commit, warnings } = provenance();
+  const generator = detectLoadGenerator();
+  if (!pinning.available) warnings.push(`processes run unpinned: ${pinning.why}`);
+  const [loadAtStart = 0] = loadavg();
+  if (loadAtStart > 0.5) {
+    warnings.push(
+      `1-minute load average was ${loadAtStart.toFixed(2)} at start: other processes shared ` +
+        'the cores, so absolute figures are noisy (ratios of one run hold up better)',
+    );
+  }
+  log(`load generator: ${generator.description}; ${pinning.available ? pinning.why : 'unpinned'}`);
+
+  const scratchDir = mkdtempSync(join(tmpdir(), 'gridco2-bench-'));
+  const removeScratch = async () => rmSync(scratchDir, { recursive: true, force: true });
+  emergencyCleanups.add(removeScratch);
+  const stores: StoreResult[] = [];
+  try {
+    for (const backend of backends) {
+      if (backend === 'sqlite') {
+        for (const spec of specs) {
+          const label = `${spec.label} sqlite`;
+          log(`${label}: building the store (or taking it from bench/.cache)`);
+          const built = await buildSqliteStore(spec, join(BENCH_DIR, '.cache'));
+          describeBuild(label, built);
+          stores.push(await measureStore(label, built, options, generator, scratchDir));
+        }
+        continue;
+      }
+      const database = await createBenchDatabase();
+      emergencyCleanups.add(database.drop);
+      try {
+        for (const spec of specs) {
+          const label = `${spec.label} postgres`;
+          log(`${label}: loading the store`);
+          const built = await fillPostgres(database.url, spec);
+          describeBuild(label, built);
+          stores.push(await measureStore(label, built, options, generator, scratchDir));
+        }
+      } finally {
+        await database.drop();
+        emergencyCleanups.delete(database.drop);
+      }
+    }
+  } finally {
+    await removeScratch();
+  }
+
+  const mode = options.quick ? 'quick' : 'full';
+  const date = new Date().toISOString().slice(0, 10);
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const flags = process.argv.slice(2).join(' ');
+  const report = renderReport(
+    {
+      title: `gridco2 bench, ${mode}, ${date}`,
+      command: `npm run bench${flags ? ` -- ${flags}` : ''}`,
+      settings: [
+        `Machine: ${cpu}, ${availableParallelism()} cores, Node ${process.version}, ${process.platform}`,
+        `Load generator: ${generator.description}, ${CONNECTIONS} connections, ` +
+          `${options.rounds} round(s) of ${options.duration} s per server and scenario` +
+          `${options.quick ? '' : ' after a 2 s warm-up'}, gridco2 and baseline alternating; medians`,
+        `Pinning: ${pinning.available ? pinning.why : `none (${pinning.why})`}`,
+        `gridco2: commit ${commit}, \`node bin/gridco2.js serve\` (INGEST=off, ` +
+          'RATE_LIMIT_PER_MINUTE=1000000000: the limiter runs, never rejects)',
+        'Baseline: bare node:http replaying the bytes and headers gridco2 sent for each scenario',
+        'Stores: GB half-hourly, every other zone hourly, all ending 2026-11-01T00:00Z',
+      ],
+      warnings,
+    },
+    stores,
+  );
+  console.log(report);
+  const resultsDir = join(BENCH_DIR, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const name = `${date}-${mode}${options.postgres ? '-postgres' : ''}.md`;
+  writeFileSync(join(resultsDir, name), report);
+  // latest.md is the record the README quotes: only full runs replace it.
+  if (!options.quick) writeFileSync(join(resultsDir, 'latest.md'), report);
+  log(`written to bench/results/${name}${options.quick ? '' : ' and bench/results/latest.md'}`);
+}
+
+process.once('SIGINT', () => void abort('interrupted', 130));
+process.once('SIGTERM', () => void abort('terminated', 143));
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    if (aborting) return;
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    void abort('failed', 1);
+  },
+);

@@ -1,0 +1,164 @@
+/**
+ * The two servers under test, each its own process pinned to core 0: gridco2 exactly as
+ * `npm start` runs it, and the bare node:http baseline replaying gridco2's captured bytes.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { get } from './capture.js';
+import { outputTail, spawnPinned, stopProcess, waitForLine } from './processes.js';
+
+export interface RunningProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** The end of what it wrote to stdout and stderr. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface Gridco2 extends RunningProcess {
+  readonly pid: number;
+  /** From spawn to the first 200 of /v1/intensity/latest. */
+  readonly startupMs: number;
+  /**
+   * From spawn to the log line `reading cache loaded` (it serves from the store until then);
+   * null when it did not come within a minute.
+   */
+  readonly cacheLoaded: Promise<number | null>;
+}
+
+const START_TIMEOUT_MS = 60_000;
+const FIRST_ANSWER_PATH = '/v1/intensity/latest';
+
+/** A pino JSON line as an object; undefined for anything else. */
+function logEntry(line: string): Record<string, unknown> | undefined {
+  try {
+    const entry: unknown = JSON.parse(line);
+    return typeof entry === 'object' && entry !== null
+      ? (entry as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The line `gridco2 serving` carries the URL it listens on (PORT=0 lets the system pick). */
+function servingUrl(line: string): string | undefined {
+  const url = logEntry(line)?.url;
+  return typeof url === 'string' && url.startsWith('http://') ? url : undefined;
+}
+
+// gridco2 has no readiness endpoint for its in-memory cache: this log line is the only signal.
+const CACHE_LOADED_MESSAGE = 'reading cache loaded';
+
+export async function startGridco2(repoDir: string, databaseUrl: string): Promise<Gridco2> {
+  const started = performance.now();
+  // A fixed environment, not the caller's: no Redis, no upstream tokens, no ingestion.
+  const child = spawnPinned(0, process.execPath, [join(repoDir, 'bin/gridco2.js'), 'serve'], {
+    cwd: repoDir,
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      INGEST: 'off',
+      LOG_LEVEL: 'info',
+      // High enough never to reject, so the limiter's code runs on every request.
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+    },
+  });
+  const output = outputTail(child);
+  const stop = () => stopProcess(child);
+  const cacheLoaded = waitForLine(
+    child,
+    (line) =>
+      logEntry(line)?.msg === CACHE_LOADED_MESSAGE ? performance.now() - started : undefined,
+    START_TIMEOUT_MS,
+  ).catch(() => null);
+  try {
+    const url = await waitForLine(child, servingUrl, START_TIMEOUT_MS);
+    await firstAnswer(url + FIRST_ANSWER_PATH, started + START_TIMEOUT_MS);
+    const startupMs = performance.now() - started;
+    return { child, url, pid: child.pid!, startupMs, cacheLoaded, output, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function firstAnswer(url: string, deadline: number): Promise<void> {
+  const agent = new http.Agent({ keepAlive: false });
+  try {
+    for (let attempt = 1; performance.now() < deadline && attempt <= 10_000; attempt++) {
+      const response = await get(url, agent, deadline - performance.now()).catch(() => undefined);
+      if (response?.status === 200) return;
+      await delay(5);
+    }
+    throw new Error(`gridco2 never answered ${url} with 200`);
+  } finally {
+    agent.destroy();
+  }
+}
+
+export async function startBaseline(
+  repoDir: string,
+  capturesFile: string,
+): Promise<RunningProcess> {
+  // tsx only transforms the file at load; serving runs plain node:http code.
+  const child = spawnPinned(
+    0,
+    process.execPath,
+    ['--import', 'tsx', join(repoDir, 'bench/baseline-server.ts'), capturesFile],
+    { cwd: repoDir },
+  );
+  const output = outputTail(child);
+  const stop = () => stopProcess(child);
+  try {
+    const port = await waitForLine(child, (line) => /^listening (\d+)$/.exec(line)?.[1], 30_000);
+    return { child, url: `http://127.0.0.1:${port}`, output, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Resident memory of a process in MiB, from /proc (Linux only; null elsewhere). */
+export function residentMiB(pid: number): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+    return kib === undefined ? null : Number(kib) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time a process has used, in clock ticks (user + system), from /proc; null elsewhere. */
+function cpuTicks(pid: number): number | null {
+  try {
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until the servers stop using CPU (at most `maxMs`): a slow server keeps working through
+ * its backlog after the load generator stops, and would steal the shared core from the next run.
+ */
+export async function waitUntilIdle(pids: readonly number[], maxMs = 10_000): Promise<void> {
+  const total = () => pids.reduce((sum, pid) => sum + (cpuTicks(pid) ?? 0), 0);
+  const deadline = performance.now() + maxMs;
+  let before = total();
+  while (performance.now() < deadline) {
+    await delay(100);
+    const now = total();
+    // At most one tick (10 ms at the usual 100 Hz) in 100 ms: timers and GC, not requests.
+    if (now - before <= 1) return;
+    before = now;
+  }
+}
