@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerBackfill } from './commands/backfill.js';
+import { registerDemo } from './commands/demo.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerRecompute } from './commands/recompute.js';
 import { registerServe } from './commands/serve.js';
@@ -16,5 +17,6 @@ registerIngest(program);
 registerBackfill(program);
 registerRecompute(program);
 registerSimulateUpstreams(program);
+registerDemo(program);
 
 await program.parseAsync(process.argv);

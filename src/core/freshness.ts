@@ -81,9 +81,14 @@ function describe(
     const report = reports[source];
     if (!report) continue;
     const errors = report.errors.length === 0 ? 'no errors' : `errors: ${report.errors.join('; ')}`;
+    // A run that read no zone at all means the upstream is down or unusable, not one bad zone:
+    // said first, so that it is not lost in the list of errors.
+    const unreadable = report.zones === 0 && report.errors.length > 0;
     parts.push(
-      `last ${source} run ${formatTs(report.finishedAt)}: ${report.zones} zones, ` +
-        `${report.pointsStored} points stored, ${report.incompleteHours} incomplete hours, ${errors}.`,
+      `last ${source} run ${formatTs(report.finishedAt)}: ` +
+        (unreadable ? `${source} could not be read, ` : '') +
+        `${report.zones} zones, ${report.pointsStored} points stored, ` +
+        `${report.incompleteHours} incomplete hours, ${errors}.`,
     );
   }
   return parts.join(' ');

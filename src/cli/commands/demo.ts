@@ -1,0 +1,31 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { startDemo } from '../../demo/start-demo.js';
+import { closeOnSignals } from '../../server.js';
+import { exitOnError } from '../exit.js';
+
+const MAX_DAYS = 3650;
+
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .description(
+      'Try gridco2 without keys or network: serve synthetic data from a local upstream ' +
+        'simulator, stored in data/demo.db (never DATABASE_URL), backfilling history while serving.',
+    )
+    .option('--days <days>', `days of history to backfill, 1 to ${MAX_DAYS}`, parseDays, 30)
+    .action((flags: { days: number }) =>
+      exitOnError(async () => {
+        const demo = await startDemo({ env: process.env, days: flags.days });
+        closeOnSignals(demo, demo.logger);
+      }),
+    );
+}
+
+function parseDays(value: string): number {
+  const text = value.trim();
+  const days = Number(text);
+  if (!/^\d+$/.test(text) || days < 1 || days > MAX_DAYS) {
+    throw new InvalidArgumentError(`expected a whole number of days from 1 to ${MAX_DAYS}.`);
+  }
+  return days;
+}

@@ -1,0 +1,240 @@
+import { availableParallelism } from 'node:os';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../config.js';
+import { floorToHour, HOUR } from '../core/time.js';
+import { SOURCES, ZONES, type SourceId } from '../core/zones.js';
+import { planBackfill, type BackfillResult } from '../ingest/backfill.js';
+import { DEFAULT_INITIAL_WINDOW_SECONDS, plural, runIngestion } from '../ingest/run-ingestion.js';
+import { createSourceAdapter, type SourceAdapter } from '../ingest/sources.js';
+import { createLogger, startServer } from '../server.js';
+import { startSimulator } from '../simulator/index.js';
+import type { Store } from '../storage/store.js';
+import { runBackfillPool, type BackfillJob } from './backfill-pool.js';
+import { createBackfillDisplay } from './progress.js';
+
+/**
+ * `gridco2 demo`: the upstream simulator and the service in one process, so that gridco2 can be
+ * tried without keys or network. Synthetic data lives only here (decisions.md, "Demo data"): in
+ * its own database file, never the configured one, and the `/v1` index says so.
+ */
+
+const DEMO_DATABASE_URL = 'sqlite:data/demo.db';
+/** A fixed seed: every demo shows the same synthetic grid for the same hours. */
+const DEMO_SEED = 1;
+const SIMULATED_KEY = 'simulated';
+const DAY = 24 * HOUR;
+
+/** Settings the demo sets itself: the user's own (real database, keys) never reach it. */
+const SET_BY_DEMO = [
+  'DATABASE_URL',
+  'INGEST',
+  'ENTSOE_BASE_URL',
+  'ENTSOE_TOKEN',
+  'EIA_BASE_URL',
+  'EIA_API_KEY',
+  'NESO_BASE_URL',
+];
+
+export interface DemoOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Days of history to backfill. */
+  readonly days: number;
+}
+
+export interface RunningDemo {
+  readonly logger: Logger;
+  /** Stops the backfill, the server (ingestion, cache, store) and the simulator, in that order. */
+  close(): Promise<void>;
+}
+
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  const { env, days } = options;
+  const userSettings = loadConfig(
+    Object.fromEntries(Object.entries(env).filter(([name]) => !SET_BY_DEMO.includes(name))),
+  );
+  const logger = createLogger(userSettings);
+  const simulator = await startSimulator({ seed: DEMO_SEED });
+  const config = demoConfig(userSettings, simulator.url);
+  const server = await startServer(config, {
+    logger,
+    // The demo runs the first pass itself, at once; the schedule takes over one interval later.
+    ingestion: { firstRunDelayMs: config.ingestIntervalSeconds * 1000 },
+  }).catch(async (error: unknown) => {
+    await simulator.close();
+    throw error;
+  });
+
+  const ignored = SET_BY_DEMO.filter((name) => env[name]?.trim());
+  process.stderr.write(banner(server.url, simulator.url, days, ignored));
+  logger.warn(
+    { demo: true, simulator: simulator.url, database: config.databaseUrl, ignored },
+    'DEMO MODE: every value served is synthetic, from the local upstream simulator',
+  );
+
+  const shutdown = new AbortController();
+  // Settles once the first pass and the backfill are done, failed or interrupted.
+  const history = fillHistory({
+    config,
+    store: server.store,
+    logger,
+    days,
+    signal: shutdown.signal,
+  }).catch((error: unknown) => logger.error({ err: error }, 'demo: history could not be filled'));
+  let closing: Promise<void> | undefined;
+  return {
+    logger,
+    close: () =>
+      (closing ??= (async () => {
+        shutdown.abort();
+        await history;
+        // Scheduled runs still talk to the simulator until the server has stopped them.
+        await server.close();
+        await simulator.close();
+      })()),
+  };
+}
+
+function demoConfig(userSettings: Config, simulatorUrl: string): Config {
+  return Object.freeze({
+    ...userSettings,
+    demo: true,
+    databaseUrl: DEMO_DATABASE_URL,
+    ingest: true,
+    entsoe: { baseUrl: `${simulatorUrl}/api`, token: SIMULATED_KEY },
+    eia: { baseUrl: `${simulatorUrl}/v2`, apiKey: SIMULATED_KEY },
+    neso: { baseUrl: simulatorUrl },
+  });
+}
+
+function banner(apiUrl: string, simulatorUrl: string, days: number, ignored: string[]): string {
+  const rule = '='.repeat(78);
+  return [
+    rule,
+    ' gridco2 DEMO MODE: every value served is SYNTHETIC, made up by a local simulator of',
+    ` the upstreams (${simulatorUrl}, seed ${DEMO_SEED}). These are not real measurements.`,
+    ` Data: ${DEMO_DATABASE_URL.slice('sqlite:'.length)}, kept apart from real data.`,
+    ...(ignored.length > 0 ? [` Not used in demo mode: ${ignored.join(', ')}.`] : []),
+    ` API: ${apiUrl}/v1 (current data first, then ${plural(days, 'day')} of history).`,
+    rule,
+    '',
+  ].join('\n');
+}
+
+interface HistoryOptions {
+  readonly config: Config;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly days: number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Recent data first: one normal ingestion pass of every source (all zones current within
+ * seconds), then the whole window backfilled by worker processes while the API serves. Chunks
+ * already stored by an earlier demo are skipped.
+ */
+async function fillHistory(options: HistoryOptions): Promise<void> {
+  const { config, store, logger, days, signal } = options;
+  const adapters = SOURCES.map((source) =>
+    createSourceAdapter(config, source, { logger, localUpstream: true }),
+  );
+
+  const passStarted = performance.now();
+  await Promise.all(
+    adapters.map((adapter) =>
+      runIngestion({
+        store,
+        adapter,
+        logger,
+        initialWindowSeconds: Math.min(days * DAY, DEFAULT_INITIAL_WINDOW_SECONDS),
+        signal,
+      }),
+    ),
+  );
+  if (signal.aborted) return;
+  const current = (await store.latestPerZone()).length;
+  const passSeconds = secondsSince(passStarted);
+  logger.info(
+    { zones: current, seconds: passSeconds },
+    `demo: first ingestion pass done in ${passSeconds} s, ` +
+      `${current} of ${ZONES.length} zones current; backfilling ${plural(days, 'day')}`,
+  );
+
+  const toTs = floorToHour(Date.now() / 1000) + HOUR;
+  const window = { fromTs: toTs - days * DAY, toTs };
+  const chunksPerSource = new Map(
+    adapters.map((adapter) => [
+      adapter.source,
+      planBackfill(adapter, adapter.zones, window).length,
+    ]),
+  );
+  const display = createBackfillDisplay(chunksPerSource);
+  const backfillStarted = performance.now();
+  let results: Map<SourceId, BackfillResult>;
+  try {
+    results = await runBackfillPool({
+      config,
+      window,
+      jobs: backfillJobs(adapters),
+      workers: backfillWorkers(),
+      onChunk: display.chunk,
+      signal,
+    });
+  } finally {
+    display.stop();
+  }
+  if (signal.aborted) return;
+
+  const all = [...results.values()];
+  const sum = (pick: (result: BackfillResult) => number) =>
+    all.reduce((total, result) => total + pick(result), 0);
+  const errors = all.flatMap((result) => result.errors);
+  const seconds = secondsSince(backfillStarted);
+  const fields = {
+    days,
+    seconds,
+    chunks: sum((result) => result.chunks),
+    skipped: sum((result) => result.skipped),
+    pointsStored: sum((result) => result.pointsStored),
+    errors: errors.length,
+  };
+  const line =
+    `demo: backfill of ${plural(days, 'day')} done in ${seconds} s: ${fields.chunks} chunks ` +
+    `(${fields.skipped} already stored), ${fields.pointsStored} points stored`;
+  if (errors.length === 0) logger.info(fields, line);
+  else {
+    logger.warn(
+      { ...fields, firstError: errors[0] },
+      `${line}, ${plural(errors.length, 'error')}; start the demo again to retry them`,
+    );
+  }
+}
+
+/**
+ * One job per zone where each zone is its own request, so the workers share the heavy ENTSO-E
+ * load evenly; one job for a source whose zones come in the same requests (EIA). The sources
+ * with fewest jobs go first, so that every source is under way at once.
+ */
+function backfillJobs(adapters: readonly SourceAdapter[]): BackfillJob[] {
+  return adapters
+    .map(({ source, zones, zonesShareRequests }): BackfillJob[] => {
+      const codes = zones.map((zone) => zone.code);
+      return zonesShareRequests
+        ? [{ source, zones: codes }]
+        : codes.map((code) => ({ source, zones: [code] }));
+    })
+    .sort((a, b) => a.length - b.length)
+    .flat();
+}
+
+/**
+ * One process per core, and at least one per source so that all three are under way at once;
+ * more than eight would mostly wait for the one simulator thread.
+ */
+function backfillWorkers(): number {
+  return Math.min(8, Math.max(SOURCES.length, availableParallelism()));
+}
+
+function secondsSince(startMs: number): number {
+  return Math.round((performance.now() - startMs) / 100) / 10;
+}

@@ -1,0 +1,145 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZONES } from '../src/core/zones.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+
+/**
+ * `gridco2 demo` as a user runs it: the CLI entry (through tsx, never a stale build) as a child
+ * process in an empty working directory, with PORT=0, then the API over HTTP. It must serve every
+ * zone within 60 s of start, say everywhere that the data is synthetic, keep it in
+ * data/demo.db whatever DATABASE_URL says, backfill while serving, and stop cleanly.
+ */
+
+const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+// Absolute: the child runs elsewhere than the repository, where a bare `tsx` would not resolve.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const DAYS = 2;
+const H = 3600;
+
+const cwd = mkdtempSync(join(tmpdir(), 'gridco2-demo-e2e-'));
+const realDatabase = join(cwd, 'real.db');
+let child: ChildProcessWithoutNullStreams;
+let stdout = '';
+let stderr = '';
+let startedMs: number;
+let url: string;
+
+/** Resolves once `predicate` holds for the output so far; rejects after `timeoutMs`. */
+function outputMatching(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!predicate()) return;
+      clearTimeout(timer);
+      child.stdout.off('data', check);
+      child.stderr.off('data', check);
+      resolve();
+    };
+    const timer = setTimeout(
+      () => reject(new Error(`no ${what} within ${timeoutMs} ms:\n${stdout}\n${stderr}`)),
+      timeoutMs,
+    );
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    check();
+  });
+}
+
+beforeAll(async () => {
+  startedMs = Date.now();
+  child = spawn(process.execPath, ['--import', TSX, CLI, 'demo', '--days', String(DAYS)], {
+    cwd,
+    // Only what the test sets, as a user would: a real database the demo must leave alone.
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      DATABASE_URL: `sqlite:${realDatabase}`,
+    },
+  });
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await outputMatching(
+    () => /"url":"http[^"]+".*"msg":"gridco2 serving"/.test(stdout),
+    30_000,
+    'url',
+  );
+  url = /"url":"(http[^"]+)".*"msg":"gridco2 serving"/.exec(stdout)![1]!;
+});
+afterAll(() => {
+  if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+async function getJson<T>(path: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${url}${path}`);
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+describe('gridco2 demo', () => {
+  it('serves all 45 zones and an ok status within 60 s of start', async () => {
+    let zones: string[] = [];
+    let status = 0;
+    let ok = false;
+    while (Date.now() - startedMs < 60_000) {
+      const latest = await getJson<{ data: { zone: string }[] }>('/v1/intensity/latest');
+      const freshness = await getJson<{ ok: boolean }>('/v1/status');
+      zones = latest.status === 200 ? latest.body.data.map((reading) => reading.zone) : [];
+      ({ status } = freshness);
+      ok = freshness.body.ok;
+      if (zones.length === ZONES.length && status === 200 && ok) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(zones.sort()).toEqual(ZONES.map((zone) => zone.code).sort());
+    expect({ status, ok }).toEqual({ status: 200, ok: true });
+  }, 60_000);
+
+  it('says the data is synthetic, in the banner, the log and the /v1 index', async () => {
+    expect(stderr).toMatch(/DEMO MODE: every value served is SYNTHETIC/);
+    expect(stderr).toContain('Not used in demo mode: DATABASE_URL.');
+    expect(stdout).toContain('"demo":true');
+    const index = await getJson<{ status: string }>('/v1');
+    expect(index.body.status).toMatch(/DEMO MODE: synthetic data/);
+  });
+
+  it('backfills the window while serving, into data/demo.db and never DATABASE_URL', async () => {
+    await outputMatching(() => /demo: backfill of 2 days done/.test(stdout), 60_000, 'backfill');
+    expect(stdout).toMatch(/"errors":0,"msg":"demo: backfill of 2 days done/);
+    // Not a terminal: one plain progress line per chunk, for every source.
+    for (const source of ['europe-tso 33/33', 'us-agency 1/1', 'uk-operator 1/1']) {
+      expect(stderr).toContain(`backfill ${source} `);
+    }
+    expect(existsSync(join(cwd, 'data', 'demo.db'))).toBe(true);
+    expect(existsSync(realDatabase)).toBe(false);
+
+    // History for the whole window, hour by hour up to the zone's publication lag.
+    const nowS = Math.floor(Date.now() / 1000);
+    const from = new Date((nowS - DAYS * 24 * H) * 1000).toISOString();
+    const history = await getJson<{ data: { ts: string }[] }>(`/v1/intensity?zone=FR&from=${from}`);
+    expect(history.status).toBe(200);
+    // Publication lag (up to 4 h) and the odd incomplete hour aside.
+    expect(history.body.data.length).toBeGreaterThanOrEqual(DAYS * 24 - 8);
+    const first = Date.parse(history.body.data[0]!.ts) / 1000;
+    expect(first - (nowS - DAYS * 24 * H)).toBeLessThan(2 * H);
+  }, 60_000);
+
+  it('stops the server, ingestion, workers, simulator and store on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stdout).toMatch(/shutting down/);
+    expect(stderr).not.toMatch(/error/i);
+    // Closed cleanly: the store opens and holds what was served.
+    const store = new SqliteStore(join(cwd, 'data', 'demo.db'));
+    try {
+      expect((await store.latestPerZone()).length).toBe(ZONES.length);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,251 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../src/config.js';
+import type { IngestReport, StoredReading } from '../src/core/reading.js';
+import { formatTs } from '../src/core/time.js';
+import { SOURCES, ZONES, type SourceId } from '../src/core/zones.js';
+import { runIngestion } from '../src/ingest/run-ingestion.js';
+import { createSourceAdapter } from '../src/ingest/sources.js';
+import { startServer, type RunningServer } from '../src/server.js';
+import {
+  startSimulator,
+  type FaultKind,
+  type FaultSpec,
+  type Simulator,
+} from '../src/simulator/index.js';
+import type { Clock } from '../src/sources/http.js';
+import type { Store } from '../src/storage/store.js';
+import { ApiClient } from './support/api-client.js';
+
+/**
+ * The real ingester against the upstream simulator over HTTP, for all three sources, then the
+ * API over HTTP: a clean pass serves every zone; each injected fault is retried when it is
+ * temporary, stores nothing wrong, loses nothing stored, and shows in `/v1/status`.
+ * One clock, pinned and moved by the tests, drives the simulator, the ingester and the API, so
+ * a pass run twice fetches the same bytes.
+ */
+
+const H = 3600;
+let nowMs = Date.UTC(2026, 10, 21, 13, 20, 0);
+const RETRIES = 1;
+const TIMEOUT_MS = 400;
+/** Retry waits asked for; the clock grants them at once, so no test sleeps. */
+const waits: number[] = [];
+const clock: Clock = {
+  now: () => nowMs,
+  sleep: async (ms) => {
+    waits.push(ms);
+  },
+};
+const logger = pino({ level: 'silent' });
+
+const dir = mkdtempSync(join(tmpdir(), 'gridco2-sim-e2e-'));
+let simulator: Simulator;
+let config: Config;
+let server: RunningServer;
+let api: ApiClient;
+
+beforeAll(async () => {
+  simulator = await startSimulator({ seed: 7, now: () => nowMs });
+  config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: `sqlite:${join(dir, 'simulated.db')}`,
+    INGEST: 'off',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    ENTSOE_BASE_URL: `${simulator.url}/api`,
+    ENTSOE_TOKEN: 'simulated',
+    EIA_BASE_URL: `${simulator.url}/v2`,
+    EIA_API_KEY: 'simulated',
+    NESO_BASE_URL: simulator.url,
+  });
+  // The API reads the store directly: what a pass stored is served at once.
+  server = await startServer(config, { logger, clock: () => nowMs, cache: 'off' });
+  api = new ApiClient(server.url);
+  await api.loadOpenApi();
+});
+afterAll(async () => {
+  await server?.close();
+  await simulator?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** One ingestion pass of a source; `zones` narrows ENTSO-E, whose zones are one request each. */
+function ingest(source: SourceId, zones?: readonly string[]): Promise<IngestReport> {
+  const adapter = createSourceAdapter(config, source, {
+    logger,
+    clock,
+    http: { timeoutMs: TIMEOUT_MS, retries: RETRIES },
+  });
+  const narrowed = zones ? adapter.zones.filter((zone) => zones.includes(zone.code)) : undefined;
+  return runIngestion({
+    store: server.store,
+    adapter: narrowed ? { ...adapter, zones: narrowed } : adapter,
+    logger,
+  });
+}
+
+async function everyRow(store: Store): Promise<StoredReading[]> {
+  const rows: StoredReading[] = [];
+  for (let page = await store.scanStored(null, 5000); page.length > 0;) {
+    rows.push(...page);
+    const last = page.at(-1)!;
+    page = await store.scanStored({ zone: last.zone, ts: last.ts }, 5000);
+  }
+  return rows;
+}
+
+function requestsSince(before: Readonly<Record<SourceId, number>>): Record<SourceId, number> {
+  const now = simulator.state().requests;
+  return Object.fromEntries(
+    SOURCES.map((source) => [source, now[source] - before[source]]),
+  ) as Record<SourceId, number>;
+}
+
+async function statusNote(): Promise<string> {
+  const status = await api.get('/v1/status');
+  // Every zone holds data younger than its threshold: a failing upstream alone is not "behind".
+  expect(status.status).toBe(200);
+  return (status.json as { note: string }).note;
+}
+
+describe('ingestion from the simulator, served over HTTP', () => {
+  it('a clean pass of every source serves all 45 zones, their history and an ok status', async () => {
+    const before = simulator.state().requests;
+    const reports = await Promise.all(SOURCES.map((source) => ingest(source)));
+    for (const report of reports) expect(report.errors).toEqual([]);
+    expect(reports.map((report) => report.zones)).toEqual([33, 11, 1]);
+    // ENTSO-E: one document per zone; NESO: one range; EIA: a few pages for all its zones.
+    const requests = requestsSince(before);
+    expect(requests['europe-tso']).toBe(33);
+    expect(requests['uk-operator']).toBe(1);
+    expect(requests['us-agency']).toBeGreaterThanOrEqual(1);
+
+    const latest = await api.get('/v1/intensity/latest');
+    expect(latest.status).toBe(200);
+    const zones = (latest.json as { data: { zone: string; gco2eq_kwh: number }[] }).data;
+    expect(zones.map((reading) => reading.zone).sort()).toEqual(
+      ZONES.map((zone) => zone.code).sort(),
+    );
+    for (const reading of zones) {
+      expect(reading.gco2eq_kwh).toBeGreaterThanOrEqual(0);
+      expect(reading.gco2eq_kwh).toBeLessThan(1500);
+    }
+
+    const status = await api.get('/v1/status');
+    expect(status.status).toBe(200);
+    expect(status.json).toMatchObject({ ok: true });
+
+    // The initial window is a week: a day of DE is there hour by hour, up to its publication lag.
+    const from = new Date(nowMs - 30 * H * 1000).toISOString();
+    const to = new Date(nowMs - 6 * H * 1000).toISOString();
+    const history = await api.get(`/v1/intensity?zone=DE&from=${from}&to=${to}`);
+    expect(history.status).toBe(200);
+    expect((history.json as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(22);
+  });
+
+  /** ENTSO-E's fault runs fetch one zone: one request per try, like the other two sources. */
+  const FAULT_ZONES = ['DE'];
+  const FAULTS: readonly {
+    readonly fault: FaultKind;
+    readonly options?: Partial<FaultSpec>;
+    /** Temporary failures are tried 1 + RETRIES times; unusable answers once. */
+    readonly retried: boolean;
+    /** What the source's report and the status note say; null: the answer is not an error. */
+    readonly error: RegExp | null;
+  }[] = [
+    { fault: 'server-error', options: { status: 502 }, retried: true, error: /: HTTP 502/ },
+    {
+      fault: 'rate-limited',
+      options: { retryAfterSeconds: 7 },
+      retried: true,
+      error: /: HTTP 429 \(retry-after 7 s\)/,
+    },
+    {
+      fault: 'slow',
+      options: { delayMs: 3 * TIMEOUT_MS },
+      retried: true,
+      error: new RegExp(`no complete answer within ${TIMEOUT_MS} ms`),
+    },
+    {
+      fault: 'hang',
+      retried: true,
+      error: new RegExp(`no complete answer within ${TIMEOUT_MS} ms`),
+    },
+    { fault: 'truncated', retried: true, error: /network error/ },
+    { fault: 'malformed', retried: false, error: /unusable (A75 )?payload/ },
+    { fault: 'html-page', retried: false, error: /unusable (A75 )?payload/ },
+    { fault: 'empty', retried: false, error: null },
+  ];
+
+  it.each(FAULTS)(
+    '$fault on every source: tried as it should be, nothing stored or lost, reported',
+    async ({ fault, options, retried, error }) => {
+      const stored = await everyRow(server.store);
+      const before = simulator.state().requests;
+      waits.length = 0;
+      for (const source of SOURCES) simulator.setFault({ source, fault, ...options });
+      let reports: IngestReport[];
+      try {
+        reports = await Promise.all(
+          SOURCES.map((source) =>
+            ingest(source, source === 'europe-tso' ? FAULT_ZONES : undefined),
+          ),
+        );
+      } finally {
+        simulator.clearFaults();
+      }
+
+      const requests = requestsSince(before);
+      for (const source of SOURCES)
+        expect(requests[source], source).toBe(retried ? 1 + RETRIES : 1);
+      if (fault === 'rate-limited') expect(waits).toEqual([7000, 7000, 7000]);
+      expect(await everyRow(server.store)).toEqual(stored);
+
+      const note = await statusNote();
+      for (const report of reports) {
+        expect(report.pointsStored).toBe(0);
+        const run = `last ${report.source} run ${formatTs(nowMs / 1000)}: `;
+        if (error === null) {
+          expect(report.errors).toEqual([]);
+          expect(note).toContain(`${run}${report.zones} zones, 0 points stored`);
+          continue;
+        }
+        expect(report.errors).toHaveLength(1);
+        expect(report.errors[0]).toMatch(error);
+        // The note says which source could not be read, and why.
+        expect(note).toContain(
+          `${run}${report.source} could not be read, 0 zones, 0 points stored, ` +
+            `0 incomplete hours, errors: ${report.errors[0]}.`,
+        );
+      }
+      expect(note).not.toContain('simulated');
+    },
+  );
+
+  it('a temporary failure is retried and then stores what a clean pass stores', async () => {
+    // Two hours later: new hours are published everywhere.
+    nowMs += 2 * H * 1000;
+    const newestBefore = await server.store.newestStoredTs('DE');
+    const before = simulator.state().requests;
+    for (const source of SOURCES) {
+      simulator.setFault({ source, fault: 'server-error', count: 1 });
+    }
+    const reports = await Promise.all(SOURCES.map((source) => ingest(source)));
+    for (const report of reports) expect(report.errors).toEqual([]);
+    const requests = requestsSince(before);
+    expect(requests['europe-tso']).toBe(33 + 1);
+    expect(requests['uk-operator']).toBe(1 + 1);
+    expect(await server.store.newestStoredTs('DE')).toBeGreaterThan(newestBefore ?? Infinity);
+
+    // A clean pass over the same hours finds nothing to change.
+    const stored = await everyRow(server.store);
+    const clean = await Promise.all(SOURCES.map((source) => ingest(source)));
+    expect(clean.map((report) => report.pointsStored)).toEqual([0, 0, 0]);
+    expect(await everyRow(server.store)).toEqual(stored);
+    expect(await statusNote()).not.toContain('could not be read');
+  });
+});
