@@ -80,7 +80,8 @@ function describe(
   for (const source of SOURCES) {
     const report = reports[source];
     if (!report) continue;
-    const errors = report.errors.length === 0 ? 'no errors' : `errors: ${report.errors.join('; ')}`;
+    const errors =
+      report.errors.length === 0 ? 'no errors' : `errors: ${report.errors.map(shorten).join('; ')}`;
     // A run that read no zone at all means the upstream is down or unusable, not one bad zone:
     // said first, so that it is not lost in the list of errors.
     const unreadable = report.zones === 0 && report.errors.length > 0;
@@ -92,4 +93,10 @@ function describe(
     );
   }
   return parts.join(' ');
+}
+
+/** Keeps the note readable: an upstream error can carry a long (scrubbed) URL. */
+const NOTE_ERROR_CHARS = 240;
+function shorten(error: string): string {
+  return error.length <= NOTE_ERROR_CHARS ? error : `${error.slice(0, NOTE_ERROR_CHARS - 3)}...`;
 }
