@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerBackfill } from './commands/backfill.js';
 import { registerDemo } from './commands/demo.js';
 import { registerIngest } from './commands/ingest.js';
+import { registerMigrateStore } from './commands/migrate-store.js';
 import { registerRecompute } from './commands/recompute.js';
 import { registerServe } from './commands/serve.js';
 import { registerSimulateUpstreams } from './commands/simulate-upstreams.js';
@@ -18,5 +19,6 @@ registerBackfill(program);
 registerRecompute(program);
 registerSimulateUpstreams(program);
 registerDemo(program);
+registerMigrateStore(program);
 
 await program.parseAsync(process.argv);

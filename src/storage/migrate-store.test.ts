@@ -1,0 +1,263 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createThrowawayDatabase, isPostgresAvailable } from '../../test/support/postgres.js';
+import type { IngestReport, StoredReading } from '../core/reading.js';
+import { migrateStore, type MigrateProgress } from './migrate-store.js';
+import { PostgresStore } from './postgres/postgres-store.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './store.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const H = 3600;
+const T0 = Date.UTC(2026, 10, 20) / 1000;
+
+const dir = mkdtempSync(join(tmpdir(), 'gridco2-migrate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const postgresAvailable = await isPostgresAvailable('migrate-store postgres suite');
+const newSqlitePath = () => join(dir, `store-${files++}.db`);
+
+/** Every kind of row a store holds: published, incomplete, without value, operator figures. */
+function sampleReadings(): StoredReading[] {
+  const rows: StoredReading[] = [];
+  for (const zone of ['DE', 'FR', 'US-PJM']) {
+    for (let hour = 0; hour < 30; hour++) {
+      const value = 100 + hour / 7; // full double precision must survive the trip
+      rows.push({
+        zone,
+        ts: T0 + hour * H,
+        value: hour === 5 ? null : value,
+        method: 'computed:v1',
+        complete: hour !== 5 && hour !== 6,
+        // Key order that PostgreSQL's jsonb does not keep.
+        mix: hour === 5 ? {} : { wind: hour * 1.5, coal: 820.125, gas: value },
+      });
+    }
+  }
+  for (let half = 0; half < 6; half++) {
+    rows.push({
+      zone: 'GB',
+      ts: T0 + half * 1800,
+      value: 150 + half,
+      method: half === 5 ? 'upstream:uk-operator:forecast' : 'upstream:uk-operator:actual',
+      complete: true,
+      mix: null,
+    });
+  }
+  return rows;
+}
+
+const report = (source: IngestReport['source'], finishedAt: number): IngestReport => ({
+  source,
+  startedAt: finishedAt - 20,
+  finishedAt,
+  zones: 1,
+  pointsStored: 30,
+  incompleteHours: 1,
+  errors: source === 'us-agency' ? ['US-PJM: upstream 503'] : [],
+  quality: [
+    {
+      zone: 'DE',
+      pointsStored: 30,
+      incompleteHours: 1,
+      clampedNegatives: 2,
+      unknownCodes: ['B99'],
+    },
+  ],
+});
+
+async function sampleSqliteStore(path = newSqlitePath()): Promise<SqliteStore> {
+  const store = new SqliteStore(path);
+  await store.upsertReadings(sampleReadings());
+  await store.recordIngestReport(report('europe-tso', T0 + 100));
+  await store.recordIngestReport(report('europe-tso', T0 + 200)); // only the latest travels
+  await store.recordIngestReport(report('us-agency', T0 + 150));
+  await store.recordIngestReport(report('uk-operator', T0 + 160));
+  return store;
+}
+
+async function everyRow(store: Store): Promise<StoredReading[]> {
+  const rows: StoredReading[] = [];
+  for (let page = await store.scanStored(null, 1000); page.length > 0;) {
+    rows.push(...page);
+    const last = page.at(-1)!;
+    page = await store.scanStored({ zone: last.zone, ts: last.ts }, 1000);
+  }
+  return rows;
+}
+
+describe('migrateStore', () => {
+  it('copies every row, mixes included, and the latest report of each source, page by page', async () => {
+    const from = await sampleSqliteStore();
+    const to = new SqliteStore(newSqlitePath());
+    try {
+      const progress: MigrateProgress[] = [];
+      const result = await migrateStore(from, to, {
+        pageRows: 7,
+        onProgress: (step) => progress.push(step),
+      });
+      expect(result).toEqual({ scanned: 96, written: 96, unchanged: 0, reportsCopied: 3 });
+      expect(await everyRow(to)).toEqual(await everyRow(from));
+      expect(await to.latestIngestReports()).toEqual(await from.latestIngestReports());
+      expect(progress.at(-1)).toEqual({ scanned: 96, written: 96, zonesDone: 45, zonesTotal: 45 });
+      const zonesDone = progress.map((step) => step.zonesDone);
+      expect(zonesDone).toEqual([...zonesDone].sort((a, b) => a - b));
+    } finally {
+      await from.close();
+      await to.close();
+    }
+  });
+
+  it('writes only what changed on a second run, and keeps rows and newer reports only the target has', async () => {
+    const from = await sampleSqliteStore();
+    const to = new SqliteStore(newSqlitePath());
+    try {
+      await migrateStore(from, to);
+      const version = await to.dataVersion();
+      expect(await migrateStore(from, to)).toEqual({
+        scanned: 96,
+        written: 0,
+        unchanged: 96,
+        reportsCopied: 0,
+      });
+      expect(await to.dataVersion()).toBe(version);
+
+      const revised = { ...sampleReadings()[3]!, value: 99.5 };
+      const targetOnly = { ...revised, zone: 'NL' };
+      await from.upsertReadings([revised]);
+      await to.upsertReadings([targetOnly]);
+      await to.recordIngestReport(report('us-agency', T0 + 999));
+      expect(await migrateStore(from, to)).toMatchObject({ written: 1, reportsCopied: 0 });
+      const rows = await everyRow(to);
+      expect(rows).toContainEqual(revised);
+      expect(rows).toContainEqual(targetOnly);
+      expect((await to.latestIngestReports())['us-agency']?.finishedAt).toBe(T0 + 999);
+    } finally {
+      await from.close();
+      await to.close();
+    }
+  });
+
+  describe.skipIf(!postgresAvailable)('with PostgreSQL', () => {
+    it('round-trips SQLite -> PostgreSQL -> SQLite unchanged, and is idempotent', async () => {
+      const database = await createThrowawayDatabase();
+      const source = await sampleSqliteStore();
+      const postgres = await PostgresStore.open(database.url);
+      const back = new SqliteStore(newSqlitePath());
+      try {
+        expect(await migrateStore(source, postgres, { pageRows: 10 })).toMatchObject({
+          written: 96,
+          reportsCopied: 3,
+        });
+        const version = await postgres.dataVersion();
+        expect(await migrateStore(source, postgres)).toMatchObject({
+          written: 0,
+          unchanged: 96,
+          reportsCopied: 0,
+        });
+        expect(await postgres.dataVersion()).toBe(version);
+        const [reports] = await database.query<{ count: number }>(
+          'SELECT count(*)::int AS count FROM ingest_reports',
+        );
+        expect(reports?.count).toBe(3);
+
+        expect(await migrateStore(postgres, back, { pageRows: 10 })).toMatchObject({
+          written: 96,
+          reportsCopied: 3,
+        });
+        expect(await everyRow(back)).toEqual(await everyRow(source));
+        expect(await back.latestIngestReports()).toEqual(await source.latestIngestReports());
+        expect(await migrateStore(postgres, back)).toMatchObject({ written: 0 });
+      } finally {
+        await Promise.all([source.close(), postgres.close(), back.close()]);
+        await database.drop();
+      }
+    });
+  });
+});
+
+interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The real command, through tsx so it is never a stale build. */
+function migrateCli(from: string, to: string): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const args = [
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      'migrate-store',
+      '--from',
+      from,
+      '--to',
+      to,
+    ];
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('gridco2 migrate-store', () => {
+  it('copies with progress lines and a final count, then finds nothing to write', async () => {
+    const fromPath = newSqlitePath();
+    const toPath = newSqlitePath();
+    await (await sampleSqliteStore(fromPath)).close();
+    const first = await migrateCli(`sqlite:${fromPath}`, `sqlite:${toPath}`);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain('migrate-store 45/45 zones: 96 rows read, 96 written\n');
+    expect(first.stdout).toContain(
+      'migrate-store: 96 rows read, 96 written, 0 already identical; 3 ingestion reports copied',
+    );
+    const again = await migrateCli(`sqlite:${fromPath}`, `sqlite:${toPath}`);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('96 rows read, 0 written, 96 already identical');
+  });
+
+  it.concurrent.each([
+    [
+      'the same file twice',
+      `sqlite:${join(dir, 'same.db')}`,
+      `sqlite:${dir}/./same.db`,
+      /name the same store/,
+    ],
+    [
+      'the same database under two logins',
+      'postgres://a:hunter2@localhost/db',
+      'postgresql://b@LOCALHOST:5432/db',
+      /name the same store \(postgres:\/\/a@localhost\/db\)/,
+    ],
+    [
+      'a missing source file',
+      `sqlite:${join(dir, 'missing.db')}`,
+      `sqlite:${join(dir, 'other.db')}`,
+      /--from: no SQLite file/,
+    ],
+    ['an unknown scheme', 'mysql://u:hunter2@h/db', `sqlite:${join(dir, 'x.db')}`, /--from must/],
+    [
+      'an unreachable server',
+      'postgres://u:hunter2@127.0.0.1:1/db?password=hunter2',
+      `sqlite:${join(dir, 'x.db')}`,
+      /--from: cannot open postgres:\/\/u@127\.0\.0\.1:1\/db: .*ECONNREFUSED/,
+    ],
+  ])('refuses %s, exits 1 and never prints a password', async (_, from, to, message) => {
+    const run = await migrateCli(from, to);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout + run.stderr).not.toContain('hunter2');
+  });
+});
