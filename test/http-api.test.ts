@@ -684,6 +684,7 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
         '/v1/intensity?zone=%F0%9F%98%80',
         '/v1//intensity',
       ];
+      expect((await rawGet(server.url, cases[0]!)).status).toBe(431);
       for (const path of cases) {
         const response = await rawGet(server.url, path);
         expect(response.status, path).toBeLessThan(500);

@@ -4,17 +4,6 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { ErrorBody } from './schemas.js';
 
-/** The paths the API serves; any other method on them gets 405 rather than 404. */
-export const KNOWN_PATHS = new Set([
-  '/v1',
-  '/v1/health',
-  '/v1/status',
-  '/v1/zones',
-  '/v1/intensity/latest',
-  '/v1/intensity',
-  '/v1/openapi.json',
-]);
-
 const ALLOW = 'GET, HEAD, OPTIONS';
 const MAX_ECHO = 200;
 
@@ -53,7 +42,8 @@ export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
   reply.header('cache-control', 'no-store');
   const path = request.url.split('?')[0] ?? '';
   const normalized = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  if (KNOWN_PATHS.has(normalized)) {
+  // A path the API serves (asked with another method) gets 405 rather than 404.
+  if (request.server.hasRoute({ method: 'GET', url: normalized })) {
     return reply
       .code(405)
       .header('allow', ALLOW)

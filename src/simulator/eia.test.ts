@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from './index.js';
+import type { EiaRow } from './eia.js';
 
 const NOW = Date.parse('2025-10-24T12:00:00Z');
 const HOUR_MS = 3_600_000;
@@ -11,15 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-interface EiaRow {
-  period: string;
-  respondent: string;
-  'respondent-name': string;
-  fueltype: string;
-  'type-name': string;
-  value?: string;
-  'value-units'?: string;
-}
 interface EiaBody {
   response: { warnings?: { warning: string }[]; total: string; data: EiaRow[] };
   request: { command: string; params: Record<string, unknown> };

@@ -47,7 +47,8 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
   WND: 'Wind',
 };
 
-interface EiaRow {
+/** One record of a fuel-type-data reply, as the real API words it. */
+export interface EiaRow {
   period: string;
   respondent: string;
   'respondent-name': string;
