@@ -63,6 +63,12 @@ export class DataResponder {
     );
   }
 
+  /** The newest reading of every zone: from memory when loaded, else from the store. */
+  async latestReadings(): Promise<ZoneReading[]> {
+    this.refuseWhenStoreLost();
+    return this.cached ? this.cache!.latest() : fromStore(() => this.store.latestPerZone());
+  }
+
   /** The latest body; 404 for a zone without reading, 503 when the store is unreachable. */
   async latest(zone: string | undefined, given: string | undefined): Promise<EncodedBody> {
     this.refuseWhenStoreLost();

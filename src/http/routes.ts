@@ -138,7 +138,10 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       let latest: ZoneReading[] = [];
       let reports = {};
       try {
-        [latest, reports] = await Promise.all([store.latestPerZone(), store.latestIngestReports()]);
+        [latest, reports] = await Promise.all([
+          responder.latestReadings(),
+          store.latestIngestReports(),
+        ]);
       } catch {
         // Still a Status body: the client learns why, and lags count as if no reading existed.
         note = 'data store unavailable: freshness cannot be read until it returns.';
