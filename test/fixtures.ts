@@ -1,16 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The shared folder sits beside the checkout (`../shared`), in CI as on every machine. */
-export const SHARED_DIR = fileURLToPath(new URL('../../shared/', import.meta.url));
-
 export type FixtureSource = 'europe-tso' | 'us-agency' | 'uk-operator';
 
-/** Path of a real recorded upstream payload in ../shared/upstreams/fixtures/<source>/. */
+/**
+ * Path of a real recorded upstream payload, kept byte for byte in
+ * test/fixtures/upstreams/<source>/ (provenance: SOURCES.md in each folder).
+ */
 export function fixturePath(source: FixtureSource, file: string): string {
-  return fileURLToPath(
-    new URL(`../../shared/upstreams/fixtures/${source}/${file}`, import.meta.url),
-  );
+  return fileURLToPath(new URL(`fixtures/upstreams/${source}/${file}`, import.meta.url));
 }
 
 export function readFixture(source: FixtureSource, file: string): string {
