@@ -5,63 +5,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import type { StoredReading } from '../src/core/reading.js';
 import { ZONES } from '../src/core/zones.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { ApiClient } from './support/api-client.js';
+import {
+  DE,
+  DE_INCOMPLETE,
+  DE_LAST,
+  deValue,
+  FR,
+  FR_COUNT,
+  FR_FIRST,
+  GB,
+  GB_LAST_ACTUAL,
+  H,
+  HOUR_NOW,
+  IE,
+  iso,
+  NOW,
+  NOW_S,
+  US,
+  US_LAST,
+  computed,
+} from './support/fixed-store.js';
 
 /**
  * Black-box suite of the /v1 contract (api-spec.md + decisions.md): the real server on an
  * ephemeral port, over a real SQLite file filled through the store interface, real HTTP.
  */
-
-const H = 3600;
-const NOW = Date.UTC(2026, 10, 21, 13, 20, 0); // 2026-11-21T13:20:00Z, the pinned clock
-const NOW_S = NOW / 1000;
-const HOUR_NOW = Math.floor(NOW_S / H) * H; // 13:00Z
-const iso = (s: number) => new Date(s * 1000).toISOString().slice(0, 19) + 'Z';
-
-const computed = (zone: string, ts: number, value: number, complete = true): StoredReading => ({
-  zone,
-  ts,
-  value,
-  method: 'computed:v1',
-  complete,
-  mix: { gas: 1, coal: 1 },
-});
-const gb = (ts: number, value: number, forecast = false): StoredReading => ({
-  zone: 'GB',
-  ts,
-  value,
-  method: forecast ? 'upstream:uk-operator:forecast' : 'upstream:uk-operator:actual',
-  complete: true,
-  mix: null,
-});
-
-// DE: 30 days hourly up to 2 h ago, with a value of many decimals and one incomplete hour.
-const DE_LAST = HOUR_NOW - 2 * H;
-const DE_INCOMPLETE = HOUR_NOW - 5 * H;
-const deValue = (ts: number) => 300 + ((ts / H) % 24) + 0.04567;
-const DE: StoredReading[] = [];
-for (let ts = DE_LAST - 30 * 24 * H; ts <= DE_LAST; ts += H) {
-  DE.push(ts === DE_INCOMPLETE ? computed('DE', ts, 820, false) : computed('DE', ts, deValue(ts)));
-}
-// FR: 6000 hourly points ending 10 h ago, for truncation.
-const FR_COUNT = 6000;
-const FR_FIRST = HOUR_NOW - 10 * H - (FR_COUNT - 1) * H;
-const FR = Array.from({ length: FR_COUNT }, (_, i) =>
-  computed('FR', FR_FIRST + i * H, 50 + (i % 7)),
-);
-// US: lagging 20 h; GB: half-hourly actuals, newest half-hour a forecast; IE: only a bad hour.
-const US_LAST = HOUR_NOW - 20 * H;
-const US = [computed('US', US_LAST - H, 400.25), computed('US', US_LAST, 401.75)];
-const GB_LAST_ACTUAL = HOUR_NOW - 1800; // 12:30Z
-const GB: StoredReading[] = [];
-for (let ts = GB_LAST_ACTUAL - 47 * 1800; ts <= GB_LAST_ACTUAL; ts += 1800)
-  GB.push(gb(ts, 100 + (ts % 7)));
-GB.push(gb(GB_LAST_ACTUAL + 1800, 142, true));
-const IE = [computed('IE', HOUR_NOW - 3 * H, 820, false)];
 
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-http-'));
 let server: RunningServer;
