@@ -21,6 +21,11 @@ export interface Config {
   readonly entsoe: { readonly baseUrl: string; readonly token: string | null };
   readonly eia: { readonly baseUrl: string; readonly apiKey: string | null };
   readonly neso: { readonly baseUrl: string };
+  /** Open connections in all, and from one client address (trusted proxies exempt). */
+  readonly connections: {
+    readonly maxConnections: number;
+    readonly maxConnectionsPerAddress: number;
+  };
   /** Synthetic data from the simulator: set only by `gridco2 demo`, never by the environment. */
   readonly demo: boolean;
 }
@@ -75,6 +80,16 @@ export function loadConfig(env: Env = process.env): Config {
         read('NESO_BASE_URL'),
         'NESO_BASE_URL',
         'https://api.carbonintensity.org.uk',
+      ),
+    },
+    connections: {
+      maxConnections: integer(read('MAX_CONNECTIONS'), 'MAX_CONNECTIONS', 10_000, 1, 1e6),
+      maxConnectionsPerAddress: integer(
+        read('MAX_CONNECTIONS_PER_IP'),
+        'MAX_CONNECTIONS_PER_IP',
+        256,
+        1,
+        1e6,
       ),
     },
     demo: false,

@@ -275,6 +275,23 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
       expect(body.data[0]?.ts).toBe(used);
     });
 
+    it('accepts the first and last servable instants', async () => {
+      const first = await api.get('/v1/intensity?zone=DE&from=0000-01-01&to=0000-01-02');
+      expect(first.status).toBe(200);
+      expect(json<History>(first).from).toBe('0000-01-01T00:00:00Z');
+      const last = await api.get('/v1/intensity?zone=DE&from=9999-12-31&to=9999-12-31T23:59:59Z');
+      expect(json<History>(last).to).toBe('9999-12-31T23:59:59Z');
+    });
+
+    it('rounds a sub-millisecond from up to the next second (the 13:00 reading is out)', async () => {
+      const at = iso(DE_LAST);
+      const body = json<History>(
+        await api.get(`/v1/intensity?zone=DE&from=${at.replace('Z', '.0001Z')}`),
+      );
+      expect(body.from).toBe(iso(DE_LAST + 1));
+      expect(body.count).toBe(0);
+    });
+
     it('defaults from to 24 hours before a given to', async () => {
       const body = json<History>(await api.get('/v1/intensity?zone=DE&to=2026-11-10T00:00:00Z'));
       expect(body.from).toBe('2026-11-09T00:00:00Z');
@@ -291,6 +308,11 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
       ['to', '2026-11-21 10:00'],
       ['from', ''],
       ['from', '2026-11-21T10:00:00+25:00'],
+      // Instants that would echo outside four-digit years (issue 10, item 6).
+      ['to', '9999-12-31T23:59:59-23:59'],
+      ['to', '0000-01-01'],
+      ['from', '0000-01-01T00:00:00+00:01'],
+      ['to', '9999-12-31T23:59:59.5Z'],
     ])('rejects %s=%s with a hint', async (param, value) => {
       const response = await api.get(`/v1/intensity?zone=DE&${param}=${encodeURIComponent(value)}`);
       expect(response.status).toBe(400);
@@ -384,6 +406,23 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
       const rest = json<History>(await api.get(`/v1/intensity?zone=FR&from=${next}&to=${to}`));
       expect(rest.count).toBe(FR_COUNT - 5000);
       expect(rest.truncated).toBe(false);
+    });
+
+    it('names the next page of a truncated history in a Link header, and only then', async () => {
+      const to = iso(HOUR_NOW);
+      const first = await api.get(`/v1/intensity?zone=fr&to=${to}&from=${iso(FR_FIRST)}&x=%3E`);
+      const next = iso(FR_FIRST + 5000 * H);
+      expect(first.headers.get('link')).toBe(
+        `</v1/intensity?zone=fr&to=${to}&from=${next}&x=%3E>; rel="next"`,
+      );
+      expect(first.headers.get('access-control-expose-headers')).toContain('Link');
+      const target = /^<([^>]+)>/.exec(first.headers.get('link')!)![1]!;
+      const rest = await api.get(target);
+      expect(json<History>(rest).count).toBe(FR_COUNT - 5000);
+      expect(rest.headers.get('link')).toBeNull();
+      expect(rest.headers.get('access-control-expose-headers')).not.toContain('Link');
+      // Without from (default 24 h) nothing is truncated, so no Link either.
+      expect((await api.get('/v1/intensity?zone=FR')).headers.get('link')).toBeNull();
     });
 
     it('does not flag a window of exactly 5000 points as truncated', async () => {
@@ -493,26 +532,40 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
   });
 
   describe('fast path and framework path', () => {
-    // An unknown parameter is ignored by the contract but sends the request through Fastify
-    // instead of the fast path: both must answer the same bytes and headers.
+    // The same store served from memory (the fast path answers) and without the reading cache
+    // (every request goes through Fastify): both must answer the same bytes and headers.
+    let fromMemory: RunningServer;
+    let throughFramework: RunningServer;
+    beforeAll(async () => {
+      const previous = cacheMode;
+      cacheMode = 'ready';
+      fromMemory = await start({ RATE_LIMIT_PER_MINUTE: '1000000' });
+      cacheMode = 'off';
+      throughFramework = await start({ RATE_LIMIT_PER_MINUTE: '1000000' });
+      cacheMode = previous;
+    });
+    afterAll(async () => {
+      await fromMemory?.close();
+      await throughFramework?.close();
+    });
+
     it.each([
       '/v1/intensity/latest',
       '/v1/intensity/latest?zone=gb',
       '/v1/intensity?zone=DE',
+      '/v1/intensity?zone=DE&unknown=1',
       `/v1/intensity?zone=FR&from=${iso(FR_FIRST)}&to=${iso(HOUR_NOW)}`,
+      `/v1/intensity?to=${iso(HOUR_NOW)}&zone=FR&x=1&from=${iso(FR_FIRST)}`,
       '/v1/intensity?zone=IE&from=2026-11-01T00:00Z',
+      '/v1/intensity?zone=+de+&from=2026-11-20T10:00:00%2B01:00',
     ])('%s', async (path) => {
       for (const headers of [
         {},
         { 'accept-encoding': 'br' },
         { 'accept-encoding': 'gzip' },
       ] as Record<string, string>[]) {
-        const direct = await rawGet(server.url, path, headers);
-        const framework = await rawGet(
-          server.url,
-          `${path}${path.includes('?') ? '&' : '?'}x=1`,
-          headers,
-        );
+        const direct = await rawGet(fromMemory.url, path, headers);
+        const framework = await rawGet(throughFramework.url, path, headers);
         expect(framework.status).toBe(direct.status);
         expect(framework.raw.equals(direct.raw)).toBe(true);
         const comparable = (all: Record<string, string | undefined>) => {

@@ -26,6 +26,15 @@ export function resolveWindow(
   return { from, to };
 }
 
+/** The first and last instants a response can echo as a four-digit year (0000-9999, UTC). */
+const FIRST_SERVABLE = Date.parse('0000-01-01T00:00:00Z') / 1000;
+const LAST_SERVABLE = Date.parse('9999-12-31T23:59:59Z') / 1000;
+
+/** Whether epoch seconds format as `YYYY-MM-DDTHH:MM:SSZ` with a four-digit year. */
+export function isServableInstant(epochSeconds: number): boolean {
+  return epochSeconds >= FIRST_SERVABLE && epochSeconds <= LAST_SERVABLE;
+}
+
 // ISO 8601 / RFC 3339 forms accepted in `from`/`to` (decisions.md, "Timestamps accepted").
 const ACCEPTED =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:\d{2})?)?$/;
@@ -57,7 +66,9 @@ export function parseInstant(text: string): number | undefined {
     if (offsetHours > 23 || offsetMins > 59) return undefined;
     offsetMinutes = sign * (offsetHours * 60 + offsetMins);
   }
-  const millis = Number((fraction + '000').slice(0, 3));
+  // Sub-millisecond digits round up, so that `from` rounds up to the next whole second even from
+  // 13:00:00.0001 (every stored ts is a whole second: `from <= ts` keeps its meaning).
+  const millis = Number((fraction + '000').slice(0, 3)) + (/[1-9]/.test(fraction.slice(3)) ? 1 : 0);
   const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis);
   // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear keeps them as written.
   const date = new Date(utc);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import { Redis } from 'ioredis';
@@ -8,7 +9,19 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
 import type { Store } from '../storage/store.js';
-import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.js';
+import { API_ERRORS } from './api-errors.js';
+import {
+  ConnectionGuard,
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+} from './connection-guard.js';
+import {
+  createNotFoundHandler,
+  handleClientError,
+  handleError,
+  handleFrameworkError,
+  sendRawError,
+} from './errors.js';
 import { DataResponder } from './data-responder.js';
 import { createFastPath } from './fast-path.js';
 import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE, matchesIfNoneMatch } from './headers.js';
@@ -29,7 +42,28 @@ export interface AppDeps {
   readonly logger?: Logger;
   /** Published readings in memory; without one (or until it is loaded) routes read the store. */
   readonly cache?: ReadingCache;
+  /** Connection bounds and socket timeouts; tests shorten them. */
+  readonly connections?: Partial<ConnectionLimits & SocketTimeouts>;
 }
+
+/** How long a connection may take, in milliseconds (Node's server settings of the same names). */
+export interface SocketTimeouts {
+  /** To send the request line and headers (a slowloris client gets 408). */
+  readonly headersTimeout: number;
+  /** To send a whole request. */
+  readonly requestTimeout: number;
+  /** Without any traffic either way: also ends a writer stalled by a client that never reads. */
+  readonly idleTimeout: number;
+  /** How often Node checks the first two. */
+  readonly checkInterval: number;
+}
+
+const DEFAULT_TIMEOUTS: SocketTimeouts = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  idleTimeout: 30_000,
+  checkInterval: 5_000,
+};
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -50,11 +84,45 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const clientAddress = createClientAddress(config.trustProxy);
   const responder = new DataResponder(store, deps.cache);
   const fastPath = createFastPath({ responder, limiter, clientAddress, clock });
+  const limits = {
+    ...DEFAULT_CONNECTION_LIMITS,
+    ...DEFAULT_TIMEOUTS,
+    ...config.connections,
+    ...deps.connections,
+  };
+  const trusted =
+    config.trustProxy.length > 0 ? proxyAddr.compile([...config.trustProxy]) : undefined;
+  const guard = new ConnectionGuard(
+    limits,
+    log,
+    (address) => trusted?.(address, 0) ?? false,
+    clock,
+  );
   const options: FastifyServerOptions = {
-    serverFactory: (handler) =>
-      createServer((request, response) => {
-        if (!fastPath(request, response)) handler(request, response);
-      }),
+    serverFactory: (handler) => {
+      const server = createServer(
+        {
+          // Answered below in the API's JSON instead of Node's empty 400.
+          requireHostHeader: false,
+          headersTimeout: limits.headersTimeout,
+          requestTimeout: limits.requestTimeout,
+          connectionsCheckingInterval: limits.checkInterval,
+        },
+        (request, response) => {
+          if (!guard.admit(request, response)) return;
+          if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+            sendRawError(response, API_ERRORS.missingHost(), { close: true });
+          } else if (!fastPath(request, response)) handler(request, response);
+        },
+      );
+      server.setTimeout(limits.idleTimeout);
+      // Any Expect but 100-continue: Node would send an empty 417.
+      server.on('checkExpectation', (_request, response) =>
+        sendRawError(response, API_ERRORS.expectationFailed(), { close: true }),
+      );
+      guard.attach(server);
+      return server;
+    },
     // Per-request lines would drown the logs at info level; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
@@ -118,8 +186,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
 
+  // The paths served with GET, as the router registers them: 405 rather than 404 for these.
+  const getPaths = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.includes('GET')) getPaths.add(route.url);
+  });
+  // Query strings are read by the one interpreter (query.ts), which throws the API's errors;
+  // the query schemas stay for the OpenAPI document.
+  app.setValidatorCompiler(() => () => true);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler(handleNotFound);
+  app.setNotFoundHandler(createNotFoundHandler(getPaths));
 
   registerRoutes(app, { config, store, clock, responder, limiter, clientAddress });
   app.get(

@@ -1,11 +1,11 @@
 import type { ZoneReading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
-import { ApiError } from '../errors.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
 import { EncodedBody, ResponseCache } from '../serving/response-cache.js';
 import { ZoneSeries } from '../serving/zone-series.js';
 import type { Store } from '../storage/store.js';
+import { API_ERRORS } from './api-errors.js';
 import { encodeHistory, encodeLatest } from './encode.js';
 
 export const MAX_POINTS = 5000;
@@ -43,6 +43,11 @@ export class DataResponder {
     return this.cache !== undefined && this.cache.ready && this.cache.storeReachable;
   }
 
+  /** Whether memory holds a reading of `zone` (answered without a 404). */
+  hasCachedLatest(zone: string): boolean {
+    return this.cached && (this.cache!.zone(zone)?.length ?? 0) > 0;
+  }
+
   /** From memory only: undefined when memory cannot answer, or the zone has no reading. */
   cachedLatest(zone: string | undefined): EncodedBody | undefined {
     if (!this.cached) return undefined;
@@ -52,14 +57,20 @@ export class DataResponder {
     const latest = this.cache!.latest();
     const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
     if (zone && selected.length === 0) return undefined;
-    return this.responses.getOrBuild(key, () => encodeLatest(selected));
+    return this.responses.getOrBuild(
+      key,
+      () => new EncodedBody(Buffer.from(encodeLatest(selected))),
+    );
   }
 
   /** From memory only: undefined when memory cannot answer. */
   cachedHistory(zone: string, from: number, to: number): EncodedBody | undefined {
     if (!this.cached) return undefined;
-    return this.responses.getOrBuild(`history:${zone}:${from}:${to}`, () =>
-      encodeWindow(zone, from, to, this.cache!.zone(zone) ?? EMPTY_SERIES),
+    // Windows are admitted on their second request: unique windows pass through uncached.
+    return this.responses.getOrBuild(
+      `history:${zone}:${from}:${to}`,
+      () => encodeWindow(zone, from, to, this.cache!.zone(zone) ?? EMPTY_SERIES),
+      true,
     );
   }
 
@@ -74,12 +85,12 @@ export class DataResponder {
     this.refuseWhenStoreLost();
     if (this.cached) {
       const fromMemory = this.cachedLatest(zone);
-      if (!fromMemory) throw unknownZone(given ?? zone!);
+      if (!fromMemory) throw API_ERRORS.unknownZone(given ?? zone!);
       return fromMemory;
     }
     const latest = inZoneOrder(await fromStore(() => this.store.latestPerZone()));
     const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
-    if (zone && selected.length === 0) throw unknownZone(given ?? zone);
+    if (zone && selected.length === 0) throw API_ERRORS.unknownZone(given ?? zone);
     return new EncodedBody(Buffer.from(encodeLatest(selected)));
   }
 
@@ -88,30 +99,33 @@ export class DataResponder {
     const fromMemory = this.cachedHistory(zone, from, to);
     if (fromMemory) return fromMemory;
     const rows = await fromStore(() => this.store.readingsInWindow(zone, from, to, MAX_POINTS + 1));
-    return new EncodedBody(Buffer.from(encodeWindow(zone, from, to, new ZoneSeries(rows))));
+    return encodeWindow(zone, from, to, new ZoneSeries(rows));
   }
 
   /** A loaded cache whose store is gone answers 503, as the store would, not stale data. */
   private refuseWhenStoreLost(): void {
-    if (this.cache?.ready && !this.cache.storeReachable) throw storeUnavailable();
+    if (this.cache?.ready && !this.cache.storeReachable) throw API_ERRORS.storeUnavailable();
   }
 }
 
 /** The window `from <= ts < to` of a series as a history body, truncated at MAX_POINTS. */
-function encodeWindow(zone: string, from: number, to: number, series: ZoneSeries): string {
+function encodeWindow(zone: string, from: number, to: number, series: ZoneSeries): EncodedBody {
   const start = series.lowerBound(from);
   const end = series.lowerBound(to);
-  if (end - start <= MAX_POINTS) return encodeHistory({ zone, from, to, series, start, end });
-  const next = formatTs(series.ts(start + MAX_POINTS));
-  return encodeHistory({
+  if (end - start <= MAX_POINTS) {
+    return new EncodedBody(Buffer.from(encodeHistory({ zone, from, to, series, start, end })));
+  }
+  const nextFrom = series.ts(start + MAX_POINTS);
+  const body = encodeHistory({
     zone,
     from,
     to,
     series,
     start,
     end: start + MAX_POINTS,
-    note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${next}`,
+    note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${formatTs(nextFrom)}`,
   });
+  return new EncodedBody(Buffer.from(body), nextFrom);
 }
 
 /** Picks the representation for a client's Accept-Encoding: br, then gzip, else identity. */
@@ -154,15 +168,6 @@ export async function fromStore<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch {
-    throw storeUnavailable();
+    throw API_ERRORS.storeUnavailable();
   }
-}
-
-export const storeUnavailable = () =>
-  new ApiError(503, 'data store unavailable', 'retry after the seconds in retry-after', {
-    'retry-after': '5',
-  });
-
-export function unknownZone(given: string): ApiError {
-  return new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes');
 }

@@ -1,55 +1,41 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import type { ErrorBody } from './schemas.js';
+import { API_ERRORS, errorBody } from './api-errors.js';
+import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE } from './headers.js';
 
-const ALLOW = 'GET, HEAD, OPTIONS';
-const MAX_ECHO = 200;
-
-const PARAM_HINTS: Record<string, string> = {
-  zone: 'give zone once, as a code from /v1/zones, e.g. zone=DE',
-  from: 'give from once, e.g. from=2026-11-21T13:00:00Z',
-  to: 'give to once, e.g. to=2026-11-21T13:00:00Z',
-};
-
-/** The one error handler: every error becomes the contract's `{error, hint}` body. */
+/** The one error handler of the framework routes: every error becomes the `{error, hint}` body. */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  reply.header('cache-control', 'no-store');
-  if (error instanceof ApiError) {
-    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-    return reply.code(error.statusCode).send(body(error.message, error.hint));
-  }
-  if (error.validation) {
-    const [first] = error.validation;
-    const missing = first?.keyword === 'required' ? String(first.params.missingProperty) : '';
-    if (missing) {
-      return reply.code(400).send(body(`missing required param: ${missing}`, PARAM_HINTS[missing]));
-    }
-    const param = first?.instancePath.replace(/^\//, '') ?? '';
-    return reply.code(400).send(body(`invalid param: ${param}`, PARAM_HINTS[param]));
-  }
+  reply.header('cache-control', CACHE_CONTROL.error);
+  if (error instanceof ApiError) return sendApiError(reply, error);
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    const message = (STATUS_CODES[status] ?? 'bad request').toLowerCase();
-    return reply.code(status).send(body(message, 'see /v1 for the endpoints and their parameters'));
+    return sendApiError(reply, API_ERRORS.framework(status, STATUS_CODES[status] ?? 'bad request'));
   }
   request.log.error({ err: error, url: request.url }, 'unhandled error');
-  return reply.code(500).send(body('internal error', 'retry later; the error has been logged'));
+  return sendApiError(reply, API_ERRORS.internal());
 }
 
-export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
-  reply.header('cache-control', 'no-store');
-  const path = request.url.split('?')[0] ?? '';
-  const normalized = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  // A path the API serves (asked with another method) gets 405 rather than 404.
-  if (request.server.hasRoute({ method: 'GET', url: normalized })) {
-    return reply
-      .code(405)
-      .header('allow', ALLOW)
-      .send(body(`method not allowed: ${request.method}`, `use one of ${ALLOW}`));
-  }
-  return reply.code(404).send(body(`not found: ${echo(path)}`, 'see /v1 for the endpoints'));
+function sendApiError(reply: FastifyReply, error: ApiError) {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.statusCode).send(errorBody(error));
+}
+
+/**
+ * Unknown paths: 404, or 405 for a path the API serves with GET. The known paths come from the
+ * router's own table (collected as routes are added), never from the raw URL read as a pattern.
+ */
+export function createNotFoundHandler(getPaths: ReadonlySet<string>) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('cache-control', CACHE_CONTROL.error);
+    const path = request.url.split('?')[0] ?? '';
+    const normalized = path.length > 1 ? path.replace(/\/+$/, '') : path;
+    const error = getPaths.has(normalized)
+      ? API_ERRORS.methodNotAllowed(request.method)
+      : API_ERRORS.notFound(path);
+    return sendApiError(reply, error);
+  };
 }
 
 /** Requests the router cannot even decode (malformed percent-encoding in the path). */
@@ -58,38 +44,58 @@ export function handleFrameworkError(
   _request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  return reply
-    .code(400)
-    .send(body('bad request: malformed URL', 'percent-encode the URL correctly'));
+  // Called before any hook, so the CORS headers are set here.
+  reply.headers({ ...CORS_HEADERS, 'cache-control': CACHE_CONTROL.error });
+  return sendApiError(reply, API_ERRORS.malformedUrl());
 }
 
-/** Requests Node's HTTP parser rejects (headers or URL too large, broken request line). */
+/** The headers of every error sent outside the framework: JSON, open CORS, never cached. */
+function rawErrorHeaders(error: ApiError, body: string): Record<string, string> {
+  return {
+    'content-type': JSON_TYPE,
+    'cache-control': CACHE_CONTROL.error,
+    ...CORS_HEADERS,
+    ...error.headers,
+    'content-length': String(Buffer.byteLength(body)),
+  };
+}
+
+/** Sends an ApiError on a response the framework never saw (fast path, connection guard). */
+export function sendRawError(
+  response: ServerResponse,
+  error: ApiError,
+  options: { head?: boolean; close?: boolean; headers?: Record<string, string> } = {},
+): void {
+  const body = JSON.stringify(errorBody(error));
+  const headers = { ...options.headers, ...rawErrorHeaders(error, body) };
+  if (options.close) headers.connection = 'close';
+  response.writeHead(error.statusCode, headers);
+  response.end(options.head ? undefined : body);
+}
+
+/**
+ * Requests Node's HTTP parser rejects (headers or URL too large, a broken request line, headers
+ * that never finish): answered on the bare socket, in the same JSON as every other error.
+ */
 export function handleClientError(error: Error & { code?: string }, socket: Socket) {
-  if (!socket.writable) {
+  if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const payload = JSON.stringify(
-    status === 431
-      ? body('request too large', 'shorten the URL and headers')
-      : body('bad request', 'send a valid HTTP/1.1 GET request'),
-  );
+  const apiError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? API_ERRORS.requestTooLarge()
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? API_ERRORS.requestTimeout()
+        : API_ERRORS.badRequest();
+  const body = JSON.stringify(errorBody(apiError));
+  const headers = { ...rawErrorHeaders(apiError, body), connection: 'close' };
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-      'content-type: application/json; charset=utf-8\r\n' +
-      'cache-control: no-store\r\n' +
-      'access-control-allow-origin: *\r\n' +
-      `content-length: ${Buffer.byteLength(payload)}\r\n` +
-      'connection: close\r\n\r\n' +
-      payload,
+    `HTTP/1.1 ${apiError.statusCode} ${STATUS_CODES[apiError.statusCode]}\r\n` +
+      Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('') +
+      '\r\n' +
+      body,
   );
-}
-
-function body(error: string, hint: string | undefined): ErrorBody {
-  return hint === undefined ? { error } : { error, hint };
-}
-
-function echo(text: string): string {
-  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}...` : text;
 }

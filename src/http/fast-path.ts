@@ -1,16 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseInstant, resolveWindow } from '../core/time.js';
-import { findZone } from '../core/zones.js';
+import { ApiError } from '../errors.js';
+import type { EncodedBody } from '../serving/response-cache.js';
+import { API_ERRORS } from './api-errors.js';
 import { type DataResponder, representationFor } from './data-responder.js';
+import { sendRawError } from './errors.js';
 import {
   CACHE_CONTROL,
   CORS_HEADERS,
   JSON_TYPE,
   matchesIfNoneMatch,
-  RATE_LIMITED,
+  rateLimitHeaders,
 } from './headers.js';
+import {
+  HISTORY_PARAMS,
+  interpretHistory,
+  interpretLatest,
+  LATEST_PARAMS,
+  nextPageLink,
+  readParams,
+} from './query.js';
 import type { LimitState, RateLimiter } from './rate-limiter.js';
-import type { EncodedBody } from '../serving/response-cache.js';
 
 export interface FastPathDeps {
   readonly responder: DataResponder;
@@ -19,93 +28,97 @@ export interface FastPathDeps {
   readonly clock: () => number;
 }
 
+/** What the fast path will send once the limiter lets the request through. */
+interface Plan {
+  readonly cacheControl: string;
+  /** From memory; undefined if memory stopped answering meanwhile. */
+  readonly fromMemory: () => EncodedBody | undefined;
+  /** The same body by the responder's full route (store, 404, 503). */
+  readonly fromResponder: () => Promise<EncodedBody>;
+}
+
 /**
  * The two data endpoints, answered from memory without going through the framework: they are
  * most of the traffic and their bodies are already encoded, so routing, hooks and validation
  * would cost more than the response itself (issue 6 targets 0.8x of a bare node:http server).
  *
- * It takes only well-formed requests that memory can answer, and returns false for everything
- * else (errors, unknown or repeated parameters, an empty zone, a cache still loading): Fastify
- * then answers with the full contract, so every error and edge case has one implementation.
+ * It reads the query with the same interpreter as the routes and takes only requests that it can
+ * answer with a body; everything else (every error, a zone without reading, a cache still
+ * loading) returns false and Fastify answers, so each error has one implementation. The rate
+ * limiter is asked before any body is built: a refused request costs no encoding.
  */
 export function createFastPath(deps: FastPathDeps) {
   const { responder, limiter, clientAddress, clock } = deps;
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || !responder.cached) return false;
-    const url = request.url ?? '';
-    const mark = url.indexOf('?');
-    const path = mark < 0 ? url : url.slice(0, mark);
-    const latest = path === '/v1/intensity/latest';
-    if (!latest && path !== '/v1/intensity') return false;
-    const params = readQuery(
-      mark < 0 ? '' : url.slice(mark + 1),
-      latest ? LATEST_PARAMS : HISTORY_PARAMS,
-    );
-    if (!params) return false;
-    const body = latest ? latestBody(responder, params) : historyBody(responder, params, clock);
-    if (!body) return false;
-    const cacheControl = latest ? CACHE_CONTROL.latest : CACHE_CONTROL.intensity;
+    const plan = planResponse(request.url ?? '', responder, clock);
+    if (!plan) return false;
     const state = limiter.hit(clientAddress(request));
     if (state instanceof Promise) {
       state
-        .then((resolved) => send(request, response, body, cacheControl, resolved))
-        .catch(() => {
-          response.destroy();
-        });
+        .then((resolved) => respond(request, response, plan, resolved))
+        .catch(() => response.destroy());
     } else {
-      send(request, response, body, cacheControl, state);
+      void respond(request, response, plan, state);
     }
     return true;
   };
 }
 
-const LATEST_PARAMS = new Set(['zone']);
-const HISTORY_PARAMS = new Set(['zone', 'from', 'to']);
+function planResponse(
+  url: string,
+  responder: DataResponder,
+  clock: () => number,
+): Plan | undefined {
+  const mark = url.indexOf('?');
+  const path = mark < 0 ? url : url.slice(0, mark);
+  try {
+    if (path === '/v1/intensity/latest') {
+      const { zone, given } = interpretLatest(readParams(url, LATEST_PARAMS));
+      if (zone && !responder.hasCachedLatest(zone.code)) return undefined;
+      return {
+        cacheControl: CACHE_CONTROL.latest,
+        fromMemory: () => responder.cachedLatest(zone?.code),
+        fromResponder: () => responder.latest(zone?.code, given),
+      };
+    }
+    if (path === '/v1/intensity') {
+      const { zone, from, to } = interpretHistory(readParams(url, HISTORY_PARAMS), clock());
+      return {
+        cacheControl: CACHE_CONTROL.intensity,
+        fromMemory: () => responder.cachedHistory(zone.code, from, to),
+        fromResponder: () => responder.history(zone.code, from, to),
+      };
+    }
+  } catch (error) {
+    if (error instanceof ApiError) return undefined;
+    throw error;
+  }
+  return undefined;
+}
 
-/**
- * The query as a map, or undefined when it holds anything the fast path leaves to Fastify:
- * a parameter other than `allowed`, one given twice, or an encoding Fastify's parser would read
- * differently (`+`, malformed percent-escapes).
- */
-function readQuery(query: string, allowed: ReadonlySet<string>): Map<string, string> | undefined {
-  const params = new Map<string, string>();
-  if (query === '') return params;
-  for (const part of query.split('&')) {
-    const equals = part.indexOf('=');
-    const key = equals < 0 ? part : part.slice(0, equals);
-    if (!allowed.has(key) || params.has(key) || part.includes('+')) return undefined;
+async function respond(
+  request: IncomingMessage,
+  response: ServerResponse,
+  plan: Plan,
+  state: LimitState,
+): Promise<void> {
+  const head = request.method === 'HEAD';
+  if (!state.allowed) {
+    sendLimited(response, state, API_ERRORS.rateLimited(state.limit, state.resetSeconds), head);
+    return;
+  }
+  let encoded = plan.fromMemory();
+  if (!encoded) {
+    // Memory stopped answering while an asynchronous limiter decided: the full route, once.
     try {
-      params.set(key, decodeURIComponent(equals < 0 ? '' : part.slice(equals + 1)));
-    } catch {
-      return undefined;
+      encoded = await plan.fromResponder();
+    } catch (error) {
+      sendLimited(response, state, error instanceof ApiError ? error : API_ERRORS.internal(), head);
+      return;
     }
   }
-  return params;
-}
-
-function latestBody(responder: DataResponder, params: Map<string, string>) {
-  const given = params.get('zone');
-  if (given === undefined) return responder.cachedLatest(undefined);
-  const zone = findZone(given);
-  return zone ? responder.cachedLatest(zone.code) : undefined;
-}
-
-function historyBody(responder: DataResponder, params: Map<string, string>, clock: () => number) {
-  const zone = findZone(params.get('zone') ?? '');
-  if (!zone) return undefined;
-  const fromText = params.get('from');
-  const toText = params.get('to');
-  const fromMs = fromText === undefined ? undefined : parseInstant(fromText.trim());
-  const toMs = toText === undefined ? undefined : parseInstant(toText.trim());
-  if (
-    (fromText !== undefined && fromMs === undefined) ||
-    (toText !== undefined && toMs === undefined)
-  ) {
-    return undefined;
-  }
-  const { from, to } = resolveWindow(fromMs, toMs, clock());
-  if (from >= to) return undefined;
-  return responder.cachedHistory(zone.code, from, to);
+  send(request, response, encoded, plan.cacheControl, state);
 }
 
 // Node's writeHead takes a flat [name, value, ...] array much faster than an object (measured:
@@ -113,12 +126,12 @@ function historyBody(responder: DataResponder, params: Map<string, string>, cloc
 const EXPOSE = CORS_HEADERS['access-control-expose-headers'];
 
 /** CORS and RateLimit-* headers, first in every fast-path response. */
-function commonHeaders(state: LimitState): string[] {
+function commonHeaders(state: LimitState, expose: string = EXPOSE): string[] {
   return [
     'access-control-allow-origin',
     CORS_HEADERS['access-control-allow-origin'],
     'access-control-expose-headers',
-    EXPOSE,
+    expose,
     'ratelimit-limit',
     String(state.limit),
     'ratelimit-remaining',
@@ -128,6 +141,11 @@ function commonHeaders(state: LimitState): string[] {
   ];
 }
 
+/** An error after the limiter counted the request: its RateLimit-* headers stay. */
+function sendLimited(response: ServerResponse, state: LimitState, error: ApiError, head: boolean) {
+  sendRawError(response, error, { head, headers: rateLimitHeaders(state) });
+}
+
 function send(
   request: IncomingMessage,
   response: ServerResponse,
@@ -135,27 +153,10 @@ function send(
   cacheControl: string,
   state: LimitState,
 ): void {
-  if (!state.allowed) {
-    const body = JSON.stringify({
-      error: RATE_LIMITED.error,
-      hint: RATE_LIMITED.hint(state.limit),
-    });
-    response.writeHead(429, [
-      ...commonHeaders(state),
-      'retry-after',
-      String(state.resetSeconds),
-      'content-type',
-      JSON_TYPE,
-      'cache-control',
-      CACHE_CONTROL.error,
-      'content-length',
-      String(Buffer.byteLength(body)),
-    ]);
-    response.end(request.method === 'HEAD' ? undefined : body);
-    return;
-  }
   const representation = representationFor(encoded, request.headers['accept-encoding']);
-  const headers = commonHeaders(state);
+  const link =
+    encoded.nextFrom === undefined ? undefined : nextPageLink(request.url ?? '', encoded.nextFrom);
+  const headers = commonHeaders(state, link === undefined ? EXPOSE : `${EXPOSE}, Link`);
   headers.push(
     'content-type',
     JSON_TYPE,
@@ -164,6 +165,7 @@ function send(
     'etag',
     representation.etag,
   );
+  if (link !== undefined) headers.push('link', link);
   if (representation.varies) headers.push('vary', 'accept-encoding');
   if (representation.encoding) headers.push('content-encoding', representation.encoding);
   if (matchesIfNoneMatch(request.headers['if-none-match'], representation.etag)) {

@@ -33,12 +33,6 @@ export function rateLimitHeaders(state: LimitState): Record<string, string> {
   };
 }
 
-export const RATE_LIMITED = {
-  error: 'rate limit exceeded',
-  hint: (limit: number) =>
-    `at most ${limit} requests per minute per IP; wait the seconds in retry-after`,
-};
-
 /** RFC 9110 weak comparison of If-None-Match against a tag. */
 export function matchesIfNoneMatch(header: string | undefined, tag: string): boolean {
   if (!header) return false;

@@ -1,14 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assessFreshness } from '../core/freshness.js';
 import type { ZoneReading } from '../core/reading.js';
-import { ACCEPTED_EXAMPLE, formatTs, parseInstant, resolveWindow } from '../core/time.js';
-import { findZone, ZONES } from '../core/zones.js';
-import { ApiError } from '../errors.js';
+import { formatTs } from '../core/time.js';
+import { ZONES } from '../core/zones.js';
 import type { EncodedBody } from '../serving/response-cache.js';
 import type { Store } from '../storage/store.js';
 import type { Config } from '../config.js';
-import { type DataResponder, representationFor, unknownZone } from './data-responder.js';
-import { CACHE_CONTROL, RATE_LIMITED, rateLimitHeaders } from './headers.js';
+import { API_ERRORS } from './api-errors.js';
+import { type DataResponder, representationFor } from './data-responder.js';
+import { CACHE_CONTROL, CORS_HEADERS, rateLimitHeaders } from './headers.js';
+import {
+  HISTORY_PARAMS,
+  interpretHistory,
+  interpretLatest,
+  LATEST_PARAMS,
+  nextPageLink,
+  readParams,
+} from './query.js';
 import type { RateLimiter } from './rate-limiter.js';
 import {
   errorResponses,
@@ -76,6 +84,13 @@ function indexBody(demo: boolean): IndexResponse {
 /** Sends an encoded body in the representation the client accepts, with its own ETag. */
 function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody): Buffer {
   const representation = representationFor(encoded, request.headers['accept-encoding']);
+  if (encoded.nextFrom !== undefined) {
+    reply.header('link', nextPageLink(request.url, encoded.nextFrom));
+    reply.header(
+      'access-control-expose-headers',
+      `${CORS_HEADERS['access-control-expose-headers']}, Link`,
+    );
+  }
   reply.header('etag', representation.etag);
   if (representation.varies) reply.header('vary', 'accept-encoding');
   if (representation.encoding) reply.header('content-encoding', representation.encoding);
@@ -90,11 +105,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const limit = async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await limiter.hit(clientAddress(request.raw));
     reply.headers(rateLimitHeaders(state));
-    if (!state.allowed) {
-      throw new ApiError(429, RATE_LIMITED.error, RATE_LIMITED.hint(state.limit), {
-        'retry-after': String(state.resetSeconds),
-      });
-    }
+    if (!state.allowed) throw API_ERRORS.rateLimited(state.limit, state.resetSeconds);
   };
 
   app.get(
@@ -195,9 +206,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const given = (request.query as LatestQuery).zone?.trim();
-      const zone = given === undefined ? undefined : requireZone(given);
-      return sendEncoded(request, reply, await responder.latest(zone, given));
+      const { zone, given } = interpretLatest(readParams(request.url, LATEST_PARAMS));
+      return sendEncoded(request, reply, await responder.latest(zone?.code, given));
     },
   );
 
@@ -213,39 +223,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const query = request.query as HistoryQuery;
-      const given = query.zone.trim();
-      if (given === '') throw new ApiError(400, 'missing required param: zone', 'e.g. zone=DE');
-      const fromMs = query.from === undefined ? undefined : instant(query.from, 'from');
-      const toMs = query.to === undefined ? undefined : instant(query.to, 'to');
-      const zone = requireZone(given);
-      const { from, to } = resolveWindow(fromMs, toMs, clock());
-      if (from >= to) {
-        throw new ApiError(
-          400,
-          'invalid window: from must be before to',
-          'give from earlier than to',
-        );
-      }
-      return sendEncoded(request, reply, await responder.history(zone, from, to));
+      const { zone, from, to } = interpretHistory(readParams(request.url, HISTORY_PARAMS), clock());
+      return sendEncoded(request, reply, await responder.history(zone.code, from, to));
     },
   );
-}
-
-function requireZone(given: string): string {
-  const zone = findZone(given);
-  if (!zone) throw unknownZone(given);
-  return zone.code;
-}
-
-function instant(text: string, param: 'from' | 'to'): number {
-  const parsed = parseInstant(text.trim());
-  if (parsed === undefined) {
-    throw new ApiError(
-      400,
-      `invalid param: ${param}`,
-      `use ISO 8601 UTC, e.g. ${param}=${ACCEPTED_EXAMPLE}`,
-    );
-  }
-  return parsed;
 }

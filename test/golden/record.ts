@@ -13,7 +13,7 @@ export interface GoldenResponse {
   readonly request: GoldenRequest;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  /** The body bytes, base64. */
+  /** The body bytes, base64, after content decoding (fetch undoes gzip and br). */
   readonly body: string;
 }
 

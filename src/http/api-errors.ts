@@ -1,0 +1,85 @@
+import { ApiError } from '../errors.js';
+import { ACCEPTED_EXAMPLE } from '../core/time.js';
+
+/**
+ * The closed set of errors the API answers, whoever detects them (the query interpreter, the
+ * routes, the fast path, the connection guard or Node's HTTP parser). Each message and hint has
+ * exactly one spelling here.
+ */
+
+export const ALLOW = 'GET, HEAD, OPTIONS';
+const MAX_ECHO = 200;
+
+/** Client input echoed in a message, cut so a huge value cannot make a huge error body. */
+export const echo = (text: string): string =>
+  text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}...` : text;
+
+const PARAM_HINTS: Readonly<Record<string, string>> = {
+  zone: 'give zone once, as a code from /v1/zones, e.g. zone=DE',
+  from: 'give from once, e.g. from=2026-11-21T13:00:00Z',
+  to: 'give to once, e.g. to=2026-11-21T13:00:00Z',
+};
+const hintFor = (param: string) => PARAM_HINTS[param] ?? `give ${param} once`;
+
+export const API_ERRORS = {
+  missingParam: (param: string) =>
+    new ApiError(400, `missing required param: ${param}`, hintFor(param)),
+  /** Given more than once, or not a single value. */
+  repeatedParam: (param: string) => new ApiError(400, `invalid param: ${param}`, hintFor(param)),
+  invalidInstant: (param: 'from' | 'to') =>
+    new ApiError(
+      400,
+      `invalid param: ${param}`,
+      `use ISO 8601 UTC, e.g. ${param}=${ACCEPTED_EXAMPLE}`,
+    ),
+  invalidWindow: () =>
+    new ApiError(400, 'invalid window: from must be before to', 'give from earlier than to'),
+  unknownZone: (given: string) =>
+    new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes'),
+  notFound: (path: string) =>
+    new ApiError(404, `not found: ${echo(path)}`, 'see /v1 for the endpoints'),
+  methodNotAllowed: (method: string) =>
+    new ApiError(405, `method not allowed: ${echo(method)}`, `use one of ${ALLOW}`, {
+      allow: ALLOW,
+    }),
+  rateLimited: (limit: number, resetSeconds: number) =>
+    new ApiError(
+      429,
+      'rate limit exceeded',
+      `at most ${limit} requests per minute per IP; wait the seconds in retry-after`,
+      { 'retry-after': String(resetSeconds) },
+    ),
+  storeUnavailable: () =>
+    new ApiError(503, 'data store unavailable', 'retry after the seconds in retry-after', {
+      'retry-after': '5',
+    }),
+  malformedUrl: () =>
+    new ApiError(400, 'bad request: malformed URL', 'percent-encode the URL correctly'),
+  badRequest: () => new ApiError(400, 'bad request', 'send a valid HTTP/1.1 GET request'),
+  missingHost: () =>
+    new ApiError(400, 'bad request: missing Host header', 'HTTP/1.1 requests must send Host'),
+  requestTooLarge: () => new ApiError(431, 'request too large', 'shorten the URL and headers'),
+  requestTimeout: () =>
+    new ApiError(408, 'request timeout', 'send the whole request line and headers promptly'),
+  expectationFailed: () =>
+    new ApiError(417, 'expectation failed', 'send no Expect header, or Expect: 100-continue'),
+  tooManyConnections: () =>
+    new ApiError(503, 'too many connections', 'retry later with fewer open connections', {
+      'retry-after': '5',
+    }),
+  /** A status Fastify itself produced (e.g. 415, 413); the message is the status text. */
+  framework: (status: number, statusText: string) =>
+    new ApiError(
+      status,
+      statusText.toLowerCase(),
+      'see /v1 for the endpoints and their parameters',
+    ),
+  internal: () => new ApiError(500, 'internal error', 'retry later; the error has been logged'),
+} as const;
+
+/** The contract's `{error, hint}` body of an ApiError. */
+export function errorBody(error: ApiError): { error: string; hint?: string } {
+  return error.hint === undefined
+    ? { error: error.message }
+    : { error: error.message, hint: error.hint };
+}

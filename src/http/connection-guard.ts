@@ -1,0 +1,158 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+
+/** Bounds on what one client, or all together, can make the process hold. */
+export interface ConnectionLimits {
+  /** Open connections in all; at the cap an idle one is closed to make room. */
+  readonly maxConnections: number;
+  /** Open connections from one address (trusted proxies are exempt). */
+  readonly maxConnectionsPerAddress: number;
+  /** Requests received on one connection and not yet answered (HTTP/1.1 pipelining). */
+  readonly maxPipelined: number;
+  /** Response bytes one connection may leave unread before it is closed. */
+  readonly maxUnsentBytes: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  maxConnections: 10_000,
+  maxConnectionsPerAddress: 256,
+  maxPipelined: 8,
+  maxUnsentBytes: 512 * 1024,
+};
+
+interface Tracked {
+  readonly address: string;
+  /** Responses begun and not yet closed, oldest first. */
+  readonly pending: Set<ServerResponse>;
+}
+
+type ShedReason =
+  'connection cap' | 'per-address cap' | 'too many pipelined requests' | 'unread responses';
+
+const LOG_EVERY_MS = 10_000;
+
+/**
+ * Keeps the process answerable under hostile clients: caps connections (in all and per address),
+ * closing idle ones first so that a new client (a health probe) still gets in; caps pipelined
+ * requests; and closes a connection that leaves too many response bytes unread, instead of
+ * queueing more for it. Every shed connection is counted and logged (at most every 10 s).
+ */
+export class ConnectionGuard {
+  private readonly sockets = new Map<Socket, Tracked>();
+  /** Connections with no request in flight, the longest idle first. */
+  private readonly idle = new Set<Socket>();
+  private readonly perAddress = new Map<string, Set<Socket>>();
+  private readonly shed = new Map<ShedReason, number>();
+  private lastLogAt = 0;
+
+  constructor(
+    private readonly limits: ConnectionLimits,
+    private readonly log: Logger | undefined,
+    /** Addresses the per-address cap does not apply to (trusted proxies carry many clients). */
+    private readonly exempt: (address: string) => boolean,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  attach(server: Server): void {
+    server.on('connection', (socket: Socket) => this.onConnection(socket));
+  }
+
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
+  /** Connections closed by each rule since start. */
+  get shedCounts(): ReadonlyMap<ShedReason, number> {
+    return this.shed;
+  }
+
+  /**
+   * Called first for every request. False: the connection was closed and the request must not be
+   * answered.
+   */
+  admit(request: IncomingMessage, response: ServerResponse): boolean {
+    const socket = request.socket;
+    const tracked = this.sockets.get(socket);
+    if (!tracked) return true;
+    if (tracked.pending.size >= this.limits.maxPipelined) {
+      return this.close(socket, 'too many pipelined requests');
+    }
+    if (this.unsentBytes(socket, tracked) > this.limits.maxUnsentBytes) {
+      return this.close(socket, 'unread responses');
+    }
+    tracked.pending.add(response);
+    this.idle.delete(socket);
+    response.once('close', () => {
+      tracked.pending.delete(response);
+      if (tracked.pending.size === 0 && this.sockets.has(socket)) this.idle.add(socket);
+    });
+    return true;
+  }
+
+  private onConnection(socket: Socket): void {
+    const address = socket.remoteAddress ?? '';
+    if (this.sockets.size >= this.limits.maxConnections && !this.closeOldestIdle(this.idle)) {
+      this.close(socket, 'connection cap');
+      return;
+    }
+    const sameAddress = this.perAddress.get(address) ?? new Set<Socket>();
+    if (sameAddress.size >= this.limits.maxConnectionsPerAddress && !this.exempt(address)) {
+      const idleOfAddress = [...sameAddress].filter((other) => this.idle.has(other));
+      if (!this.closeOldestIdle(new Set(idleOfAddress))) {
+        this.close(socket, 'per-address cap');
+        return;
+      }
+    }
+    sameAddress.add(socket);
+    this.perAddress.set(address, sameAddress);
+    this.sockets.set(socket, { address, pending: new Set() });
+    this.idle.add(socket);
+    socket.once('close', () => this.forget(socket));
+  }
+
+  private closeOldestIdle(candidates: ReadonlySet<Socket>): boolean {
+    const oldest = candidates.values().next().value;
+    if (oldest === undefined) return false;
+    this.close(
+      oldest,
+      this.sockets.size >= this.limits.maxConnections ? 'connection cap' : 'per-address cap',
+    );
+    return true;
+  }
+
+  /** Bytes written for this connection and not yet taken by the kernel, queued responses too. */
+  private unsentBytes(socket: Socket, tracked: Tracked): number {
+    let bytes = socket.writableLength;
+    for (const response of tracked.pending) {
+      // A pipelined response waiting its turn holds its bytes until it gets the socket.
+      if (response.socket !== socket) bytes += response.writableLength;
+    }
+    return bytes;
+  }
+
+  private close(socket: Socket, reason: ShedReason): false {
+    this.forget(socket);
+    socket.destroy();
+    this.shed.set(reason, (this.shed.get(reason) ?? 0) + 1);
+    const now = this.now();
+    if (now - this.lastLogAt >= LOG_EVERY_MS) {
+      this.lastLogAt = now;
+      this.log?.warn(
+        { shed: Object.fromEntries(this.shed), open: this.sockets.size },
+        `closing connections to stay answerable (${reason}); counts since start`,
+      );
+    }
+    return false;
+  }
+
+  private forget(socket: Socket): void {
+    const tracked = this.sockets.get(socket);
+    if (!tracked) return;
+    this.sockets.delete(socket);
+    this.idle.delete(socket);
+    const sameAddress = this.perAddress.get(tracked.address);
+    sameAddress?.delete(socket);
+    if (sameAddress?.size === 0) this.perAddress.delete(tracked.address);
+  }
+}
