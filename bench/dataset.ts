@@ -107,7 +107,8 @@ function computed(zone: Zone, zoneIndex: number, ts: number): StoredReading {
     'wind-onshore': round1(capacity('wind-onshore') * wind),
     solar: round1(capacity('solar') * daylight * summer),
   };
-  // An hour that only got its coal rows: kept, marked, never served (decisions.md, "Bad hours").
+  // An hour that only got its coal rows: kept, marked, never served (docs/method.md, "Complete
+  // and incomplete hours").
   if (unitHash(zoneIndex + 2000, ts) < 0.001) {
     return {
       zone: zone.code,

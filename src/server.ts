@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
-import { buildApp } from './http/app.js';
+import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ReadingCache } from './serving/reading-cache.js';
@@ -33,6 +33,8 @@ export interface ServerOptions {
   readonly cache?: 'background' | 'ready' | 'off';
   /** Passed to the ingestion scheduler (tests inject fetch or shorten the first delay). */
   readonly ingestion?: Partial<Omit<SchedulerOptions, 'config' | 'store' | 'logger'>>;
+  /** Connection bounds and socket timeouts (tests shorten them). */
+  readonly connections?: AppDeps['connections'];
 }
 
 /** The composition root of `gridco2 serve`: config -> store -> app -> listen. */
@@ -52,6 +54,7 @@ export async function startServer(
     store,
     logger,
     ...(options.clock && { clock: options.clock }),
+    ...(options.connections && { connections: options.connections }),
   });
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -27,7 +27,7 @@ describe.each(['off', 'ready'] as const)('the /v1 contract, reading cache %s', (
       const label = `${before.request.method ?? 'GET'} ${before.request.path}`;
       expect(answer.request, label).toEqual(before.request);
       expect(answer.status, label).toBe(before.status);
-      const { link, ...headers } = answer.headers;
+      const { link, ...headers }: Record<string, string> = { ...answer.headers };
       if (link !== undefined) {
         links++;
         expect(isTruncatedHistory(before), label).toBe(true);

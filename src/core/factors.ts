@@ -1,6 +1,6 @@
 /**
  * Fuel categories of the `computed:v1` method and their lifecycle emission factors, exactly as
- * pinned in ../shared/spec/method.md ("Factors"). Changing a number here changes every computed
+ * pinned in docs/method.md (the factor table). Changing a number here changes every computed
  * value: run `gridco2 recompute` afterwards (values are recomputed from the stored mix).
  */
 
@@ -25,7 +25,7 @@ export type Category = (typeof CATEGORIES)[number];
  * median of the harmonised literature.
  */
 export const EMISSION_FACTORS: Readonly<Record<Category, number>> = Object.freeze({
-  coal: 820, // AR5, coal PC; also lignite, oil shale and peat (api-spec rule 3)
+  coal: 820, // AR5, coal PC; also lignite, oil shale and peat (docs/method.md, known biases)
   gas: 490, // AR5, gas combined cycle
   oil: 650, // not in AR5; Electricity Maps default, citing UK POST (2006)
   biomass: 230, // AR5, biomass dedicated; also waste and other renewable
@@ -35,7 +35,7 @@ export const EMISSION_FACTORS: Readonly<Record<Category, number>> = Object.freez
   solar: 48, // AR5, solar PV utility
   'wind-onshore': 11, // AR5
   'wind-offshore': 12, // AR5
-  marine: 17, // AR5, ocean (value pinned by method.md, not verified in the upstream research §8)
+  marine: 17, // AR5, ocean (pinned by docs/method.md; not checked against the AR5 table itself)
   other: 700, // not in AR5; Electricity Maps default for unknown thermal
 });
 

@@ -6,7 +6,7 @@ import { HOUR } from './time.js';
 
 /**
  * Hour start (epoch seconds) → MWh in that hour (= mean MW). As reported: may be negative; an
- * hour without a value is absent, never 0 (../shared/upstreams/README.md §1.3 point 5).
+ * hour without a value is absent, never 0 (docs/upstreams.md §1.3 point 5).
  */
 export type HourlySeries = ReadonlyMap<number, number>;
 
@@ -23,8 +23,8 @@ export interface PowerInterval {
 /**
  * Averages sub-hourly (or hourly) intervals into hours. An hour gets a value only when the
  * intervals cover it exactly once: a missing quarter leaves the hour without a value rather than
- * averaging three quarters (method.md, Europe); intervals that overlap cover it more than once,
- * which leaves it without a value too.
+ * averaging three quarters (docs/method.md, upstream rules); intervals that overlap cover it more
+ * than once, which leaves it without a value too.
  */
 export function toHourlySeries(intervals: Iterable<PowerInterval>): HourlySeries {
   const energy = new Map<number, number>(); // MW·s per hour start

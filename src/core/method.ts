@@ -1,5 +1,5 @@
 /**
- * The `computed:v1` method (../shared/spec/method.md): hourly generation per production code in,
+ * The `computed:v1` method (docs/method.md): hourly generation per production code in,
  * one StoredReading per hour and the zone's quality counters out.
  *
  *     gco2eq_kwh = sum_f( E_f * EF_f ) / sum_f( E_f )      (storage in neither sum)

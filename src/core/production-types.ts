@@ -1,15 +1,15 @@
 /**
- * Upstream production codes → fuel category, exactly as ../shared/spec/method.md maps them.
+ * Upstream production codes → fuel category, exactly as docs/method.md maps them.
  * A code missing from a table is unknown: the method books it as `other` and reports it.
  */
 import type { Category } from './factors.js';
 
-/** `storage` is excluded from both sums of the formula (api-spec rule 2). */
+/** `storage` is excluded from both sums of the formula (docs/method.md). */
 export type CodeClass = Category | 'storage';
 
 export type CodeTable = ReadonlyMap<string, CodeClass>;
 
-/** ENTSO-E A75 psrType (method.md, "Europe (ENTSO-E A75) production types"). */
+/** ENTSO-E A75 psrType (docs/method.md, "Mappings"; docs/upstreams.md §1.2). */
 export const PSR_TYPES: CodeTable = new Map<string, CodeClass>([
   ['B01', 'biomass'],
   ['B02', 'coal'], // lignite
@@ -34,7 +34,7 @@ export const PSR_TYPES: CodeTable = new Map<string, CodeClass>([
   ['B25', 'storage'], // energy storage (batteries etc.)
 ]);
 
-/** EIA fuel-type-data `fueltype` (method.md, "United States (EIA fuel-type-data)"). */
+/** EIA fuel-type-data `fueltype` (docs/method.md, "Mappings"; docs/upstreams.md §2.5). */
 export const EIA_FUEL_TYPES: CodeTable = new Map<string, CodeClass>([
   ['COL', 'coal'],
   ['NG', 'gas'],
@@ -56,7 +56,7 @@ export const EIA_FUEL_TYPES: CodeTable = new Map<string, CodeClass>([
 
 /**
  * CAISO reports no battery rows; its batteries fall into OTH, which is therefore storage
- * (api-spec rule 5, method.md "US-CAISO").
+ * (docs/method.md, "Mappings"; docs/upstreams.md §2.5).
  */
 const CAISO_FUEL_TYPES: CodeTable = new Map([...EIA_FUEL_TYPES, ['OTH', 'storage']]);
 

@@ -1,6 +1,6 @@
 /**
- * The GB rule of ../shared/spec/method.md ("Great Britain (NESO)"): the operator's figures are
- * republished unchanged at 30-minute resolution, never recomputed.
+ * The GB rule of docs/method.md ("`upstream:uk-operator:actual` and `:forecast`"): the
+ * operator's figures are republished unchanged at 30-minute resolution, never recomputed.
  */
 import type { ZoneReadings } from './method.js';
 import type { StoredReading } from './reading.js';
@@ -19,7 +19,7 @@ export interface OperatorHalfHour {
  * Turns operator half-hours into GB readings as of `now` (epoch seconds):
  * - a half-hour with `actual` → `upstream:uk-operator:actual`;
  * - the half-hour in progress at `now`, if it has no `actual` → `upstream:uk-operator:forecast`
- *   with the forecast figure (decisions.md: at most one forecast reading at a time);
+ *   with the forecast figure (docs/api.md, "Data rules": at most one forecast reading at a time);
  * - every other half-hour without `actual` (future ones, older unsettled ones) is not a reading.
  * When `halfHours` repeats a start (overlapping fetches), the later entry wins unless it would
  * replace a settled figure with an unsettled one.

@@ -1,7 +1,7 @@
 /**
- * The zone registry: the 45 zones of the contract, in the order of the spec's zone table
+ * The zone registry: the 45 zones of the contract, in the order of the zone table of docs/api.md
  * (which is also the order of `/v1/zones` and of the all-zones latest response).
- * Upstream identifiers come from ../shared/upstreams/README.md (§1.6, §2.4).
+ * Upstream identifiers: docs/upstreams.md §1.6 (EIC codes) and §2.4 (EIA respondents).
  */
 
 export const SOURCES = ['europe-tso', 'us-agency', 'uk-operator'] as const;
@@ -18,11 +18,11 @@ export interface Zone {
 }
 
 interface SourceInfo {
-  /** Lag threshold of `/v1/status` (api-spec §3). */
+  /** Lag threshold of `/v1/status` (docs/api.md, `GET /v1/status`). */
   readonly staleAfterHours: number;
   /**
-   * Start of the stated history (api-spec §8). A zone with no reading counts its lag from here
-   * (decisions.md, "Lag of a zone").
+   * Start of the stated history (docs/api.md, "Data rules"). A zone with no reading counts its lag
+   * from here (docs/api.md, `GET /v1/status`).
    */
   readonly historyStart: string;
   readonly upstreamName: string;
@@ -63,7 +63,7 @@ const us = (code: string, name: string, respondent: string): Zone => ({
 
 // EIC codes are exactly 16 characters and the dashes are significant: copied, not retyped.
 export const ZONES: readonly Zone[] = Object.freeze([
-  // DE is the DE-LU bidding zone, as method.md pins it.
+  // DE is the DE-LU bidding zone, as docs/method.md pins it.
   europe('DE', 'Germany (DE-LU bidding zone)', '10Y1001A1001A82H'),
   europe('FR', 'France', '10YFR-RTE------C'),
   europe('ES', 'Spain', '10YES-REE------0'),
@@ -93,7 +93,7 @@ export const ZONES: readonly Zone[] = Object.freeze([
   europe('NO-4', 'Norway NO4 (Tromsø)', '10YNO-4--------9'),
   europe('NO-5', 'Norway NO5 (Bergen)', '10Y1001A1001A48H'),
   europe('FI', 'Finland', '10YFI-1--------U'),
-  // IE is the all-island Single Electricity Market bidding zone, as method.md pins it.
+  // IE is the all-island Single Electricity Market bidding zone, as docs/method.md pins it.
   europe('IE', 'Ireland (all-island SEM)', '10Y1001A1001A59C'),
   europe('GR', 'Greece', '10YGR-HTSO-----Y'),
   europe('RO', 'Romania', '10YRO-TEL------P'),

@@ -14,7 +14,7 @@ import { createBackfillDisplay } from './progress.js';
 
 /**
  * `gridco2 demo`: the upstream simulator and the service in one process, so that gridco2 can be
- * tried without keys or network. Synthetic data lives only here (decisions.md, "Demo data"): in
+ * tried without keys or network. Synthetic data lives only here (docs/api.md, "Data rules"): in
  * its own database file, never the configured one, and the `/v1` index says so.
  */
 

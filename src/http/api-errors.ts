@@ -63,6 +63,13 @@ export const API_ERRORS = {
     new ApiError(408, 'request timeout', 'send the whole request line and headers promptly'),
   expectationFailed: () =>
     new ApiError(417, 'expectation failed', 'send no Expect header, or Expect: 100-continue'),
+  tooManyPipelined: (max: number) =>
+    new ApiError(
+      429,
+      'too many pipelined requests',
+      `wait for the answers before sending more than ${max} requests on one connection`,
+      { 'retry-after': '1' },
+    ),
   tooManyConnections: () =>
     new ApiError(503, 'too many connections', 'retry later with fewer open connections', {
       'retry-after': '5',

@@ -110,6 +110,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
         (request, response) => {
           if (!guard.admit(request, response)) return;
+          // No protocol is upgraded here, and after an Upgrade request Node parses nothing more
+          // on the connection: answer it and close, rather than leave the client waiting.
+          if (request.headers.upgrade !== undefined) response.setHeader('connection', 'close');
           if (request.httpVersion === '1.1' && request.headers.host === undefined) {
             sendRawError(response, API_ERRORS.missingHost(), { close: true });
           } else if (!fastPath(request, response)) handler(request, response);

@@ -1,6 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { API_ERRORS } from './api-errors.js';
+import { sendRawError } from './errors.js';
 
 /** Bounds on what one client, or all together, can make the process hold. */
 export interface ConnectionLimits {
@@ -35,7 +37,7 @@ const LOG_EVERY_MS = 10_000;
 /**
  * Keeps the process answerable under hostile clients: caps connections (in all and per address),
  * closing idle ones first so that a new client (a health probe) still gets in; caps pipelined
- * requests; and closes a connection that leaves too many response bytes unread, instead of
+ * requests (the excess is answered 429 and the connection closed); and closes a connection that leaves too many response bytes unread, instead of
  * queueing more for it. Every shed connection is counted and logged (at most every 10 s).
  */
 export class ConnectionGuard {
@@ -76,7 +78,12 @@ export class ConnectionGuard {
     const tracked = this.sockets.get(socket);
     if (!tracked) return true;
     if (tracked.pending.size >= this.limits.maxPipelined) {
-      return this.close(socket, 'too many pipelined requests');
+      // Answered in order after the others, small, and the connection closes after it.
+      this.count('too many pipelined requests');
+      sendRawError(response, API_ERRORS.tooManyPipelined(this.limits.maxPipelined), {
+        close: true,
+      });
+      return false;
     }
     if (this.unsentBytes(socket, tracked) > this.limits.maxUnsentBytes) {
       return this.close(socket, 'unread responses');
@@ -134,16 +141,20 @@ export class ConnectionGuard {
   private close(socket: Socket, reason: ShedReason): false {
     this.forget(socket);
     socket.destroy();
+    this.count(reason);
+    return false;
+  }
+
+  private count(reason: ShedReason): void {
     this.shed.set(reason, (this.shed.get(reason) ?? 0) + 1);
     const now = this.now();
     if (now - this.lastLogAt >= LOG_EVERY_MS) {
       this.lastLogAt = now;
       this.log?.warn(
         { shed: Object.fromEntries(this.shed), open: this.sockets.size },
-        `closing connections to stay answerable (${reason}); counts since start`,
+        `refusing connections or requests to stay answerable (${reason}); counts since start`,
       );
     }
-    return false;
   }
 
   private forget(socket: Socket): void {

@@ -78,7 +78,9 @@ export function sendRawError(
  * that never finish): answered on the bare socket, in the same JSON as every other error.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Socket) {
-  if (!socket.writable || error.code === 'ECONNRESET') {
+  // As Node's own handler: never write into the middle of a response already under way.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+  if (!socket.writable || error.code === 'ECONNRESET' || inFlight?.headersSent) {
     socket.destroy();
     return;
   }

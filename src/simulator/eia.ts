@@ -6,7 +6,7 @@ import { US_DATA_START_MS, US_PROFILES, type UsProfile } from './zone-profiles.j
 /**
  * EIA API v2, route `electricity/rto/fuel-type-data`, as apiVersion 2.1.8 answers it: values and
  * `total` as strings, `period` labelling the END of a UTC hour, the request echoed with its
- * api_key (README §2, fixtures/us-agency).
+ * api_key (docs/upstreams.md §2, test/fixtures/upstreams/us-agency).
  */
 
 export interface EiaContext extends ReplyContext {

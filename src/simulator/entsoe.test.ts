@@ -76,7 +76,7 @@ function reasonOf(body: string): { code: string; text: string } {
 
 const stepOf = (resolution: string): number => (resolution === 'PT15M' ? 900_000 : HOUR_MS);
 
-/** Every (instant, quantity) a Period stands for, A03 runs expanded (README §1.4). */
+/** Every (instant, quantity) a Period stands for, A03 runs expanded (docs/upstreams.md §1.4). */
 function expand(period: Period, curveType: string): [number, number][] {
   const start = Date.parse(period.timeInterval.start);
   const step = stepOf(period.resolution);

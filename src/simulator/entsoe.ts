@@ -6,7 +6,7 @@ import { EUROPE_BY_EIC, EUROPE_DATA_START_MS, type EuropeProfile } from './zone-
 /**
  * The ENTSO-E Transparency Platform's `GET /api` for document A75 (actual generation per
  * production type), answering in the element names and layout of the recorded documents in
- * ../shared/upstreams/fixtures/europe-tso (README §1).
+ * test/fixtures/upstreams/europe-tso (docs/upstreams.md §1).
  */
 
 export interface EntsoeContext extends ReplyContext {
@@ -201,7 +201,7 @@ function generationDocument(
       );
       for (let i = first; i < end; i++) {
         if (directions[i] === UNREPORTED) continue;
-        // A03 sends a Point only where the value changes (README §1.4); A01 sends every one.
+        // A03 sends a Point only where the value changes (docs/upstreams.md §1.4); A01 sends all.
         if (profile.curveType === 'A03' && i > first && quantities[i] === quantities[i - 1])
           continue;
         sink.write(

@@ -121,7 +121,7 @@ export function failureReply(fault: FaultSpec): SourceReply {
 function rateLimitReply(source: SourceId): SourceReply {
   switch (source) {
     case 'europe-tso':
-      // The ENTSO-E guide's wording for its 400-per-minute limit (README §1.1).
+      // The ENTSO-E guide's wording for its 400-per-minute limit (docs/upstreams.md §1.1).
       return textReply(
         429,
         'text/plain',

@@ -4,7 +4,7 @@ import { readFixture } from '../../test/fixtures.js';
 import { startSimulator, type Simulator } from './index.js';
 
 /**
- * The simulator's payloads against the real recordings in ../shared/upstreams/fixtures: same
+ * The simulator's payloads against the real recordings in test/fixtures/upstreams: same
  * element paths, attributes, element order and field names, same value types.
  */
 

@@ -4,7 +4,8 @@ import { formatMinute, jsonReply, type ReplyContext, type SourceReply } from './
 import { GB_DATA_START_MS, GB_PROFILE } from './zone-profiles.js';
 
 /**
- * The NESO Carbon Intensity API, national routes (README §3, fixtures/uk-operator): half-hourly
+ * The NESO Carbon Intensity API, national routes (docs/upstreams.md §3, the recordings in
+ * test/fixtures/upstreams/uk-operator): half-hourly
  * `{from, to, intensity: {forecast, actual, index}}`, `actual` null until the half hour is over,
  * both numbers revised after first publication.
  */
@@ -15,14 +16,15 @@ const DAY_MS = 86_400_000;
 const MAX_RANGE_MS = 14 * DAY_MS;
 // Forecasts reach 48 hours past the current half hour (what fw48h returns).
 const FORECAST_HORIZON_MS = 48 * HOUR_MS;
-// `actual` keeps moving for a day after the half hour ends (README §3.3), in two-hour steps.
+// `actual` keeps moving for a day after the half hour ends (docs/upstreams.md §3.3), in two-hour
+// steps.
 const REVISION_WINDOW_MS = 24 * HOUR_MS;
 const REVISION_STEP_MS = 2 * HOUR_MS;
 const FORECAST_CHANNEL = 3000;
 const ACTUAL_CHANNEL = 3001;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z?$/;
 
-// Direct gCO2/kWh by NESO fuel (README §3.4, `/intensity/factors`); storage is left out.
+// Direct gCO2/kWh by NESO fuel (docs/upstreams.md §3.4, `/intensity/factors`); storage is left out.
 const FACTORS: Readonly<Record<string, number>> = {
   gas: 394,
   coal: 937,
@@ -144,7 +146,7 @@ function revisedActual(truth: number, end: number, context: ReplyContext): numbe
   return Math.round(truth) + Math.round(draw * 6 - 1);
 }
 
-/** Bands as the March 2023 recordings show them (README §3.3). */
+/** Bands as the March 2023 recordings show them (test/fixtures/upstreams/uk-operator). */
 function indexOf(value: number): string {
   if (value < 40) return 'very low';
   if (value < 120) return 'low';

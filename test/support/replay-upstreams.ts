@@ -4,7 +4,7 @@ import { readFixture } from '../fixtures.js';
 
 /**
  * A local stand-in for the three upstreams, at their real paths (ENTSO-E `/api`, EIA `/v2/...`,
- * NESO `/intensity/{from}/{to}`), that replays the recorded payloads of ../shared/upstreams/fixtures.
+ * NESO `/intensity/{from}/{to}`), that replays the recorded payloads of test/fixtures/upstreams.
  * It checks each request the way the upstream would (parameters, formats, credentials) and answers
  * 400/401/403 like it, so a test that passes here sends real-shaped requests.
  *
@@ -172,7 +172,7 @@ const json = (status: number, body: unknown): Answer => ({
   body: JSON.stringify(body),
 });
 
-/** upstreams README §1.1, §1.5. */
+/** docs/upstreams.md §1.1, §1.5. */
 function answerEntsoe(url: URL, token: string, documents: ReadonlyMap<string, string>): Answer {
   const query = url.searchParams;
   if (query.get('securityToken') !== token) {
@@ -203,7 +203,7 @@ function answerEntsoe(url: URL, token: string, documents: ReadonlyMap<string, st
   return xml(document);
 }
 
-/** upstreams README §2.1, §2.2: inclusive hour-ending labels, offset paging, echoed key. */
+/** docs/upstreams.md §2.1, §2.2: inclusive hour-ending labels, offset paging, echoed key. */
 function answerEia(url: URL, options: ReplayOptions, rows: readonly EiaRow[], anchorTs: number) {
   const query = url.searchParams;
   const params = Object.fromEntries(query);
@@ -287,7 +287,7 @@ function tiledRows(
   return tiled;
 }
 
-/** upstreams README §3.1, §3.2. */
+/** docs/upstreams.md §3.1, §3.2. */
 function answerNeso(url: URL, request: IncomingMessage, entries: readonly NesoEntry[]): Answer {
   const match = /^\/intensity\/([^/]+)\/([^/]+)$/.exec(url.pathname);
   const from = match && parseNesoInstant(decodeURIComponent(match[1] ?? ''));
@@ -298,7 +298,7 @@ function answerNeso(url: URL, request: IncomingMessage, entries: readonly NesoEn
   if (!/application\/json/.test(request.headers.accept ?? '')) {
     return json(400, { error: { code: '400 Bad Request', message: 'Accept: application/json' } });
   }
-  // A `from` on a half-hour boundary also brings the half hour before it (README §3.1).
+  // A `from` on a half-hour boundary also brings the half hour before it (docs/upstreams.md §3.1).
   const data = entries.filter((entry) => {
     const start = Date.parse(entry.from) / 1000;
     return start >= from - 1800 && start < to;

@@ -11,7 +11,7 @@ const T = (text: string) => Date.parse(text) / 1000;
 
 /**
  * The expected value, worked out the way a spreadsheet would: MWh per fueltype written out from
- * the fixture (negatives already counted as 0), each times its factor (method.md) written out
+ * the fixture (negatives already counted as 0), each times its factor (docs/method.md) written out
  * here, divided by the total.
  */
 function spreadsheet(

@@ -1,6 +1,6 @@
 /**
  * Pure parser of EIA API v2 `electricity/rto/fuel-type-data` JSON replies (hourly frequency).
- * Format and quirks: ../shared/upstreams/README.md §2.2–2.5.
+ * Format and quirks: docs/upstreams.md §2.1–2.5.
  *
  * Stable contract for the fetching side (`index.ts`):
  *
@@ -35,7 +35,7 @@ export type FuelTypeDataResult =
   | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
   | { readonly kind: 'invalid-payload'; readonly detail: string };
 
-// Both names have been seen for the "only 5000 rows returned" warning (README §2.1).
+// Both names have been seen for the "only 5000 rows returned" warning (docs/upstreams.md §2.1).
 const PAGING_WARNINGS = new Set(['incomplete return', 'parameter out of range']);
 
 export function parseFuelTypeData(body: string): FuelTypeDataResult {
@@ -91,7 +91,8 @@ function invalidPayload(detail: string): FuelTypeDataResult {
 
 /**
  * `{"error": {"code": "…", "message": "…"}}` (gateway and key errors) or
- * `{"error": "…", "code": 400}` (parameter errors), possibly with HTTP 200 (README §2.2).
+ * `{"error": "…", "code": 400}` (parameter errors), possibly with HTTP 200
+ * (docs/upstreams.md §2.2).
  */
 function readError(document: PlainObject): FuelTypeDataResult {
   const error = document['error'];
@@ -140,7 +141,7 @@ function readRow(row: unknown): FuelTypeRow | string {
   }
   const mwh = value === null ? null : parseDecimal(value);
   if (mwh === undefined) return `value ${JSON.stringify(value)} is not a number`;
-  // `period` labels the END of the hour (README §2.3, method.md).
+  // `period` labels the END of the hour (docs/upstreams.md §2.3, docs/method.md).
   return { respondent, fueltype, period, hourStart: hourEnd - HOUR, mwh };
 }
 

@@ -1,7 +1,7 @@
 import type { TimeWindow } from '../http.js';
 
 /**
- * EIA API v2 fuel-type-data requests (upstreams README §2.1, §2.3): `start` and `end` are both
+ * EIA API v2 fuel-type-data requests (docs/upstreams.md §2.1, §2.3): `start` and `end` are both
  * inclusive and, with `frequency=hourly`, label the END of each UTC hour.
  */
 
@@ -27,7 +27,7 @@ export function eiaFuelTypeUrl(request: EiaPageRequest): string {
     ...request.respondents.map((code): [string, string] => ['facets[respondent][]', code]),
     ['start', eiaHour(fromTs + 3600)],
     ['end', eiaHour(toTs)],
-    // Paging is only stable with an explicit sort (README §2.1).
+    // Paging is only stable with an explicit sort (docs/upstreams.md §2.1).
     ['sort[0][column]', 'period'],
     ['sort[0][direction]', 'asc'],
     ['offset', String(request.offset)],

@@ -11,7 +11,7 @@ const T = (text: string) => Date.parse(text) / 1000;
 
 /**
  * The expected value, worked out the way a spreadsheet would: MW per production type written out
- * from the fixture, each times its factor (method.md) written out here, divided by the total.
+ * from the fixture, each times its factor (docs/method.md) written out here, divided by the total.
  */
 function spreadsheet(rows: ReadonlyArray<readonly [type: string, mw: number, factor: number]>) {
   const emissions = rows.reduce((sum, [, mw, factor]) => sum + mw * factor, 0);
@@ -313,7 +313,7 @@ describe('parseA75 on recorded payloads', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-// Small inline documents for each quirk of ../shared/upstreams/README.md §6.
+// Small inline documents for each quirk of docs/upstreams.md §6.
 
 interface SeriesSpec {
   psrType: string;
@@ -379,7 +379,7 @@ function hourly(result: A75Result, psrType: string, area = AREA): Record<string,
 
 const day = { start: '2025-01-01T00:00Z', end: '2025-01-01T04:00Z' };
 
-describe('parseA75 quirks (README §6)', () => {
+describe('parseA75 quirks (docs/upstreams.md §6)', () => {
   it('A03: a Point lasts until the next position, the last one until the Period end', () => {
     const result = parseA75(
       document(

@@ -1,6 +1,6 @@
 /**
  * Pure parser of ENTSO-E Transparency Platform replies to document type A75 (actual generation per
- * production type). Format and quirks: ../shared/upstreams/README.md §1.2–1.5.
+ * production type). Format and quirks: docs/upstreams.md §1.2–1.5.
  *
  * Stable contract for the fetching side (`index.ts`):
  *
@@ -87,7 +87,7 @@ function invalidPayload(detail: string): A75Result {
   return { kind: 'invalid-payload', detail };
 }
 
-/** README §1.5: "no data" and request errors both come back as an Acknowledgement, often HTTP 200. */
+/** docs/upstreams.md §1.5: "no data" and refusals both come as an Acknowledgement, often HTTP 200. */
 function readAcknowledgement(body: PlainObject): A75Result {
   const reasons = listOf(body, 'Reason').filter(isPlainObject);
   if (reasons.length === 0) {
@@ -117,7 +117,7 @@ function readGenerationDocument(body: PlainObject): A75Result {
 
   const dropped: string[] = [];
   // area → psrType → interval start → interval: several TimeSeries and Periods of one type merge
-  // on the time axis (README §1.3 step 3).
+  // on the time axis (docs/upstreams.md §1.3 step 1).
   const collected = new Map<string, Map<string, Map<number, PowerInterval>>>();
   listOf(body, 'TimeSeries').forEach((series, index) => {
     const label = `TimeSeries #${index + 1}`;

@@ -1,7 +1,7 @@
 import type { TimeWindow } from '../http.js';
 
 /**
- * ENTSO-E A75 requests (upstreams README §1.1): one zone per request, whole UTC hours, at most
+ * ENTSO-E A75 requests (docs/upstreams.md §1.1): one zone per request, whole UTC hours, at most
  * one year per request.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Pure parser of NESO Carbon Intensity API `/intensity/...` JSON replies (national figures).
- * Format and quirks: ../shared/upstreams/README.md §3.2–3.3.
+ * Format and quirks: docs/upstreams.md §3.2–3.3.
  *
  * Stable contract for the fetching side (`index.ts`):
  *
@@ -8,7 +8,7 @@
  *
  *   - `half-hours`: one `OperatorHalfHour` (src/core/uk-operator.ts) per entry, in upstream order;
  *     `dropped` lists entries that could not be used. Turn them into readings with
- *     `operatorReadings(zone, halfHours, now)`, which applies the GB rule of method.md.
+ *     `operatorReadings(zone, halfHours, now)`, which applies the GB rule of docs/method.md.
  *   - `upstream-error`: the `{"error": {"code", "message"}}` body.
  *   - `invalid-payload`: not JSON, or JSON of another shape.
  *

@@ -1,6 +1,6 @@
 import type { TimeWindow } from '../http.js';
 
-/** NESO Carbon Intensity API requests (upstreams README §3.1): no auth, UTC paths. */
+/** NESO Carbon Intensity API requests (docs/upstreams.md §3.1): no auth, UTC paths. */
 
 /** `/intensity/{from}/{to}` serves at most 14 days per request. */
 export const NESO_MAX_WINDOW_SECONDS = 14 * 24 * 3600;

@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { buildApp } from '../src/http/app.js';
+import { createStore } from '../src/storage/create-store.js';
+import type { Store } from '../src/storage/store.js';
+
+/**
+ * docs/api.md is the reference client authors read; /v1/openapi.json is generated from the route
+ * schemas. This keeps the two listing the same endpoints and the same query parameters, so that a
+ * route added, renamed or given a parameter cannot ship without its documentation.
+ */
+
+const API_MD = readFileSync(fileURLToPath(new URL('../docs/api.md', import.meta.url)), 'utf8');
+
+/** The document's own path: served, listed in docs/api.md, but hidden from the document itself. */
+const OPENAPI_PATH = '/v1/openapi.json';
+
+interface Parameter {
+  readonly name: string;
+  readonly in: string;
+  readonly required?: boolean;
+}
+interface OpenApiDocument {
+  readonly paths: Record<string, Record<string, { parameters?: Parameter[] }>>;
+}
+
+interface EndpointRow {
+  readonly path: string;
+  /** The "Query parameters" cell. */
+  readonly query: string;
+}
+
+/** The rows of the endpoint table in section 2 of docs/api.md: path and query-parameter cell. */
+function endpointTable(markdown: string): EndpointRow[] {
+  const lines = markdown.split('\n');
+  const header = lines.findIndex((line) =>
+    /^\|\s*Endpoint\s*\|\s*Query parameters\s*\|/.test(line),
+  );
+  expect(
+    header,
+    'docs/api.md has an endpoint table with "Endpoint | Query parameters"',
+  ).toBeGreaterThan(-1);
+  const rows: EndpointRow[] = [];
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith('|')) break;
+    const cells = line.split('|').map((cell) => cell.trim());
+    const path = /^`([^`]+)`$/.exec(cells[1] ?? '')?.[1];
+    expect(path, `first cell of "${line}" is one path in backticks`).toBeDefined();
+    rows.push({ path: path!, query: cells[2] ?? '' });
+  }
+  return rows;
+}
+
+/** The query parameters of an OpenAPI path, over all its operations. */
+function queryParameters(document: OpenApiDocument, path: string): Parameter[] {
+  return Object.values(document.paths[path] ?? {}).flatMap((operation) =>
+    (operation.parameters ?? []).filter((parameter) => parameter.in === 'query'),
+  );
+}
+
+let store: Store;
+let app: FastifyInstance;
+let document: OpenApiDocument;
+
+beforeAll(async () => {
+  store = await createStore('sqlite::memory:');
+  app = await buildApp({ config: loadConfig({}), store });
+  const response = await app.inject({ method: 'GET', url: OPENAPI_PATH });
+  expect(response.statusCode).toBe(200);
+  document = response.json<OpenApiDocument>();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await store?.close();
+});
+
+describe('docs/api.md and the OpenAPI document', () => {
+  it('list the same endpoints', () => {
+    const documented = endpointTable(API_MD).map((row) => row.path);
+    const served = Object.keys(document.paths);
+    expect(served.length).toBeGreaterThan(0);
+    for (const path of served) expect(documented, `${path} in docs/api.md`).toContain(path);
+    for (const path of documented) {
+      if (path === OPENAPI_PATH) continue;
+      expect(served, `${path} of docs/api.md in the OpenAPI document`).toContain(path);
+    }
+    expect(documented).toContain(OPENAPI_PATH);
+    expect(new Set(documented).size).toBe(documented.length);
+  });
+
+  it('name every query parameter, in the endpoint table and in the text', () => {
+    const rows = new Map(endpointTable(API_MD).map((row) => [row.path, row.query]));
+    for (const path of Object.keys(document.paths)) {
+      const cell = rows.get(path) ?? '';
+      const parameters = queryParameters(document, path);
+      for (const { name, required } of parameters) {
+        const where = `${path} ?${name}`;
+        expect(API_MD, `${where} named in docs/api.md`).toContain(`\`${name}\``);
+        expect(cell, `${where} in the endpoint table`).toContain(`\`${name}\``);
+        const stated = new RegExp(`\`${name}\` \\((required|optional)\\)`).exec(cell)?.[1];
+        expect(stated, `${where} marked (required) or (optional)`).toBe(
+          required ? 'required' : 'optional',
+        );
+      }
+      // And nothing the document does not have: every backticked name in the cell is a parameter.
+      const named = [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+      expect(named.sort(), `query parameters of ${path}`).toEqual(
+        parameters.map((parameter) => parameter.name).sort(),
+      );
+    }
+  });
+});
