@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,7 @@ function cli(
   args: readonly string[],
   env: Readonly<Record<string, string>>,
   killWhen?: (stderr: string) => boolean,
+  started?: (child: ChildProcess) => void,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
@@ -49,6 +50,7 @@ function cli(
       // Only what the test sets: no credential of the machine leaks in.
       env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env },
     });
+    started?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -167,6 +169,13 @@ describe('gridco2 ingest', () => {
     const reports = await withStore(database, (store) => store.latestIngestReports());
     expect(Object.keys(reports).sort()).toEqual(['europe-tso', 'uk-operator', 'us-agency']);
     expect(JSON.stringify(reports)).not.toContain(KEY);
+    // The replay has documents for three ENTSO-E zones only: the others' empty answers are a
+    // warning, said in the log line and the report, and do not fail the command.
+    expect(reports['europe-tso']?.errors).toEqual([]);
+    expect(reports['europe-tso']?.zonesWithoutData).toHaveLength(30);
+    expect(run.stdout).toMatch(
+      /europe-tso: 33 zones, \d+ points stored, \d+ incomplete hours, 0 errors, no data returned for 30 zones/,
+    );
 
     // A second pass re-fetches the trailing window and replaces values in place.
     const again = await cli(['ingest'], envFor(replay, database));
@@ -179,7 +188,9 @@ describe('gridco2 ingest', () => {
 
   it('exits non-zero when a source fails, keeps the others, and never prints the key', async () => {
     const database = newDatabase();
-    const run = await cli(['ingest'], envFor(replay, database, { EIA_API_KEY: 'revoked-key' }));
+    // A quote in the key once left its tail after REDACTED (issue 10, finding 8).
+    const revoked = `revoked'key-tail-e3`;
+    const run = await cli(['ingest'], envFor(replay, database, { EIA_API_KEY: revoked }));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('gridco2: error: ingestion failed for us-agency (1 error)');
     expect(run.stdout).toContain(
@@ -187,14 +198,54 @@ describe('gridco2 ingest', () => {
         'us-agency: GET',
     );
     expect(run.stdout).toContain('credentials refused; check EIA_API_KEY');
-    expect(run.stdout + run.stderr).not.toContain('revoked-key');
+    expect(run.stdout).toContain('api_key=REDACTED&');
+    expect(run.stdout + run.stderr).not.toContain('key-tail-e3');
     const reports = await withStore(database, (store) => store.latestIngestReports());
     expect(reports['us-agency']?.errors).toHaveLength(1);
-    expect(JSON.stringify(reports)).not.toContain('revoked-key');
+    expect(reports['us-agency']?.failures).toEqual([
+      { kind: 'auth', zones: zonesOfSource('us-agency').map((zone) => zone.code) },
+    ]);
+    expect(JSON.stringify(reports)).not.toContain('key-tail-e3');
     const zones = await withStore(database, async (store) =>
       [...new Set((await everyRow(store)).map((row) => row.zone))].sort(),
     );
     expect(zones).toEqual(['FI', 'GB', 'IT-CSUD', 'NO-5']);
+  });
+
+  // Issue 10, finding 9: a killed run used to leave no report, so /v1/status showed the last good one.
+  it('on SIGTERM stops between zones, stores a report saying so, and exits non-zero', async () => {
+    let child: ChildProcess | undefined;
+    let europeRequests = 0;
+    const slow = await startReplayUpstreams({
+      anchorTs: ANCHOR,
+      entsoeToken: TOKEN,
+      eiaApiKey: KEY,
+      delayMs: 150,
+      fault: ({ source }) => {
+        if (source === 'europe-tso' && ++europeRequests === 3) child?.kill('SIGTERM');
+        return undefined;
+      },
+    });
+    try {
+      const database = newDatabase();
+      const run = await cli(['ingest'], envFor(slow, database), undefined, (started) => {
+        child = started;
+      });
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        'gridco2: error: interrupted by SIGTERM; what was stored stays stored',
+      );
+      // The zone in flight was finished; no further one was asked.
+      expect(europeRequests).toBeLessThanOrEqual(4);
+      const reports = await withStore(database, (store) => store.latestIngestReports());
+      const europe = reports['europe-tso'];
+      expect(europe?.errors.at(-1)).toMatch(/^interrupted after [34] of 33 zones; not tried: /);
+      expect(europe?.failures?.at(-1)?.kind).toBe('interrupted');
+      expect(europe?.failures?.at(-1)?.zones.length).toBe(33 - europeRequests);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('reports a source without its key as not configured and still runs the others', async () => {

@@ -1,4 +1,4 @@
-import type { IngestReport } from './reading.js';
+import type { FailureKind, IngestFailure, IngestReport } from './reading.js';
 import { formatTs, HOUR } from './time.js';
 import { SOURCE_INFO, SOURCES, ZONES, type SourceId } from './zones.js';
 
@@ -79,24 +79,74 @@ function describe(
   }
   for (const source of SOURCES) {
     const report = reports[source];
-    if (!report) continue;
-    const errors =
-      report.errors.length === 0 ? 'no errors' : `errors: ${report.errors.map(shorten).join('; ')}`;
-    // A run that read no zone at all means the upstream is down or unusable, not one bad zone:
-    // said first, so that it is not lost in the list of errors.
-    const unreadable = report.zones === 0 && report.errors.length > 0;
-    parts.push(
-      `last ${source} run ${formatTs(report.finishedAt)}: ` +
-        (unreadable ? `${source} could not be read, ` : '') +
-        `${report.zones} zones, ${report.pointsStored} points stored, ` +
-        `${report.incompleteHours} incomplete hours, ${errors}.`,
-    );
+    if (report) parts.push(describeRun(report));
   }
   return parts.join(' ');
 }
 
-/** Keeps the note readable: an upstream error can carry a long (scrubbed) URL. */
-const NOTE_ERROR_CHARS = 240;
-function shorten(error: string): string {
-  return error.length <= NOTE_ERROR_CHARS ? error : `${error.slice(0, NOTE_ERROR_CHARS - 3)}...`;
+/**
+ * The public words for each failure kind. The note is read by anyone: it names the source, the
+ * kind of failure and our own zone codes, never an upstream's URL or text, which can expose an
+ * operator's internal proxy (issue 10, finding 8). The detail is in the logs and the stored
+ * report.
+ */
+const FAILURE_WORDS: Readonly<Record<FailureKind, string>> = {
+  timeout: 'upstream timeout',
+  unreachable: 'upstream unreachable',
+  'rate-limited': 'rate limited',
+  'server-error': 'upstream server error',
+  auth: 'authentication refused',
+  rejected: 'request rejected',
+  'invalid-payload': 'invalid payload',
+  'no-data': 'no data returned',
+  'not-stored': 'not stored',
+  'not-configured': 'not configured',
+  interrupted: 'run interrupted',
+  deadline: 'run deadline reached',
+  stopped: 'source given up for this run',
+};
+/** Kinds that end a run early: their zones are the ones it did not fetch. */
+const CUT_SHORT: ReadonlySet<FailureKind> = new Set(['interrupted', 'deadline', 'stopped']);
+
+/** The sentence of one source's last run. */
+function describeRun(report: IngestReport): string {
+  const { source } = report;
+  const when = formatTs(report.finishedAt);
+  const failures = report.failures;
+  if (failures?.length === 1 && failures[0]?.kind === 'not-configured') {
+    return `${source}: not configured (its API key is not set), not ingested.`;
+  }
+  const withoutData = report.zonesWithoutData ?? [];
+  const warning =
+    withoutData.length === 0 ? '' : `; warning: no data returned for ${zoneList(withoutData)}`;
+  // Reports stored before `failures` existed only hold the raw errors, which stay private.
+  const problems = failures
+    ? failures.map(describeFailure).join('; ')
+    : `${count(report.errors.length, 'error')}, detailed in the ingestion logs`;
+  // A run that read no zone at all means the upstream is down or unusable, not one bad zone:
+  // said first, so that it is not lost among the counts.
+  if (report.zones === 0 && report.errors.length > 0) {
+    return `${source}: last run failed: ${problems} (run ${when})${warning}.`;
+  }
+  const errors = report.errors.length === 0 ? 'no errors' : `errors: ${problems}`;
+  return (
+    `last ${source} run ${when}: ${report.zones} zones, ${report.pointsStored} points stored, ` +
+    `${report.incompleteHours} incomplete hours, ${errors}${warning}.`
+  );
+}
+
+function describeFailure({ kind, zones }: IngestFailure): string {
+  const words = FAILURE_WORDS[kind] ?? 'failure';
+  if (zones.length === 0) return words;
+  if (CUT_SHORT.has(kind)) return `${words}, ${count(zones.length, 'zone')} not fetched`;
+  return `${words} for ${zoneList(zones)}`;
+}
+
+/** A few zones by name, more by number. */
+function zoneList(zones: readonly string[]): string {
+  return zones.length <= 3 ? zones.join(', ') : `${zones.length} zones`;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -50,7 +50,43 @@ export interface ZoneQuality {
   readonly unknownCodes: readonly string[];
 }
 
-/** What one ingestion run of one source did, kept so every instance can report it. */
+/**
+ * What went wrong in a run, in words the public status note may repeat: a closed set, because an
+ * upstream's own text or URL can name an operator's internal proxy. The first eight sort one
+ * zone's upstream failure (src/sources/http.ts decides which); the others are ours.
+ */
+export const FAILURE_KINDS = [
+  'timeout',
+  'unreachable',
+  'rate-limited',
+  'server-error',
+  'auth',
+  'rejected',
+  'invalid-payload',
+  'no-data',
+  /** Fetched, but the store refused the write. */
+  'not-stored',
+  /** The source's key is not set: no run. */
+  'not-configured',
+  /** The run was stopped by a signal or a shutdown; its zones are the ones not fetched. */
+  'interrupted',
+  /** The run reached its deadline; its zones are the ones not fetched. */
+  'deadline',
+  /** The source was given up for this run (refused, rate limited, down); zones not fetched. */
+  'stopped',
+] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+export interface IngestFailure {
+  readonly kind: FailureKind;
+  /** The zones it hit; for the kinds that end a run early, the zones it did not fetch. */
+  readonly zones: readonly string[];
+}
+
+/**
+ * What one ingestion run of one source did, kept so every instance can report it. Stored as
+ * JSON: fields added later are optional, so reports stored before them still read.
+ */
 export interface IngestReport {
   readonly source: SourceId;
   readonly startedAt: number;
@@ -58,6 +94,11 @@ export interface IngestReport {
   readonly zones: number;
   readonly pointsStored: number;
   readonly incompleteHours: number;
+  /** One line per failure with its detail (URL, upstream text), credentials redacted: for operators. */
   readonly errors: readonly string[];
   readonly quality: readonly ZoneQuality[];
+  /** The same failures by kind, without any upstream text: what the public note shows. */
+  readonly failures?: readonly IngestFailure[];
+  /** Zones whose upstream answered without a single reading for the window. */
+  readonly zonesWithoutData?: readonly string[];
 }

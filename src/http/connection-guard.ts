@@ -14,14 +14,23 @@ export interface ConnectionLimits {
   readonly maxPipelined: number;
   /** Response bytes one connection may leave unread before it is closed. */
   readonly maxUnsentBytes: number;
+  /**
+   * Response bytes all connections together may leave unread; past it, the connections holding
+   * the most are closed. Bounds the memory of many clients that ask and never read.
+   */
+  readonly maxUnsentBytesInAll: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxConnections: 10_000,
   maxConnectionsPerAddress: 256,
   maxPipelined: 8,
-  maxUnsentBytes: 512 * 1024,
+  maxUnsentBytes: 256 * 1024,
+  maxUnsentBytesInAll: 64 * 1024 * 1024,
 };
+
+/** How often, at most, the unsent bytes of all connections are added up (on a request). */
+const MEASURE_EVERY_MS = 50;
 
 interface Tracked {
   readonly address: string;
@@ -30,7 +39,11 @@ interface Tracked {
 }
 
 type ShedReason =
-  'connection cap' | 'per-address cap' | 'too many pipelined requests' | 'unread responses';
+  | 'connection cap'
+  | 'per-address cap'
+  | 'too many pipelined requests'
+  | 'unread responses'
+  | 'unread responses in all';
 
 const LOG_EVERY_MS = 10_000;
 
@@ -47,6 +60,7 @@ export class ConnectionGuard {
   private readonly perAddress = new Map<string, Set<Socket>>();
   private readonly shed = new Map<ShedReason, number>();
   private lastLogAt = 0;
+  private measuredAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly limits: ConnectionLimits,
@@ -75,6 +89,8 @@ export class ConnectionGuard {
    */
   admit(request: IncomingMessage, response: ServerResponse): boolean {
     const socket = request.socket;
+    // Requests already parsed from a connection closed since still arrive: none is answered.
+    if (socket.destroyed) return false;
     const tracked = this.sockets.get(socket);
     if (!tracked) return true;
     if (tracked.pending.size >= this.limits.maxPipelined) {
@@ -88,6 +104,8 @@ export class ConnectionGuard {
     if (this.unsentBytes(socket, tracked) > this.limits.maxUnsentBytes) {
       return this.close(socket, 'unread responses');
     }
+    this.boundUnsentInAll();
+    if (!this.sockets.has(socket)) return false;
     tracked.pending.add(response);
     this.idle.delete(socket);
     response.once('close', () => {
@@ -126,6 +144,28 @@ export class ConnectionGuard {
       this.sockets.size >= this.limits.maxConnections ? 'connection cap' : 'per-address cap',
     );
     return true;
+  }
+
+  /** Closes the connections that hold the most unread bytes while all of them hold too many. */
+  private boundUnsentInAll(): void {
+    const now = this.now();
+    if (now - this.measuredAt < MEASURE_EVERY_MS) return;
+    this.measuredAt = now;
+    const holding: { socket: Socket; bytes: number }[] = [];
+    let total = 0;
+    for (const [socket, tracked] of this.sockets) {
+      if (tracked.pending.size === 0 && socket.writableLength === 0) continue;
+      const bytes = this.unsentBytes(socket, tracked);
+      total += bytes;
+      holding.push({ socket, bytes });
+    }
+    if (total <= this.limits.maxUnsentBytesInAll) return;
+    holding.sort((a, b) => b.bytes - a.bytes);
+    for (const { socket, bytes } of holding) {
+      if (total <= this.limits.maxUnsentBytesInAll / 2) break;
+      this.close(socket, 'unread responses in all');
+      total -= bytes;
+    }
   }
 
   /** Bytes written for this connection and not yet taken by the kernel, queued responses too. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Zone } from '../core/zones.js';
 import { splitWindow, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import { type SourceAdapter, stopsSource } from './sources.js';
+import { createSourceStop, type SourceAdapter } from './sources.js';
 import { storeZoneReadings } from './store-readings.js';
 
 /** One resumable unit of a backfill: the zones fetched together over one chunk. */
@@ -43,6 +43,8 @@ export interface BackfillResult {
 
 /**
  * Fills a source's history over a window, chunk by chunk (each within the upstream's limits).
+ * No run deadline (a year of history takes its time), but the source is given up by the same
+ * rule as an ingestion run (createSourceStop): run the command again once the upstream is back.
  * Resumable: a chunk whose intervals are all stored already is skipped, so a run interrupted at
  * any point (even killed) and started again ends with the same store as an uninterrupted one;
  * a chunk cut short is fetched again and upserted in place. Chunks the upstream cannot fill
@@ -52,44 +54,62 @@ export interface BackfillResult {
 export async function runBackfill(options: BackfillOptions): Promise<BackfillResult> {
   const { store, adapter, logger, onProgress, signal } = options;
   const chunks = planBackfill(adapter, options.zones ?? adapter.zones, options.window);
+  const stopsSource = createSourceStop();
   const errors: string[] = [];
   let skipped = 0;
   let pointsStored = 0;
   let incompleteHours = 0;
 
-  for (const [index, chunk] of chunks.entries()) {
-    signal?.throwIfAborted();
-    const chunkErrors: string[] = [];
-    let chunkPoints = 0;
-    const alreadyStored = await isStored(store, chunk);
-    if (alreadyStored) {
-      skipped += 1;
-    } else {
-      for await (const outcome of adapter.fetch(chunk.zones, chunk.window, signal)) {
-        if ('error' in outcome) {
-          chunkErrors.push(`${outcome.zone}: ${outcome.error.message}`);
-          if (stopsSource(outcome.error)) {
-            errors.push(...chunkErrors);
-            logger.error({ source: adapter.source }, outcome.error.message);
-            return { chunks: chunks.length, skipped, pointsStored, incompleteHours, errors };
+  // Giving the source up starts no further zone; the outcomes already at hand (the other zones
+  // of a failed EIA query) are still taken.
+  const noFurtherZone = new AbortController();
+  const onAbort = () => noFurtherZone.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  try {
+    for (const [index, chunk] of chunks.entries()) {
+      signal?.throwIfAborted();
+      const chunkErrors: string[] = [];
+      let chunkPoints = 0;
+      let givenUp: string | undefined;
+      const alreadyStored = await isStored(store, chunk);
+      if (alreadyStored) {
+        skipped += 1;
+      } else {
+        const limits = { signal: noFurtherZone.signal };
+        for await (const outcome of adapter.fetch(chunk.zones, chunk.window, limits)) {
+          if ('error' in outcome) {
+            chunkErrors.push(`${outcome.zone}: ${adapter.scrub(outcome.error.message)}`);
+          } else {
+            const quality = await storeZoneReadings(store, outcome.zone, outcome, chunk.window);
+            chunkPoints += quality.pointsStored;
+            incompleteHours += quality.incompleteHours;
           }
-          continue;
+          const stop = stopsSource(outcome);
+          if (stop !== null && givenUp === undefined) {
+            givenUp = `${adapter.source} given up at chunk ${index + 1} of ${chunks.length}: ${stop}`;
+            noFurtherZone.abort();
+          }
         }
-        const quality = await storeZoneReadings(store, outcome.zone, outcome, chunk.window);
-        chunkPoints += quality.pointsStored;
-        incompleteHours += quality.incompleteHours;
       }
+      pointsStored += chunkPoints;
+      errors.push(...chunkErrors);
+      if (givenUp !== undefined) {
+        errors.push(givenUp);
+        logger.error({ source: adapter.source }, givenUp);
+        break;
+      }
+      onProgress?.({
+        done: index + 1,
+        total: chunks.length,
+        chunk,
+        skipped: alreadyStored,
+        pointsStored: chunkPoints,
+        errors: chunkErrors,
+      });
     }
-    pointsStored += chunkPoints;
-    errors.push(...chunkErrors);
-    onProgress?.({
-      done: index + 1,
-      total: chunks.length,
-      chunk,
-      skipped: alreadyStored,
-      pointsStored: chunkPoints,
-      errors: chunkErrors,
-    });
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
   return { chunks: chunks.length, skipped, pointsStored, incompleteHours, errors };
 }

@@ -4,21 +4,24 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readFixture } from '../../test/fixtures.js';
 import {
   startReplayUpstreams,
   type ReplayFault,
   type ReplayRequest,
   type ReplayUpstreams,
 } from '../../test/support/replay-upstreams.js';
+import { timedClock } from '../../test/support/timed-clock.js';
 import { loadConfig, type Config } from '../config.js';
-import type { StoredReading } from '../core/reading.js';
-import { findZone, type SourceId, type Zone } from '../core/zones.js';
+import { assessFreshness } from '../core/freshness.js';
+import type { IngestReport, StoredReading } from '../core/reading.js';
+import { findZone, zonesOfSource, type SourceId, type Zone } from '../core/zones.js';
 import type { Clock } from '../sources/http.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import type { Store } from '../storage/store.js';
 import { runBackfill } from './backfill.js';
 import { recomputeStored } from './recompute.js';
-import { reportDisabledSource, runIngestion } from './run-ingestion.js';
+import { reportDisabledSource, RUN_DEADLINE_MS, runIngestion } from './run-ingestion.js';
 import { startIngestionScheduler, type Timers } from './scheduler.js';
 import { createSourceAdapter, sourceDisabledReason } from './sources.js';
 import { storeZoneReadings } from './store-readings.js';
@@ -166,8 +169,72 @@ describe('runIngestion', () => {
     expect(replay.requests).toHaveLength(1);
     expect(report.errors).toEqual([
       expect.stringMatching(/^DE: .*credentials refused; check ENTSOE_TOKEN/),
+      expect.stringMatching(
+        /^source given up: credentials refused after 1 of 33 zones; not tried: FR, ES, .*, HU$/,
+      ),
+    ]);
+    expect(report.failures).toEqual([
+      { kind: 'auth', zones: ['DE'] },
+      { kind: 'stopped', zones: expect.arrayContaining(['FR', 'HU']) as unknown },
     ]);
     expect(report.zones).toBe(0);
+  });
+
+  // Issue 10, finding 8.
+  it('redacts a key holding a quote by its value, and keeps upstream text out of the note', async () => {
+    const key = `eia'key-tail-9f3e`;
+    const config = configFor(replay, { EIA_API_KEY: key });
+    const report = await ingestion('us-agency', config).runAt(ANCHOR);
+    expect(report.errors).toEqual([expect.stringMatching(/api_key=REDACTED&.*HTTP 403/)]);
+    const note = assessFreshness(new Map(), await store.latestIngestReports(), ANCHOR).note;
+    expect(note).toContain(
+      'us-agency: last run failed: authentication refused for 11 zones (run 2026-11-20T12:00:00Z).',
+    );
+    expect(note).not.toMatch(/127\.0\.0\.1|GET|HTTP|api_key/);
+    for (const text of [JSON.stringify(report), logLines.join(''), note]) {
+      expect(text).not.toContain('tail-9f3e');
+    }
+  });
+
+  // Issue 10, finding 9: an empty answer is not an error, but it is said everywhere.
+  it('reports zones answered without data in the report, the log line and the note', async () => {
+    fault = ({ source }) => {
+      switch (source) {
+        case 'europe-tso':
+          return {
+            status: 200,
+            body: readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml'),
+          };
+        case 'us-agency':
+          return {
+            status: 200,
+            body: readFixture('us-agency', 'eia_fuel-type-data_SC_NUC_empty-result.json'),
+          };
+        case 'uk-operator':
+          return { status: 200, body: '{"data":[]}' };
+      }
+    };
+    const reports: IngestReport[] = [];
+    for (const source of ['europe-tso', 'us-agency', 'uk-operator'] as const) {
+      reports.push(await ingestion(source).runAt(ANCHOR));
+    }
+    for (const report of reports) {
+      expect(report.errors).toEqual([]);
+      expect(report.pointsStored).toBe(0);
+      expect(report.zonesWithoutData).toEqual(zonesOfSource(report.source).map((z) => z.code));
+    }
+    const lines = logLines.filter((line) => line.includes('no data returned'));
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
+      'europe-tso: 33 zones, 0 points stored, 0 incomplete hours, 0 errors, no data returned for 33 zones',
+      'us-agency: 11 zones, 0 points stored, 0 incomplete hours, 0 errors, no data returned for 11 zones',
+      'uk-operator: 1 zones, 0 points stored, 0 incomplete hours, 0 errors, no data returned for 1 zone',
+    ]);
+    const note = assessFreshness(new Map(), await store.latestIngestReports(), ANCHOR).note;
+    expect(note).toContain(
+      'last europe-tso run 2026-11-20T12:00:00Z: 33 zones, 0 points stored, 0 incomplete hours, ' +
+        'no errors; warning: no data returned for 33 zones.',
+    );
+    expect(note).toContain('no errors; warning: no data returned for GB.');
   });
 
   it('never publishes a bad payload and keeps the stored values', async () => {
@@ -193,6 +260,125 @@ describe('runIngestion', () => {
     await runAt(ANCHOR + 70 * 60);
     expect((await forecasts()).map((reading) => reading.ts)).toEqual([ANCHOR + H]);
     expect(await store.readStored('GB', ANCHOR - H, ANCHOR)).toHaveLength(2);
+  });
+});
+
+// Issue 10, finding 9: a hanging ENTSO-E held one run for about 2.9 hours (5 attempts × 60 s ×
+// 33 zones). These runs use the production retry and timeout settings on a fake fetch.
+describe('runIngestion against a hanging or interrupted upstream', () => {
+  const NO_DATA = readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml');
+  const zones = zonesOfSource('europe-tso');
+
+  function hangingEurope(hangs: (zoneIndex: number) => boolean) {
+    const clock = timedClock(ANCHOR);
+    const requested: string[] = [];
+    const adapter = createSourceAdapter(configFor(replay), 'europe-tso', {
+      logger,
+      clock,
+      http: { random: () => 0 },
+      fetch: async (input, init) => {
+        const eic = new URL(String(input)).searchParams.get('in_Domain');
+        const index = zones.findIndex((zone) => zone.upstreamId === eic);
+        requested.push(zones[index]?.code ?? '?');
+        if (hangs(index)) return clock.hang(init?.signal);
+        return new Response(NO_DATA, { status: 200 });
+      },
+    });
+    return { adapter, requested };
+  }
+
+  it('gives a source up after 3 zones in a row time out, and says so', async () => {
+    const { adapter, requested } = hangingEurope(() => true);
+    const report = await runIngestion({ store, adapter, logger });
+    // Three zones, each tried 1 + 4 times, instead of all 33.
+    expect(requested).toEqual([
+      ...Array(5).fill('DE'),
+      ...Array(5).fill('FR'),
+      ...Array(5).fill('ES'),
+    ]);
+    expect(report.failures).toEqual([
+      { kind: 'timeout', zones: ['DE', 'FR', 'ES'] },
+      { kind: 'stopped', zones: zones.slice(3).map((zone) => zone.code) },
+    ]);
+    expect(report.errors.at(-1)).toMatch(
+      /^source given up: upstream looks down: 3 requests in a row failed \(timeout\) after 3 of 33 zones; not tried: PT, /,
+    );
+    // 3 × (5 × 60 s + 0.5 + 1 + 2 + 4 s of backoff).
+    expect(report.finishedAt - report.startedAt).toBe(3 * 307.5 - 0.5);
+    const note = assessFreshness(new Map(), await store.latestIngestReports(), ANCHOR).note;
+    expect(note).toContain(
+      'europe-tso: last run failed: upstream timeout for DE, FR, ES; ' +
+        'source given up for this run, 30 zones not fetched',
+    );
+  });
+
+  it('ends at its deadline when zones keep timing out between answers', async () => {
+    // Every other zone hangs: never 3 in a row, so only the deadline ends the run.
+    const { adapter, requested } = hangingEurope((index) => index % 2 === 0);
+    const report = await runIngestion({ store, adapter, logger });
+    expect(RUN_DEADLINE_MS).toBe(20 * 60_000);
+    expect(report.finishedAt - report.startedAt).toBe(RUN_DEADLINE_MS / 1000);
+    // Zones 0, 2, 4 time out (5 tries of 60 s + 7.5 s of backoff each), 1, 3, 5 answer; zone 6
+    // is cut by the deadline in its 5th try.
+    expect(new Set(requested)).toEqual(new Set(zones.slice(0, 7).map((zone) => zone.code)));
+    expect(report.failures).toEqual([
+      { kind: 'timeout', zones: [0, 2, 4].map((index) => zones[index]?.code) },
+      { kind: 'deadline', zones: zones.slice(6).map((zone) => zone.code) },
+    ]);
+    expect(report.zonesWithoutData).toEqual([1, 3, 5].map((index) => zones[index]?.code));
+    expect(report.errors.at(-1)).toMatch(/^run deadline of 1200 s reached after 7 of 33 zones;/);
+    const note = assessFreshness(new Map(), await store.latestIngestReports(), ANCHOR).note;
+    expect(note).toContain('run deadline reached, 27 zones not fetched');
+  });
+
+  it('takes a shorter deadline from its caller', async () => {
+    const { adapter, requested } = hangingEurope(() => true);
+    const report = await runIngestion({ store, adapter, logger, deadlineMs: 90_000 });
+    expect(report.finishedAt - report.startedAt).toBe(90);
+    // 60 s, 0.5 s of backoff, then a try cut at the deadline.
+    expect(requested).toEqual(['DE', 'DE']);
+    expect(report.failures?.map((failure) => failure.kind)).toEqual(['deadline']);
+  });
+
+  it('gives a backfill up by the same rule', async () => {
+    const { adapter, requested } = hangingEurope(() => true);
+    const result = await runBackfill({
+      store,
+      adapter,
+      logger,
+      window: { fromTs: ANCHOR - 24 * H, toTs: ANCHOR },
+      zones: zones.slice(0, 4),
+    });
+    expect(new Set(requested)).toEqual(new Set(['DE', 'FR', 'ES']));
+    expect(result.errors).toHaveLength(4);
+    expect(result.errors.at(-1)).toBe(
+      'europe-tso given up at chunk 3 of 4: upstream looks down: 3 requests in a row failed (timeout)',
+    );
+  });
+
+  it('stores a report saying it was interrupted, keeping what was stored', async () => {
+    const interrupt = new AbortController();
+    const clock = timedClock(ANCHOR);
+    let requests = 0;
+    const adapter = createSourceAdapter(configFor(replay), 'europe-tso', {
+      logger,
+      clock,
+      fetch: async () => {
+        if (++requests === 3) interrupt.abort();
+        return new Response(NO_DATA, { status: 200 });
+      },
+    });
+    const report = await runIngestion({ store, adapter, logger, signal: interrupt.signal });
+    // The zone in flight is finished, no further one is started.
+    expect(requests).toBe(3);
+    expect(report.zones).toBe(3);
+    expect(report.errors).toEqual([
+      expect.stringMatching(/^interrupted after 3 of 33 zones; not tried: PT, /),
+    ]);
+    expect(report.failures).toEqual([
+      { kind: 'interrupted', zones: zones.slice(3).map((zone) => zone.code) },
+    ]);
+    expect((await store.latestIngestReports())['europe-tso']).toEqual(report);
   });
 });
 

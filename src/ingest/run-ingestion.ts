@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { ZoneReadings } from '../core/method.js';
-import type { IngestReport, ZoneQuality } from '../core/reading.js';
+import type { FailureKind, IngestFailure, IngestReport, ZoneQuality } from '../core/reading.js';
 import { floorToHour, HOUR } from '../core/time.js';
 import type { SourceId, Zone } from '../core/zones.js';
 import { systemClock, type Clock, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import { type SourceAdapter, stopsSource } from './sources.js';
+import { createSourceStop, type SourceAdapter } from './sources.js';
 import { storeZoneReadings } from './store-readings.js';
 
 /** Every run re-fetches this much before the newest stored hour: upstreams revise (method.md). */
@@ -20,6 +20,14 @@ export const DEFAULT_INITIAL_WINDOW_SECONDS = 7 * 24 * HOUR;
  */
 export const MAX_CATCH_UP_SECONDS = 7 * 24 * HOUR;
 
+/**
+ * The longest one run of one source may take. A healthy run of ENTSO-E's 33 zones takes well
+ * under a minute; a third of the hourly schedule leaves room for a slow upstream and its retries
+ * while a hanging one can no longer hold a run for hours (issue 10, finding 9). Zones not reached
+ * keep what is stored and are asked again by the next run.
+ */
+export const RUN_DEADLINE_MS = 20 * 60_000;
+
 export interface IngestionOptions {
   readonly store: Store;
   readonly adapter: SourceAdapter;
@@ -27,57 +35,100 @@ export interface IngestionOptions {
   readonly initialWindowSeconds?: number;
   /** Stops the run between zones (and cuts retry waits short): graceful shutdown. */
   readonly signal?: AbortSignal;
+  /** Bound of the whole run on the adapter's clock; RUN_DEADLINE_MS when absent. */
+  readonly deadlineMs?: number;
 }
 
 /**
  * One ingestion pass of one source: for every zone, fetch from 72 h before its newest stored
  * hour (or the initial window) up to the current hour, compute, and store. A zone whose fetch
- * fails keeps what is stored and does not stop the others. The report is stored and logged.
+ * fails keeps what is stored and does not stop the others, unless the source is given up
+ * (createSourceStop). A run ends early at its deadline or on `signal`; the zones it did not reach
+ * are reported. The report is stored and logged, also when the run was cut short.
  */
 export async function runIngestion(options: IngestionOptions): Promise<IngestReport> {
   const { store, adapter, logger, signal } = options;
   const { clock } = adapter;
   const initialWindowSeconds = options.initialWindowSeconds ?? DEFAULT_INITIAL_WINDOW_SECONDS;
+  const deadlineMs = options.deadlineMs ?? RUN_DEADLINE_MS;
+  const deadline = clock.now() + deadlineMs;
   const startedAt = Math.floor(clock.now() / 1000);
   // The hour in progress is asked for too: GB's forecast half-hour lives there.
   const toTs = floorToHour(startedAt) + HOUR;
   const quality: ZoneQuality[] = [];
+  const withoutData: string[] = [];
   // Failure message → zones it hit: one request of EIA fails all its zones with one message.
   const failures = new Map<string, string[]>();
-  const fail = (zone: string, message: string) =>
-    failures.set(message, [...(failures.get(message) ?? []), zone]);
+  // The same by public kind, for the status note.
+  const failureKinds = new Map<FailureKind, string[]>();
+  const fail = (zone: string, message: string, kind: FailureKind) => {
+    const scrubbed = adapter.scrub(message);
+    failures.set(scrubbed, [...(failures.get(scrubbed) ?? []), zone]);
+    failureKinds.set(kind, [...(failureKinds.get(kind) ?? []), zone]);
+  };
   const storeOutcome = async (fetched: ZoneReadings & { zone: string }, window: TimeWindow) => {
+    if (fetched.readings.length === 0) withoutData.push(fetched.zone);
     try {
       quality.push(await storeZoneReadings(store, fetched.zone, fetched, window));
     } catch (error) {
-      fail(fetched.zone, `not stored: ${String(error)}`);
+      fail(fetched.zone, `not stored: ${String(error)}`, 'not-stored');
       logger.error({ source: adapter.source, zone: fetched.zone, err: error }, 'store failed');
     }
   };
 
-  let refused = false;
-  let zonesDone = 0;
+  const stopsSource = createSourceStop();
+  const tried = new Set<string>();
+  // Why the run ends before its last zone, if it does.
+  let cut: { kind: 'interrupted' | 'deadline' | 'stopped'; why: string } | undefined;
+  const cutShort = () => {
+    if (signal?.aborted) return { kind: 'interrupted' as const, why: 'interrupted' };
+    if (clock.now() >= deadline) {
+      const why = `run deadline of ${Math.round(deadlineMs / 1000)} s reached`;
+      return { kind: 'deadline' as const, why };
+    }
+    return undefined;
+  };
+  // Ending a run tells the adapter to start no further zone; outcomes it already has (the other
+  // zones of a failed or finished EIA query) are still taken, so no answered zone is lost.
+  const noFurtherZone = new AbortController();
+  const onAbort = () => noFurtherZone.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  const limits = { signal: noFurtherZone.signal, deadline };
   try {
     for (const { window, zones } of await plan(store, adapter, toTs, initialWindowSeconds)) {
-      if (signal?.aborted || refused) break;
-      for await (const outcome of adapter.fetch(zones, window, signal)) {
-        zonesDone += 1;
+      if ((cut ??= cutShort())) break;
+      for await (const outcome of adapter.fetch(zones, window, limits)) {
+        tried.add(outcome.zone);
         if ('error' in outcome) {
-          const { kind, message } = outcome.error;
-          fail(outcome.zone, message);
-          logger.warn({ source: adapter.source, zone: outcome.zone, kind }, message);
-          refused ||= stopsSource(outcome.error);
+          const { kind, failure, message } = outcome.error;
+          fail(outcome.zone, message, failure);
+          logger.warn(
+            { source: adapter.source, zone: outcome.zone, kind, failure },
+            adapter.scrub(message),
+          );
         } else {
           await storeOutcome(outcome, window);
         }
+        const stop = stopsSource(outcome);
+        if (stop !== null) cut ??= { kind: 'stopped', why: `source given up: ${stop}` };
+        if ((cut ??= cutShort())) noFurtherZone.abort();
       }
     }
   } catch (error) {
     if (!signal?.aborted) throw error;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
+  if (signal?.aborted) cut = cutShort();
   const errors = [...failures].map(([message, zones]) => `${zones.join(', ')}: ${message}`);
-  if (signal?.aborted && zonesDone < adapter.zones.length) {
-    errors.push(`interrupted by shutdown after ${zonesDone} of ${adapter.zones.length} zones`);
+  const untried = adapter.zones.filter((zone) => !tried.has(zone.code)).map((zone) => zone.code);
+  if (cut && untried.length > 0) {
+    errors.push(
+      `${cut.why} after ${tried.size} of ${adapter.zones.length} zones; ` +
+        `not tried: ${untried.join(', ')}`,
+    );
+    failureKinds.set(cut.kind, [...(failureKinds.get(cut.kind) ?? []), ...untried]);
   }
 
   const report: IngestReport = {
@@ -89,6 +140,8 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
     incompleteHours: sum(quality, (zone) => zone.incompleteHours),
     errors,
     quality,
+    failures: [...failureKinds].map(([kind, zones]): IngestFailure => ({ kind, zones })),
+    zonesWithoutData: withoutData,
   };
   await store.recordIngestReport(report);
   logReport(logger, report);
@@ -121,6 +174,8 @@ export async function reportDisabledSource(
     incompleteHours: 0,
     errors: [`not configured: ${reason}`],
     quality: [],
+    failures: [{ kind: 'not-configured', zones: [] }],
+    zonesWithoutData: [],
   };
   await store.recordIngestReport(report);
   return report;
@@ -157,19 +212,26 @@ function sum<T>(items: readonly T[], pick: (item: T) => number): number {
   return items.reduce((total, item) => total + pick(item), 0);
 }
 
-/** The one line per source and run that operators read. */
+/**
+ * The one line per source and run that operators read. Zones that answered without data are a
+ * warning, not an error: see the ingest command for why they do not fail it.
+ */
 export function logReport(logger: Logger, report: IngestReport): void {
+  const withoutData = report.zonesWithoutData ?? [];
   const line =
     `${report.source}: ${report.zones} zones, ${report.pointsStored} points stored, ` +
-    `${report.incompleteHours} incomplete hours, ${plural(report.errors.length, 'error')}`;
+    `${report.incompleteHours} incomplete hours, ${plural(report.errors.length, 'error')}` +
+    (withoutData.length > 0 ? `, no data returned for ${plural(withoutData.length, 'zone')}` : '');
   const fields = {
     source: report.source,
     zones: report.zones,
     pointsStored: report.pointsStored,
     incompleteHours: report.incompleteHours,
     errors: report.errors,
+    failures: report.failures,
+    zonesWithoutData: withoutData,
     seconds: report.finishedAt - report.startedAt,
   };
-  if (report.errors.length > 0) logger.warn(fields, line);
+  if (report.errors.length > 0 || withoutData.length > 0) logger.warn(fields, line);
   else logger.info(fields, line);
 }

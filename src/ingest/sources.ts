@@ -7,9 +7,11 @@ import { fetchEntsoeZone } from '../sources/entsoe/index.js';
 import { ENTSOE_RATE_LIMIT } from '../sources/entsoe/request.js';
 import {
   createUpstreamHttp,
+  scrubSecrets,
   systemClock,
   UpstreamError,
   type Clock,
+  type RequestLimits,
   type TimeWindow,
   type UpstreamHttpOptions,
 } from '../sources/http.js';
@@ -35,13 +37,16 @@ export interface SourceAdapter {
   readonly backfillChunkSeconds: number;
   /**
    * Fetches `zones` over `window`, yielding each zone as soon as it is done. Once `signal` is
-   * aborted, no further zone is started.
+   * aborted, no further zone is started, but outcomes already at hand (the other zones of one EIA
+   * query) are still yielded; no request reaches past `deadline`.
    */
   fetch(
     zones: readonly Zone[],
     window: TimeWindow,
-    signal?: AbortSignal,
+    limits?: RequestLimits,
   ): AsyncGenerator<ZoneOutcome>;
+  /** Redacts every configured credential, by value, from a text meant for logs or storage. */
+  scrub(text: string): string;
 }
 
 export interface SourceDependencies {
@@ -78,23 +83,33 @@ export function createSourceAdapter(
   if (reason !== null) throw new Error(`${source} is not configured: ${reason}`);
   const { logger, clock = systemClock } = dependencies;
   const logged = logger ? { logger } : {};
-  const httpFor = (options: Pick<UpstreamHttpOptions, 'secrets' | 'authHint' | 'rateLimit'>) =>
+  // Every configured key, whichever source this is: a text never carries another source's key
+  // today, but redacting it costs nothing.
+  const secrets = [config.entsoe.token, config.eia.apiKey].filter(
+    (secret): secret is string => secret !== null && secret.length > 0,
+  );
+  const httpFor = (options: Pick<UpstreamHttpOptions, 'authHint' | 'rateLimit'>) =>
     createUpstreamHttp({
       ...options,
       ...dependencies.http,
       source,
+      secrets,
       clock,
       ...logged,
       ...(dependencies.fetch && { fetch: dependencies.fetch }),
     });
-  const common = { source, clock, zones: zonesOfSource(source) };
+  const common = {
+    source,
+    clock,
+    zones: zonesOfSource(source),
+    scrub: (text: string) => scrubSecrets(text, secrets),
+  };
 
   switch (source) {
     case 'europe-tso': {
       const token = config.entsoe.token ?? '';
       const client = {
         http: httpFor({
-          secrets: [token],
           authHint: 'check ENTSOE_TOKEN',
           rateLimit: dependencies.localUpstream ? undefined : ENTSOE_RATE_LIMIT,
         }),
@@ -108,14 +123,14 @@ export function createSourceAdapter(
         // Well inside the one-year limit: a month per request keeps documents small and a resumed
         // backfill loses at most a month of one zone.
         backfillChunkSeconds: 30 * DAY,
-        fetch: (chosen, window, signal) =>
-          eachZone(chosen, signal, (zone) => fetchEntsoeZone(client, zone, window, signal)),
+        fetch: (chosen, window, limits = {}) =>
+          eachZone(chosen, limits, (zone) => fetchEntsoeZone(client, zone, window, limits)),
       };
     }
     case 'us-agency': {
       const apiKey = config.eia.apiKey ?? '';
       const client = {
-        http: httpFor({ secrets: [apiKey], authHint: 'check EIA_API_KEY' }),
+        http: httpFor({ authHint: 'check EIA_API_KEY' }),
         baseUrl: config.eia.baseUrl,
         apiKey,
         ...logged,
@@ -125,15 +140,15 @@ export function createSourceAdapter(
         zonesShareRequests: true,
         // About 2,600 rows a day for the 11 respondents: a week is a handful of pages.
         backfillChunkSeconds: 7 * DAY,
-        async *fetch(chosen, window, signal) {
+        async *fetch(chosen, window, limits = {}) {
           let computed: Map<string, ZoneReadings>;
           try {
-            computed = await fetchEiaZones(client, chosen, window, signal);
+            computed = await fetchEiaZones(client, chosen, window, limits);
           } catch (error) {
-            // One query for every zone: its failure is every zone's.
-            for (const zone of chosen) {
-              yield { zone: zone.code, error: asUpstreamError(error, signal) };
-            }
+            // One query for every zone: its failure is every zone's (one error, so a stop rule
+            // counts it once).
+            const upstreamError = asUpstreamError(error, limits.signal);
+            for (const zone of chosen) yield { zone: zone.code, error: upstreamError };
             return;
           }
           for (const [zone, readings] of computed) yield { zone, ...readings };
@@ -146,31 +161,62 @@ export function createSourceAdapter(
         ...common,
         zonesShareRequests: false,
         backfillChunkSeconds: NESO_MAX_WINDOW_SECONDS,
-        fetch: (chosen, window, signal) =>
-          eachZone(chosen, signal, (zone) =>
-            fetchNesoZone(client, zone, window, Math.floor(clock.now() / 1000), signal),
+        fetch: (chosen, window, limits = {}) =>
+          eachZone(chosen, limits, (zone) =>
+            fetchNesoZone(client, zone, window, Math.floor(clock.now() / 1000), limits),
           ),
       };
     }
   }
 }
 
+/** Requests in a row failing with a timeout, a network error or a 5xx: the upstream is down. */
+export const DOWN_AFTER_FAILED_REQUESTS = 3;
+
 /**
- * Whether a failure ends the source's run: refused credentials (every later request would be
- * refused too), and a rate limit still standing after the retries (ENTSO-E bans an address for
- * ten minutes; asking again for each zone would only prolong it).
+ * The one rule for giving a source up before its last zone, used by ingestion and backfill alike.
+ * Fed every outcome in order, it returns why the source stops, or null to go on:
+ * - refused credentials: every later request would be refused too;
+ * - a rate limit still standing after the retries: ENTSO-E bans an address for ten minutes, and
+ *   asking again for each zone would only prolong it;
+ * - `downAfter` requests in a row failing temporarily (timeout, unreachable, 5xx): the upstream
+ *   is down, and each further zone would only sit through its retries (a hanging ENTSO-E:
+ *   5 attempts of 60 s for each of 33 zones, 2.9 hours; issue 10, finding 9).
+ * Any answer at all (data, no data, even an unusable payload) shows the upstream is up.
  */
-export function stopsSource(error: UpstreamError): boolean {
-  return error.kind === 'auth' || error.status === 429;
+export function createSourceStop(
+  downAfter = DOWN_AFTER_FAILED_REQUESTS,
+): (outcome: ZoneOutcome) => string | null {
+  let failedInRow = 0;
+  let previous: UpstreamError | undefined;
+  return (outcome) => {
+    if (!('error' in outcome)) {
+      failedInRow = 0;
+      return null;
+    }
+    const { error } = outcome;
+    if (error.kind === 'auth') return 'credentials refused';
+    if (error.failure === 'rate-limited') return 'rate limit still standing after the retries';
+    if (error.kind !== 'temporary') {
+      failedInRow = 0;
+      return null;
+    }
+    // One request can fail several zones (EIA): it counts once.
+    if (error !== previous) failedInRow += 1;
+    previous = error;
+    return failedInRow >= downAfter
+      ? `upstream looks down: ${failedInRow} requests in a row failed (${error.failure})`
+      : null;
+  };
 }
 
 /**
- * Fetches zones one after the other. A failed zone does not stop the others, except a failure
- * that stops the source (see stopsSource).
+ * Fetches zones one after the other. A failed zone does not stop the others: whether the source
+ * is given up is the caller's decision (createSourceStop), told through `signal`.
  */
 async function* eachZone(
   zones: readonly Zone[],
-  signal: AbortSignal | undefined,
+  { signal }: RequestLimits,
   fetchZone: (zone: Zone) => Promise<ZoneReadings>,
 ): AsyncGenerator<ZoneOutcome> {
   for (const zone of zones) {
@@ -178,9 +224,7 @@ async function* eachZone(
     try {
       yield { zone: zone.code, ...(await fetchZone(zone)) };
     } catch (error) {
-      const upstreamError = asUpstreamError(error, signal);
-      yield { zone: zone.code, error: upstreamError };
-      if (stopsSource(upstreamError)) return;
+      yield { zone: zone.code, error: asUpstreamError(error, signal) };
     }
   }
 }

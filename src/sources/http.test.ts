@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { timedClock } from '../../test/support/timed-clock.js';
 import {
   createUpstreamHttp,
   parseRetryAfter,
@@ -211,20 +212,113 @@ describe('createUpstreamHttp', () => {
   });
 });
 
+// What the public status note may say of a failure (issue 10, finding 8): sorted here, once.
+describe('the public failure words', () => {
+  it.each([
+    [429, 'rate-limited'],
+    [503, 'server-error'],
+    [408, 'timeout'],
+    [401, 'auth'],
+    [400, 'rejected'],
+    [404, 'no-data'],
+  ] as const)('HTTP %i is %s', async (status, expected) => {
+    answerInTurn({ status });
+    const { http, url } = client({ retries: 0 });
+    expect((await failure(http.getText(url))).failure).toBe(expected);
+  });
+
+  it('a refused connection is unreachable, a hanging upstream a timeout', async () => {
+    const { http } = client({ retries: 0 });
+    const refused = await failure(http.getText('http://127.0.0.1:9/'));
+    expect(refused.failure).toBe('unreachable');
+    const clock = timedClock(Date.UTC(2026, 10, 22) / 1000);
+    const hanging = client({ retries: 0, clock, fetch: (_url, init) => clock.hang(init?.signal) });
+    expect((await failure(hanging.http.getText(hanging.url))).failure).toBe('timeout');
+  });
+
+  it('an unusable payload is invalid-payload unless the thrower says otherwise', () => {
+    expect(new UpstreamError('invalid', 'x').failure).toBe('invalid-payload');
+    expect(new UpstreamError('invalid', 'x', { failure: 'rejected' }).failure).toBe('rejected');
+  });
+});
+
+// Issue 10, finding 9: a hanging upstream must not hold a run past its deadline.
+describe('a request with a deadline', () => {
+  const START = Date.UTC(2026, 10, 22) / 1000;
+
+  function hanging(options: Partial<UpstreamHttpOptions> = {}) {
+    const clock = timedClock(START);
+    let attempts = 0;
+    const { http, url } = client({
+      clock,
+      timeoutMs: 60_000,
+      retries: 4,
+      backoffMs: 1000,
+      fetch: (_url, init) => {
+        attempts += 1;
+        return clock.hang(init?.signal);
+      },
+      ...options,
+    });
+    return { http, url, clock, attempts: () => attempts };
+  }
+
+  it('cuts the try in flight at the deadline and retries no more', async () => {
+    const { http, url, clock, attempts } = hanging();
+    const error = await failure(http.getText(url, { deadline: START * 1000 + 90_000 }));
+    // 60 s, 0.5 s of backoff, then a try cut after 29.5 s.
+    expect(attempts()).toBe(2);
+    expect(clock.now()).toBe(START * 1000 + 90_000);
+    expect(error.failure).toBe('deadline');
+    expect(error.kind).toBe('temporary');
+    expect(error.message).toMatch(/securityToken=REDACTED.*: run deadline reached$/);
+  });
+
+  it('does not wait for a retry the deadline would not let start', async () => {
+    // The first retry would wait 60 s (half of 120 s with no jitter), ending at 120 s.
+    const { http, url, clock, attempts } = hanging({ backoffMs: 120_000, maxBackoffMs: 120_000 });
+    const error = await failure(http.getText(url, { deadline: START * 1000 + 100_000 }));
+    expect(attempts()).toBe(1);
+    expect(clock.now()).toBe(START * 1000 + 60_000);
+    expect(error.failure).toBe('timeout');
+  });
+
+  it('starts nothing once the deadline has passed', async () => {
+    const { http, url, attempts } = hanging();
+    const error = await failure(http.getText(url, { deadline: START * 1000 }));
+    expect(attempts()).toBe(0);
+    expect(error.failure).toBe('deadline');
+  });
+});
+
 describe('scrubSecrets', () => {
   it.each([
+    ['the key s3cr3t leaked', 'the key REDACTED leaked'],
     [
-      'https://x/api?securityToken=abc&documentType=A75',
+      'https://x/api?securityToken=s3cr3t&documentType=A75',
       'https://x/api?securityToken=REDACTED&documentType=A75',
     ],
-    [
-      'https://x/v2/data/?frequency=hourly&api_key=k1',
-      'https://x/v2/data/?frequency=hourly&api_key=REDACTED',
-    ],
-    ['{"api_key":"k1","x":1}', '{"api_key":"REDACTED","x":1}'],
-    ['the key s3cr3t leaked', 'the key REDACTED leaked'],
+    ['{"api_key":"s3cr3t","x":1}', '{"api_key":"REDACTED","x":1}'],
+    // Redaction is by value: a parameter of that name holding something else is left alone.
+    ['https://x/?api_key=other', 'https://x/?api_key=other'],
   ])('%s', (text, scrubbed) => {
     expect(scrubSecrets(text, ['s3cr3t'])).toBe(scrubbed);
+  });
+
+  // Issue 10, finding 8: a key holding a quote kept its tail after REDACTED.
+  const KEY = `k3y'wi"th sp&ce%!~`;
+  it.each([
+    ['as is, in a URL built with encodeURIComponent', `?api_key=${encodeURIComponent(KEY)}&x=1`],
+    ['as the WHATWG URL parser sends it', new URL(`http://x/?api_key=${KEY}`).search],
+    ['form-encoded', `?${new URLSearchParams({ api_key: KEY })}`],
+    ['percent-encoded with lower-case hex', `?api_key=k3y%27wi%22th%20sp%26ce%25%21~`],
+    ['echoed in a JSON body', JSON.stringify({ params: { api_key: KEY } })],
+    ['in plain text', `refused ${KEY}.`],
+  ])('leaves nothing of a key with quotes and reserved characters %s', (_form, text) => {
+    const scrubbed = scrubSecrets(text, [KEY]);
+    expect(scrubbed).toContain('REDACTED');
+    for (const fragment of ['k3y', 'wi', 'th', 'sp', 'ce'])
+      expect(scrubbed).not.toContain(fragment);
   });
 });
 

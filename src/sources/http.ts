@@ -1,5 +1,6 @@
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
+import type { FailureKind } from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
 
 /**
@@ -20,6 +21,11 @@ export type UpstreamErrorKind = 'auth' | 'temporary' | 'invalid' | 'no-data';
 export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
   readonly kind: UpstreamErrorKind;
+  /**
+   * The failure in the words a public report may use (no URL, no upstream text). `kind` says what
+   * to do about it; this says what happened, for the status note.
+   */
+  readonly failure: FailureKind;
   /** HTTP status, when the upstream answered. */
   readonly status: number | undefined;
   /** Start of the scrubbed response body, so a caller can recognise an upstream's error document. */
@@ -30,13 +36,34 @@ export class UpstreamError extends Error {
   constructor(
     kind: UpstreamErrorKind,
     message: string,
-    details: { status?: number; body?: string; retryAfterMs?: number } = {},
+    details: { status?: number; body?: string; retryAfterMs?: number; failure?: FailureKind } = {},
   ) {
     super(message);
     this.kind = kind;
+    this.failure = details.failure ?? failureOf(kind, details.status);
     this.status = details.status;
     this.body = details.body;
     this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/**
+ * The public word for a failure, from its kind and HTTP status. A temporary failure without a
+ * status is a network error (a timeout says so itself); an invalid one without a status is a
+ * payload we could not use, with one it is a request the upstream turned down.
+ */
+function failureOf(kind: UpstreamErrorKind, status: number | undefined): FailureKind {
+  switch (kind) {
+    case 'auth':
+      return 'auth';
+    case 'no-data':
+      return 'no-data';
+    case 'invalid':
+      return status === undefined ? 'invalid-payload' : 'rejected';
+    case 'temporary':
+      if (status === 429) return 'rate-limited';
+      if (status === 408) return 'timeout';
+      return status === undefined ? 'unreachable' : 'server-error';
   }
 }
 
@@ -45,6 +72,11 @@ export interface Clock {
   /** Epoch milliseconds. */
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * A signal that aborts (with a `TimeoutError`) once `ms` have passed on this clock; the
+   * bound of one request. `AbortSignal.timeout` when absent.
+   */
+  timeout?(ms: number): AbortSignal;
 }
 
 export const systemClock: Clock = {
@@ -79,15 +111,60 @@ export function splitWindow(window: TimeWindow, maxSeconds: number): TimeWindow[
   return pieces;
 }
 
-const SECRET_PARAMS = /\b(securityToken|api_key)(=|"\s*:\s*")[^&\s"'#]*/gi;
-
-/** Replaces credential query parameters and the given literal secrets with `REDACTED`. */
+/**
+ * Replaces every occurrence of the given secrets with `REDACTED`, in whatever form each took on
+ * its way through a URL or a body: each character as is or percent-encoded (either hex case,
+ * `+` for a space), so our encodeURIComponent, the URL parser's re-encoding of `'` and a proxy's
+ * echo all match, in any mix; and JSON-escaped (`\"`, `\uXXXX`), since EIA echoes its key.
+ *
+ * By value, not by a `name=value` pattern: a pattern has to guess where a value ends, and a key
+ * holding `'` left its tail after `REDACTED` (issue 10, finding 8).
+ */
 export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
-  let scrubbed = text.replace(SECRET_PARAMS, '$1$2REDACTED');
-  for (const secret of secrets) {
-    if (secret.length > 0) scrubbed = scrubbed.split(secret).join('REDACTED');
+  let scrubbed = text;
+  // Longest first, so that no secret is left half-replaced by a shorter one inside it.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (secret.length > 0) scrubbed = scrubbed.replace(secretPattern(secret), 'REDACTED');
   }
   return scrubbed;
+}
+
+/** Letters and digits travel as they are; every other character has been seen encoded (`~`). */
+const PLAIN = /^[A-Za-z0-9]$/;
+
+function secretPattern(secret: string): RegExp {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  // A hex digit in either case: `%2f` and `%2F` are the same byte.
+  const anyCase = (hex: string) =>
+    [...hex]
+      .map((digit) =>
+        /[a-f]/i.test(digit) ? `[${digit.toLowerCase()}${digit.toUpperCase()}]` : digit,
+      )
+      .join('');
+  const characters = [...secret].map((char) => {
+    if (PLAIN.test(char)) return char;
+    const bytes = [...new TextEncoder().encode(char)];
+    const forms = [
+      escape(char),
+      bytes.map((byte) => `%${anyCase(byte.toString(16).padStart(2, '0'))}`).join(''),
+      `\\\\${escape(char)}`,
+    ];
+    const code = char.codePointAt(0) ?? 0;
+    if (code <= 0xffff) forms.push(`\\\\u${anyCase(code.toString(16).padStart(4, '0'))}`);
+    if (char === ' ') forms.push('\\+');
+    return `(?:${forms.join('|')})`;
+  });
+  return new RegExp(characters.join(''), 'g');
+}
+
+/**
+ * What bounds one logical request beside its own per-attempt timeout: `signal` cancels the waits
+ * (retry, rate limit), not an attempt in flight; `deadline` (epoch ms on the client's clock) is
+ * the end of the run it belongs to: no attempt or wait reaches past it.
+ */
+export interface RequestLimits {
+  readonly signal?: AbortSignal | undefined;
+  readonly deadline?: number | undefined;
 }
 
 export interface UpstreamHttpOptions {
@@ -122,12 +199,12 @@ export interface UpstreamResponse {
 export interface UpstreamHttp {
   /**
    * GETs a URL and returns its body when the status is 2xx. Anything else rejects with an
-   * UpstreamError whose message names the scrubbed URL. `signal` cancels the waits (retry,
-   * rate limit), not a request in flight.
+   * UpstreamError whose message names the scrubbed URL. See RequestLimits for `signal` and
+   * `deadline`.
    */
   getText(
     url: string,
-    options?: { headers?: Readonly<Record<string, string>>; signal?: AbortSignal },
+    options?: RequestLimits & { headers?: Readonly<Record<string, string>> },
   ): Promise<UpstreamResponse>;
   /** Scrubs this source's credentials from a text meant for logs, errors or storage. */
   scrub(text: string): string;
@@ -156,7 +233,10 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
   // Start times of the requests inside the current rate-limit window, oldest first.
   const recentStarts: number[] = [];
 
-  const waitForTurn = async (signal: AbortSignal | undefined) => {
+  const pastDeadline = (where: string) =>
+    new UpstreamError('temporary', `${where}: run deadline reached`, { failure: 'deadline' });
+
+  const waitForTurn = async (where: string, { signal, deadline }: RequestLimits) => {
     if (!rateLimit) return;
     for (;;) {
       const now = clock.now();
@@ -169,19 +249,25 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
         recentStarts.push(now);
         return;
       }
-      await clock.sleep(oldest + rateLimit.perMs - now, signal);
+      const wait = oldest + rateLimit.perMs - now;
+      if (deadline !== undefined && now + wait >= deadline) throw pastDeadline(where);
+      await clock.sleep(wait, signal);
     }
   };
 
   const attempt = async (
     url: string,
     headers: Readonly<Record<string, string>>,
-    signal: AbortSignal | undefined,
+    limits: RequestLimits,
   ): Promise<UpstreamResponse> => {
-    await waitForTurn(signal);
     const where = `${source}: GET ${scrub(url)}`;
+    await waitForTurn(where, limits);
+    // An attempt stops at the run's deadline too, so a hanging upstream cannot carry a run past it.
+    const left = limits.deadline === undefined ? Infinity : limits.deadline - clock.now();
+    if (left <= 0) throw pastDeadline(where);
+    const boundMs = Math.min(timeoutMs, left);
     // The caller's signal does not cut a request in flight: a shutdown lets it finish (bounded).
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = clock.timeout?.(boundMs) ?? AbortSignal.timeout(boundMs);
     let response: Response;
     let body: string;
     try {
@@ -189,7 +275,12 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       body = await response.text();
     } catch (error) {
       if (timeout.aborted) {
-        throw new UpstreamError('temporary', `${where}: no complete answer within ${timeoutMs} ms`);
+        if (boundMs < timeoutMs) throw pastDeadline(where);
+        throw new UpstreamError(
+          'temporary',
+          `${where}: no complete answer within ${timeoutMs} ms`,
+          { failure: 'timeout' },
+        );
       }
       throw new UpstreamError('temporary', `${where}: network error: ${scrub(describe(error))}`);
     }
@@ -214,18 +305,20 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
 
   return {
     scrub,
-    getText(url, { headers = {}, signal } = {}) {
-      return pRetry(() => attempt(url, headers, signal), {
+    getText(url, { headers = {}, signal, deadline } = {}) {
+      return pRetry(() => attempt(url, headers, { signal, deadline }), {
         retries,
         // Waits go through the injected clock below (retry-after or backoff), not p-retry's timer.
         minTimeout: 0,
         shouldRetry: async ({ error, retriesConsumed }) => {
           if (!(error instanceof UpstreamError) || error.kind !== 'temporary') return false;
-          if (signal?.aborted) return false;
+          if (signal?.aborted || error.failure === 'deadline') return false;
           const backoff = Math.min(maxBackoffMs, backoffMs * 2 ** retriesConsumed);
           // "Equal jitter": between half and all of the backoff, so retries of parallel callers spread.
           const delayMs = error.retryAfterMs ?? Math.round(backoff / 2 + (random() * backoff) / 2);
           if (delayMs > maxRetryAfterMs) return false;
+          // No point waiting for a try the run's deadline would not let start.
+          if (deadline !== undefined && clock.now() + delayMs >= deadline) return false;
           logger?.warn(
             { source, attempt: retriesConsumed + 1, delayMs, error: error.message },
             'upstream request failed, retrying',

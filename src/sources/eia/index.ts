@@ -3,7 +3,7 @@ import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings, type ZoneReadings } from '../../core/method.js';
 import { eiaFuelTypesOf } from '../../core/production-types.js';
 import type { Zone } from '../../core/zones.js';
-import { UpstreamError, type TimeWindow, type UpstreamHttp } from '../http.js';
+import { UpstreamError, type RequestLimits, type TimeWindow, type UpstreamHttp } from '../http.js';
 import { parseFuelTypeData } from './parse.js';
 import { eiaFuelTypeUrl } from './request.js';
 
@@ -24,18 +24,20 @@ export async function fetchEiaZones(
   client: EiaClient,
   zones: readonly Zone[],
   window: TimeWindow,
-  signal?: AbortSignal,
+  limits: RequestLimits = {},
 ): Promise<Map<string, ZoneReadings>> {
   const respondents = zones.map((zone) => zone.upstreamId);
   const collected = new Map<string, Map<string, Map<number, number>>>();
   for (let offset = 0, total = Infinity; offset < total;) {
     const url = eiaFuelTypeUrl({ ...client, respondents, window, offset });
-    const { body } = await client.http.getText(url, { signal });
+    const { body } = await client.http.getText(url, limits);
     const page = parseFuelTypeData(body);
     if (page.kind === 'upstream-error') {
       const text = client.http.scrub(`${page.code} ${page.message}`.trim());
       const kind = /API_KEY/i.test(text) ? 'auth' : 'invalid';
-      throw new UpstreamError(kind, `us-agency: request refused: ${text}`);
+      throw new UpstreamError(kind, `us-agency: request refused: ${text}`, {
+        failure: kind === 'auth' ? 'auth' : 'rejected',
+      });
     }
     if (page.kind === 'invalid-payload') {
       throw new UpstreamError('invalid', `us-agency: unusable payload: ${page.detail}`);

@@ -117,13 +117,18 @@ describe('fetchEntsoeZone', () => {
   });
 
   it('reports refused credentials as auth, without the token', async () => {
-    const wrong = { ...client, token: 'not-the-token' };
+    const wrong = {
+      ...client,
+      http: createUpstreamHttp({ source: 'europe-tso', secrets: ['not-the-token'], retries: 1 }),
+      token: 'not-the-token',
+    };
     const error = (await fetchEntsoeZone(wrong, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR })
       .then(() => undefined)
       .catch((reason: unknown) => reason)) as UpstreamError;
     expect(error.kind).toBe('auth');
     expect(error.message).toContain('HTTP 401');
     expect(error.message).toContain('securityToken=REDACTED');
+    expect(error.message).not.toContain('not-the-token');
     expect(replay.requests).toHaveLength(1);
   });
 });

@@ -3,7 +3,13 @@ import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings, type ZoneReadings } from '../../core/method.js';
 import { PSR_TYPES } from '../../core/production-types.js';
 import type { Zone } from '../../core/zones.js';
-import { splitWindow, UpstreamError, type TimeWindow, type UpstreamHttp } from '../http.js';
+import {
+  splitWindow,
+  UpstreamError,
+  type RequestLimits,
+  type TimeWindow,
+  type UpstreamHttp,
+} from '../http.js';
 import { parseA75 } from './parse.js';
 import { ENTSOE_MAX_WINDOW_SECONDS, entsoeA75Url } from './request.js';
 
@@ -23,11 +29,11 @@ export async function fetchEntsoeZone(
   client: EntsoeClient,
   zone: Zone,
   window: TimeWindow,
-  signal?: AbortSignal,
+  limits: RequestLimits = {},
 ): Promise<ZoneReadings> {
   const parts: ZoneReadings[] = [];
   for (const chunk of splitWindow(window, ENTSOE_MAX_WINDOW_SECONDS)) {
-    const generation = await fetchGeneration(client, zone, chunk, signal);
+    const generation = await fetchGeneration(client, zone, chunk, limits);
     if (generation) parts.push(computeReadings(zone.code, clip(generation, chunk), PSR_TYPES));
   }
   return concatenate(zone.code, parts);
@@ -37,12 +43,12 @@ async function fetchGeneration(
   client: EntsoeClient,
   zone: Zone,
   window: TimeWindow,
-  signal: AbortSignal | undefined,
+  limits: RequestLimits,
 ): Promise<GenerationByCode | undefined> {
   const url = entsoeA75Url(client.baseUrl, client.token, zone.upstreamId, window);
   let body: string;
   try {
-    ({ body } = await client.http.getText(url, { signal }));
+    ({ body } = await client.http.getText(url, limits));
   } catch (error) {
     // Older servers answered "no matching data" with HTTP 400 and the Acknowledgement (§1.5).
     if (error instanceof UpstreamError && error.status === 400 && error.body) {
@@ -56,7 +62,9 @@ async function fetchGeneration(
     case 'no-data':
       return undefined;
     case 'upstream-error':
-      throw new UpstreamError('invalid', `${where}: request refused: ${parsed.message}`);
+      throw new UpstreamError('invalid', `${where}: request refused: ${parsed.message}`, {
+        failure: 'rejected',
+      });
     case 'invalid-payload':
       throw new UpstreamError('invalid', `${where}: unusable A75 payload: ${parsed.detail}`);
     case 'generation':

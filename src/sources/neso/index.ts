@@ -2,7 +2,13 @@ import type { Logger } from 'pino';
 import type { ZoneReadings } from '../../core/method.js';
 import { operatorReadings, type OperatorHalfHour } from '../../core/uk-operator.js';
 import type { Zone } from '../../core/zones.js';
-import { splitWindow, UpstreamError, type TimeWindow, type UpstreamHttp } from '../http.js';
+import {
+  splitWindow,
+  UpstreamError,
+  type RequestLimits,
+  type TimeWindow,
+  type UpstreamHttp,
+} from '../http.js';
 import { parseIntensity } from './parse.js';
 import { NESO_HEADERS, NESO_MAX_WINDOW_SECONDS, nesoRangeUrl } from './request.js';
 
@@ -22,17 +28,18 @@ export async function fetchNesoZone(
   zone: Zone,
   window: TimeWindow,
   nowTs: number,
-  signal?: AbortSignal,
+  limits: RequestLimits = {},
 ): Promise<ZoneReadings> {
   const halfHours: OperatorHalfHour[] = [];
   for (const chunk of splitWindow(window, NESO_MAX_WINDOW_SECONDS)) {
     const url = nesoRangeUrl(client.baseUrl, chunk);
-    const { body } = await client.http.getText(url, { headers: NESO_HEADERS, signal });
+    const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
     const parsed = parseIntensity(body);
     if (parsed.kind === 'upstream-error') {
       throw new UpstreamError(
         'invalid',
         `uk-operator: request refused: ${parsed.code} ${parsed.message}`,
+        { failure: 'rejected' },
       );
     }
     if (parsed.kind === 'invalid-payload') {
