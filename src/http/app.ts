@@ -70,6 +70,18 @@ declare module 'fastify' {
     cacheControl?: string;
     etag?: boolean;
   }
+  interface FastifyInstance {
+    /** What serving costs and holds now: for operators' metrics and for tests that count work. */
+    servingStats(): ServingStats;
+  }
+}
+
+export interface ServingStats {
+  readonly bodiesEncoded: number;
+  readonly bytesEncoded: number;
+  readonly cachedBodyBytes: number;
+  readonly openConnections: number;
+  readonly refused: Readonly<Record<string, number>>;
 }
 
 /** The one composition root of the HTTP layer, used by the server, the CLI and the tests. */
@@ -139,6 +151,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.logger ? { ...options, loggerInstance: deps.logger } : { ...options, logger: false },
   );
 
+  app.decorate('servingStats', (): ServingStats => ({
+    bodiesEncoded: responder.encoded.bodies,
+    bytesEncoded: responder.encoded.bytes,
+    cachedBodyBytes: responder.cachedBodyBytes,
+    openConnections: guard.openConnections,
+    refused: Object.fromEntries(guard.shedCounts),
+  }));
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   await app.register(swagger, {

@@ -30,6 +30,8 @@ export interface Representation {
  */
 export class DataResponder {
   private readonly responses = new ResponseCache(RESPONSE_CACHE_BYTES);
+  /** Bodies encoded since start, and their bytes: the work a request can cost. */
+  readonly encoded = { bodies: 0, bytes: 0 };
 
   constructor(
     private readonly store: Store,
@@ -57,10 +59,7 @@ export class DataResponder {
     const latest = this.cache!.latest();
     const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
     if (zone && selected.length === 0) return undefined;
-    return this.responses.getOrBuild(
-      key,
-      () => new EncodedBody(Buffer.from(encodeLatest(selected))),
-    );
+    return this.responses.getOrBuild(key, () => this.encode(encodeLatest(selected)));
   }
 
   /** From memory only: undefined when memory cannot answer. */
@@ -69,7 +68,7 @@ export class DataResponder {
     // Windows are admitted on their second request: unique windows pass through uncached.
     return this.responses.getOrBuild(
       `history:${zone}:${from}:${to}`,
-      () => encodeWindow(zone, from, to, this.cache!.zone(zone) ?? EMPTY_SERIES),
+      () => this.encodeWindow(zone, from, to, this.cache!.zone(zone) ?? EMPTY_SERIES),
       true,
     );
   }
@@ -91,7 +90,7 @@ export class DataResponder {
     const latest = inZoneOrder(await fromStore(() => this.store.latestPerZone()));
     const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
     if (zone && selected.length === 0) throw API_ERRORS.unknownZone(given ?? zone);
-    return new EncodedBody(Buffer.from(encodeLatest(selected)));
+    return this.encode(encodeLatest(selected));
   }
 
   async history(zone: string, from: number, to: number): Promise<EncodedBody> {
@@ -99,33 +98,45 @@ export class DataResponder {
     const fromMemory = this.cachedHistory(zone, from, to);
     if (fromMemory) return fromMemory;
     const rows = await fromStore(() => this.store.readingsInWindow(zone, from, to, MAX_POINTS + 1));
-    return encodeWindow(zone, from, to, new ZoneSeries(rows));
+    return this.encodeWindow(zone, from, to, new ZoneSeries(rows));
+  }
+
+  /** Heap bytes held by encoded bodies kept for reuse, compressed variants included. */
+  get cachedBodyBytes(): number {
+    return this.responses.heldBytes;
+  }
+
+  private encode(text: string, nextFrom?: number): EncodedBody {
+    const body = new EncodedBody(Buffer.from(text), nextFrom);
+    this.encoded.bodies++;
+    this.encoded.bytes += body.body.length;
+    return body;
+  }
+
+  /** The window `from <= ts < to` of a series as a history body, truncated at MAX_POINTS. */
+  private encodeWindow(zone: string, from: number, to: number, series: ZoneSeries): EncodedBody {
+    const start = series.lowerBound(from);
+    const end = series.lowerBound(to);
+    if (end - start <= MAX_POINTS) {
+      return this.encode(encodeHistory({ zone, from, to, series, start, end }));
+    }
+    const nextFrom = series.ts(start + MAX_POINTS);
+    const body = encodeHistory({
+      zone,
+      from,
+      to,
+      series,
+      start,
+      end: start + MAX_POINTS,
+      note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${formatTs(nextFrom)}`,
+    });
+    return this.encode(body, nextFrom);
   }
 
   /** A loaded cache whose store is gone answers 503, as the store would, not stale data. */
   private refuseWhenStoreLost(): void {
     if (this.cache?.ready && !this.cache.storeReachable) throw API_ERRORS.storeUnavailable();
   }
-}
-
-/** The window `from <= ts < to` of a series as a history body, truncated at MAX_POINTS. */
-function encodeWindow(zone: string, from: number, to: number, series: ZoneSeries): EncodedBody {
-  const start = series.lowerBound(from);
-  const end = series.lowerBound(to);
-  if (end - start <= MAX_POINTS) {
-    return new EncodedBody(Buffer.from(encodeHistory({ zone, from, to, series, start, end })));
-  }
-  const nextFrom = series.ts(start + MAX_POINTS);
-  const body = encodeHistory({
-    zone,
-    from,
-    to,
-    series,
-    start,
-    end: start + MAX_POINTS,
-    note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${formatTs(nextFrom)}`,
-  });
-  return new EncodedBody(Buffer.from(body), nextFrom);
 }
 
 /** Picks the representation for a client's Accept-Encoding: br, then gzip, else identity. */
