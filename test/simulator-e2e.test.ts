@@ -34,12 +34,45 @@ const RETRIES = 1;
 const TIMEOUT_MS = 400;
 /** Retry waits asked for; the clock grants them at once, so no test sleeps. */
 const waits: number[] = [];
-const clock: Clock = {
+/**
+ * The bound of each request on the test's clock, per source, newest last. Time stands still
+ * unless a test moves it, so a request times out only when `expireHeldRequests` says its
+ * upstream holds it: how long the machine takes to answer never matters.
+ */
+const requestTimeouts: Record<SourceId, AbortController[]> = {
+  'europe-tso': [],
+  'us-agency': [],
+  'uk-operator': [],
+};
+const clockOf = (source: SourceId): Clock => ({
   now: () => nowMs,
   sleep: async (ms) => {
     waits.push(ms);
   },
-};
+  timeout: () => {
+    const controller = new AbortController();
+    requestTimeouts[source].push(controller);
+    return controller.signal;
+  },
+});
+
+/**
+ * While the simulator holds a source's request unanswered (`slow`, `hang`), the test's clock
+ * passes that request's timeout: the newest bound of that source, since a source asks one
+ * request at a time. Returns a function that stops watching.
+ */
+function expireHeldRequests(): () => void {
+  const timer = setInterval(() => {
+    const { held } = simulator.state();
+    for (const source of SOURCES) {
+      const newest = requestTimeouts[source].at(-1);
+      if (held[source] > 0 && newest && !newest.signal.aborted) {
+        newest.abort(new DOMException('timed out on the test clock', 'TimeoutError'));
+      }
+    }
+  }, 5);
+  return () => clearInterval(timer);
+}
 const logger = pino({ level: 'silent' });
 
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-sim-e2e-'));
@@ -77,7 +110,7 @@ afterAll(async () => {
 function ingest(source: SourceId, zones?: readonly string[]): Promise<IngestReport> {
   const adapter = createSourceAdapter(config, source, {
     logger,
-    clock,
+    clock: clockOf(source),
     http: { timeoutMs: TIMEOUT_MS, retries: RETRIES },
   });
   const narrowed = zones ? adapter.zones.filter((zone) => zones.includes(zone.code)) : undefined;
@@ -175,7 +208,8 @@ describe('ingestion from the simulator, served over HTTP', () => {
     },
     {
       fault: 'slow',
-      options: { delayMs: 3 * TIMEOUT_MS },
+      // Held far longer than any test runs: only the test's clock ends the wait.
+      options: { delayMs: 600_000 },
       retried: true,
       error: new RegExp(`no complete answer within ${TIMEOUT_MS} ms`),
       failure: 'upstream timeout',
@@ -209,6 +243,7 @@ describe('ingestion from the simulator, served over HTTP', () => {
       const before = simulator.state().requests;
       waits.length = 0;
       for (const source of SOURCES) simulator.setFault({ source, fault, ...options });
+      const stopExpiring = expireHeldRequests();
       let reports: IngestReport[];
       try {
         reports = await Promise.all(
@@ -217,6 +252,7 @@ describe('ingestion from the simulator, served over HTTP', () => {
           ),
         );
       } finally {
+        stopExpiring();
         simulator.clearFaults();
       }
 

@@ -43,6 +43,8 @@ export interface SimulatorState {
   readonly seed: number;
   /** Upstream requests received per source, faulted ones included (control calls are not). */
   readonly requests: Readonly<Record<SourceId, number>>;
+  /** Requests held unanswered now by a `slow` or `hang` fault, their connection still open. */
+  readonly held: Readonly<Record<SourceId, number>>;
   readonly faults: readonly ActiveFault[];
   /** How long after an interval ends it is published, per zone (GB: as soon as it is over). */
   readonly publicationLagMinutes: Readonly<Record<string, number>>;
@@ -82,6 +84,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults.set(checked);
   }
   const requests: Record<SourceId, number> = { 'europe-tso': 0, 'us-agency': 0, 'uk-operator': 0 };
+  const held: Record<SourceId, number> = { 'europe-tso': 0, 'us-agency': 0, 'uk-operator': 0 };
+  const hold = (source: SourceId, res: ServerResponse) => {
+    held[source]++;
+    res.once('close', () => held[source]--);
+  };
   // Held-back replies and hanging requests, ended by close() so it never waits on them.
   const pendingTimers = new Set<NodeJS.Timeout>();
   const hanging = new Set<ServerResponse>();
@@ -90,6 +97,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     now: new Date(clock()).toISOString(),
     seed,
     requests: { ...requests },
+    held: { ...held },
     faults: faults.list(),
     publicationLagMinutes: PUBLICATION_LAG_MINUTES,
   });
@@ -103,6 +111,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const context: ReplyContext = { seed, nowMs: clock() };
     switch (fault?.fault) {
       case 'hang':
+        hold(source, res);
         hanging.add(res);
         res.on('close', () => hanging.delete(res));
         return;
@@ -118,6 +127,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const reply = answer(source, url, context, options);
     switch (fault?.fault) {
       case 'slow': {
+        hold(source, res);
         const timer = setTimeout(() => {
           pendingTimers.delete(timer);
           send(res, reply);
