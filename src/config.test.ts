@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, redactUrl } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -62,5 +62,25 @@ describe('loadConfig', () => {
   ])('stops on %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});
+
+describe('redactUrl', () => {
+  it.each([
+    ['postgres://someone:secret@127.0.0.1:1/x', 'postgres://someone:***@127.0.0.1:1/x'],
+    ['postgresql://:secret@db/x', 'postgresql://:***@db/x'],
+    [
+      'postgres://u@db/x?password=secret&sslmode=require',
+      'postgres://u@db/x?password=***&sslmode=require',
+    ],
+    [
+      'postgres://u@db/x?sslmode=require&sslpassword=secret',
+      'postgres://u@db/x?sslmode=require&sslpassword=***',
+    ],
+    ['redis://:secret@cache:6379', 'redis://:***@cache:6379'],
+    ['postgres://gridco2@db:5432/gridco2', 'postgres://gridco2@db:5432/gridco2'],
+    ['sqlite:data/gridco2.db', 'sqlite:data/gridco2.db'],
+  ])('shows %s as %s', (url, shown) => {
+    expect(redactUrl(url)).toBe(shown);
   });
 });

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import type { Config } from './config.js';
+import { type Config, redactUrl } from './config.js';
 import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ReadingCache } from './serving/reading-cache.js';
-import { createStore } from './storage/create-store.js';
+import { openStore } from './storage/create-store.js';
 import type { Store } from './storage/store.js';
 
 export interface RunningServer {
@@ -43,11 +43,10 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
-  const store = await createStore(config.databaseUrl);
+  const store = await openStore(config, 'serve');
   const cacheMode = options.cache ?? 'background';
   const cache = cacheMode === 'off' ? undefined : new ReadingCache(store, logger);
   if (cacheMode === 'ready') await cache?.refresh();
-  cache?.start();
   const app = await buildApp({
     cache,
     config,
@@ -59,10 +58,13 @@ export async function startServer(
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    await cache?.stop();
+    // Nothing polls or connects yet (the cache starts below), so the one line saying why is all
+    // that a failed start prints.
+    await app.close();
     await store.close();
-    throw error;
+    throw listenFailure(error, config);
   }
+  cache?.start();
   // With INGEST=on, this instance competes for the one ingestion lease of the store.
   const leadership = config.ingest
     ? startIngestionLeadership({
@@ -100,9 +102,19 @@ export async function startServer(
   };
 }
 
-/** Keeps passwords in a database URL out of the logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+/** Why the server could not listen, in terms of the PORT and HOST settings. */
+function listenFailure(error: unknown, config: Pick<Config, 'port' | 'host'>): unknown {
+  const where = `port ${config.port} on ${config.host}`;
+  switch ((error as { code?: unknown }).code) {
+    case 'EADDRINUSE':
+      return new Error(`${where} is already in use: set PORT (or HOST) to a free one`);
+    case 'EACCES':
+      return new Error(`${where} needs privileges this user lacks: set PORT to 1024 or above`);
+    case 'EADDRNOTAVAIL':
+      return new Error(`${config.host} is no address of this machine: set HOST to one of its own`);
+    default:
+      return error;
+  }
 }
 
 /** Closes the server on SIGTERM/SIGINT; a second signal exits at once. */

@@ -1,21 +1,54 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { StoredReading } from '../src/core/reading.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 
 /** The compiled CLI, run as a user runs it (`npm test` builds it first). */
 const BIN = fileURLToPath(new URL('../bin/gridco2.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const run = (args: string[], env: Record<string, string> = {}) =>
+const run = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   spawnSync(process.execPath, [BIN, ...args], {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
     timeout: 20_000,
+    ...(cwd !== undefined && { cwd }),
   });
+
+const reading: StoredReading = {
+  zone: 'DE',
+  ts: Date.UTC(2026, 0, 1) / 1000,
+  value: 300,
+  method: 'computed:v1',
+  complete: true,
+  mix: { gas: 1 },
+};
+
+/** A SQLite store holding one reading, marked synthetic as the demo marks its own, or not. */
+async function storeWithData(path: string, synthetic: boolean): Promise<string> {
+  mkdirSync(dirname(path), { recursive: true });
+  const store = new SqliteStore(path);
+  if (synthetic) await store.markSynthetic();
+  await store.upsertReadings([reading]);
+  await store.close();
+  return path;
+}
+
+async function inspect(path: string): Promise<{ synthetic: boolean; reports: number }> {
+  const store = new SqliteStore(path);
+  try {
+    const reports = Object.keys(await store.latestIngestReports()).length;
+    return { synthetic: await store.isSynthetic(), reports };
+  } finally {
+    await store.close();
+  }
+}
 
 describe('gridco2 CLI', () => {
   it('prints its commands with --help', () => {
@@ -70,5 +103,109 @@ describe('gridco2 CLI', () => {
     expect(output).toMatch(/shutting down/);
     // Only the server's own lines at info level: no per-request log lines.
     expect(output).not.toMatch(/incoming request|request completed/);
+  });
+
+  it.each(['--version', '-V'])('prints the version of package.json with %s', (flag) => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const result = run([flag]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`${pkg.version}\n`);
+  });
+});
+
+// Each failure to start is one line on stderr saying which setting to change, and nothing else:
+// no stack, no log line on stdout.
+describe('gridco2 CLI start-up errors', () => {
+  it('names PORT and HOST when the port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const result = run(['serve'], {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        INGEST: 'off',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: `sqlite:${join(dir, 'taken.db')}`,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe(
+        `gridco2: error: port ${port} on 127.0.0.1 is already in use: ` +
+          'set PORT (or HOST) to a free one\n',
+      );
+      expect(result.stdout).toBe('');
+    } finally {
+      taken.close();
+    }
+  });
+
+  it.each([
+    [['serve']],
+    [['ingest']],
+    [['backfill', '--source', 'uk-operator', '--from', '2025-01-01']],
+    [['recompute']],
+  ])('names DATABASE_URL, never its password, when PostgreSQL is unreachable: %j', (args) => {
+    const result = run(args, {
+      DATABASE_URL: 'postgres://someone:secret@127.0.0.1:1/x',
+      INGEST: 'off',
+      LOG_LEVEL: 'info',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        '^gridco2: error: cannot reach the database at ' +
+          'DATABASE_URL=postgres://someone:\\*\\*\\*@127\\.0\\.0\\.1:1/x ' +
+          '\\(connect ECONNREFUSED [^)\\n]+\\): check that PostgreSQL runs there\\n$',
+      ),
+    );
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain('secret');
+  });
+});
+
+// docs/api.md, "Data rules": what the demo wrote is never served or mixed as real data.
+describe('gridco2 CLI with synthetic data', () => {
+  it('refuses to serve a store the demo wrote', async () => {
+    const path = await storeWithData(join(dir, 'synthetic', 'serve.db'), true);
+    const result = run(['serve'], {
+      DATABASE_URL: `sqlite:${path}`,
+      PORT: '0',
+      INGEST: 'off',
+      LOG_LEVEL: 'info',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      `gridco2: error: ${path} holds synthetic demo data; serve it with 'gridco2 demo', ` +
+        'or point DATABASE_URL at a real store\n',
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it.each([[['ingest']], [['backfill', '--source', 'uk-operator', '--from', '2025-01-01']]])(
+    'refuses to write real data into a store the demo wrote: %j',
+    async (args) => {
+      const path = await storeWithData(join(dir, 'synthetic', `${args[0]}.db`), true);
+      const result = run(args, { DATABASE_URL: `sqlite:${path}` });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe(
+        `gridco2: error: ${path} holds synthetic demo data, and real data is never written ` +
+          'into it; point DATABASE_URL at a real store\n',
+      );
+      expect(await inspect(path)).toEqual({ synthetic: true, reports: 0 });
+    },
+  );
+
+  it('runs no demo on a data/demo.db that holds data not marked synthetic', async () => {
+    const cwd = mkdtempSync(join(dir, 'demo-'));
+    const path = await storeWithData(join(cwd, 'data', 'demo.db'), false);
+    const result = run(['demo', '--days', '1'], { PORT: '0', LOG_LEVEL: 'info' }, cwd);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /^gridco2: error: data\/demo\.db holds data not marked as synthetic \([^\n]+\); the demo never writes into it: move it away and start again\n$/,
+    );
+    expect(result.stdout).toBe('');
+    expect(await inspect(path)).toEqual({ synthetic: false, reports: 0 });
   });
 });

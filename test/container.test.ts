@@ -14,7 +14,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -405,12 +405,20 @@ describe('the image replayed: a read-only tree with only the data volume writabl
     expect((await demo.exited).code).toBe(0);
   });
 
-  // Today's messages: "EACCES: permission denied, mkdir 'data'" and "unable to open database
-  // file"; neither names the directory to make writable.
+  // Not mkdir's "EACCES: permission denied, mkdir 'data'" or SQLite's "unable to open database
+  // file": the line names the file, the folder to make writable and the setting to change.
   it.each([
-    ['there is no data directory', false],
-    ['the data directory is not writable by the user', true],
-  ])('refuses to start, in one line without a stack, when %s', async (_, withData) => {
+    [
+      'there is no data directory',
+      false,
+      'does not exist and cannot be created (EACCES); create it, writable by this user',
+    ],
+    [
+      'the data directory is not writable by the user',
+      true,
+      'is not writable by this user; make it writable',
+    ],
+  ])('refuses to start, in one line without a stack, when %s', async (_, withData, problem) => {
     // The same read-only tree (linked), with a data directory the user cannot write, or none.
     // As root, the directory belongs to root; otherwise, to the user, without write permission.
     const view = mkdtempSync(join(dir, 'view-'));
@@ -421,8 +429,13 @@ describe('the image replayed: a read-only tree with only the data volume writabl
     chmodSync(view, 0o555);
     const result = await run(ENTRY, view, env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^gridco2: error: [^\n]+\n$/);
-    expect(result.stdout).not.toMatch(/gridco2 serving/);
+    const { databaseUrl } = loadConfig(env);
+    const file = join(view, databaseUrl.slice('sqlite:'.length));
+    expect(result.stderr).toBe(
+      `gridco2: error: cannot open the SQLite file ${file} (DATABASE_URL=${databaseUrl}): ` +
+        `its folder ${dirname(file)} ${problem}, or point DATABASE_URL elsewhere\n`,
+    );
+    expect(result.stdout).toBe('');
   });
 });
 

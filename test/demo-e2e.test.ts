@@ -134,10 +134,12 @@ describe('gridco2 demo', () => {
     expect(await exited).toBe(0);
     expect(stdout).toMatch(/shutting down/);
     expect(stderr).not.toMatch(/error/i);
-    // Closed cleanly: the store opens and holds what was served.
+    // Closed cleanly: the store opens and holds what was served, marked as synthetic so that
+    // `gridco2 serve` and `migrate-store` never pass it off as real.
     const store = new SqliteStore(join(cwd, 'data', 'demo.db'));
     try {
       expect((await store.latestPerZone()).length).toBe(ZONES.length);
+      expect(await store.isSynthetic()).toBe(true);
     } finally {
       await store.close();
     }

@@ -16,6 +16,8 @@ import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres
 interface Backend {
   name: string;
   open(): Promise<Store>;
+  /** Another handle on the store `open` last made, as a second process would get. */
+  reopen(): Promise<Store>;
   cleanup(): Promise<void>;
 }
 
@@ -24,7 +26,8 @@ function sqliteBackend(): Backend {
   let count = 0;
   return {
     name: 'sqlite',
-    open: async () => new SqliteStore(join(dir, `store-${count++}.db`)),
+    open: async () => new SqliteStore(join(dir, `store-${++count}.db`)),
+    reopen: async () => new SqliteStore(join(dir, `store-${count}.db`)),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -39,6 +42,7 @@ function postgresBackend(): Backend {
       await database.resetSchema();
       return PostgresStore.open(database.url);
     },
+    reopen: async () => PostgresStore.open(database!.url),
     cleanup: async () => database?.drop(),
   };
 }
@@ -234,6 +238,21 @@ describe.each(backends)('store contract: $name', (backend) => {
     const reports = await store.latestIngestReports();
     expect(reports['europe-tso']?.pointsStored).toBe(2);
     expect(reports['us-agency']).toBeUndefined();
+  });
+
+  it('is not synthetic until marked, then stays marked for every handle', async () => {
+    await store.upsertReadings([computed('DE', T0, 1)]);
+    expect(await store.isSynthetic()).toBe(false);
+    await store.markSynthetic();
+    await store.markSynthetic(); // idempotent
+    expect(await store.isSynthetic()).toBe(true);
+    const other = await backend.reopen();
+    try {
+      expect(await other.isSynthetic()).toBe(true);
+      expect(await other.readStored('DE', T0, T0 + H)).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
   });
 
   it('answers ping while open', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerBackfill } from './commands/backfill.js';
 import { registerDemo } from './commands/demo.js';
@@ -7,9 +8,16 @@ import { registerRecompute } from './commands/recompute.js';
 import { registerServe } from './commands/serve.js';
 import { registerSimulateUpstreams } from './commands/simulate-upstreams.js';
 
+// package.json is two folders up from src/cli/ (tsx) and dist/cli/ (the build) alike, and ships
+// in the npm package and the image.
+const { version } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string };
+
 const program = new Command()
   .name('gridco2')
   .description('Hourly grid carbon intensity (gCO2eq/kWh) for 45 zones, served as a JSON API.')
+  .version(version, '-V, --version', 'print the version of gridco2')
   .showHelpAfterError();
 
 // One line per command; each command lives in ./commands/<name>.ts.

@@ -3,7 +3,7 @@ import { findZone, type Zone } from '../core/zones.js';
 import { runBackfill } from '../ingest/backfill.js';
 import { createSourceAdapter } from '../ingest/sources.js';
 import { createLogger } from '../server.js';
-import { createStore } from '../storage/create-store.js';
+import { openStore } from '../storage/create-store.js';
 import type { Store } from '../storage/store.js';
 import type { WorkerReply, WorkerRequest } from './backfill-pool.js';
 
@@ -36,7 +36,7 @@ async function runJob({ id, job, config, window }: Extract<WorkerRequest, { type
   if (interrupt.signal.aborted) return;
   try {
     logger ??= createLogger(config).child({ backfillWorker: process.pid });
-    store ??= createStore(config.databaseUrl);
+    store ??= openStore(config, 'write');
     const result = await runBackfill({
       store: await store,
       adapter: createSourceAdapter(config, job.source, { logger, localUpstream: true }),

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredReading } from '../core/reading.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
@@ -94,6 +95,25 @@ describe('ReadingCache', () => {
     expect(cache.storeReachable).toBe(true);
     expect(cache.latest()).toHaveLength(1);
     await reader.close();
+    await writer.close();
+  });
+
+  it('waits in stop() for a load under way, so the store can close without a warning', async () => {
+    const { reader, writer } = await openPair();
+    await writer.upsertReadings([computed('DE', 0, 1), computed('FR', 0, 2)]);
+    const warnings: unknown[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: (...args: unknown[]) => warnings.push(args),
+    } as unknown as Logger;
+    const cache = new ReadingCache(reader, logger, { pollMs: 60_000 });
+    cache.start(); // the first load is under way, zone by zone
+    await cache.stop();
+    await reader.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(warnings).toEqual([]);
+    await cache.refresh(); // a stopped cache no longer reads the store
+    expect(warnings).toEqual([]);
     await writer.close();
   });
 });

@@ -27,6 +27,7 @@ export class ReadingCache {
   private readonly series = new Map<string, ZoneSeries>();
   private cachedVersion = -1;
   private refreshing: Promise<void> | undefined;
+  private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
   private readonly pollMs: number;
@@ -74,14 +75,18 @@ export class ReadingCache {
       });
   }
 
+  /** Stops polling and listening, and waits for a refresh under way: the store closes next. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     const unsubscribe = await this.unsubscribe;
     await unsubscribe?.();
+    await this.refreshing;
   }
 
   /** Brings the cache up to the store's current version. Concurrent calls share one run. */
   refresh(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     this.refreshing ??= this.catchUp()
       .then(() => {
         if (!this.storeReachable) this.logger?.info('store reachable again');
@@ -141,6 +146,8 @@ export class ReadingCache {
       // SQLite answers synchronously: yield between zones so requests are served (from the
       // store) while millions of points load.
       await setImmediatePromise();
+      // A full load takes seconds on a large store: shutdown does not wait for the rest of it.
+      if (this.stopped) return;
       const readings = await this.store.readingsInWindow(zone.code, 0, EVERYTHING, EVERYTHING);
       this.series.set(zone.code, new ZoneSeries(readings));
       points += readings.length;

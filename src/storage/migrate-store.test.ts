@@ -142,6 +142,68 @@ describe('migrateStore', () => {
     }
   });
 
+  describe('between synthetic and real stores', () => {
+    /** A store as the demo leaves it: marked synthetic, with rows and reports. */
+    async function demoStore(): Promise<SqliteStore> {
+      const store = new SqliteStore(newSqlitePath());
+      await store.markSynthetic();
+      await store.upsertReadings(sampleReadings());
+      await store.recordIngestReport(report('europe-tso', T0 + 100));
+      return store;
+    }
+
+    it.each([
+      ['a new, empty store', async () => new SqliteStore(newSqlitePath())],
+      ['a store of real data', () => sampleSqliteStore()],
+    ])('refuses to copy synthetic data into %s, writing nothing', async (_, openTarget) => {
+      const from = await demoStore();
+      const to = await openTarget();
+      try {
+        const before = await everyRow(to);
+        await expect(migrateStore(from, to)).rejects.toThrow(
+          'the source holds synthetic demo data and the target is not a demo store: ' +
+            'synthetic data is never copied into a store for real data',
+        );
+        expect(await everyRow(to)).toEqual(before);
+        expect(await to.isSynthetic()).toBe(false);
+      } finally {
+        await from.close();
+        await to.close();
+      }
+    });
+
+    it('refuses to copy real data into a demo store, writing nothing', async () => {
+      const from = await sampleSqliteStore();
+      const to = new SqliteStore(newSqlitePath());
+      await to.markSynthetic();
+      try {
+        await expect(migrateStore(from, to)).rejects.toThrow(
+          'the target holds synthetic demo data and the source does not: ' +
+            'real data is never copied into a demo store',
+        );
+        expect(await everyRow(to)).toEqual([]);
+        expect(await to.latestIngestReports()).toEqual({});
+      } finally {
+        await from.close();
+        await to.close();
+      }
+    });
+
+    it('copies one demo store into another, which stays marked', async () => {
+      const from = await demoStore();
+      const to = new SqliteStore(newSqlitePath());
+      await to.markSynthetic();
+      try {
+        expect(await migrateStore(from, to)).toMatchObject({ written: 96, reportsCopied: 1 });
+        expect(await everyRow(to)).toEqual(await everyRow(from));
+        expect(await to.isSynthetic()).toBe(true);
+      } finally {
+        await from.close();
+        await to.close();
+      }
+    });
+  });
+
   describe.skipIf(!postgresAvailable)('with PostgreSQL', () => {
     it('round-trips SQLite -> PostgreSQL -> SQLite unchanged, and is idempotent', async () => {
       const database = await createThrowawayDatabase();
@@ -239,7 +301,7 @@ describe('gridco2 migrate-store', () => {
       'the same database under two logins',
       'postgres://a:hunter2@localhost/db',
       'postgresql://b@LOCALHOST:5432/db',
-      /name the same store \(postgres:\/\/a@localhost\/db\)/,
+      /name the same store \(postgres:\/\/a:\*\*\*@localhost\/db\)/,
     ],
     [
       'a missing source file',
@@ -252,12 +314,33 @@ describe('gridco2 migrate-store', () => {
       'an unreachable server',
       'postgres://u:hunter2@127.0.0.1:1/db?password=hunter2',
       `sqlite:${join(dir, 'x.db')}`,
-      /--from: cannot open postgres:\/\/u@127\.0\.0\.1:1\/db: .*ECONNREFUSED/,
+      /cannot reach the database at --from=postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db\?password=\*\*\* \(connect ECONNREFUSED .*\): check that PostgreSQL runs there\n$/,
     ],
   ])('refuses %s, exits 1 and never prints a password', async (_, from, to, message) => {
     const run = await migrateCli(from, to);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(message);
     expect(run.stdout + run.stderr).not.toContain('hunter2');
+  });
+
+  it('refuses to copy the demo store into a store for real data, in one line', async () => {
+    const fromPath = newSqlitePath();
+    const toPath = newSqlitePath();
+    const demo = new SqliteStore(fromPath);
+    await demo.markSynthetic();
+    await demo.upsertReadings(sampleReadings());
+    await demo.close();
+    const run = await migrateCli(`sqlite:${fromPath}`, `sqlite:${toPath}`);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'gridco2: error: the source holds synthetic demo data and the target is not a demo ' +
+        'store: synthetic data is never copied into a store for real data\n',
+    );
+    const target = new SqliteStore(toPath);
+    try {
+      expect(await everyRow(target)).toEqual([]);
+    } finally {
+      await target.close();
+    }
   });
 });

@@ -34,13 +34,15 @@ const REGISTRY_CODES = ZONES.map((zone) => zone.code).sort();
  * Copies every stored row (complete or not, with its mix) and the latest ingestion report of each
  * source from one store to another. Rows the target already holds unchanged are not written, so a
  * second run writes nothing and leaves the target's data version alone (serving instances do not
- * reload). Rows only the target has are kept. Pages by key, so memory stays bounded.
+ * reload). Rows only the target has are kept. Pages by key, so memory stays bounded. Refuses,
+ * before writing anything, to copy between a store marked synthetic and one that is not.
  */
 export async function migrateStore(
   from: Store,
   to: Store,
   options: MigrateOptions = {},
 ): Promise<MigrateResult> {
+  await checkSameKind(from, to);
   const pageRows = options.pageRows ?? 5000;
   let scanned = 0;
   let written = 0;
@@ -69,6 +71,27 @@ export async function migrateStore(
   });
   const reportsCopied = await copyLatestReports(from, to);
   return { scanned, written, unchanged: scanned - written, reportsCopied };
+}
+
+/**
+ * Real and synthetic data never share a store (docs/api.md, "Data rules"), so a copy goes only
+ * between two stores of the same kind. A target that is new is refused too: marking it synthetic
+ * would turn the database meant for real data into one `gridco2 serve` refuses.
+ */
+async function checkSameKind(from: Store, to: Store): Promise<void> {
+  const [fromSynthetic, toSynthetic] = await Promise.all([from.isSynthetic(), to.isSynthetic()]);
+  if (fromSynthetic && !toSynthetic) {
+    throw new Error(
+      'the source holds synthetic demo data and the target is not a demo store: ' +
+        'synthetic data is never copied into a store for real data',
+    );
+  }
+  if (!fromSynthetic && toSynthetic) {
+    throw new Error(
+      'the target holds synthetic demo data and the source does not: ' +
+        'real data is never copied into a demo store',
+    );
+  }
 }
 
 /** The rows of a page (ordered by zone, ts) that the target lacks or holds differently. */

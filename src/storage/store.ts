@@ -96,6 +96,15 @@ export interface Store {
   /** The newest report of each source that has one. */
   latestIngestReports(): Promise<Partial<Record<SourceId, IngestReport>>>;
 
+  /**
+   * Marks the store, for good, as holding synthetic data from `gridco2 demo`, so that no other
+   * command serves it as real or mixes real data into it (see `openStore`). Idempotent.
+   */
+  markSynthetic(): Promise<void>;
+
+  /** Whether `markSynthetic` was ever called on this store. */
+  isSynthetic(): Promise<boolean>;
+
   /** Cheap round trip used by readiness checks. Rejects when the store is unreachable. */
   ping(): Promise<void>;
 

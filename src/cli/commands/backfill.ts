@@ -7,7 +7,7 @@ import { runBackfill, type BackfillProgress } from '../../ingest/backfill.js';
 import { plural } from '../../ingest/run-ingestion.js';
 import { createSourceAdapter, sourceDisabledReason } from '../../ingest/sources.js';
 import { createLogger } from '../../server.js';
-import { createStore } from '../../storage/create-store.js';
+import { openStore } from '../../storage/create-store.js';
 import { exitOnError } from '../exit.js';
 import { parseSource } from './ingest.js';
 
@@ -44,7 +44,7 @@ export function registerBackfill(program: Command): void {
         if (fromTs >= toTs) throw new Error('--from must be before --to');
 
         const logger = createLogger(config);
-        const store = await createStore(config.databaseUrl);
+        const store = await openStore(config, 'write');
         const interrupt = new AbortController();
         const onSignal = () => interrupt.abort();
         process.once('SIGINT', onSignal).once('SIGTERM', onSignal);

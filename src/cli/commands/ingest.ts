@@ -4,7 +4,7 @@ import { SOURCES, type SourceId } from '../../core/zones.js';
 import { plural, reportDisabledSource, runIngestion } from '../../ingest/run-ingestion.js';
 import { createSourceAdapter, sourceDisabledReason } from '../../ingest/sources.js';
 import { createLogger } from '../../server.js';
-import { createStore } from '../../storage/create-store.js';
+import { openStore } from '../../storage/create-store.js';
 import { exitOnError } from '../exit.js';
 
 export function registerIngest(program: Command): void {
@@ -18,7 +18,19 @@ export function registerIngest(program: Command): void {
       exitOnError(async () => {
         const config = loadConfig();
         const logger = createLogger(config);
-        const store = await createStore(config.databaseUrl);
+        const store = await openStore(config, 'write');
+        // SIGTERM/SIGINT stop the run between zones; each source still stores a report saying
+        // it was interrupted (what was stored stays stored) and the command fails. A request
+        // in flight is left to finish, within its own timeout; a second signal exits at once.
+        const interrupt = new AbortController();
+        let stoppedBy: NodeJS.Signals | undefined;
+        const onSignal = (signal: NodeJS.Signals) => {
+          if (stoppedBy) process.exit(1);
+          stoppedBy = signal;
+          logger.warn({ signal }, `${signal}: stopping ingestion after the requests in flight`);
+          interrupt.abort();
+        };
+        process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
         try {
           const failed: string[] = [];
           // Sources are independent upstreams: a slow one does not hold the others back.
@@ -32,14 +44,27 @@ export function registerIngest(program: Command): void {
                 return;
               }
               const adapter = createSourceAdapter(config, source, { logger });
-              const report = await runIngestion({ store, adapter, logger });
+              const report = await runIngestion({
+                store,
+                adapter,
+                logger,
+                signal: interrupt.signal,
+              });
+              // Only errors fail the command. Zones answered without data are a warning (in the
+              // log line, the stored report and the status note): an upstream may legitimately
+              // have nothing yet for a zone, and a cron job failing every hour for that would
+              // teach operators to ignore its failures.
               if (report.errors.length > 0) {
                 failed.push(`${source} (${plural(report.errors.length, 'error')})`);
               }
             }),
           );
+          if (stoppedBy) {
+            throw new Error(`interrupted by ${stoppedBy}; what was stored stays stored`);
+          }
           if (failed.length > 0) throw new Error(`ingestion failed for ${failed.join(', ')}`);
         } finally {
+          process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
           await store.close();
         }
       }),

@@ -2,11 +2,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
+import { loadConfig, redactUrl } from '../../config.js';
 import { createLogger } from '../../server.js';
 import { createStore } from '../../storage/create-store.js';
 import { migrateStore, type MigrateProgress } from '../../storage/migrate-store.js';
-import type { Store } from '../../storage/store.js';
 import { exitOnError } from '../exit.js';
 
 interface MigrateStoreFlags {
@@ -31,7 +30,7 @@ export function registerMigrateStore(program: Command): void {
         checkStoreUrl(flags.from, '--from');
         checkStoreUrl(flags.to, '--to');
         if (storeIdentity(flags.from) === storeIdentity(flags.to)) {
-          throw new Error(`--from and --to name the same store (${describeStore(flags.from)})`);
+          throw new Error(`--from and --to name the same store (${redactUrl(flags.from)})`);
         }
         const fromPath = sqlitePath(flags.from);
         if (fromPath !== null && fromPath !== ':memory:' && !existsSync(fromPath)) {
@@ -39,15 +38,15 @@ export function registerMigrateStore(program: Command): void {
           throw new Error(`--from: no SQLite file at ${resolve(fromPath)}`);
         }
         const logger = createLogger(loadConfig());
-        const from = await openStore(flags.from, '--from');
+        const from = await createStore(flags.from, '--from');
         try {
-          const to = await openStore(flags.to, '--to');
+          const to = await createStore(flags.to, '--to');
           const progress = createProgress();
           try {
             const result = await migrateStore(from, to, { onProgress: progress.update });
             progress.stop();
             logger.info(
-              { from: describeStore(flags.from), to: describeStore(flags.to), ...result },
+              { from: redactUrl(flags.from), to: redactUrl(flags.to), ...result },
               `migrate-store: ${result.scanned} rows read, ${result.written} written, ` +
                 `${result.unchanged} already identical; ` +
                 `${result.reportsCopied} ingestion reports copied`,
@@ -82,23 +81,6 @@ function storeIdentity(url: string): string {
   const parsed = new URL(url);
   const host = parsed.searchParams.get('host') ?? parsed.hostname.toLowerCase();
   return `postgres://${host}:${parsed.port || '5432'}${decodeURIComponent(parsed.pathname)}`;
-}
-
-/** The URL without password or query (which may carry one), for messages and logs. */
-function describeStore(url: string): string {
-  if (sqlitePath(url) !== null) return url;
-  const parsed = new URL(url);
-  const user = parsed.username ? `${parsed.username}@` : '';
-  return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`;
-}
-
-async function openStore(url: string, option: string): Promise<Store> {
-  try {
-    return await createStore(url);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`${option}: cannot open ${describeStore(url)}: ${reason}`);
-  }
 }
 
 /** A progress bar on a terminal; a plain line per finished zone otherwise (logs, CI). */

@@ -18,6 +18,8 @@ export function registerRecompute(program: Command): void {
       exitOnError(async () => {
         const config = loadConfig();
         const logger = createLogger(config);
+        // Not openStore: recomputing from the store's own mixes is as right for the demo's
+        // synthetic store as for a real one, and mixes nothing in.
         const store = await createStore(config.databaseUrl);
         try {
           let nextReport = PROGRESS_EVERY_ROWS;

@@ -1,5 +1,6 @@
 import { Client, Pool, TypeOverrides, types } from 'pg';
 import type { PoolClient } from 'pg';
+import { pino, type Logger } from 'pino';
 import type {
   IngestReport,
   Method,
@@ -20,9 +21,14 @@ export interface PostgresStoreOptions {
   readonly idleTimeoutMs?: number;
   /**
    * Told when an idle connection fails (e.g. the server restarted). The pool has already dropped
-   * it and opens a new one on demand; the default prints a one-line warning.
+   * it and opens a new one on demand; the default logs a warning through `logger`.
    */
   readonly onConnectionError?: (error: Error) => void;
+  /**
+   * Where the store's own warnings go. Every log line of the service is JSON (pino); without one,
+   * a pino logger of the same shape as the service's writes to stdout.
+   */
+  readonly logger?: Logger;
 }
 
 interface ReadingRow {
@@ -47,6 +53,10 @@ const toStored = (row: ReadingRow): StoredReading => ({
 // stay far below 2^53, so numbers are exact. Set per pool, not globally, to leave other pg users be.
 const typeParsers = new TypeOverrides();
 typeParsers.setTypeParser(types.builtins.INT8, Number);
+
+// Made on first use: a store given a logger never opens a second writer on stdout.
+let fallback: Logger | undefined;
+const fallbackLogger = () => (fallback ??= pino({ base: { service: 'gridco2' } }));
 
 /** Fixed key of the advisory lock that serializes migrations of instances starting together. */
 const MIGRATION_LOCK_KEY = 0x67726964; // "grid"
@@ -158,7 +168,11 @@ export class PostgresStore implements Store {
     pool.on(
       'error',
       options.onConnectionError ??
-        ((error) => console.warn(`postgres: idle connection lost: ${error.message}`)),
+        ((error) =>
+          (options.logger ?? fallbackLogger()).warn(
+            { err: error },
+            'postgres: idle connection lost',
+          )),
     );
     const store = new PostgresStore(pool, url);
     try {
@@ -353,6 +367,19 @@ export class PostgresStore implements Store {
     const reports: Partial<Record<SourceId, IngestReport>> = {};
     for (const { report } of rows) reports[report.source] = report;
     return reports;
+  }
+
+  // A row of the meta table, there since schema version 1: no migration, and every store made
+  // before the mark existed reads as not synthetic.
+  async markSynthetic(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO meta (key, value) VALUES ('synthetic', 1) ON CONFLICT (key) DO NOTHING`,
+    );
+  }
+
+  async isSynthetic(): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`SELECT 1 FROM meta WHERE key = 'synthetic'`);
+    return rowCount === 1;
   }
 
   async ping(): Promise<void> {

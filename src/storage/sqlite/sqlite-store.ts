@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   IngestReport,
@@ -39,13 +39,19 @@ export class SqliteStore implements Store {
   private readonly statements;
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    // Another process (a backfill beside `serve`) may hold the write lock for a moment.
-    this.db.pragma('busy_timeout = 10000');
-    this.migrate();
+    let opened: Database.Database | undefined;
+    try {
+      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      this.db = opened = new Database(path);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      // Another process (a backfill beside `serve`) may hold the write lock for a moment.
+      this.db.pragma('busy_timeout = 10000');
+      this.migrate();
+    } catch (error) {
+      opened?.close();
+      throw path === ':memory:' ? error : explainOpenFailure(path, error);
+    }
     const db = this.db;
     this.statements = {
       upsert: db.prepare(
@@ -268,11 +274,77 @@ export class SqliteStore implements Store {
     return reports;
   }
 
+  // A row of the meta table, there since schema version 1: no migration, and every store made
+  // before the mark existed reads as not synthetic.
+  async markSynthetic(): Promise<void> {
+    this.db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('synthetic', 1)`).run();
+  }
+
+  async isSynthetic(): Promise<boolean> {
+    return this.db.prepare(`SELECT 1 FROM meta WHERE key = 'synthetic'`).get() !== undefined;
+  }
+
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
   }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+}
+
+/** The SQLite file cannot be opened: which file, what stands in the way, and what would fix it. */
+export class SqliteOpenError extends Error {
+  override readonly name = 'SqliteOpenError';
+
+  constructor(
+    /** Absolute path of the file. */
+    readonly file: string,
+    readonly problem: string,
+    /** What the user can do about it, when we know. */
+    readonly remedy: string | null,
+  ) {
+    super(`cannot open the SQLite file ${file}: ${problem}${remedy ? `; ${remedy}` : ''}`);
+  }
+}
+
+/**
+ * Says why `path` could not be opened in terms of files and folders. SQLite's own messages
+ * ("unable to open database file") and mkdir's ("EACCES: permission denied, mkdir 'data'") name
+ * neither the folder nor what to change; a container whose data volume is not writable by its
+ * user is the usual case (docs/deploy.md).
+ */
+function explainOpenFailure(path: string, error: unknown): SqliteOpenError {
+  const file = resolve(path);
+  const folder = dirname(file);
+  if (!existsSync(folder)) {
+    const code = (error as { code?: unknown }).code;
+    const why = typeof code === 'string' ? code : String(error);
+    return new SqliteOpenError(
+      file,
+      `its folder ${folder} does not exist and cannot be created (${why})`,
+      'create it, writable by this user',
+    );
+  }
+  const folderDenied = writeDenied(folder);
+  if (folderDenied) {
+    // Even for an existing file: SQLite writes its -wal and -shm files beside it.
+    return new SqliteOpenError(file, `its folder ${folder} is ${folderDenied}`, 'make it writable');
+  }
+  const fileDenied = existsSync(file) ? writeDenied(file) : null;
+  if (fileDenied) {
+    return new SqliteOpenError(file, `the file is ${fileDenied}`, 'make it writable');
+  }
+  return new SqliteOpenError(file, error instanceof Error ? error.message : String(error), null);
+}
+
+/** Why this process may not write `path`, or null when it may. */
+function writeDenied(path: string): string | null {
+  try {
+    accessSync(path, constants.W_OK);
+    return null;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return code === 'EROFS' ? 'on a read-only file system' : 'not writable by this user';
   }
 }
