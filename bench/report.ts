@@ -1,4 +1,13 @@
 /** The markdown the bench prints and writes to bench/results/. */
+import {
+  CONCURRENCY,
+  PROBE_TIMEOUT_MS,
+  SAMPLE_EVERY_MS,
+  SETTLE_MS,
+  WARM_UP_REQUESTS,
+  type CpuRun,
+  type DefencesResult,
+} from './defences.js';
 import type { LoadResult } from './load.js';
 
 export interface ScenarioResult {
@@ -46,7 +55,11 @@ const mib = (value: number | null): string => (value === null ? 'n/a' : value.to
 const errorsOf = (results: readonly LoadResult[]): number =>
   results.reduce((sum, result) => sum + result.errors, 0);
 
-export function renderReport(info: RunInfo, stores: readonly StoreResult[]): string {
+export function renderReport(
+  info: RunInfo,
+  stores: readonly StoreResult[],
+  defences: readonly DefencesResult[],
+): string {
   const lines = [`# ${info.title}`, '', `\`${info.command}\``, ''];
   for (const setting of info.settings) lines.push(`- ${setting}`);
   lines.push(
@@ -102,6 +115,77 @@ export function renderReport(info: RunInfo, stores: readonly StoreResult[]): str
       lines.push(`- ${store.store}, ${result.scenario} (\`${result.path}\`): ${rounds.join('; ')}`);
     }
   }
-  lines.push('', '</details>', '');
+  lines.push('', '</details>');
+  lines.push(...renderDefences(defences), '');
   return lines.join('\n');
+}
+
+const cpuSecondsPer10k = (run: CpuRun, requests: number, ticksPerSecond: number): string =>
+  run.ticks === null
+    ? 'n/a'
+    : `${((run.ticks / ticksPerSecond) * (10_000 / requests)).toFixed(2)} (${run.ticks} ticks)`;
+
+/** Issue 10: memory under pipelined non-readers, CPU of rejected against served requests. */
+function renderDefences(results: readonly DefencesResult[]): string[] {
+  const [first] = results;
+  if (!first) return [];
+  const { nonReaders } = first;
+  const lines = [
+    '',
+    '## Defences',
+    '',
+    `**Pipelined non-readers.** ${nonReaders.connections} connections each write ` +
+      `${nonReaders.pipelined} pipelined GETs for distinct 5000-point windows in one write and ` +
+      `never read, for ${nonReaders.holdSeconds} s, against a gridco2 whose limit never refuses ` +
+      '(every admitted request gets its body built): only the connection guard bounds what it ' +
+      `holds. RSS is gridco2's VmRSS, sampled every ${SAMPLE_EVERY_MS} ms; /v1/health is probed ` +
+      `on a new connection at each sample (${PROBE_TIMEOUT_MS / 1000} s timeout). "After": ` +
+      `${SETTLE_MS / 1000} s after the connections were closed and gridco2 went idle.`,
+    '',
+    '| Store | connections made | RSS before MiB | peak MiB | after MiB | peak - before MiB | ' +
+      'health answered | slowest probe ms |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const { store, nonReaders: run } of results) {
+    const growth =
+      run.rssPeakMiB === null || run.rssBeforeMiB === null
+        ? null
+        : run.rssPeakMiB - run.rssBeforeMiB;
+    lines.push(
+      `| ${store} | ${run.connected}/${run.connections} | ${mib(run.rssBeforeMiB)} | ` +
+        `${mib(run.rssPeakMiB)} | ${mib(run.rssAfterMiB)} | ${mib(growth)} | ` +
+        `${run.probesAnswered}/${run.probes} | ` +
+        `${run.slowestProbeMs === null ? 'none' : ms(run.slowestProbeMs)} |`,
+    );
+  }
+  const { requests, ticksPerSecond } = first.cpu;
+  const tick = (10_000 / requests / ticksPerSecond).toFixed(2);
+  lines.push(
+    '',
+    "**CPU per 10,000 requests, rejected vs served.** gridco2's user + system CPU seconds " +
+      '(/proc/<pid>/stat) over requests for distinct 5000-point windows, keep-alive, ' +
+      `${CONCURRENCY} at a time, after ${WARM_UP_REQUESTS} warm-up requests, each on a fresh ` +
+      `instance. **Scaled to 10,000 from ${requests.toLocaleString('en-US')} requests**: one ` +
+      `clock tick (1/${ticksPerSecond} s) counts ${tick} s per 10,000 here. Served: the limit ` +
+      'never refuses, every answer is 200 with its body built. Rejected: ' +
+      'RATE_LIMIT_PER_MINUTE=1, spent first, every answer is 429 (the limiter is asked before ' +
+      'any body is built). Any other status fails the bench.',
+    '',
+    '| Store | requests | served CPU s / 10k | rejected CPU s / 10k | rejected / served | ' +
+      'served wall s | rejected wall s |',
+    '|---|--:|--:|--:|--:|--:|--:|',
+  );
+  for (const { store, cpu } of results) {
+    const ratio =
+      cpu.served.ticks && cpu.rejected.ticks !== null
+        ? (cpu.rejected.ticks / cpu.served.ticks).toFixed(3)
+        : 'n/a';
+    lines.push(
+      `| ${store} | ${cpu.requests.toLocaleString('en-US')} | ` +
+        `${cpuSecondsPer10k(cpu.served, cpu.requests, cpu.ticksPerSecond)} | ` +
+        `${cpuSecondsPer10k(cpu.rejected, cpu.requests, cpu.ticksPerSecond)} | ${ratio} | ` +
+        `${cpu.served.wallSeconds.toFixed(2)} | ${cpu.rejected.wallSeconds.toFixed(2)} |`,
+    );
+  }
+  return lines;
 }

@@ -17,6 +17,7 @@ import {
 } from './build-store.js';
 import { captureResponse, verifyReplay, type CapturedResponse } from './capture.js';
 import { LARGE_STORE, SMALL_STORE, type StoreSpec } from './dataset.js';
+import { defencesPlan, defencesSeconds, measureDefences, type DefencesResult } from './defences.js';
 import {
   CONNECTIONS,
   detectLoadGenerator,
@@ -104,12 +105,18 @@ async function abort(reason: string, exitCode: number): Promise<void> {
 
 const log = (message: string) => console.error(`bench: ${message}`);
 
-/** A bound on the whole run, from what it is about to do, with room for slow store builds. */
-function timeLimitSeconds(options: Options, stores: number): number {
+/**
+ * A bound on the whole run, from what it is about to do, with room for slow store builds.
+ * `sqliteStores` also get the defences run.
+ */
+function timeLimitSeconds(options: Options, stores: number, sqliteStores: number): number {
   const warmup = options.quick ? 0 : 2;
   // Each run also waits for idle servers and starts a load generator: a few seconds at most.
   const perServerAndScenario = warmup + options.rounds * (options.duration + 4);
-  const measuring = stores * SCENARIOS.length * 2 * perServerAndScenario + stores * 60;
+  const measuring =
+    stores * SCENARIOS.length * 2 * perServerAndScenario +
+    stores * 60 +
+    sqliteStores * defencesSeconds(options.quick);
   return options.quick ? measuring + 60 : 2 * measuring + 1200;
 }
 
@@ -287,7 +294,7 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const specs: StoreSpec[] = options.quick ? [SMALL_STORE] : [SMALL_STORE, LARGE_STORE];
   const backends = options.postgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
-  const limit = timeLimitSeconds(options, specs.length * backends.length);
+  const limit = timeLimitSeconds(options, specs.length * backends.length, specs.length);
   setTimeout(() => void abort(`time limit of ${limit} s reached`, 1), limit * 1000).unref();
 
   const { commit, warnings } = provenance();
@@ -306,6 +313,7 @@ async function main(): Promise<void> {
   const removeScratch = async () => rmSync(scratchDir, { recursive: true, force: true });
   emergencyCleanups.add(removeScratch);
   const stores: StoreResult[] = [];
+  const defences: DefencesResult[] = [];
   try {
     for (const backend of backends) {
       if (backend === 'sqlite') {
@@ -315,6 +323,16 @@ async function main(): Promise<void> {
           const built = await buildSqliteStore(spec, join(BENCH_DIR, '.cache'));
           describeBuild(label, built);
           stores.push(await measureStore(label, built, options, generator, scratchDir));
+          // Once per store, on SQLite only: the defences do not depend on the backend.
+          defences.push(
+            await measureDefences(
+              REPO_DIR,
+              label,
+              built.databaseUrl,
+              defencesPlan(options.quick),
+              log,
+            ),
+          );
         }
         continue;
       }
@@ -359,6 +377,7 @@ async function main(): Promise<void> {
       warnings,
     },
     stores,
+    defences,
   );
   console.log(report);
   const resultsDir = join(BENCH_DIR, 'results');

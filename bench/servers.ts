@@ -2,7 +2,7 @@
  * The two servers under test, each its own process pinned to core 0: gridco2 exactly as
  * `npm start` runs it, and the bare node:http baseline replaying gridco2's captured bytes.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
@@ -53,7 +53,15 @@ function servingUrl(line: string): string | undefined {
 // gridco2 has no readiness endpoint for its in-memory cache: this log line is the only signal.
 const CACHE_LOADED_MESSAGE = 'reading cache loaded';
 
-export async function startGridco2(repoDir: string, databaseUrl: string): Promise<Gridco2> {
+/**
+ * `env` overrides single variables of the fixed environment below (the defences bench starts
+ * an instance with RATE_LIMIT_PER_MINUTE=1).
+ */
+export async function startGridco2(
+  repoDir: string,
+  databaseUrl: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<Gridco2> {
   const started = performance.now();
   // A fixed environment, not the caller's: no Redis, no upstream tokens, no ingestion.
   const child = spawnPinned(0, process.execPath, [join(repoDir, 'bin/gridco2.js'), 'serve'], {
@@ -67,6 +75,7 @@ export async function startGridco2(repoDir: string, databaseUrl: string): Promis
       LOG_LEVEL: 'info',
       // High enough never to reject, so the limiter's code runs on every request.
       RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...env,
     },
   });
   const output = outputTail(child);
@@ -136,7 +145,7 @@ export function residentMiB(pid: number): number | null {
 }
 
 /** CPU time a process has used, in clock ticks (user + system), from /proc; null elsewhere. */
-function cpuTicks(pid: number): number | null {
+export function cpuTicks(pid: number): number | null {
   try {
     // Fields after the command name, which is in parentheses and may hold spaces.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -145,6 +154,13 @@ function cpuTicks(pid: number): number | null {
     return null;
   }
 }
+
+/** Clock ticks per second, the unit of cpuTicks (USER_HZ: 100 on nearly every Linux). */
+export const TICKS_PER_SECOND: number = (() => {
+  const answer = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8', timeout: 5_000 });
+  const value = Number(answer.stdout?.trim());
+  return Number.isInteger(value) && value > 0 ? value : 100;
+})();
 
 /**
  * Waits until the servers stop using CPU (at most `maxMs`): a slow server keeps working through

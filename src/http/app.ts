@@ -172,6 +172,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/' }],
+      // No authentication: every operation is open (api-spec §5).
+      security: [],
     },
     refResolver: { buildLocalReference: (json) => String(json.$id) },
   });

@@ -20,6 +20,7 @@ import {
 import type { RateLimiter } from './rate-limiter.js';
 import {
   errorResponses,
+  okResponses,
   HistoryQuery,
   type IndexResponse,
   LatestQuery,
@@ -111,7 +112,16 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get(
     '/v1',
     {
-      schema: { summary: 'Index', response: { 200: ref('IndexResponse') } },
+      schema: {
+        summary: 'Index',
+        operationId: 'getIndex',
+        response: {
+          ...okResponses('IndexResponse', 'The service, its endpoints and its sources.', {
+            etag: true,
+          }),
+          ...errorResponses(),
+        },
+      },
       config: { cacheControl: CACHE_CONTROL.index, etag: true },
     },
     async () => index,
@@ -120,7 +130,14 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get(
     '/v1/health',
     {
-      schema: { summary: 'Liveness; never touches the store', response: { 200: ref('Liveness') } },
+      schema: {
+        summary: 'Liveness; never touches the store',
+        operationId: 'getHealth',
+        response: {
+          ...okResponses('Liveness', 'The process serves HTTP; says nothing of data freshness.'),
+          ...errorResponses(),
+        },
+      },
       config: { cacheControl: CACHE_CONTROL.health },
     },
     async () => ({ ok: true, ts: formatTs(Math.floor(clock() / 1000)) }),
@@ -131,13 +148,20 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     {
       schema: {
         summary: 'Freshness of each source',
+        operationId: 'getStatus',
         response: {
-          200: ref('StatusResponse'),
+          ...okResponses('StatusResponse', 'Every source is within its stale threshold.', {
+            etag: true,
+            limited: true,
+          }),
+          ...errorResponses(429),
           503: {
             ...ref('StatusResponse'),
-            description: 'A source is behind, or the store is down',
+            description:
+              'A Status body, not an Error: a source is behind its threshold, or the store is ' +
+              'down (then the note says so and Retry-After is set).',
+            headers: okResponses('StatusResponse', '', { limited: true })[200].headers,
           },
-          ...errorResponses(429),
         },
       },
       config: { cacheControl: CACHE_CONTROL.status, etag: true },
@@ -186,7 +210,14 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     {
       schema: {
         summary: 'The 45 zones',
-        response: { 200: ref('ZonesResponse'), ...errorResponses(429) },
+        operationId: 'listZones',
+        response: {
+          ...okResponses('ZonesResponse', 'The 45 zones, in the order of the zone table.', {
+            etag: true,
+            limited: true,
+          }),
+          ...errorResponses(429),
+        },
       },
       config: { cacheControl: CACHE_CONTROL.zones, etag: true },
       onRequest: limit,
@@ -199,8 +230,17 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     {
       schema: {
         summary: 'Newest reading of every zone, or of one zone',
+        operationId: 'getLatestIntensity',
         querystring: LatestQuery,
-        response: { 200: ref('LatestResponse'), ...errorResponses(400, 404, 429, 503) },
+        response: {
+          ...okResponses(
+            'LatestResponse',
+            'The newest published reading of each zone that has one (a zone without data is ' +
+              'left out), in the order of /v1/zones; or of the one zone asked for.',
+            { etag: true, limited: true },
+          ),
+          ...errorResponses(400, 404, 429, 503),
+        },
       },
       config: { cacheControl: CACHE_CONTROL.latest, etag: true },
       onRequest: limit,
@@ -216,8 +256,18 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     {
       schema: {
         summary: 'Readings of one zone in a window',
+        operationId: 'getIntensityHistory',
         querystring: HistoryQuery,
-        response: { 200: ref('HistoryResponse'), ...errorResponses(400, 404, 429, 503) },
+        response: {
+          ...okResponses(
+            'HistoryResponse',
+            'The published readings with from <= ts < to, ascending, at most 5000 (then ' +
+              '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
+              'no data in the window, or none at all, gives 200 with `count: 0` and `data: []`.',
+            { etag: true, limited: true, link: true },
+          ),
+          ...errorResponses(400, 404, 429, 503),
+        },
       },
       config: { cacheControl: CACHE_CONTROL.intensity, etag: true },
       onRequest: limit,
