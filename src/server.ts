@@ -43,7 +43,7 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
-  const store = await openStore(config, 'serve');
+  const store = await openStore(config, 'serve', logger);
   const cacheMode = options.cache ?? 'background';
   const cache = cacheMode === 'off' ? undefined : new ReadingCache(store, logger);
   if (cacheMode === 'ready') await cache?.refresh();
@@ -86,6 +86,7 @@ export async function startServer(
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ url, database: redactUrl(config.databaseUrl) }, 'gridco2 serving');
+  const stopWatching = watchStoreProblems(store, logger);
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -94,12 +95,34 @@ export async function startServer(
     ingesting: () => leadership?.leading ?? false,
     close: () =>
       (closing ??= (async () => {
+        stopWatching();
         await app.close();
         await leadership?.stop();
         await cache?.stop();
         await store.close();
       })()),
   };
+}
+
+const STORE_CHECK_MS = 30_000;
+
+/**
+ * Logs, once each, the store's problems as they appear (a SQLite file deleted under the process,
+ * writes refused): `/v1/status` shows them too, but an operator reads the logs first.
+ */
+function watchStoreProblems(store: Store, logger: Logger): () => void {
+  let known = new Set<string>();
+  const timer = setInterval(() => {
+    store.problems().then(
+      (problems) => {
+        for (const problem of problems) if (!known.has(problem)) logger.error(`store: ${problem}`);
+        known = new Set(problems);
+      },
+      () => undefined, // an unreachable store is the reading cache's to report
+    );
+  }, STORE_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Why the server could not listen, in terms of the PORT and HOST settings. */

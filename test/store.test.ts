@@ -258,4 +258,10 @@ describe.each(backends)('store contract: $name', (backend) => {
   it('answers ping while open', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
   });
+
+  it('has no problem to report while healthy', async () => {
+    await store.upsertReadings([computed('DE', T0, 1)]);
+    await store.acquireLease('ingest', 'a', 60_000);
+    expect(await store.problems()).toEqual([]);
+  });
 });

@@ -172,10 +172,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       let note: string | undefined;
       let latest: ZoneReading[] = [];
       let reports = {};
+      let problems: readonly string[] = [];
       try {
-        [latest, reports] = await Promise.all([
+        [latest, reports, problems] = await Promise.all([
           responder.latestReadings(),
           store.latestIngestReports(),
+          store.problems(),
         ]);
       } catch {
         // Still a Status body: the client learns why, and lags count as if no reading existed.
@@ -187,12 +189,14 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         reports,
         now,
       );
-      const ok = freshness.ok && note === undefined;
+      // A store that answers but no longer follows (file deleted, writes refused) is not ok.
+      const ok = freshness.ok && note === undefined && problems.length === 0;
       reply.code(ok ? 200 : 503);
       return {
         ok,
         ts: formatTs(now),
-        note: note ?? freshness.note,
+        note:
+          note ?? [...problems.map((problem) => `store: ${problem}`), freshness.note].join('; '),
         sources: freshness.sources.map((source) => ({
           source: source.source,
           zones: source.zones,

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { type Config, redactUrl } from '../config.js';
 import type { Store } from './store.js';
 import { describeOpenFailure } from './postgres/open-failure.js';
@@ -10,7 +11,12 @@ import { SqliteOpenError, SqliteStore } from './sqlite/sqlite-store.js';
  * line for whoever starts gridco2: it names `setting` (where the URL came from: DATABASE_URL, or
  * migrate-store's --from and --to), the URL without its password, and what to check.
  */
-export async function createStore(databaseUrl: string, setting = 'DATABASE_URL'): Promise<Store> {
+export async function createStore(
+  databaseUrl: string,
+  setting = 'DATABASE_URL',
+  /** Where the store's own warnings go (PostgreSQL's lost connections). */
+  logger?: Logger,
+): Promise<Store> {
   const where = `${setting}=${redactUrl(databaseUrl)}`;
   if (databaseUrl.startsWith('sqlite:')) {
     try {
@@ -28,7 +34,7 @@ export async function createStore(databaseUrl: string, setting = 'DATABASE_URL')
   }
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
     try {
-      return await PostgresStore.open(databaseUrl);
+      return await PostgresStore.open(databaseUrl, logger ? { logger } : {});
     } catch (error) {
       throw new Error(describeOpenFailure(error, where), { cause: error });
     }
@@ -49,8 +55,9 @@ export type StorePurpose = 'serve' | 'write';
 export async function openStore(
   config: Pick<Config, 'databaseUrl' | 'demo'>,
   purpose: StorePurpose,
+  logger?: Logger,
 ): Promise<Store> {
-  const store = await createStore(config.databaseUrl);
+  const store = await createStore(config.databaseUrl, 'DATABASE_URL', logger);
   try {
     await checkSynthetic(store, config, purpose);
   } catch (error) {

@@ -108,5 +108,12 @@ export interface Store {
   /** Cheap round trip used by readiness checks. Rejects when the store is unreachable. */
   ping(): Promise<void>;
 
+  /**
+   * What makes the store unfit to follow although it answers, in words for operators and
+   * `/v1/status`: its file deleted or replaced under the process, writes refused (read-only).
+   * Empty when there is nothing to say.
+   */
+  problems(): Promise<readonly string[]>;
+
   close(): Promise<void>;
 }

@@ -44,7 +44,7 @@ export function registerBackfill(program: Command): void {
         if (fromTs >= toTs) throw new Error('--from must be before --to');
 
         const logger = createLogger(config);
-        const store = await openStore(config, 'write');
+        const store = await openStore(config, 'write', logger);
         const interrupt = new AbortController();
         const onSignal = () => interrupt.abort();
         process.once('SIGINT', onSignal).once('SIGTERM', onSignal);

@@ -18,7 +18,7 @@ export function registerIngest(program: Command): void {
       exitOnError(async () => {
         const config = loadConfig();
         const logger = createLogger(config);
-        const store = await openStore(config, 'write');
+        const store = await openStore(config, 'write', logger);
         // SIGTERM/SIGINT stop the run between zones; each source still stores a report saying
         // it was interrupted (what was stored stays stored) and the command fails. A request
         // in flight is left to finish, within its own timeout; a second signal exits at once.

@@ -169,8 +169,9 @@ export class PostgresStore implements Store {
       'error',
       options.onConnectionError ??
         ((error) =>
+          // The message and code only: pg's error holds its client, sockets and all.
           (options.logger ?? fallbackLogger()).warn(
-            { err: error },
+            { err: { message: error.message, code: (error as { code?: string }).code } },
             'postgres: idle connection lost',
           )),
     );
@@ -384,6 +385,18 @@ export class PostgresStore implements Store {
 
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
+  }
+
+  async problems(): Promise<readonly string[]> {
+    // A hot standby, or a database set read-only, answers reads and refuses every write.
+    const { rows } = await this.pool.query<{ read_only: string }>(
+      `SELECT current_setting('transaction_read_only') AS read_only`,
+    );
+    return rows[0]?.read_only === 'on'
+      ? [
+          'the PostgreSQL database is read-only (a standby, or default_transaction_read_only): nothing new is stored',
+        ]
+      : [];
   }
 
   async subscribe(listener: () => void): Promise<() => Promise<void>> {

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
@@ -37,6 +37,10 @@ const toStored = (row: ReadingRow): StoredReading => ({
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
+  /** The file this process opened (absolute path, device and inode); null in memory. */
+  private readonly file: { path: string; dev: number; ino: number } | null;
+  /** The newest write SQLite refused, until a later write succeeds. */
+  private writeRefused: string | null = null;
 
   constructor(path: string) {
     let opened: Database.Database | undefined;
@@ -52,6 +56,8 @@ export class SqliteStore implements Store {
       opened?.close();
       throw path === ':memory:' ? error : explainOpenFailure(path, error);
     }
+    const identity = path === ':memory:' ? null : statSync(path);
+    this.file = identity && { path: resolve(path), dev: identity.dev, ino: identity.ino };
     const db = this.db;
     this.statements = {
       upsert: db.prepare(
@@ -146,22 +152,24 @@ export class SqliteStore implements Store {
   async upsertReadings(readings: readonly StoredReading[]): Promise<number> {
     if (readings.length === 0) return 0;
     const { upsert } = this.statements;
-    this.db
-      .transaction(() => {
-        const version = this.nextVersion();
-        for (const reading of readings) {
-          upsert.run({
-            version,
-            zone: reading.zone,
-            ts: reading.ts,
-            value: reading.value,
-            method: reading.method,
-            complete: reading.complete ? 1 : 0,
-            mix: reading.mix === null ? null : JSON.stringify(reading.mix),
-          });
-        }
-      })
-      .immediate();
+    this.write(() =>
+      this.db
+        .transaction(() => {
+          const version = this.nextVersion();
+          for (const reading of readings) {
+            upsert.run({
+              version,
+              zone: reading.zone,
+              ts: reading.ts,
+              value: reading.value,
+              method: reading.method,
+              complete: reading.complete ? 1 : 0,
+              mix: reading.mix === null ? null : JSON.stringify(reading.mix),
+            });
+          }
+        })
+        .immediate(),
+    );
     return readings.length;
   }
 
@@ -194,12 +202,14 @@ export class SqliteStore implements Store {
 
   async deleteForecastsExcept(zone: string, keepTs: number | null): Promise<number> {
     const { deleteForecasts, tombstoneForecasts } = this.statements;
-    return this.db
-      .transaction(() => {
-        tombstoneForecasts.run(this.nextVersion(), zone, keepTs);
-        return deleteForecasts.run(zone, keepTs).changes;
-      })
-      .immediate();
+    return this.write(() =>
+      this.db
+        .transaction(() => {
+          tombstoneForecasts.run(this.nextVersion(), zone, keepTs);
+          return deleteForecasts.run(zone, keepTs).changes;
+        })
+        .immediate(),
+    );
   }
 
   async scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]> {
@@ -243,25 +253,24 @@ export class SqliteStore implements Store {
 
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
     // All processes sharing the file share this machine's clock.
-    const { changes } = this.statements.acquireLease.run({
-      name,
-      holder,
-      now: Date.now(),
-      ttl: ttlMs,
-    });
+    const { changes } = this.write(() =>
+      this.statements.acquireLease.run({ name, holder, now: Date.now(), ttl: ttlMs }),
+    );
     return changes === 1;
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {
-    this.statements.releaseLease.run(name, holder);
+    this.write(() => this.statements.releaseLease.run(name, holder));
   }
 
   async recordIngestReport(report: IngestReport): Promise<void> {
-    this.statements.insertReport.run(
-      report.source,
-      report.startedAt,
-      report.finishedAt,
-      JSON.stringify(report),
+    this.write(() =>
+      this.statements.insertReport.run(
+        report.source,
+        report.startedAt,
+        report.finishedAt,
+        JSON.stringify(report),
+      ),
     );
   }
 
@@ -277,7 +286,9 @@ export class SqliteStore implements Store {
   // A row of the meta table, there since schema version 1: no migration, and every store made
   // before the mark existed reads as not synthetic.
   async markSynthetic(): Promise<void> {
-    this.db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('synthetic', 1)`).run();
+    this.write(() =>
+      this.db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('synthetic', 1)`).run(),
+    );
   }
 
   async isSynthetic(): Promise<boolean> {
@@ -286,6 +297,45 @@ export class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
+  }
+
+  async problems(): Promise<readonly string[]> {
+    const found: string[] = [];
+    if (this.file) {
+      const { path, dev, ino } = this.file;
+      let now: { dev: number; ino: number } | undefined;
+      try {
+        now = statSync(path);
+      } catch {
+        now = undefined;
+      }
+      // Still open, the old file serves on, frozen; a new one at the path is never read.
+      if (now === undefined || now.dev !== dev || now.ino !== ino) {
+        found.push(
+          `the SQLite file ${path} was ${now ? 'replaced' : 'deleted'} while gridco2 served it: ` +
+            'what is served no longer changes; restart gridco2 to open the file now at that path',
+        );
+      }
+    }
+    if (this.writeRefused !== null) {
+      found.push(`the SQLite file refuses writes (${this.writeRefused}): nothing new is stored`);
+    }
+    return found;
+  }
+
+  /** Runs a write, remembering whether SQLite refused it (read-only file, folder or disk). */
+  private write<T>(run: () => T): T {
+    try {
+      const result = run();
+      this.writeRefused = null;
+      return result;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && /^SQLITE_(READONLY|CANTOPEN|IOERR|FULL|PERM)/.test(code)) {
+        this.writeRefused = `${code}: ${(error as Error).message}`;
+      }
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
