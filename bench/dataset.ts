@@ -7,7 +7,8 @@
  * hours, a mix stored beside every computed value as ingestion stores it); they are not data.
  * This file's source is part of the cache key of the built stores: any edit rebuilds them.
  */
-import type { Method, StoredReading } from '../src/core/reading.js';
+import { intensityOfMix } from '../src/core/method.js';
+import type { StoredReading } from '../src/core/reading.js';
 import { ZONES, type Zone } from '../src/core/zones.js';
 
 /** Exclusive end of every store: the newest point is the interval just before it. */
@@ -58,11 +59,8 @@ export function* readingBatches(spec: StoreSpec): Generator<StoredReading[]> {
     const first = DATASET_END - points * interval;
     for (let i = 0; i < points; i++) {
       const ts = first + i * interval;
-      const isNewest = i === points - 1;
       batch.push(
-        zone.source === 'uk-operator'
-          ? ukReading(zone, ts, isNewest)
-          : computed(zone, zoneIndex, ts),
+        zone.source === 'uk-operator' ? ukReading(zone, ts) : computed(zone, zoneIndex, ts),
       );
       if (batch.length === BATCH_ROWS) {
         yield batch;
@@ -117,6 +115,8 @@ function computed(zone: Zone, zoneIndex: number, ts: number): StoredReading {
       method: 'computed:v1',
       complete: false,
       mix: { coal: mix.coal! },
+      lifecycle: null,
+      direct: null,
     };
   }
   let energy = 0;
@@ -132,14 +132,26 @@ function computed(zone: Zone, zoneIndex: number, ts: number): StoredReading {
     method: 'computed:v1',
     complete: true,
     mix,
+    lifecycle: emissions / energy,
+    direct: intensityOfMix(mix, 'direct'),
   };
 }
 
-/** GB: the operator's own figure, no mix; the newest half-hour is a forecast. */
-function ukReading(zone: Zone, ts: number, isNewest: boolean): StoredReading {
+/** GB: the operator's own figure, with a mix of shares (in %) as the generation feed brings. */
+function ukReading(zone: Zone, ts: number): StoredReading {
   const hourOfDay = (ts / HOUR) % 24;
   const value =
     60 + 120 * unitHash(7, Math.floor(ts / (3 * HOUR))) + 40 * Math.sin((Math.PI * hourOfDay) / 12);
-  const method: Method = isNewest ? 'upstream:uk-operator:forecast' : 'upstream:uk-operator:actual';
-  return { zone: zone.code, ts, value, method, complete: true, mix: null };
+  const gas = round1(20 + 30 * unitHash(8, Math.floor(ts / (3 * HOUR))));
+  const mix = { gas, nuclear: 15, 'wind-onshore': round1(70 - gas), solar: 10, biomass: 5 };
+  return {
+    zone: zone.code,
+    ts,
+    value,
+    method: 'upstream:uk-operator:actual',
+    complete: true,
+    mix,
+    lifecycle: intensityOfMix(mix, 'lifecycle'),
+    direct: intensityOfMix(mix, 'direct'),
+  };
 }

@@ -5,7 +5,7 @@ import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ReadingCache } from './serving/reading-cache.js';
-import { openStore } from './storage/create-store.js';
+import { openStore } from './open-store.js';
 import type { Store } from './storage/store.js';
 
 export interface RunningServer {
@@ -86,7 +86,7 @@ export async function startServer(
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ url, database: redactUrl(config.databaseUrl) }, 'gridco2 serving');
-  const stopWatching = watchStoreProblems(store, logger);
+  const stopWatching = watchStoreProblems(store, logger, config.databaseUrl);
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -110,12 +110,16 @@ const STORE_CHECK_MS = 30_000;
  * Logs, once each, the store's problems as they appear (a SQLite file deleted under the process,
  * writes refused): `/v1/status` shows them too, but an operator reads the logs first.
  */
-function watchStoreProblems(store: Store, logger: Logger): () => void {
+function watchStoreProblems(store: Store, logger: Logger, databaseUrl: string): () => void {
   let known = new Set<string>();
   const timer = setInterval(() => {
     store.problems().then(
       (problems) => {
-        for (const problem of problems) if (!known.has(problem)) logger.error(`store: ${problem}`);
+        for (const problem of problems) {
+          if (!known.has(problem)) {
+            logger.error({ database: redactUrl(databaseUrl) }, `store: ${problem}`);
+          }
+        }
         known = new Set(problems);
       },
       () => undefined, // an unreachable store is the reading cache's to report

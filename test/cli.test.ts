@@ -28,6 +28,8 @@ const reading: StoredReading = {
   method: 'computed:v1',
   complete: true,
   mix: { gas: 1 },
+  lifecycle: null,
+  direct: null,
 };
 
 /** A SQLite store holding one reading, marked synthetic as the demo marks its own, or not. */

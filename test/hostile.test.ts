@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { FIXED_READINGS, NOW } from './support/fixed-store.js';
+import { fillFixedStore, NOW } from './support/fixed-store.js';
 import { exchange, type RawResponse } from './support/raw-http.js';
 
 /**
@@ -238,7 +238,7 @@ describe('hostile requests over raw sockets', () => {
   beforeAll(async () => {
     const file = join(dir, 'fixed.db');
     const store = new SqliteStore(file);
-    await store.upsertReadings(FIXED_READINGS);
+    await fillFixedStore(store);
     await store.close();
     const config = loadConfig({
       PORT: '0',

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { FIXED_READINGS, FR_FIRST, HOUR_NOW, iso } from './support/fixed-store.js';
+import { fillFixedStore, FR_FIRST, HOUR_NOW, iso } from './support/fixed-store.js';
 import { type ServeProcess, ServeProcesses } from './support/processes.js';
 
 /**
@@ -33,7 +33,7 @@ describe('pipelined clients that never read', () => {
   beforeAll(async () => {
     const file = join(dir, 'fixed.db');
     const store = new SqliteStore(file);
-    await store.upsertReadings(FIXED_READINGS);
+    await fillFixedStore(store);
     await store.close();
     server = await processes.start('pipelining', {
       PORT: '0',

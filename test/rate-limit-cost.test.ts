@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { FIXED_READINGS, FR_FIRST, HOUR_NOW, NOW, iso } from './support/fixed-store.js';
+import { fillFixedStore, FR_FIRST, HOUR_NOW, NOW, iso } from './support/fixed-store.js';
 
 /**
  * A request refused by the rate limit must cost next to nothing (issue 10): the limiter is asked
@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'gridco2-limit-cost-'));
 const file = join(dir, 'fixed.db');
 beforeAll(async () => {
   const store = new SqliteStore(file);
-  await store.upsertReadings(FIXED_READINGS);
+  await fillFixedStore(store);
   await store.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { FIXED_READINGS, NOW, computed, HOUR_NOW } from './support/fixed-store.js';
+import { fillFixedStore, NOW, computed, HOUR_NOW } from './support/fixed-store.js';
 import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres.js';
 
 /**
@@ -42,7 +42,7 @@ async function status(url: string): Promise<{ code: number; ok: boolean; note: s
 async function filledSqlite(name: string): Promise<string> {
   const file = join(dir, name);
   const store = new SqliteStore(file);
-  await store.upsertReadings(FIXED_READINGS);
+  await fillFixedStore(store);
   await store.close();
   return file;
 }
@@ -72,9 +72,8 @@ describe('a SQLite store under a serving process', () => {
     const after = await status(server.url);
     expect(after.code).toBe(503);
     expect(after.ok).toBe(false);
-    expect(after.note).toContain(
-      `store: the SQLite file ${file} was deleted while gridco2 served it`,
-    );
+    expect(after.note).toContain('store: the SQLite file was deleted while gridco2 served it');
+    expect(after.note).not.toContain(file);
     expect((await fetch(`${server.url}/v1/intensity/latest?zone=DE`)).status).toBe(200);
   });
 
@@ -86,7 +85,7 @@ describe('a SQLite store under a serving process', () => {
     copyFileSync(other, file);
     const after = await status(server.url);
     expect(after.code).toBe(503);
-    expect(after.note).toContain(`the SQLite file ${file} was replaced`);
+    expect(after.note).toContain('the SQLite file was replaced');
   });
 
   it('read-only: a refused write shows in /v1/status until a write succeeds', async () => {
@@ -99,7 +98,7 @@ describe('a SQLite store under a serving process', () => {
       await expect(server.store.upsertReadings([computed('DE', HOUR_NOW, 123)])).rejects.toThrow();
       const after = await status(server.url);
       expect(after.code).toBe(503);
-      expect(after.note).toMatch(/store: the SQLite file refuses writes \(SQLITE_\w+/);
+      expect(after.note).toContain('store: the SQLite file refuses writes');
     } finally {
       undo();
     }
@@ -121,8 +120,10 @@ describe.runIf(await isPostgresAvailable('store problems on PostgreSQL'))(
         );
         // New sessions take the setting: end the pool's, as a failover to a standby would.
         await database.terminateConnections();
+        // The pool reconnects on demand; until it has, status says the store is unavailable.
         let after = await status(server.url);
-        for (let attempt = 0; after.code !== 503 && attempt < 50; attempt++) {
+        for (let attempt = 0; !after.note.includes('read-only') && attempt < 100; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
           after = await status(server.url);
         }
         expect(after.code).toBe(503);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { IngestReport, StoredReading } from '../src/core/reading.js';
+import type { IngestReport, StoredForecast, StoredReading } from '../src/core/reading.js';
 import type { Store } from '../src/storage/store.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
@@ -60,8 +60,29 @@ const computed = (zone: string, ts: number, value: number, complete = true): Sto
   ts,
   value,
   method: 'computed:v1',
+  lifecycle: complete ? value : null,
+  direct: complete ? value / 2 : null,
   complete,
   mix: { gas: 100, wind: value },
+});
+
+const operator = (ts: number, value: number): StoredReading => ({
+  zone: 'GB',
+  ts,
+  value,
+  method: 'upstream:uk-operator:actual',
+  complete: true,
+  mix: null,
+  lifecycle: null,
+  direct: null,
+});
+
+const forecast = (zone: string, ts: number, issuedAt: number, value: number): StoredForecast => ({
+  zone,
+  ts,
+  kind: 'uk-operator:intensity',
+  issuedAt,
+  value,
 });
 
 describe.each(backends)('store contract: $name', (backend) => {
@@ -115,37 +136,75 @@ describe.each(backends)('store contract: $name', (backend) => {
     await store.upsertReadings([
       computed('DE', T0, 1),
       computed('DE', T0 + 5 * H, 2),
-      {
-        zone: 'GB',
-        ts: T0,
-        value: 90,
-        method: 'upstream:uk-operator:forecast',
-        complete: true,
-        mix: null,
-      },
+      operator(T0, 90),
     ]);
     const latest = await store.latestPerZone();
     const byZone = Object.fromEntries(latest.map((r) => [r.zone, r]));
     expect(Object.keys(byZone).sort()).toEqual(['DE', 'GB']);
     expect(byZone.DE).toEqual({ zone: 'DE', ts: T0 + 5 * H, value: 2, method: 'computed:v1' });
-    expect(byZone.GB?.method).toBe('upstream:uk-operator:forecast');
+    expect(byZone.GB?.method).toBe('upstream:uk-operator:actual');
     expect(await store.newestStoredTs('FR')).toBeNull();
   });
 
-  it('keeps at most the one forecast it is told to keep', async () => {
-    const forecast = (ts: number): StoredReading => ({
-      zone: 'GB',
-      ts,
-      value: 100,
-      method: 'upstream:uk-operator:forecast',
-      complete: true,
-      mix: null,
+  it('keeps forecasts apart, by interval and issue time, and names the newest of each zone', async () => {
+    await store.upsertForecasts([
+      forecast('GB', T0, T0 - 600, 100),
+      forecast('GB', T0 + 1800, T0 - 600, 110),
+      forecast('GB', T0 + 1800, T0, 120),
+      forecast('XX', T0, T0, 5),
+    ]);
+    // A repeat of the same interval and issue time replaces its value.
+    await store.upsertForecasts([forecast('GB', T0 + 1800, T0, 121)]);
+    const newest = await store.newestForecasts('uk-operator:intensity');
+    expect(newest).toEqual([forecast('GB', T0 + 1800, T0, 121), forecast('XX', T0, T0, 5)]);
+    // Never readings.
+    expect(await store.readStored('GB', T0 - H, T0 + H)).toEqual([]);
+    expect(await store.latestPerZone()).toEqual([]);
+  });
+
+  it('serves each basis from its own column, and the mix of published intervals', async () => {
+    await store.upsertReadings([
+      { ...computed('DE', T0, 400), mix: { coal: 1, gas: 1 }, lifecycle: 400, direct: 300 },
+      computed('DE', T0 + H, 9, false),
+      operator(T0, 150),
+    ]);
+    // GB's mix comes from its own feed, beside the operator's figure, without touching it.
+    await store.upsertMixes([
+      { zone: 'GB', ts: T0, mix: { gas: 40, 'wind-onshore': 60 }, lifecycle: 200, direct: 148 },
+      { zone: 'GB', ts: T0 + 1800, mix: { gas: 50 }, lifecycle: 245, direct: 185 },
+    ]);
+    expect(await store.readingsInWindow('GB', T0, T0 + H, 10)).toEqual([
+      { ts: T0, value: 150, method: 'upstream:uk-operator:actual' },
+    ]);
+    expect(await store.readingsInWindow('GB', T0, T0 + H, 10, 'lifecycle')).toEqual([
+      { ts: T0, value: 200, method: 'computed:v1' },
+      { ts: T0 + 1800, value: 245, method: 'computed:v1' },
+    ]);
+    expect(await store.readingsInWindow('DE', T0, T0 + 2 * H, 10, 'direct')).toEqual([
+      { ts: T0, value: 300, method: 'computed:v1:direct' },
+    ]);
+    const latestDirect = await store.latestPerZone('direct');
+    expect(latestDirect.sort((a, b) => a.zone.localeCompare(b.zone))).toEqual([
+      { zone: 'DE', ts: T0, value: 300, method: 'computed:v1:direct' },
+      { zone: 'GB', ts: T0 + 1800, value: 185, method: 'computed:v1:direct' },
+    ]);
+    expect(await store.mixesInWindow('DE', T0, T0 + 2 * H, 10)).toEqual([
+      { ts: T0, mix: { coal: 1, gas: 1 } },
+    ]);
+    expect(await store.mixesInWindow('GB', T0, T0 + H, 1)).toEqual([
+      { ts: T0, mix: { gas: 40, 'wind-onshore': 60 } },
+    ]);
+    // A later operator figure leaves the interval's mix and basis values where they were.
+    await store.upsertReadings([operator(T0, 155)]);
+    const [row] = await store.readStored('GB', T0, T0 + 1);
+    expect(row).toMatchObject({
+      value: 155,
+      lifecycle: 200,
+      direct: 148,
+      mix: { gas: 40, 'wind-onshore': 60 },
     });
-    await store.upsertReadings([forecast(T0), forecast(T0 + 1800), forecast(T0 + 3600)]);
-    expect(await store.deleteForecastsExcept('GB', T0 + 3600)).toBe(2);
-    const left = await store.readStored('GB', T0, T0 + 2 * H);
-    expect(left.map((row) => row.ts)).toEqual([T0 + 3600]);
-    expect(await store.deleteForecastsExcept('GB', null)).toBe(1);
+    // A mix alone does not publish the interval on the default basis.
+    expect(await store.readingsInWindow('GB', T0 + 1800, T0 + H, 10)).toEqual([]);
   });
 
   it('pages through every stored row by key', async () => {
@@ -169,20 +228,12 @@ describe.each(backends)('store contract: $name', (backend) => {
     expect(await store.dataVersion()).toBeGreaterThan(before);
   });
 
-  it('lists the changes since a data version, deletions included, in write order', async () => {
+  it('lists the changes since a data version, with each basis and the forecasts, in write order', async () => {
     const start = await store.dataVersion();
     await store.upsertReadings([computed('DE', T0, 1), computed('FR', T0, 2)]);
     const middle = await store.dataVersion();
-    const forecast: StoredReading = {
-      zone: 'GB',
-      ts: T0,
-      value: 90,
-      method: 'upstream:uk-operator:forecast',
-      complete: true,
-      mix: null,
-    };
-    await store.upsertReadings([computed('DE', T0, 3, false), forecast]);
-    await store.deleteForecastsExcept('GB', null);
+    await store.upsertReadings([computed('DE', T0, 3, false)]);
+    await store.upsertForecasts([forecast('GB', T0, T0, 90)]);
 
     const all = await store.changesSince(start, 100);
     expect(all.complete).toBe(true);
@@ -191,22 +242,26 @@ describe.each(backends)('store contract: $name', (backend) => {
     expect(all.changes.map((c) => [c.zone, c.published])).toEqual([
       ['FR', true],
       ['DE', false],
-      ['GB', false],
     ]);
+    expect(all.forecasts).toEqual([forecast('GB', T0, T0, 90)]);
     const later = await store.changesSince(middle, 100);
-    expect(later.changes.map((c) => c.zone)).toEqual(['DE', 'GB']);
-    expect(later.changes[0]).toEqual({
-      zone: 'DE',
-      ts: T0,
-      value: 3,
-      method: 'computed:v1',
-      published: false,
-    });
+    expect(later.changes).toEqual([
+      {
+        zone: 'DE',
+        ts: T0,
+        value: 3,
+        method: 'computed:v1',
+        published: false,
+        lifecycle: null,
+        direct: null,
+      },
+    ]);
+    expect(all.changes.find((c) => c.zone === 'FR')).toMatchObject({ lifecycle: 2, direct: 1 });
     const none = await store.changesSince(all.version, 100);
-    expect(none).toEqual({ version: all.version, changes: [], complete: true });
-    const capped = await store.changesSince(start, 2);
+    expect(none).toEqual({ version: all.version, changes: [], forecasts: [], complete: true });
+    const capped = await store.changesSince(start, 1);
     expect(capped.complete).toBe(false);
-    expect(capped.changes).toHaveLength(2);
+    expect(capped.changes).toHaveLength(1);
   });
 
   it('grants a lease to one holder at a time until it expires or is released', async () => {

@@ -102,6 +102,9 @@ describe('computeReadings', () => {
         method: COMPUTED_METHOD,
         complete: true,
         mix: { coal: 150, 'wind-onshore': 300.5 },
+        lifecycle: (150 * 820 + 300.5 * 11) / 450.5,
+        // Direct: coal 760, wind 0.
+        direct: (150 * 760 + 300.5 * 0) / 450.5,
       },
     ]);
     expect(quality).toEqual({
@@ -111,6 +114,20 @@ describe('computeReadings', () => {
       clampedNegatives: 0,
       unknownCodes: [],
     });
+  });
+
+  it('publishes an incomplete hour on no basis', () => {
+    const { readings } = computeReadings(
+      'XX',
+      generation({ B04: { [H0]: 100, [H1]: 100 }, B05: { [H0]: 50 } }),
+      PSR_TYPES,
+    );
+    expect(
+      readings.map(({ complete, lifecycle, direct }) => [complete, lifecycle, direct]),
+    ).toEqual([
+      [true, (100 * 490 + 50 * 820) / 150, (100 * 370 + 50 * 760) / 150],
+      [false, null, null],
+    ]);
   });
 
   it('leaves storage out of both sums and out of the completeness check', () => {

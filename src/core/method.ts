@@ -4,15 +4,17 @@
  *
  *     gco2eq_kwh = sum_f( E_f * EF_f ) / sum_f( E_f )      (storage in neither sum)
  */
-import { CATEGORIES, EMISSION_FACTORS, isCategory, type Category } from './factors.js';
+import { type Basis, CATEGORIES, FACTORS, isCategory, type Category } from './factors.js';
 import type { GenerationByCode, HourlySeries } from './generation.js';
-import type { CodeTable } from './production-types.js';
-import type { Method, Mix, StoredReading, ZoneQuality } from './reading.js';
+import { type CodeTable, isExcluded } from './production-types.js';
+import type { Method, Mix, StoredForecast, StoredReading, ZoneQuality } from './reading.js';
 
 export const COMPUTED_METHOD = 'computed:v1' satisfies Method;
 
 export interface ZoneReadings {
   readonly readings: readonly StoredReading[];
+  /** Upstream forecasts fetched with the readings (GB's operator forecast), never readings. */
+  readonly forecasts?: readonly StoredForecast[];
   readonly quality: ZoneQuality;
 }
 
@@ -42,8 +44,8 @@ export function computeReadings(
   for (const [code, series] of generation) {
     const codeClass = codes.get(code);
     if (codeClass === undefined) unknownCodes.push(code);
-    if (codeClass === 'storage' || series.size === 0) continue;
-    included.push({ category: codeClass ?? 'other', series });
+    if ((codeClass !== undefined && isExcluded(codeClass)) || series.size === 0) continue;
+    included.push({ category: (codeClass as Category | undefined) ?? 'other', series });
   }
 
   const hours = [...new Set(included.flatMap(({ series }) => [...series.keys()]))].sort(
@@ -72,7 +74,16 @@ export function computeReadings(
     const value = intensityOfMix(mix);
     const complete = everyCodeReported && value !== null;
     if (!complete) incompleteHours += 1;
-    return { zone, ts, value, method: COMPUTED_METHOD, complete, mix };
+    return {
+      zone,
+      ts,
+      value,
+      method: COMPUTED_METHOD,
+      complete,
+      mix,
+      lifecycle: complete ? value : null,
+      direct: complete ? intensityOfMix(mix, 'direct') : null,
+    };
   });
 
   return {
@@ -88,23 +99,25 @@ export function computeReadings(
 }
 
 /**
- * gCO2eq/kWh of a stored mix (MWh per category) with the current factors; null when total
- * generation is not above zero. `computeReadings` uses it too, so recomputing an unchanged mix
- * gives back exactly the stored value. Throws on a key that is not a category: the store only
- * holds mixes written by this module, so such a key means the row is corrupt.
+ * gCO2eq/kWh of a stored mix (amounts per category: MWh, or GB's shares) on `basis` with the
+ * current factors; null when the total is not above zero. `computeReadings` uses it too, so
+ * recomputing an unchanged mix gives back exactly the stored value. Throws on a key that is not a
+ * category: the store only holds mixes written by this module, so such a key means the row is
+ * corrupt.
  */
-export function intensityOfMix(mix: Mix): number | null {
+export function intensityOfMix(mix: Mix, basis: Basis = 'lifecycle'): number | null {
   for (const key of Object.keys(mix)) {
     if (!isCategory(key)) throw new RangeError(`mix has an unknown fuel category: ${key}`);
   }
+  const factors = FACTORS[basis];
   let emissions = 0;
   let total = 0;
   // Fixed summation order: the same mix always gives the same floating-point result.
   for (const category of CATEGORIES) {
-    const mwh = mix[category];
-    if (mwh === undefined) continue;
-    emissions += mwh * EMISSION_FACTORS[category];
-    total += mwh;
+    const amount = mix[category];
+    if (amount === undefined) continue;
+    emissions += amount * factors[category].value;
+    total += amount;
   }
   return total > 0 ? emissions / total : null;
 }

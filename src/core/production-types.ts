@@ -4,8 +4,14 @@
  */
 import type { Category } from './factors.js';
 
-/** `storage` is excluded from both sums of the formula (docs/method.md). */
-export type CodeClass = Category | 'storage';
+/**
+ * `storage` and `imports` are excluded from both sums of the formula (docs/method.md): values
+ * are generation inside the zone.
+ */
+export type CodeClass = Category | 'storage' | 'imports';
+
+export const isExcluded = (codeClass: CodeClass): codeClass is 'storage' | 'imports' =>
+  codeClass === 'storage' || codeClass === 'imports';
 
 export type CodeTable = ReadonlyMap<string, CodeClass>;
 
@@ -64,3 +70,19 @@ const CAISO_FUEL_TYPES: CodeTable = new Map([...EIA_FUEL_TYPES, ['OTH', 'storage
 export function eiaFuelTypesOf(respondent: string): CodeTable {
   return respondent === 'CISO' ? CAISO_FUEL_TYPES : EIA_FUEL_TYPES;
 }
+
+/**
+ * NESO generation-mix `fuel` (docs/method.md, "Great Britain"). The operator's `wind` is one
+ * undivided figure, booked as onshore (as EIA's WND); imports are not GB generation.
+ */
+export const NESO_FUELS: CodeTable = new Map<string, CodeClass>([
+  ['biomass', 'biomass'],
+  ['coal', 'coal'],
+  ['gas', 'gas'],
+  ['nuclear', 'nuclear'],
+  ['hydro', 'hydro'],
+  ['solar', 'solar'],
+  ['wind', 'wind-onshore'],
+  ['other', 'other'],
+  ['imports', 'imports'],
+]);

@@ -1,15 +1,24 @@
+import type { Basis } from './factors.js';
 import type { SourceId } from './zones.js';
 
 export const METHODS = [
   'computed:v1',
+  'computed:v1:direct',
   'upstream:uk-operator:actual',
   'upstream:uk-operator:forecast',
 ] as const;
 export type Method = (typeof METHODS)[number];
 
+/** The method of a value computed from a mix on `basis`. */
+export const BASIS_METHOD: Readonly<Record<Basis, Method>> = {
+  lifecycle: 'computed:v1',
+  direct: 'computed:v1:direct',
+};
+
 /**
- * Energy per fuel category over one interval, in MWh (for an hour: the mean MW).
- * Stored beside every computed value so it can be recomputed without refetching.
+ * Generation per fuel category over one interval: MWh (for an hour, the mean MW) for Europe and
+ * the US, the percentage of generation for GB (the operator publishes shares only). Stored beside
+ * every computed value so it can be recomputed without refetching.
  */
 export type Mix = Readonly<Record<string, number>>;
 
@@ -26,8 +35,39 @@ export interface StoredReading {
    * served (decisions.md, "Bad hours").
    */
   readonly complete: boolean;
-  /** MWh per category behind a computed value; null for upstream figures (GB). */
+  /** The generation behind the values; null for a GB operator figure. */
   readonly mix: Mix | null;
+  /** gCO2eq/kWh from `mix` with lifecycle factors; null unless the mix is publishable. */
+  readonly lifecycle: number | null;
+  /** gCO2eq/kWh from `mix` with direct factors; null unless the mix is publishable. */
+  readonly direct: number | null;
+}
+
+/**
+ * The generation mix of one interval and its values on both bases, written apart from the
+ * interval's default value where a second feed brings it (GB's generation mix).
+ */
+export interface StoredMix {
+  readonly zone: string;
+  readonly ts: number;
+  readonly mix: Mix;
+  readonly lifecycle: number | null;
+  readonly direct: number | null;
+}
+
+/** What an upstream forecast predicts. */
+export const FORECAST_KINDS = ['uk-operator:intensity'] as const;
+export type ForecastKind = (typeof FORECAST_KINDS)[number];
+
+/** One upstream forecast of one interval, as issued at one time. Never mixed with actuals. */
+export interface StoredForecast {
+  readonly zone: string;
+  /** Start of the interval forecast. */
+  readonly ts: number;
+  readonly kind: ForecastKind;
+  /** When the forecast was issued (fetched), epoch seconds. */
+  readonly issuedAt: number;
+  readonly value: number;
 }
 
 /** A published reading, as the API serves it. */

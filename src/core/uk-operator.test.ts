@@ -17,8 +17,12 @@ describe('operatorReadings (the GB rule of method.md)', () => {
     halfHour('2025-01-01T12:30Z', 130, null), // future
   ];
 
-  it('republishes settled values, and the forecast of the newest started half-hour only', () => {
-    const { readings, quality } = operatorReadings('GB', halfHours, T('2025-01-01T12:10Z'));
+  it('republishes settled values, and keeps the forecast of the newest started half-hour apart', () => {
+    const { readings, forecasts, quality } = operatorReadings(
+      'GB',
+      halfHours,
+      T('2025-01-01T12:10Z'),
+    );
     expect(readings).toEqual([
       {
         zone: 'GB',
@@ -27,19 +31,22 @@ describe('operatorReadings (the GB rule of method.md)', () => {
         method: 'upstream:uk-operator:actual',
         complete: true,
         mix: null,
+        lifecycle: null,
+        direct: null,
       },
+    ]);
+    expect(forecasts).toEqual([
       {
         zone: 'GB',
         ts: T('2025-01-01T12:00Z'),
+        kind: 'uk-operator:intensity',
+        issuedAt: T('2025-01-01T12:10Z'),
         value: 120,
-        method: 'upstream:uk-operator:forecast',
-        complete: true,
-        mix: null,
       },
     ]);
     expect(quality).toEqual({
       zone: 'GB',
-      pointsStored: 2,
+      pointsStored: 1,
       incompleteHours: 0,
       clampedNegatives: 0,
       unknownCodes: [],
@@ -48,13 +55,18 @@ describe('operatorReadings (the GB rule of method.md)', () => {
 
   it('gives no forecast from a reply that ends before the half-hour in progress', () => {
     // A backfill chunk, or a lagging reply: its last unsettled entry is in the past.
-    const { readings } = operatorReadings('GB', halfHours.slice(0, 2), T('2025-01-01T12:10Z'));
+    const { readings, forecasts } = operatorReadings(
+      'GB',
+      halfHours.slice(0, 2),
+      T('2025-01-01T12:10Z'),
+    );
     expect(readings.map((reading) => reading.method)).toEqual(['upstream:uk-operator:actual']);
+    expect(forecasts).toEqual([]);
   });
 
   it('counts a half-hour starting exactly now as started', () => {
-    const { readings } = operatorReadings('GB', halfHours, T('2025-01-01T12:30Z'));
-    expect(readings.at(-1)).toMatchObject({ ts: T('2025-01-01T12:30Z'), value: 130 });
+    const { forecasts } = operatorReadings('GB', halfHours, T('2025-01-01T12:30Z'));
+    expect(forecasts).toMatchObject([{ ts: T('2025-01-01T12:30Z'), value: 130 }]);
   });
 
   it('gives no forecast when the newest started half-hour is settled', () => {

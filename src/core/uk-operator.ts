@@ -2,8 +2,10 @@
  * The GB rule of docs/method.md ("`upstream:uk-operator:actual` and `:forecast`"): the
  * operator's figures are republished unchanged at 30-minute resolution, never recomputed.
  */
-import type { ZoneReadings } from './method.js';
-import type { StoredReading } from './reading.js';
+import { CATEGORIES, type Category } from './factors.js';
+import { intensityOfMix, type ZoneReadings } from './method.js';
+import { isExcluded, NESO_FUELS } from './production-types.js';
+import type { Mix, StoredForecast, StoredMix, StoredReading } from './reading.js';
 
 export const HALF_HOUR = 1800;
 
@@ -18,9 +20,10 @@ export interface OperatorHalfHour {
 /**
  * Turns operator half-hours into GB readings as of `now` (epoch seconds):
  * - a half-hour with `actual` → `upstream:uk-operator:actual`;
- * - the half-hour in progress at `now`, if it has no `actual` → `upstream:uk-operator:forecast`
- *   with the forecast figure (docs/api.md, "Data rules": at most one forecast reading at a time);
- * - every other half-hour without `actual` (future ones, older unsettled ones) is not a reading.
+ * - the half-hour in progress at `now`, if it has no `actual` → a forecast issued at `now`, kept
+ *   apart from readings; it is served as the one `upstream:uk-operator:forecast` reading while no
+ *   later half-hour is settled (docs/api.md, "Data rules");
+ * - every other half-hour without `actual` (future ones, older unsettled ones) is neither.
  * When `halfHours` repeats a start (overlapping fetches), the later entry wins unless it would
  * replace a settled figure with an unsettled one.
  */
@@ -43,16 +46,32 @@ export function operatorReadings(
   const inProgress = Math.floor(now / HALF_HOUR) * HALF_HOUR;
 
   const readings: StoredReading[] = [];
+  const forecasts: StoredForecast[] = [];
   for (const halfHour of started) {
-    const base = { zone, ts: halfHour.start, complete: true, mix: null };
     if (halfHour.actual !== null) {
-      readings.push({ ...base, value: halfHour.actual, method: 'upstream:uk-operator:actual' });
+      readings.push({
+        zone,
+        ts: halfHour.start,
+        value: halfHour.actual,
+        method: 'upstream:uk-operator:actual',
+        complete: true,
+        mix: null,
+        lifecycle: null,
+        direct: null,
+      });
     } else if (halfHour.start === inProgress && halfHour.forecast !== null) {
-      readings.push({ ...base, value: halfHour.forecast, method: 'upstream:uk-operator:forecast' });
+      forecasts.push({
+        zone,
+        ts: halfHour.start,
+        kind: 'uk-operator:intensity',
+        issuedAt: now,
+        value: halfHour.forecast,
+      });
     }
   }
   return {
     readings,
+    forecasts,
     quality: {
       zone,
       pointsStored: readings.length,
@@ -61,4 +80,48 @@ export function operatorReadings(
       unknownCodes: [],
     },
   };
+}
+
+/** One operator half-hour of the generation mix: percentage of GB generation per fuel. */
+export interface OperatorMixHalfHour {
+  readonly start: number;
+  /** `fuel` → `perc`, as published (imports included, not summing to exactly 100). */
+  readonly shares: ReadonlyMap<string, number>;
+}
+
+/**
+ * GB's mix half-hours as stored mixes (docs/method.md, "Great Britain"): fuels mapped to
+ * categories, imports left out of both sums, intensity = sum(share x factor) / sum(shares) on
+ * each basis. A half-hour whose included shares sum to 0 is stored unpublished (both values
+ * null); an unknown fuel is booked as `other`, like an unknown production code.
+ */
+export function operatorMixes(
+  zone: string,
+  halfHours: readonly OperatorMixHalfHour[],
+): { mixes: StoredMix[]; unknownFuels: string[] } {
+  const unknown = new Set<string>();
+  const mixes = halfHours.map((halfHour): StoredMix => {
+    const shares = new Map<Category, number>();
+    for (const [fuel, perc] of halfHour.shares) {
+      const codeClass = NESO_FUELS.get(fuel);
+      if (codeClass === undefined) unknown.add(fuel);
+      if (codeClass !== undefined && isExcluded(codeClass)) continue;
+      const category = (codeClass as Category | undefined) ?? 'other';
+      shares.set(category, (shares.get(category) ?? 0) + Math.max(perc, 0));
+    }
+    const mix: Record<string, number> = {};
+    for (const category of CATEGORIES) {
+      const share = shares.get(category);
+      if (share !== undefined) mix[category] = share;
+    }
+    const lifecycle = intensityOfMix(mix as Mix);
+    return {
+      zone,
+      ts: halfHour.start,
+      mix,
+      lifecycle,
+      direct: lifecycle === null ? null : intensityOfMix(mix, 'direct'),
+    };
+  });
+  return { mixes, unknownFuels: [...unknown].sort() };
 }

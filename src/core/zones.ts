@@ -26,6 +26,13 @@ interface SourceInfo {
    */
   readonly historyStart: string;
   readonly upstreamName: string;
+  /**
+   * What a value on no basis is: the lifecycle value computed from the mix (`computed:v1`), or
+   * the operator's own figure, with the mix computed on each basis beside it.
+   */
+  readonly defaultValue: 'lifecycle' | 'operator';
+  /** Unit of the mix: energy per interval, or the share of generation the operator publishes. */
+  readonly mixUnit: 'MWh' | '%';
 }
 
 export const SOURCE_INFO: Readonly<Record<SourceId, SourceInfo>> = {
@@ -33,16 +40,22 @@ export const SOURCE_INFO: Readonly<Record<SourceId, SourceInfo>> = {
     staleAfterHours: 8,
     historyStart: '2024-08-01T00:00:00Z',
     upstreamName: 'ENTSO-E Transparency Platform',
+    defaultValue: 'lifecycle',
+    mixUnit: 'MWh',
   },
   'us-agency': {
     staleAfterHours: 36,
     historyStart: '2019-01-01T00:00:00Z',
     upstreamName: 'US Energy Information Administration (EIA)',
+    defaultValue: 'lifecycle',
+    mixUnit: 'MWh',
   },
   'uk-operator': {
     staleAfterHours: 4,
     historyStart: '2017-09-01T00:00:00Z',
     upstreamName: 'NESO Carbon Intensity API',
+    defaultValue: 'operator',
+    mixUnit: '%',
   },
 };
 

@@ -3,7 +3,7 @@ import { findZone, type Zone } from '../core/zones.js';
 import { runBackfill } from '../ingest/backfill.js';
 import { createSourceAdapter } from '../ingest/sources.js';
 import { createLogger } from '../server.js';
-import { openStore } from '../storage/create-store.js';
+import { openStore } from '../open-store.js';
 import type { Store } from '../storage/store.js';
 import type { WorkerReply, WorkerRequest } from './backfill-pool.js';
 

@@ -32,6 +32,12 @@ export const API_ERRORS = {
       `invalid param: ${param}`,
       `use ISO 8601 UTC, e.g. ${param}=${ACCEPTED_EXAMPLE}`,
     ),
+  invalidBasis: () =>
+    new ApiError(
+      400,
+      'invalid param: basis',
+      'use basis=lifecycle or basis=direct, or leave it out',
+    ),
   invalidWindow: () =>
     new ApiError(400, 'invalid window: from must be before to', 'give from earlier than to'),
   unknownZone: (given: string) =>
@@ -70,10 +76,6 @@ export const API_ERRORS = {
       `wait for the answers before sending more than ${max} requests on one connection`,
       { 'retry-after': '1' },
     ),
-  tooManyConnections: () =>
-    new ApiError(503, 'too many connections', 'retry later with fewer open connections', {
-      'retry-after': '5',
-    }),
   /** A status Fastify itself produced (e.g. 415, 413); the message is the status text. */
   framework: (status: number, statusText: string) =>
     new ApiError(

@@ -1,18 +1,22 @@
-import type { ZoneReading } from '../core/reading.js';
+import type { Basis } from '../core/factors.js';
+import type { ForecastKind, Reading, ZoneReading } from '../core/reading.js';
+import { servedForecast } from '../core/served-forecast.js';
 import { formatTs } from '../core/time.js';
-import { ZONES } from '../core/zones.js';
+import { SOURCE_INFO, ZONES, type Zone } from '../core/zones.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
 import { EncodedBody, ResponseCache } from '../serving/response-cache.js';
 import { ZoneSeries } from '../serving/zone-series.js';
 import type { Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
-import { encodeHistory, encodeLatest } from './encode.js';
+import { encodeHistory, encodeLatest, encodeMix } from './encode.js';
 
 export const MAX_POINTS = 5000;
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 const MIN_COMPRESS_BYTES = 1024;
 const EMPTY_SERIES = new ZoneSeries();
 const ZONE_ORDER = new Map(ZONES.map((zone, index) => [zone.code, index]));
+/** The forecasts served as readings on the default basis (the GB operator's). */
+const SERVED_FORECAST: ForecastKind = 'uk-operator:intensity';
 
 /** One representation of a body, ready to send: the bytes, its own ETag and its encoding. */
 export interface Representation {
@@ -24,9 +28,10 @@ export interface Representation {
 }
 
 /**
- * Builds the bodies of the two data endpoints, from the in-memory reading cache when it is loaded
+ * Builds the bodies of the data endpoints, from the in-memory reading cache when it is loaded
  * (kept encoded until the data changes) or from the store. Used by the Fastify routes and by the
- * fast path alike, so both send the same bytes.
+ * fast path alike, so both send the same bytes. `basis` undefined is each zone's own value (the
+ * default basis); mixes are read from the store, their bodies kept like the others.
  */
 export class DataResponder {
   private readonly responses = new ResponseCache(RESPONSE_CACHE_BYTES);
@@ -45,65 +50,135 @@ export class DataResponder {
     return this.cache !== undefined && this.cache.ready && this.cache.storeReachable;
   }
 
-  /** Whether memory holds a reading of `zone` (answered without a 404). */
-  hasCachedLatest(zone: string): boolean {
-    return this.cached && (this.cache!.zone(zone)?.length ?? 0) > 0;
+  /** Whether memory holds a reading of `zone` on `basis` (answered without a 404). */
+  hasCachedLatest(zone: string, basis?: Basis): boolean {
+    return this.cached && (this.cache!.zone(zone, basis)?.length ?? 0) > 0;
   }
 
   /** From memory only: undefined when memory cannot answer, or the zone has no reading. */
-  cachedLatest(zone: string | undefined): EncodedBody | undefined {
+  cachedLatest(zone: string | undefined, basis?: Basis): EncodedBody | undefined {
     if (!this.cached) return undefined;
-    const key = zone ? `latest:${zone}` : 'latest';
+    const key = `latest:${basis ?? ''}:${zone ?? ''}`;
     const known = this.responses.get(key);
     if (known) return known;
-    const latest = this.cache!.latest();
+    const latest = this.cache!.latest(basis);
     const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
     if (zone && selected.length === 0) return undefined;
     return this.responses.getOrBuild(key, () => this.encode(encodeLatest(selected)));
   }
 
   /** From memory only: undefined when memory cannot answer. */
-  cachedHistory(zone: string, from: number, to: number): EncodedBody | undefined {
+  cachedHistory(zone: string, from: number, to: number, basis?: Basis): EncodedBody | undefined {
     if (!this.cached) return undefined;
     // Windows are admitted on their second request: unique windows pass through uncached.
     return this.responses.getOrBuild(
-      `history:${zone}:${from}:${to}`,
-      () => this.encodeWindow(zone, from, to, this.cache!.zone(zone) ?? EMPTY_SERIES),
+      `history:${basis ?? ''}:${zone}:${from}:${to}`,
+      () => this.encodeWindow(zone, from, to, this.cache!.zone(zone, basis) ?? EMPTY_SERIES),
       true,
     );
   }
 
-  /** The newest reading of every zone: from memory when loaded, else from the store. */
+  /** A mix body kept from an earlier request, if memory is current and holds one. */
+  cachedMix(zone: string, from: number, to: number): EncodedBody | undefined {
+    return this.cached ? this.responses.get(mixKey(zone, from, to)) : undefined;
+  }
+
+  /**
+   * The newest reading of every zone on the default basis (the GB forecast included): from
+   * memory when loaded, else from the store.
+   */
   async latestReadings(): Promise<ZoneReading[]> {
     this.refuseWhenStoreLost();
-    return this.cached ? this.cache!.latest() : fromStore(() => this.store.latestPerZone());
+    return this.cached ? this.cache!.latest() : this.latestFromStore(undefined);
   }
 
   /** The latest body; 404 for a zone without reading, 503 when the store is unreachable. */
-  async latest(zone: string | undefined, given: string | undefined): Promise<EncodedBody> {
+  async latest(
+    zone: string | undefined,
+    given: string | undefined,
+    basis?: Basis,
+  ): Promise<EncodedBody> {
     this.refuseWhenStoreLost();
     if (this.cached) {
-      const fromMemory = this.cachedLatest(zone);
+      const fromMemory = this.cachedLatest(zone, basis);
       if (!fromMemory) throw API_ERRORS.unknownZone(given ?? zone!);
       return fromMemory;
     }
-    const latest = inZoneOrder(await fromStore(() => this.store.latestPerZone()));
+    const latest = await this.latestFromStore(basis);
     const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
     if (zone && selected.length === 0) throw API_ERRORS.unknownZone(given ?? zone);
     return this.encode(encodeLatest(selected));
   }
 
-  async history(zone: string, from: number, to: number): Promise<EncodedBody> {
+  async history(zone: string, from: number, to: number, basis?: Basis): Promise<EncodedBody> {
     this.refuseWhenStoreLost();
-    const fromMemory = this.cachedHistory(zone, from, to);
+    const fromMemory = this.cachedHistory(zone, from, to, basis);
     if (fromMemory) return fromMemory;
-    const rows = await fromStore(() => this.store.readingsInWindow(zone, from, to, MAX_POINTS + 1));
+    const rows = await fromStore(() =>
+      this.store.readingsInWindow(zone, from, to, MAX_POINTS + 1, basis),
+    );
+    if (basis === undefined) {
+      // The GB forecast reading: served while nothing at or after its interval is settled.
+      const forecast = await this.servedForecastFromStore(zone);
+      if (forecast && forecast.ts >= from && forecast.ts < to) rows.push(forecast);
+    }
     return this.encodeWindow(zone, from, to, new ZoneSeries(rows));
+  }
+
+  /** The published mixes of a zone in `from <= ts < to`, at most MAX_POINTS (then truncated). */
+  async mix(zone: Zone, from: number, to: number): Promise<EncodedBody> {
+    this.refuseWhenStoreLost();
+    const known = this.cachedMix(zone.code, from, to);
+    if (known) return known;
+    const rows = await fromStore(() =>
+      this.store.mixesInWindow(zone.code, from, to, MAX_POINTS + 1),
+    );
+    const truncation = truncate(rows.length, (index) => rows[index]!.ts);
+    const body = this.encode(
+      encodeMix({
+        zone: zone.code,
+        from,
+        to,
+        unit: SOURCE_INFO[zone.source].mixUnit,
+        points: rows.slice(0, MAX_POINTS),
+        ...(truncation && { note: truncation.note }),
+      }),
+      truncation?.nextFrom,
+    );
+    // Kept only while memory follows the store: it is emptied whenever the data changes.
+    return this.cached ? this.responses.admit(mixKey(zone.code, from, to), body, true) : body;
   }
 
   /** Heap bytes held by encoded bodies kept for reuse, compressed variants included. */
   get cachedBodyBytes(): number {
     return this.responses.heldBytes;
+  }
+
+  private async latestFromStore(basis: Basis | undefined): Promise<ZoneReading[]> {
+    const latest = await fromStore(() => this.store.latestPerZone(basis));
+    if (basis !== undefined) return inZoneOrder(latest);
+    const forecasts = await fromStore(() => this.store.newestForecasts(SERVED_FORECAST));
+    const withForecasts = latest.filter((reading) => {
+      const forecast = forecasts.find((candidate) => candidate.zone === reading.zone);
+      return servedForecast(reading.ts, forecast) === undefined;
+    });
+    for (const forecast of forecasts) {
+      const newest = latest.find((reading) => reading.zone === forecast.zone)?.ts;
+      const served = servedForecast(newest, forecast);
+      if (served) withForecasts.push({ zone: forecast.zone, ...served });
+    }
+    return inZoneOrder(withForecasts);
+  }
+
+  private async servedForecastFromStore(zone: string): Promise<Reading | undefined> {
+    const forecast = (await fromStore(() => this.store.newestForecasts(SERVED_FORECAST))).find(
+      (candidate) => candidate.zone === zone,
+    );
+    if (!forecast) return undefined;
+    const [settled] = await fromStore(() =>
+      this.store.readingsInWindow(zone, forecast.ts, Number.MAX_SAFE_INTEGER, 1),
+    );
+    return servedForecast(settled?.ts, forecast);
   }
 
   private encode(text: string, nextFrom?: number): EncodedBody {
@@ -117,26 +192,43 @@ export class DataResponder {
   private encodeWindow(zone: string, from: number, to: number, series: ZoneSeries): EncodedBody {
     const start = series.lowerBound(from);
     const end = series.lowerBound(to);
-    if (end - start <= MAX_POINTS) {
-      return this.encode(encodeHistory({ zone, from, to, series, start, end }));
-    }
-    const nextFrom = series.ts(start + MAX_POINTS);
-    const body = encodeHistory({
-      zone,
-      from,
-      to,
-      series,
-      start,
-      end: start + MAX_POINTS,
-      note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${formatTs(nextFrom)}`,
-    });
-    return this.encode(body, nextFrom);
+    const truncation = truncate(end - start, (index) => series.ts(start + index));
+    return this.encode(
+      encodeHistory({
+        zone,
+        from,
+        to,
+        series,
+        start,
+        end: truncation ? start + MAX_POINTS : end,
+        ...(truncation && { note: truncation.note }),
+      }),
+      truncation?.nextFrom,
+    );
   }
 
   /** A loaded cache whose store is gone answers 503, as the store would, not stale data. */
   private refuseWhenStoreLost(): void {
     if (this.cache?.ready && !this.cache.storeReachable) throw API_ERRORS.storeUnavailable();
   }
+}
+
+const mixKey = (zone: string, from: number, to: number) => `mix:${zone}:${from}:${to}`;
+
+/**
+ * The truncation of a window of `count` points (`tsAt(i)`: ts of the i-th): none within the
+ * cap; else where the next page starts and the note that says so.
+ */
+function truncate(
+  count: number,
+  tsAt: (index: number) => number,
+): { nextFrom: number; note: string } | undefined {
+  if (count <= MAX_POINTS) return undefined;
+  const nextFrom = tsAt(MAX_POINTS);
+  return {
+    nextFrom,
+    note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${formatTs(nextFrom)}`,
+  };
 }
 
 /** Picks the representation for a client's Accept-Encoding: br, then gzip, else identity. */

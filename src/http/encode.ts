@@ -1,4 +1,6 @@
+import { CATEGORIES, RENEWABLE } from '../core/factors.js';
 import type { ZoneReading } from '../core/reading.js';
+import type { MixPoint } from '../storage/store.js';
 import { formatTs } from '../core/time.js';
 import type { ZoneSeries } from '../serving/zone-series.js';
 
@@ -47,4 +49,45 @@ export function encodeLatest(readings: readonly ZoneReading[]): string {
       `{"zone":${JSON.stringify(reading.zone)},"ts":"${formatTs(reading.ts)}","gco2eq_kwh":${round1(reading.value)},"method":"${reading.method}"}`,
   );
   return `{"unit":"${UNIT}","data":[${data.join(',')}]}`;
+}
+
+/** Category names on the wire: `wind_onshore` for the method's `wind-onshore`. */
+export const apiCategory = (category: string): string => category.replaceAll('-', '_');
+
+export interface MixBody {
+  readonly zone: string;
+  readonly from: number;
+  readonly to: number;
+  readonly unit: 'MWh' | '%';
+  readonly points: readonly MixPoint[];
+  /** Present only when the window was truncated. */
+  readonly note?: string;
+}
+
+/** `/v1/mix`: the generation behind each published value, and its renewable and low-carbon shares. */
+export function encodeMix(body: MixBody): string {
+  const note = body.note === undefined ? '' : `,"note":${JSON.stringify(body.note)}`;
+  const data = body.points.map(({ ts, mix }) => {
+    let total = 0;
+    let renewable = 0;
+    const generation: string[] = [];
+    for (const category of CATEGORIES) {
+      const amount = mix[category];
+      if (amount === undefined) continue;
+      total += amount;
+      if (RENEWABLE.has(category)) renewable += amount;
+      generation.push(`"${apiCategory(category)}":${round1(amount)}`);
+    }
+    const lowCarbon = renewable + (mix.nuclear ?? 0);
+    return (
+      `{"ts":"${formatTs(ts)}","generation":{${generation.join(',')}},` +
+      `"renewable_pct":${round1((100 * renewable) / total)},` +
+      `"low_carbon_pct":${round1((100 * lowCarbon) / total)}}`
+    );
+  });
+  return (
+    `{"zone":${JSON.stringify(body.zone)},"from":"${formatTs(body.from)}","to":"${formatTs(body.to)}",` +
+    `"unit":"${body.unit}","count":${body.points.length},"truncated":${body.note !== undefined}${note},` +
+    `"data":[${data.join(',')}]}`
+  );
 }

@@ -13,9 +13,10 @@ import {
 } from './headers.js';
 import {
   HISTORY_PARAMS,
-  interpretHistory,
   interpretLatest,
+  interpretWindow,
   LATEST_PARAMS,
+  MIX_PARAMS,
   nextPageLink,
   readParams,
 } from './query.js';
@@ -74,20 +75,30 @@ function planResponse(
   const path = mark < 0 ? url : url.slice(0, mark);
   try {
     if (path === '/v1/intensity/latest') {
-      const { zone, given } = interpretLatest(readParams(url, LATEST_PARAMS));
-      if (zone && !responder.hasCachedLatest(zone.code)) return undefined;
+      const { zone, given, basis } = interpretLatest(readParams(url, LATEST_PARAMS));
+      if (zone && !responder.hasCachedLatest(zone.code, basis)) return undefined;
       return {
         cacheControl: CACHE_CONTROL.latest,
-        fromMemory: () => responder.cachedLatest(zone?.code),
-        fromResponder: () => responder.latest(zone?.code, given),
+        fromMemory: () => responder.cachedLatest(zone?.code, basis),
+        fromResponder: () => responder.latest(zone?.code, given, basis),
       };
     }
     if (path === '/v1/intensity') {
-      const { zone, from, to } = interpretHistory(readParams(url, HISTORY_PARAMS), clock());
+      const { zone, from, to, basis } = interpretWindow(readParams(url, HISTORY_PARAMS), clock());
       return {
         cacheControl: CACHE_CONTROL.intensity,
-        fromMemory: () => responder.cachedHistory(zone.code, from, to),
-        fromResponder: () => responder.history(zone.code, from, to),
+        fromMemory: () => responder.cachedHistory(zone.code, from, to, basis),
+        fromResponder: () => responder.history(zone.code, from, to, basis),
+      };
+    }
+    if (path === '/v1/mix') {
+      // Mixes are read from the store: only a body kept from an earlier request is fast.
+      const { zone, from, to } = interpretWindow(readParams(url, MIX_PARAMS), clock());
+      if (!responder.cachedMix(zone.code, from, to)) return undefined;
+      return {
+        cacheControl: CACHE_CONTROL.mix,
+        fromMemory: () => responder.cachedMix(zone.code, from, to),
+        fromResponder: () => responder.mix(zone, from, to),
       };
     }
   } catch (error) {

@@ -21,6 +21,8 @@ export const CACHE_CONTROL = {
   zones: 'max-age=3600',
   latest: 'public, max-age=300',
   intensity: 'max-age=600',
+  mix: 'max-age=600',
+  factors: 'public, max-age=86400',
   openapi: 'public, max-age=3600',
   error: 'no-store',
 } as const;

@@ -1,7 +1,8 @@
 import { formatTs, isServableInstant, parseInstant, resolveWindow } from '../core/time.js';
 import { findZone, type Zone } from '../core/zones.js';
 import { API_ERRORS } from './api-errors.js';
-import { HistoryQuery, LatestQuery } from './schemas.js';
+import { HistoryQuery, LatestQuery, MixQuery } from './schemas.js';
+import { BASES, type Basis } from '../core/factors.js';
 
 /**
  * The one interpreter of the data endpoints' queries, used by the fast path and the framework
@@ -42,30 +43,34 @@ function decode(text: string): string {
 /** The parameters each endpoint reads, in the order their errors are reported: its schema's. */
 export const LATEST_PARAMS = Object.keys(LatestQuery.properties);
 export const HISTORY_PARAMS = Object.keys(HistoryQuery.properties);
+export const MIX_PARAMS = Object.keys(MixQuery.properties);
 
 export interface LatestRequest {
   /** Undefined: every zone. */
   readonly zone: Zone | undefined;
   /** The zone as the client wrote it (trimmed), echoed when it has no reading. */
   readonly given: string | undefined;
+  /** Undefined: each zone's own value. */
+  readonly basis: Basis | undefined;
 }
 
 export function interpretLatest(params: ReadonlyMap<string, string>): LatestRequest {
   const given = params.get('zone')?.trim();
-  return { zone: given === undefined ? undefined : requireZone(given), given };
+  const zone = given === undefined ? undefined : requireZone(given);
+  return { zone, given, basis: interpretBasis(params) };
 }
 
-export interface HistoryRequest {
+export interface WindowRequest {
   readonly zone: Zone;
   /** The window `from <= ts < to`, epoch seconds. */
   readonly from: number;
   readonly to: number;
+  /** Undefined: each zone's own value (and always for a mix, which has no basis). */
+  readonly basis: Basis | undefined;
 }
 
-export function interpretHistory(
-  params: ReadonlyMap<string, string>,
-  nowMs: number,
-): HistoryRequest {
+/** A zone and a window: `/v1/intensity` and `/v1/mix` (whose query has no basis). */
+export function interpretWindow(params: ReadonlyMap<string, string>, nowMs: number): WindowRequest {
   const given = params.get('zone')?.trim();
   if (given === undefined || given === '') throw API_ERRORS.missingParam('zone');
   const fromMs = instant(params, 'from');
@@ -78,7 +83,15 @@ export function interpretHistory(
     throw API_ERRORS.invalidInstant(fromMs === undefined ? 'to' : 'from');
   }
   if (window.from >= window.to) throw API_ERRORS.invalidWindow();
-  return { zone, ...window };
+  return { zone, ...window, basis: interpretBasis(params) };
+}
+
+function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined {
+  const given = params.get('basis');
+  if (given === undefined) return undefined;
+  const basis = BASES.find((candidate) => candidate === given.trim());
+  if (!basis) throw API_ERRORS.invalidBasis();
+  return basis;
 }
 
 function requireZone(given: string): Zone {

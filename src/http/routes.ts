@@ -7,19 +7,23 @@ import type { EncodedBody } from '../serving/response-cache.js';
 import type { Store } from '../storage/store.js';
 import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
+import { factorsBody } from './factors-body.js';
 import { type DataResponder, representationFor } from './data-responder.js';
 import { CACHE_CONTROL, CORS_HEADERS, rateLimitHeaders } from './headers.js';
 import {
   HISTORY_PARAMS,
-  interpretHistory,
+  interpretWindow,
   interpretLatest,
   LATEST_PARAMS,
+  MIX_PARAMS,
   nextPageLink,
   readParams,
 } from './query.js';
 import type { RateLimiter } from './rate-limiter.js';
 import {
   errorResponses,
+  type FactorsResponse,
+  MixQuery,
   okResponses,
   HistoryQuery,
   type IndexResponse,
@@ -39,6 +43,8 @@ export interface RouteDeps {
 
 const UNIT = 'gCO2eq/kWh';
 const ref = (id: string) => ({ $ref: `${id}#` });
+
+const FACTORS_BODY: FactorsResponse = factorsBody();
 
 const ZONES_BODY: ZonesResponse = {
   data: ZONES.map((zone) => ({
@@ -69,6 +75,12 @@ function indexBody(demo: boolean): IndexResponse {
     other_endpoints: {
       status: 'GET /v1/status: freshness of each source; 503 when a source is behind.',
       openapi: 'GET /v1/openapi.json: this API as an OpenAPI 3.1 document.',
+      mix:
+        'GET /v1/mix?zone=Z[&from=T][&to=T]: the generation mix behind each published value, ' +
+        'with its renewable and low-carbon shares.',
+      factors:
+        'GET /v1/factors: the emission factors of both bases and how each upstream code maps ' +
+        'to them. /v1/intensity and /v1/intensity/latest take basis=lifecycle or basis=direct.',
     },
     openapi: '/v1/openapi.json',
     attribution:
@@ -250,8 +262,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const { zone, given } = interpretLatest(readParams(request.url, LATEST_PARAMS));
-      return sendEncoded(request, reply, await responder.latest(zone?.code, given));
+      const { zone, given, basis } = interpretLatest(readParams(request.url, LATEST_PARAMS));
+      return sendEncoded(request, reply, await responder.latest(zone?.code, given, basis));
     },
   );
 
@@ -277,8 +289,56 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const { zone, from, to } = interpretHistory(readParams(request.url, HISTORY_PARAMS), clock());
-      return sendEncoded(request, reply, await responder.history(zone.code, from, to));
+      const { zone, from, to, basis } = interpretWindow(
+        readParams(request.url, HISTORY_PARAMS),
+        clock(),
+      );
+      return sendEncoded(request, reply, await responder.history(zone.code, from, to, basis));
     },
+  );
+
+  app.get(
+    '/v1/mix',
+    {
+      schema: {
+        summary: 'The generation mix behind each published value of one zone in a window',
+        operationId: 'getMix',
+        querystring: MixQuery,
+        response: {
+          ...okResponses(
+            'MixResponse',
+            'The published intervals with from <= ts < to, ascending, at most 5000 (then ' +
+              '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
+              'no mix in the window gives 200 with `count: 0` and `data: []`.',
+            { etag: true, limited: true, link: true },
+          ),
+          ...errorResponses(400, 404, 429, 503),
+        },
+      },
+      config: { cacheControl: CACHE_CONTROL.mix, etag: true },
+      onRequest: limit,
+    },
+    async (request, reply) => {
+      const { zone, from, to } = interpretWindow(readParams(request.url, MIX_PARAMS), clock());
+      return sendEncoded(request, reply, await responder.mix(zone, from, to));
+    },
+  );
+
+  app.get(
+    '/v1/factors',
+    {
+      schema: {
+        summary: 'Emission factors of both bases, and how upstream codes map to them',
+        operationId: 'getFactors',
+        response: {
+          ...okResponses('FactorsResponse', 'The factor tables and code mappings.', {
+            etag: true,
+          }),
+          ...errorResponses(),
+        },
+      },
+      config: { cacheControl: CACHE_CONTROL.factors, etag: true },
+    },
+    async () => FACTORS_BODY,
   );
 }

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { BASES, CATEGORIES } from '../core/factors.js';
 import { METHODS } from '../core/reading.js';
+import { apiCategory } from './encode.js';
 import { SOURCES } from '../core/zones.js';
 
 /**
@@ -117,7 +119,12 @@ export const IndexResponse = Type.Object(
       latest: Type.String(),
       intensity: Type.String(),
     }),
-    other_endpoints: Type.Object({ status: Type.String(), openapi: Type.String() }),
+    other_endpoints: Type.Object({
+      status: Type.String(),
+      openapi: Type.String(),
+      mix: Type.String(),
+      factors: Type.String(),
+    }),
     openapi: Type.String({ description: 'Path of the OpenAPI 3.1 document.' }),
     attribution: Type.String(),
     status: Type.String({ description: 'Maturity stage.' }),
@@ -126,8 +133,85 @@ export const IndexResponse = Type.Object(
 );
 export type IndexResponse = Static<typeof IndexResponse>;
 
+const Category = Type.Union(
+  CATEGORIES.map((category) => Type.Literal(apiCategory(category))),
+  { description: 'A fuel category of the method (docs/method.md).' },
+);
+
+export const MixPoint = Type.Object(
+  {
+    ts: DateTime,
+    generation: Type.Record(Category, Type.Number(), {
+      description:
+        'Generation per fuel category with a value in the interval, 1 decimal, in `unit`. ' +
+        'Storage and imports are not listed.',
+    }),
+    renewable_pct: Type.Number({
+      description: 'Biomass, geothermal, hydro, solar, wind and marine over the total, in %.',
+    }),
+    low_carbon_pct: Type.Number({ description: 'Renewable plus nuclear over the total, in %.' }),
+  },
+  { $id: 'MixPoint', additionalProperties: false },
+);
+
+export const MixResponse = Type.Object(
+  {
+    zone: Type.String({ description: 'Canonical code of the zone requested.' }),
+    from: DateTime,
+    to: DateTime,
+    unit: Type.Union([Type.Literal('MWh'), Type.Literal('%')], {
+      description: 'MWh of energy in the interval (Europe, US), or % of generation (GB).',
+    }),
+    count: Type.Integer({ minimum: 0 }),
+    truncated: Type.Boolean({ description: 'True when the 5000-point cap was hit.' }),
+    note: Type.Optional(
+      Type.String({ description: 'Present only when truncated: where to continue.' }),
+    ),
+    data: Type.Array(Type.Ref(MixPoint), {
+      description: 'The published intervals only (never an incomplete mix), ascending by ts.',
+    }),
+  },
+  { $id: 'MixResponse', additionalProperties: false },
+);
+
+const FactorsOfBasis = Type.Object(
+  {
+    method: MethodName,
+    factors: Type.Record(
+      Category,
+      Type.Object(
+        { value: Type.Number({ description: 'gCO2eq/kWh.' }), source: Type.String() },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const FactorsResponse = Type.Object(
+  {
+    unit: Unit,
+    bases: Type.Object(
+      { lifecycle: FactorsOfBasis, direct: FactorsOfBasis },
+      { additionalProperties: false },
+    ),
+    mappings: Type.Record(
+      SourceName,
+      Type.Record(Type.String(), Type.String(), {
+        description: 'Upstream code to category, or `excluded` (storage, imports).',
+      }),
+      { description: "How each upstream's codes map to the categories." },
+    ),
+  },
+  { $id: 'FactorsResponse', additionalProperties: false },
+);
+export type FactorsResponse = Static<typeof FactorsResponse>;
+
 /** Every schema with an $id, registered once so routes and OpenAPI share them. */
 export const SHARED_SCHEMAS = [
+  MixPoint,
+  MixResponse,
+  FactorsResponse,
   ErrorBody,
   HistoryReading,
   ZoneReading,
@@ -152,25 +236,41 @@ const InstantParam = Type.String({
   examples: ['2026-11-21T13:00:00Z'],
 });
 
-export const LatestQuery = Type.Object({ zone: Type.Optional(ZoneParam) });
+const BasisParam = Type.Union(
+  BASES.map((basis) => Type.Literal(basis)),
+  {
+    description:
+      'Values computed from the generation mix on one basis for every zone, GB included: ' +
+      '`lifecycle` (method computed:v1) or `direct` (computed:v1:direct, combustion only). ' +
+      "Without it: each zone's own value (GB: the operator's figure).",
+  },
+);
+
+export const LatestQuery = Type.Object({
+  zone: Type.Optional(ZoneParam),
+  basis: Type.Optional(BasisParam),
+});
 export type LatestQuery = Static<typeof LatestQuery>;
 
+const WindowParams = {
+  from: Type.Optional(
+    Type.String({
+      ...InstantParam,
+      description: `Window start, inclusive. ${InstantParam.description} Default: 24 hours before to.`,
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({
+      ...InstantParam,
+      description: `Window end, exclusive. ${InstantParam.description} Default: the request time.`,
+    }),
+  ),
+};
+
+export const MixQuery = Type.Object({ zone: ZoneParam, ...WindowParams }, { required: ['zone'] });
+
 export const HistoryQuery = Type.Object(
-  {
-    zone: ZoneParam,
-    from: Type.Optional(
-      Type.String({
-        ...InstantParam,
-        description: `Window start, inclusive. ${InstantParam.description} Default: 24 hours before to.`,
-      }),
-    ),
-    to: Type.Optional(
-      Type.String({
-        ...InstantParam,
-        description: `Window end, exclusive. ${InstantParam.description} Default: the request time.`,
-      }),
-    ),
-  },
+  { zone: ZoneParam, ...WindowParams, basis: Type.Optional(BasisParam) },
   { required: ['zone'] },
 );
 export type HistoryQuery = Static<typeof HistoryQuery>;

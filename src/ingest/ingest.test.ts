@@ -390,6 +390,8 @@ describe('storeZoneReadings', () => {
     method: 'computed:v1',
     complete,
     mix: { gas: value },
+    lifecycle: null,
+    direct: null,
   });
   const quality = {
     zone: 'DE',
@@ -430,6 +432,8 @@ describe('storeZoneReadings', () => {
       method: forecast ? 'upstream:uk-operator:forecast' : 'upstream:uk-operator:actual',
       complete: true,
       mix: null,
+      lifecycle: null,
+      direct: null,
     });
     const gbWindow = { fromTs: ANCHOR, toTs: ANCHOR + 2 * H };
     const gbQuality = { ...quality, zone: 'GB' };
@@ -595,6 +599,8 @@ describe('recomputeStored', () => {
       method: 'upstream:uk-operator:actual',
       complete: true,
       mix: null,
+      lifecycle: null,
+      direct: null,
     };
     await store.upsertReadings([
       {
@@ -604,6 +610,8 @@ describe('recomputeStored', () => {
         method: 'computed:v1',
         complete: true,
         mix: { coal: 1, gas: 1 },
+        lifecycle: null,
+        direct: null,
       },
       {
         zone: 'DE',
@@ -612,8 +620,19 @@ describe('recomputeStored', () => {
         method: 'computed:v1',
         complete: true,
         mix: { coal: 1, gas: 1 },
+        lifecycle: null,
+        direct: null,
       },
-      { zone: 'FR', ts: ANCHOR, value: 5, method: 'computed:v1', complete: false, mix: {} },
+      {
+        zone: 'FR',
+        ts: ANCHOR,
+        value: 5,
+        method: 'computed:v1',
+        complete: false,
+        mix: {},
+        lifecycle: null,
+        direct: null,
+      },
       gb,
     ]);
     const progress: number[] = [];

@@ -1,5 +1,6 @@
 import { intensityOfMix } from '../core/method.js';
-import type { StoredReading } from '../core/reading.js';
+import { findZone, SOURCE_INFO } from '../core/zones.js';
+import type { Mix, StoredReading } from '../core/reading.js';
 import type { Store, StoreKey } from '../storage/store.js';
 
 export interface RecomputeProgress {
@@ -16,9 +17,11 @@ export interface RecomputeResult extends RecomputeProgress {
 const PAGE_ROWS = 1000;
 
 /**
- * Recomputes every stored computed value from its stored mix with the current factors
- * (src/core/factors.ts), without refetching. Operator figures (GB, no mix) are left alone.
- * Pages through the store by key, so it runs in bounded memory beside `serve`.
+ * Recomputes every stored value on both bases from its stored mix with the current factors
+ * (src/core/factors.ts), without refetching: the default value of computed rows (which is their
+ * lifecycle value) and the lifecycle and direct values of every mix. Operator figures (GB's
+ * default values) are left alone. Pages through the store by key, so it runs in bounded memory
+ * beside `serve`. Clears the store's `recomputeNeeded` mark when it has been through every row.
  */
 export async function recomputeStored(
   store: Store,
@@ -35,16 +38,19 @@ export async function recomputeStored(
     const updates: StoredReading[] = [];
     for (const row of page) {
       if (row.mix === null) continue;
-      let value: number | null;
+      let recomputed: StoredReading;
       try {
-        value = intensityOfMix(row.mix);
+        recomputed = recomputeRow(row, row.mix);
       } catch (error) {
         unreadable.push(`${row.zone} ${row.ts}: ${String(error)}`);
         continue;
       }
-      // A mix without generation cannot be published, whatever it was before.
-      if (value !== row.value)
-        updates.push({ ...row, value, complete: row.complete && value !== null });
+      const same =
+        recomputed.value === row.value &&
+        recomputed.complete === row.complete &&
+        recomputed.lifecycle === row.lifecycle &&
+        recomputed.direct === row.direct;
+      if (!same) updates.push(recomputed);
     }
     await store.upsertReadings(updates);
     scanned += page.length;
@@ -52,5 +58,26 @@ export async function recomputeStored(
     after = { zone: last.zone, ts: last.ts };
     onProgress?.({ scanned, changed });
   }
+  await store.recomputeDone();
   return { scanned, changed, unreadable };
+}
+
+/** A stored row's values from its mix: a computed zone's own value is its lifecycle value. */
+function recomputeRow(row: StoredReading, mix: Mix): StoredReading {
+  const lifecycle = intensityOfMix(mix, 'lifecycle');
+  const direct = intensityOfMix(mix, 'direct');
+  const zone = findZone(row.zone);
+  if (zone && SOURCE_INFO[zone.source].defaultValue === 'operator') {
+    // A mix beside an operator figure (GB): published on each basis when it has generation.
+    return { ...row, lifecycle, direct: lifecycle === null ? null : direct };
+  }
+  // A mix without generation cannot be published, whatever it was before.
+  const complete = row.complete && lifecycle !== null;
+  return {
+    ...row,
+    value: lifecycle,
+    complete,
+    lifecycle: complete ? lifecycle : null,
+    direct: complete ? direct : null,
+  };
 }

@@ -1,11 +1,10 @@
+import type { ZoneReadings } from '../core/method.js';
 import type { StoredReading, ZoneQuality } from '../core/reading.js';
 import type { TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 
 /** Rows per upsert transaction: short write locks, so `serve` keeps reading beside a backfill. */
 export const UPSERT_BATCH_ROWS = 1000;
-
-const FORECAST = 'upstream:uk-operator:forecast';
 
 /**
  * Writes what one fetch of one zone produced over `window`, and returns the zone's quality
@@ -18,13 +17,14 @@ const FORECAST = 'upstream:uk-operator:forecast';
  * revisions replace values in place ("Revisions"). Unchanged rows are not rewritten, so the
  * hourly re-fetch of the trailing window does not churn the store's data version.
  *
- * GB keeps at most one forecast (decisions.md, "GB forecast"): the one this fetch produced, or
- * the stored one as long as no later half-hour is settled.
+ * Upstream forecasts fetched with the readings (GB's operator forecast) go to the forecasts,
+ * never the readings: which one is served as the GB forecast reading is decided when it is read
+ * (src/core/served-forecast.ts).
  */
 export async function storeZoneReadings(
   store: Store,
   zone: string,
-  fetched: { readonly readings: readonly StoredReading[]; readonly quality: ZoneQuality },
+  fetched: ZoneReadings,
   window: TimeWindow,
 ): Promise<ZoneQuality> {
   const stored = new Map(
@@ -41,22 +41,10 @@ export async function storeZoneReadings(
     await store.upsertReadings(changed.slice(start, start + UPSERT_BATCH_ROWS));
   }
 
-  const forecast = kept.findLast((reading) => reading.method === FORECAST);
-  if (forecast) {
-    await store.deleteForecastsExcept(zone, forecast.ts);
-  } else {
-    // A forecast is obsolete once a later half-hour is settled; a reply that stops short of
-    // the present (lagging, or a backfill) leaves the live forecast alone.
-    const newestSettled = Math.max(
-      -Infinity,
-      ...kept.filter((reading) => reading.method !== FORECAST).map((reading) => reading.ts),
-    );
-    const storedForecasts = [...stored.values()].filter((row) => row.method === FORECAST);
-    if (storedForecasts.some((row) => row.ts < newestSettled)) {
-      const live = storedForecasts.filter((row) => row.ts > newestSettled).at(-1);
-      await store.deleteForecastsExcept(zone, live?.ts ?? null);
-    }
-  }
+  const inWindow = (fetched.forecasts ?? []).filter(
+    (forecast) => forecast.ts >= window.fromTs && forecast.ts < window.toTs,
+  );
+  await store.upsertForecasts(inWindow);
 
   return {
     ...fetched.quality,
@@ -66,20 +54,26 @@ export async function storeZoneReadings(
 }
 
 function isDowngrade(stored: StoredReading | undefined, fetched: StoredReading): boolean {
-  if (!stored) return false;
-  if (stored.complete && !fetched.complete) return true;
-  return stored.method !== FORECAST && fetched.method === FORECAST;
+  return stored !== undefined && stored.complete && !fetched.complete;
 }
 
+/**
+ * Whether writing `fetched` would change nothing. A reading without a mix leaves the stored mix
+ * alone (another feed brings GB's), so only its own value is compared then.
+ */
 function isSame(stored: StoredReading | undefined, fetched: StoredReading): boolean {
   if (!stored) return false;
-  const storedMix = Object.entries(stored.mix ?? {});
-  return (
+  const sameValue =
     stored.value === fetched.value &&
     stored.method === fetched.method &&
-    stored.complete === fetched.complete &&
-    (stored.mix === null) === (fetched.mix === null) &&
-    storedMix.length === Object.keys(fetched.mix ?? {}).length &&
-    storedMix.every(([category, mwh]) => fetched.mix?.[category] === mwh)
+    stored.complete === fetched.complete;
+  if (!sameValue || fetched.mix === null) return sameValue;
+  const storedMix = Object.entries(stored.mix ?? {});
+  return (
+    stored.mix !== null &&
+    stored.lifecycle === fetched.lifecycle &&
+    stored.direct === fetched.direct &&
+    storedMix.length === Object.keys(fetched.mix).length &&
+    storedMix.every(([category, amount]) => fetched.mix?.[category] === amount)
   );
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StoredReading } from '../core/reading.js';
+import type { StoredForecast, StoredReading } from '../core/reading.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { ReadingCache } from './reading-cache.js';
 
@@ -15,6 +15,26 @@ const computed = (zone: string, ts: number, value: number, complete = true): Sto
   method: 'computed:v1',
   complete,
   mix: null,
+  lifecycle: null,
+  direct: null,
+});
+
+const operator = (ts: number, value: number): StoredReading => ({
+  zone: 'GB',
+  ts,
+  value,
+  method: 'upstream:uk-operator:actual',
+  complete: true,
+  mix: null,
+  lifecycle: null,
+  direct: null,
+});
+const gbForecast = (ts: number, value: number): StoredForecast => ({
+  zone: 'GB',
+  ts,
+  kind: 'uk-operator:intensity',
+  issuedAt: ts,
+  value,
 });
 
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-cache-'));
@@ -36,30 +56,41 @@ describe('ReadingCache', () => {
     expect(cache.latest()).toEqual([{ zone: 'DE', ts: 0, value: 100, method: 'computed:v1' }]);
 
     await writer.upsertReadings([computed('DE', H, 200), computed('FR', 0, 50)]);
-    await writer.upsertReadings([
-      {
-        zone: 'GB',
-        ts: 0,
-        value: 90,
-        method: 'upstream:uk-operator:forecast',
-        complete: true,
-        mix: null,
-      },
-    ]);
+    await writer.upsertForecasts([gbForecast(0, 90)]);
     await cache.refresh();
-    expect(cache.latest().map((r) => [r.zone, r.ts, r.value])).toEqual([
-      ['DE', H, 200],
-      ['FR', 0, 50],
-      ['GB', 0, 90],
+    expect(cache.latest().map((r) => [r.zone, r.ts, r.value, r.method])).toEqual([
+      ['DE', H, 200, 'computed:v1'],
+      ['FR', 0, 50, 'computed:v1'],
+      ['GB', 0, 90, 'upstream:uk-operator:forecast'],
     ]);
 
-    await writer.deleteForecastsExcept('GB', null);
-    await writer.upsertReadings([computed('DE', H, 820, false)]);
+    // The settled figure replaces the forecast of its half-hour; a forecast of the next one shows.
+    await writer.upsertReadings([computed('DE', H, 820, false), operator(0, 80)]);
     await cache.refresh();
-    expect(cache.latest().map((r) => [r.zone, r.ts])).toEqual([
-      ['DE', 0],
-      ['FR', 0],
+    expect(cache.latest().map((r) => [r.zone, r.ts, r.value])).toEqual([
+      ['DE', 0, 100],
+      ['FR', 0, 50],
+      ['GB', 0, 80],
     ]);
+    await writer.upsertForecasts([gbForecast(1800, 95)]);
+    await cache.refresh();
+    expect(cache.zone('GB')!.length).toBe(2);
+    expect(cache.latest().at(-1)).toEqual({
+      zone: 'GB',
+      ts: 1800,
+      value: 95,
+      method: 'upstream:uk-operator:forecast',
+    });
+    // A later settled half-hour makes it obsolete, though its own one never settles.
+    await writer.upsertReadings([operator(3600, 70)]);
+    await cache.refresh();
+    expect(cache.zone('GB')!.length).toBe(2);
+    expect(cache.latest().at(-1)).toEqual({
+      zone: 'GB',
+      ts: 3600,
+      value: 70,
+      method: 'upstream:uk-operator:actual',
+    });
     expect(cache.version).toBe(await writer.dataVersion());
     await reader.close();
     await writer.close();

@@ -1,7 +1,14 @@
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { ZoneReading } from '../core/reading.js';
-import { ZONES } from '../core/zones.js';
+import { BASES, type Basis } from '../core/factors.js';
+import {
+  BASIS_METHOD,
+  type ForecastKind,
+  type StoredForecast,
+  type ZoneReading,
+} from '../core/reading.js';
+import { servedForecast } from '../core/served-forecast.js';
+import { findZone, SOURCE_INFO, ZONES } from '../core/zones.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import { type SeriesChange, ZoneSeries } from './zone-series.js';
 
@@ -14,6 +21,15 @@ export interface ReadingCacheOptions {
 
 const EVERYTHING = Number.MAX_SAFE_INTEGER;
 
+/** The forecasts served as readings (the GB operator's). */
+const SERVED_FORECAST: ForecastKind = 'uk-operator:intensity';
+
+/** A series of the default basis (each zone's own method), or of one basis. */
+type SeriesKey = 'default' | Basis;
+
+/** Whether a zone's default series is its lifecycle series: its own values are computed:v1. */
+const defaultIsLifecycle = (zone: string) =>
+  SOURCE_INFO[findZone(zone)?.source ?? 'europe-tso'].defaultValue === 'lifecycle';
 /**
  * Every published reading, in memory, kept in step with the store. The data changes about once
  * an hour and is small (3.2M points is ~45 MB here), so serving from memory makes a response cost
@@ -24,7 +40,14 @@ const EVERYTHING = Number.MAX_SAFE_INTEGER;
  * completes, `ready` is false and the API reads the store directly.
  */
 export class ReadingCache {
-  private readonly series = new Map<string, ZoneSeries>();
+  private readonly series: Record<SeriesKey, Map<string, ZoneSeries>> = {
+    default: new Map(),
+    lifecycle: new Map(),
+    direct: new Map(),
+  };
+  /** Per zone, the newest forecast of the kind served as a reading, and its ts when shown. */
+  private readonly forecasts = new Map<string, StoredForecast>();
+  private readonly shownForecastTs = new Map<string, number>();
   private cachedVersion = -1;
   private refreshing: Promise<void> | undefined;
   private stopped = false;
@@ -100,15 +123,17 @@ export class ReadingCache {
     return this.refreshing;
   }
 
-  zone(code: string): ZoneSeries | undefined {
-    return this.series.get(code);
+  /** A zone's published series on the default basis, or on `basis`. */
+  zone(code: string, basis?: Basis): ZoneSeries | undefined {
+    return this.series[basis ?? 'default'].get(code);
   }
 
   /** The newest reading of every zone that has one, in the order of the zone registry. */
-  latest(): ZoneReading[] {
+  latest(basis?: Basis): ZoneReading[] {
     const latest: ZoneReading[] = [];
+    const all = this.series[basis ?? 'default'];
     for (const zone of ZONES) {
-      const series = this.series.get(zone.code);
+      const series = all.get(zone.code);
       if (!series || series.length === 0) continue;
       const last = series.length - 1;
       latest.push({
@@ -127,7 +152,7 @@ export class ReadingCache {
     if (this.ready) {
       const changes = await this.store.changesSince(this.cachedVersion, this.maxChanges);
       if (changes.complete) {
-        this.apply(changes.changes);
+        this.apply(changes.changes, changes.forecasts);
         this.cachedVersion = changes.version;
         return this.changed();
       }
@@ -136,21 +161,35 @@ export class ReadingCache {
   }
 
   /**
-   * Reads every zone's published series. Writes that land during the load carry a version above
-   * `version`, so the next poll applies them again; applying a change twice is harmless.
+   * Reads every zone's published series on each basis, and the forecasts served as readings.
+   * Writes that land during the load carry a version above `version`, so the next poll applies
+   * them again; applying a change twice is harmless.
    */
   private async loadEverything(version: number): Promise<void> {
     const started = Date.now();
     let points = 0;
+    const forecasts = await this.store.newestForecasts(SERVED_FORECAST);
     for (const zone of ZONES) {
       // SQLite answers synchronously: yield between zones so requests are served (from the
       // store) while millions of points load.
       await setImmediatePromise();
       // A full load takes seconds on a large store: shutdown does not wait for the rest of it.
       if (this.stopped) return;
-      const readings = await this.store.readingsInWindow(zone.code, 0, EVERYTHING, EVERYTHING);
-      this.series.set(zone.code, new ZoneSeries(readings));
-      points += readings.length;
+      const read = (basis?: Basis) =>
+        this.store.readingsInWindow(zone.code, 0, EVERYTHING, EVERYTHING, basis);
+      const ownSeries = new ZoneSeries(await read());
+      this.series.default.set(zone.code, ownSeries);
+      this.series.lifecycle.set(
+        zone.code,
+        defaultIsLifecycle(zone.code) ? ownSeries : new ZoneSeries(await read('lifecycle')),
+      );
+      this.series.direct.set(zone.code, new ZoneSeries(await read('direct')));
+      points += ownSeries.length;
+      this.shownForecastTs.delete(zone.code);
+      const forecast = forecasts.find((candidate) => candidate.zone === zone.code);
+      if (forecast) this.forecasts.set(zone.code, forecast);
+      else this.forecasts.delete(zone.code);
+      this.showForecast(zone.code);
     }
     this.cachedVersion = version;
     this.ready = true;
@@ -158,21 +197,64 @@ export class ReadingCache {
     this.changed();
   }
 
-  private apply(changes: readonly ReadingChange[]): void {
-    const byZone = new Map<string, SeriesChange[]>();
+  private apply(changes: readonly ReadingChange[], forecasts: readonly StoredForecast[]): void {
+    const byZone = new Map<string, Record<SeriesKey, SeriesChange[]>>();
+    const listsOf = (zone: string) => {
+      let lists = byZone.get(zone);
+      if (!lists) byZone.set(zone, (lists = { default: [], lifecycle: [], direct: [] }));
+      return lists;
+    };
+    for (const forecast of forecasts) {
+      if (forecast.kind !== SERVED_FORECAST) continue;
+      const known = this.forecasts.get(forecast.zone);
+      const newer =
+        !known ||
+        forecast.ts > known.ts ||
+        (forecast.ts === known.ts && forecast.issuedAt >= known.issuedAt);
+      if (newer) this.forecasts.set(forecast.zone, forecast);
+      listsOf(forecast.zone);
+    }
     for (const change of changes) {
-      let list = byZone.get(change.zone);
-      if (!list) byZone.set(change.zone, (list = []));
-      list.push({
+      const lists = listsOf(change.zone);
+      lists.default.push({
         ts: change.ts,
         reading: change.published ? { value: change.value!, method: change.method } : null,
       });
+      for (const basis of BASES) {
+        const value = change[basis];
+        lists[basis].push({
+          ts: change.ts,
+          reading: value === null ? null : { value, method: BASIS_METHOD[basis] },
+        });
+      }
     }
-    for (const [zone, list] of byZone) {
-      let series = this.series.get(zone);
-      if (!series) this.series.set(zone, (series = new ZoneSeries()));
-      series.apply(list);
+    for (const [zone, lists] of byZone) {
+      // The shown forecast goes first: a settled figure of its interval in this batch wins.
+      const shown = this.shownForecastTs.get(zone);
+      if (shown !== undefined) lists.default.unshift({ ts: shown, reading: null });
+      this.shownForecastTs.delete(zone);
+      for (const key of ['default', ...BASES] as const) {
+        if (key === 'lifecycle' && defaultIsLifecycle(zone)) continue;
+        let series = this.series[key].get(zone);
+        if (!series) this.series[key].set(zone, (series = new ZoneSeries()));
+        series.apply(lists[key]);
+      }
+      if (defaultIsLifecycle(zone)) {
+        this.series.lifecycle.set(zone, this.series.default.get(zone)!);
+      }
+      this.showForecast(zone);
     }
+  }
+
+  /** Appends the zone's served forecast, if any, to its default series. */
+  private showForecast(zone: string): void {
+    const series = this.series.default.get(zone);
+    if (!series) return;
+    const newest = series.length === 0 ? undefined : series.ts(series.length - 1);
+    const reading = servedForecast(newest, this.forecasts.get(zone));
+    if (!reading) return;
+    series.apply([{ ts: reading.ts, reading }]);
+    this.shownForecastTs.set(zone, reading.ts);
   }
 
   private changed(): void {

@@ -71,10 +71,14 @@ export class ResponseCache {
   }
 
   getOrBuild(key: string, build: () => EncodedBody, admitOnRepeat = false): EncodedBody {
-    const cached = this.get(key);
-    if (cached) return cached;
-    const entry = build();
+    return this.get(key) ?? this.admit(key, build(), admitOnRepeat);
+  }
+
+  /** Keeps `entry` under `key` (with `admitOnRepeat`, only from the key's second time on). */
+  admit(key: string, entry: EncodedBody, admitOnRepeat = false): EncodedBody {
     if (admitOnRepeat && !this.seenBefore(key)) return entry;
+    const previous = this.entries.get(key);
+    if (previous) this.bytes -= previous.size;
     this.entries.set(key, entry);
     entry.onGrow = (bytes) => {
       if (this.entries.get(key) !== entry) return;

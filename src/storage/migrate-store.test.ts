@@ -35,6 +35,8 @@ function sampleReadings(): StoredReading[] {
         complete: hour !== 5 && hour !== 6,
         // Key order that PostgreSQL's jsonb does not keep.
         mix: hour === 5 ? {} : { wind: hour * 1.5, coal: 820.125, gas: value },
+        lifecycle: null,
+        direct: null,
       });
     }
   }
@@ -46,6 +48,8 @@ function sampleReadings(): StoredReading[] {
       method: half === 5 ? 'upstream:uk-operator:forecast' : 'upstream:uk-operator:actual',
       complete: true,
       mix: null,
+      lifecycle: null,
+      direct: null,
     });
   }
   return rows;

@@ -1,4 +1,15 @@
-import type { IngestReport, Method, Reading, StoredReading, ZoneReading } from '../core/reading.js';
+import type { Basis } from '../core/factors.js';
+import type {
+  ForecastKind,
+  IngestReport,
+  Method,
+  Mix,
+  Reading,
+  StoredForecast,
+  StoredMix,
+  StoredReading,
+  ZoneReading,
+} from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
 
 export interface StoreKey {
@@ -6,14 +17,23 @@ export interface StoreKey {
   readonly ts: number;
 }
 
-/** A reading written (or removed) after some data version, as caches need it. */
+/** A reading written after some data version, as caches need it. */
 export interface ReadingChange {
   readonly zone: string;
   readonly ts: number;
   readonly value: number | null;
   readonly method: Method;
-  /** False when the reading is no longer served: incomplete, or deleted. */
+  /** False when the reading is not served on the default basis (incomplete). */
   readonly published: boolean;
+  /** The interval's values on each basis; null where it is not published on that basis. */
+  readonly lifecycle: number | null;
+  readonly direct: number | null;
+}
+
+/** A published mix: the generation behind one interval's values. */
+export interface MixPoint {
+  readonly ts: number;
+  readonly mix: Mix;
 }
 
 export interface ReadingChanges {
@@ -21,6 +41,8 @@ export interface ReadingChanges {
   readonly version: number;
   /** In the order they were written; a later change of the same key wins. */
   readonly changes: readonly ReadingChange[];
+  /** Upstream forecasts written since, in the order they were written. */
+  readonly forecasts: readonly StoredForecast[];
   /** False when there were more than the limit: the follower reloads instead. */
   readonly complete: boolean;
 }
@@ -32,28 +54,52 @@ export interface ReadingChanges {
  * `Reading`s; incomplete ones are visible through `readStored`.
  */
 export interface Store {
-  /** Inserts or replaces readings keyed by (zone, ts), in one transaction. Returns rows written. */
+  /**
+   * Inserts or replaces readings keyed by (zone, ts), in one transaction. Returns rows written.
+   * A reading without a mix (a GB operator figure) leaves the interval's stored mix and its
+   * values on each basis as they are: another feed brings those.
+   */
   upsertReadings(readings: readonly StoredReading[]): Promise<number>;
 
   /**
-   * Published readings of a zone with `fromTs <= ts < toTs`, ascending, at most `limit`.
+   * Sets the mix and the values on each basis of intervals, leaving their default value as it
+   * is (an interval new to the store is created unpublished on the default basis). One
+   * transaction. Returns rows written.
    */
-  readingsInWindow(zone: string, fromTs: number, toTs: number, limit: number): Promise<Reading[]>;
+  upsertMixes(mixes: readonly StoredMix[]): Promise<number>;
 
-  /** The newest published reading of every zone that has one. */
-  latestPerZone(): Promise<ZoneReading[]>;
+  /**
+   * Published readings of a zone with `fromTs <= ts < toTs`, ascending, at most `limit`: on the
+   * default basis (undefined: each zone's own method), or on `basis` (values computed from the
+   * mix, method `computed:v1` or `computed:v1:direct`).
+   */
+  readingsInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+    basis?: Basis,
+  ): Promise<Reading[]>;
+
+  /** The newest published reading of every zone that has one, on the default basis or `basis`. */
+  latestPerZone(basis?: Basis): Promise<ZoneReading[]>;
+
+  /** Published mixes of a zone with `fromTs <= ts < toTs`, ascending, at most `limit`. */
+  mixesInWindow(zone: string, fromTs: number, toTs: number, limit: number): Promise<MixPoint[]>;
+
+  /** Inserts upstream forecasts keyed by (zone, ts, kind, issuedAt); a repeat replaces. */
+  upsertForecasts(forecasts: readonly StoredForecast[]): Promise<number>;
+
+  /**
+   * Of each zone with forecasts of `kind`: the forecast of the latest interval, as last issued.
+   */
+  newestForecasts(kind: ForecastKind): Promise<StoredForecast[]>;
 
   /** Every stored row of a zone in `[fromTs, toTs)`, complete or not, ascending. */
   readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]>;
 
   /** The newest stored ts of a zone (complete or not), or null; ingestion resumes from it. */
   newestStoredTs(zone: string): Promise<number | null>;
-
-  /**
-   * Removes the forecast readings of a zone other than the one at `keepTs` (null: all of them),
-   * so that at most one forecast exists per zone (decisions.md, "GB forecast").
-   */
-  deleteForecastsExcept(zone: string, keepTs: number | null): Promise<number>;
 
   /**
    * Stored rows ordered by (zone, ts), starting after the key `after` (null: from the start),
@@ -104,6 +150,15 @@ export interface Store {
 
   /** Whether `markSynthetic` was ever called on this store. */
   isSynthetic(): Promise<boolean>;
+
+  /**
+   * Whether stored values must be recomputed from their mixes before they are served: set by a
+   * schema upgrade that added a basis (the store's values on it are missing until then).
+   */
+  recomputeNeeded(): Promise<boolean>;
+
+  /** Clears `recomputeNeeded` once a recompute has run over every stored row. */
+  recomputeDone(): Promise<void>;
 
   /** Cheap round trip used by readiness checks. Rejects when the store is unreachable. */
   ping(): Promise<void>;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { FIXED_READINGS, NOW } from '../support/fixed-store.js';
+import { fillFixedStore, NOW } from '../support/fixed-store.js';
 import { GOLDEN_REQUESTS, type GoldenRequest } from './requests.js';
 
 /** One recorded exchange: what the release answered, headers other than Date. */
@@ -24,7 +24,7 @@ export async function answerGoldenRequests(cache: 'off' | 'ready'): Promise<Gold
   const dir = mkdtempSync(join(tmpdir(), 'gridco2-golden-'));
   const file = join(dir, 'fixed.db');
   const store = new SqliteStore(file);
-  await store.upsertReadings(FIXED_READINGS);
+  await fillFixedStore(store);
   await store.close();
   const config = loadConfig({
     PORT: '0',

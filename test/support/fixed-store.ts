@@ -1,4 +1,5 @@
-import type { StoredReading } from '../../src/core/reading.js';
+import type { StoredForecast, StoredReading } from '../../src/core/reading.js';
+import type { Store } from '../../src/storage/store.js';
 
 /**
  * A fixed store for black-box suites: every zone kind and edge the /v1 contract names (a long
@@ -24,14 +25,26 @@ export const computed = (
   method: 'computed:v1',
   complete,
   mix: { gas: 1, coal: 1 },
+  // Values on each basis as a store keeps them (not recomputed from this stand-in mix).
+  lifecycle: complete ? value : null,
+  direct: complete ? value * 0.75 : null,
 });
-export const gb = (ts: number, value: number, forecast = false): StoredReading => ({
+export const gb = (ts: number, value: number): StoredReading => ({
   zone: 'GB',
   ts,
   value,
-  method: forecast ? 'upstream:uk-operator:forecast' : 'upstream:uk-operator:actual',
+  method: 'upstream:uk-operator:actual',
   complete: true,
   mix: null,
+  lifecycle: null,
+  direct: null,
+});
+export const gbForecast = (ts: number, value: number): StoredForecast => ({
+  zone: 'GB',
+  ts,
+  kind: 'uk-operator:intensity',
+  issuedAt: ts + 600,
+  value,
 });
 
 // DE: 30 days hourly up to 2 h ago, with a value of many decimals and one incomplete hour.
@@ -55,7 +68,13 @@ export const GB_LAST_ACTUAL = HOUR_NOW - 1800; // 12:30Z
 export const GB: StoredReading[] = [];
 for (let ts = GB_LAST_ACTUAL - 47 * 1800; ts <= GB_LAST_ACTUAL; ts += 1800)
   GB.push(gb(ts, 100 + (ts % 7)));
-GB.push(gb(GB_LAST_ACTUAL + 1800, 142, true));
+export const GB_FORECAST = gbForecast(GB_LAST_ACTUAL + 1800, 142);
 export const IE = [computed('IE', HOUR_NOW - 3 * H, 820, false)];
 
 export const FIXED_READINGS: readonly StoredReading[] = [...DE, ...FR, ...US, ...GB, ...IE];
+
+/** Writes the fixed readings and the GB forecast into `store`. */
+export async function fillFixedStore(store: Store): Promise<void> {
+  await store.upsertReadings(FIXED_READINGS);
+  await store.upsertForecasts([GB_FORECAST]);
+}

@@ -7,7 +7,7 @@ import { runBackfill, type BackfillProgress } from '../../ingest/backfill.js';
 import { plural } from '../../ingest/run-ingestion.js';
 import { createSourceAdapter, sourceDisabledReason } from '../../ingest/sources.js';
 import { createLogger } from '../../server.js';
-import { openStore } from '../../storage/create-store.js';
+import { openStore } from '../../open-store.js';
 import { exitOnError } from '../exit.js';
 import { parseSource } from './ingest.js';
 

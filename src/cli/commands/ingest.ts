@@ -4,7 +4,7 @@ import { SOURCES, type SourceId } from '../../core/zones.js';
 import { plural, reportDisabledSource, runIngestion } from '../../ingest/run-ingestion.js';
 import { createSourceAdapter, sourceDisabledReason } from '../../ingest/sources.js';
 import { createLogger } from '../../server.js';
-import { openStore } from '../../storage/create-store.js';
+import { openStore } from '../../open-store.js';
 import { exitOnError } from '../exit.js';
 
 export function registerIngest(program: Command): void {

@@ -57,4 +57,31 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    // Values on each basis beside the default one, and upstream forecasts in their own table
+    // (never readings). The GB forecast reading moves there, issued at its own ts (its real issue
+    // time was not kept); direct values are computed from the stored mixes on the next start.
+    version: 4,
+    sql: `
+      ALTER TABLE readings ADD COLUMN lifecycle DOUBLE PRECISION;
+      ALTER TABLE readings ADD COLUMN direct DOUBLE PRECISION;
+      UPDATE readings SET lifecycle = value WHERE method = 'computed:v1' AND complete;
+      CREATE TABLE forecasts (
+        zone      TEXT COLLATE "C" NOT NULL,
+        ts        BIGINT           NOT NULL,  -- epoch seconds, start of the interval forecast
+        kind      TEXT             NOT NULL,  -- what is forecast, e.g. uk-operator:intensity
+        issued_at BIGINT           NOT NULL,  -- epoch seconds
+        value     DOUBLE PRECISION NOT NULL,
+        version   BIGINT           NOT NULL,
+        PRIMARY KEY (zone, kind, ts, issued_at)
+      );
+      CREATE INDEX forecasts_version ON forecasts (version);
+      INSERT INTO forecasts (zone, ts, kind, issued_at, value, version)
+        SELECT zone, ts, 'uk-operator:intensity', ts, value, version FROM readings
+        WHERE method = 'upstream:uk-operator:forecast' AND value IS NOT NULL;
+      DELETE FROM readings WHERE method = 'upstream:uk-operator:forecast';
+      INSERT INTO meta (key, value)
+        SELECT 'recompute_needed', 1 WHERE EXISTS (SELECT 1 FROM readings WHERE mix IS NOT NULL);
+    `,
+  },
 ];

@@ -1,15 +1,20 @@
 import { Client, Pool, TypeOverrides, types } from 'pg';
 import type { PoolClient } from 'pg';
 import { pino, type Logger } from 'pino';
-import type {
-  IngestReport,
-  Method,
-  Reading,
-  StoredReading,
-  ZoneReading,
+import type { Basis } from '../../core/factors.js';
+import {
+  BASIS_METHOD,
+  type ForecastKind,
+  type IngestReport,
+  type Method,
+  type Reading,
+  type StoredForecast,
+  type StoredMix,
+  type StoredReading,
+  type ZoneReading,
 } from '../../core/reading.js';
 import type { SourceId } from '../../core/zones.js';
-import type { ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
+import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -38,6 +43,8 @@ interface ReadingRow {
   method: Method;
   complete: boolean;
   mix: Record<string, number> | null;
+  lifecycle: number | null;
+  direct: number | null;
 }
 
 const toStored = (row: ReadingRow): StoredReading => ({
@@ -47,7 +54,31 @@ const toStored = (row: ReadingRow): StoredReading => ({
   method: row.method,
   complete: row.complete,
   mix: row.mix,
+  lifecycle: row.lifecycle,
+  direct: row.direct,
 });
+
+interface ForecastRow {
+  zone: string;
+  ts: number;
+  kind: ForecastKind;
+  issued_at: number;
+  value: number;
+}
+
+const toForecast = (row: ForecastRow): StoredForecast => ({
+  zone: row.zone,
+  ts: row.ts,
+  kind: row.kind,
+  issuedAt: row.issued_at,
+  value: row.value,
+});
+
+/** The published points of one basis (undefined: the default one), as Reading columns. */
+function publishedOn(basis: Basis | undefined): { value: string; method: string; where: string } {
+  if (basis === undefined) return { value: 'value', method: 'method', where: 'complete' };
+  return { value: basis, method: `'${BASIS_METHOD[basis]}'`, where: `${basis} IS NOT NULL` };
+}
 
 // BIGINT comes back as a string by default (node20.md, trap 7); epoch seconds, counters and ids
 // stay far below 2^53, so numbers are exact. Set per pool, not globally, to leave other pg users be.
@@ -64,7 +95,7 @@ const MIGRATION_LOCK_KEY = 0x67726964; // "grid"
 /** Rows per upsert statement: large enough to amortize round trips, small enough for memory. */
 const UPSERT_CHUNK_ROWS = 10_000;
 
-const READING_COLUMNS = 'zone, ts, value, method, complete, mix';
+const READING_COLUMNS = 'zone, ts, value, method, complete, mix, lifecycle, direct';
 
 // A chunk travels as one JSON document: native JSON.stringify blocks the event loop a few times
 // less than pg serializing one array per column (measured on 100k rows: 15 ms vs 30-60 ms), for
@@ -72,24 +103,45 @@ const READING_COLUMNS = 'zone, ts, value, method, complete, mix';
 const UPSERT_SQL = `
   INSERT INTO readings (${READING_COLUMNS}, version)
   SELECT ${READING_COLUMNS}, $2 FROM json_to_recordset($1::json) AS chunk (
-    zone text, ts bigint, value double precision, method text, complete boolean, mix jsonb)
+    zone text, ts bigint, value double precision, method text, complete boolean, mix jsonb,
+    lifecycle double precision, direct double precision)
   ON CONFLICT (zone, ts) DO UPDATE SET value = excluded.value, method = excluded.method,
-    complete = excluded.complete, mix = excluded.mix, version = excluded.version`;
+    complete = excluded.complete,
+    mix = CASE WHEN excluded.mix IS NULL THEN readings.mix ELSE excluded.mix END,
+    lifecycle = CASE WHEN excluded.mix IS NULL THEN readings.lifecycle ELSE excluded.lifecycle END,
+    direct = CASE WHEN excluded.mix IS NULL THEN readings.direct ELSE excluded.direct END,
+    version = excluded.version`;
+
+// A row made by a mix alone is unpublished on the default basis; its method is a stand-in.
+const UPSERT_MIX_SQL = `
+  INSERT INTO readings (zone, ts, value, method, complete, mix, lifecycle, direct, version)
+  SELECT zone, ts, NULL, 'computed:v1', false, mix, lifecycle, direct, $2
+  FROM json_to_recordset($1::json) AS chunk (
+    zone text, ts bigint, mix jsonb, lifecycle double precision, direct double precision)
+  ON CONFLICT (zone, ts) DO UPDATE SET mix = excluded.mix, lifecycle = excluded.lifecycle,
+    direct = excluded.direct, version = excluded.version`;
+
+const UPSERT_FORECAST_SQL = `
+  INSERT INTO forecasts (zone, ts, kind, issued_at, value, version)
+  SELECT zone, ts, kind, "issuedAt", value, $2 FROM json_to_recordset($1::json) AS chunk (
+    zone text, ts bigint, kind text, "issuedAt" bigint, value double precision)
+  ON CONFLICT (zone, kind, ts, issued_at) DO UPDATE SET value = excluded.value,
+    version = excluded.version`;
 
 // The row lock on meta also orders concurrent writers: versions follow commit order.
 const BUMP_VERSION_SQL = `UPDATE meta SET value = value + 1 WHERE key = 'data_version'
   RETURNING value`;
 
 const CHANGES_SQL = `
-  SELECT zone, ts, value, method, complete AS published, version FROM readings WHERE version > $1
-  UNION ALL
-  SELECT zone, ts, NULL, 'computed:v1', false, version FROM reading_deletions WHERE version > $1
-  ORDER BY version LIMIT $2`;
+  SELECT zone, ts, value, method, complete AS published, lifecycle, direct, version
+  FROM readings WHERE version > $1 ORDER BY version LIMIT $2`;
 
 // PostgreSQL has no skip scan: DISTINCT ON (zone) would read every published row. This walks the
 // primary key instead, one probe for the next zone and one for its newest published row, so the
 // cost grows with the number of zones (45), not of rows (millions).
-const LATEST_PER_ZONE_SQL = `
+const latestPerZoneSql = (basis: Basis | undefined) => {
+  const { value, method, where } = publishedOn(basis);
+  return `
   WITH RECURSIVE zones AS (
     SELECT min(zone) AS zone FROM readings
     UNION ALL
@@ -98,9 +150,10 @@ const LATEST_PER_ZONE_SQL = `
   )
   SELECT latest.zone, latest.ts, latest.value, latest.method
   FROM zones CROSS JOIN LATERAL (
-    SELECT zone, ts, value, method FROM readings
-    WHERE readings.zone = zones.zone AND complete ORDER BY ts DESC LIMIT 1
+    SELECT zone, ts, ${value} AS value, ${method} AS method FROM readings
+    WHERE readings.zone = zones.zone AND ${where} ORDER BY ts DESC LIMIT 1
   ) latest`;
+};
 
 const compareKeys = (a: StoreKey, b: StoreKey): number =>
   a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : a.ts - b.ts;
@@ -110,7 +163,7 @@ const compareKeys = (a: StoreKey, b: StoreKey): number =>
  * to update a row twice in one statement. Sorted so that concurrent writers lock rows in the
  * same order and cannot deadlock.
  */
-function lastPerKeyInKeyOrder(readings: readonly StoredReading[]): StoredReading[] {
+function lastPerKeyInKeyOrder<T extends StoreKey>(readings: readonly T[]): T[] {
   const sorted = [...readings].sort(compareKeys); // stable: equal keys keep their order
   return sorted.filter((reading, i) => {
     const next = sorted[i + 1];
@@ -246,23 +299,70 @@ export class PostgresStore implements Store {
     return readings.length;
   }
 
+  async upsertMixes(mixes: readonly StoredMix[]): Promise<number> {
+    if (mixes.length === 0) return 0;
+    const rows = lastPerKeyInKeyOrder(mixes);
+    await this.inTransaction(async (client) => {
+      const version = await nextVersion(client);
+      for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
+        const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS);
+        await client.query(UPSERT_MIX_SQL, [JSON.stringify(chunk), version]);
+      }
+    });
+    return mixes.length;
+  }
+
   async readingsInWindow(
     zone: string,
     fromTs: number,
     toTs: number,
     limit: number,
+    basis?: Basis,
   ): Promise<Reading[]> {
+    const { value, method, where } = publishedOn(basis);
     const { rows } = await this.pool.query<Reading>(
-      `SELECT ts, value, method FROM readings
-       WHERE zone = $1 AND ts >= $2 AND ts < $3 AND complete ORDER BY ts LIMIT $4`,
+      `SELECT ts, ${value} AS value, ${method} AS method FROM readings
+       WHERE zone = $1 AND ts >= $2 AND ts < $3 AND ${where} ORDER BY ts LIMIT $4`,
       [zone, fromTs, toTs, limit],
     );
     return rows;
   }
 
-  async latestPerZone(): Promise<ZoneReading[]> {
-    const { rows } = await this.pool.query<ZoneReading>(LATEST_PER_ZONE_SQL);
+  async latestPerZone(basis?: Basis): Promise<ZoneReading[]> {
+    const { rows } = await this.pool.query<ZoneReading>(latestPerZoneSql(basis));
     return rows;
+  }
+
+  async mixesInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+  ): Promise<MixPoint[]> {
+    const { rows } = await this.pool.query<MixPoint>(
+      `SELECT ts, mix FROM readings
+       WHERE zone = $1 AND ts >= $2 AND ts < $3 AND lifecycle IS NOT NULL ORDER BY ts LIMIT $4`,
+      [zone, fromTs, toTs, limit],
+    );
+    return rows;
+  }
+
+  async upsertForecasts(forecasts: readonly StoredForecast[]): Promise<number> {
+    if (forecasts.length === 0) return 0;
+    await this.inTransaction(async (client) => {
+      const version = await nextVersion(client);
+      await client.query(UPSERT_FORECAST_SQL, [JSON.stringify(forecasts), version]);
+    });
+    return forecasts.length;
+  }
+
+  async newestForecasts(kind: ForecastKind): Promise<StoredForecast[]> {
+    const { rows } = await this.pool.query<ForecastRow>(
+      `SELECT DISTINCT ON (zone) zone, ts, kind, issued_at, value FROM forecasts
+       WHERE kind = $1 ORDER BY zone, ts DESC, issued_at DESC`,
+      [kind],
+    );
+    return rows.map(toForecast);
   }
 
   async readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]> {
@@ -280,23 +380,6 @@ export class PostgresStore implements Store {
       [zone],
     );
     return rows[0]?.newest ?? null;
-  }
-
-  async deleteForecastsExcept(zone: string, keepTs: number | null): Promise<number> {
-    return this.inTransaction(async (client) => {
-      const { rows } = await client.query<{ ts: number }>(
-        `DELETE FROM readings WHERE zone = $1 AND method = 'upstream:uk-operator:forecast'
-         AND ts IS DISTINCT FROM $2::bigint RETURNING ts`,
-        [zone, keepTs],
-      );
-      if (rows.length === 0) return 0;
-      await client.query(
-        `INSERT INTO reading_deletions (zone, ts, version) SELECT $1, unnest($2::bigint[]), $3
-         ON CONFLICT (zone, ts) DO UPDATE SET version = excluded.version`,
-        [zone, rows.map((row) => row.ts), await nextVersion(client)],
-      );
-      return rows.length;
-    });
   }
 
   async scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]> {
@@ -319,16 +402,26 @@ export class PostgresStore implements Store {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const version = await readVersion(client);
       const { rows } = await client.query<ReadingChange>(CHANGES_SQL, [sinceVersion, limit + 1]);
+      const forecasts = await client.query<ForecastRow>(
+        `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > $1
+         ORDER BY version LIMIT $2`,
+        [sinceVersion, limit + 1],
+      );
       return {
         version,
-        complete: rows.length <= limit,
-        changes: rows.slice(0, limit).map(({ zone, ts, value, method, published }) => ({
-          zone,
-          ts,
-          value,
-          method,
-          published,
-        })),
+        complete: rows.length <= limit && forecasts.rows.length <= limit,
+        changes: rows
+          .slice(0, limit)
+          .map(({ zone, ts, value, method, published, lifecycle, direct }) => ({
+            zone,
+            ts,
+            value,
+            method,
+            published,
+            lifecycle,
+            direct,
+          })),
+        forecasts: forecasts.rows.slice(0, limit).map(toForecast),
       };
     });
   }
@@ -381,6 +474,15 @@ export class PostgresStore implements Store {
   async isSynthetic(): Promise<boolean> {
     const { rowCount } = await this.pool.query(`SELECT 1 FROM meta WHERE key = 'synthetic'`);
     return rowCount === 1;
+  }
+
+  async recomputeNeeded(): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`SELECT 1 FROM meta WHERE key = 'recompute_needed'`);
+    return rowCount === 1;
+  }
+
+  async recomputeDone(): Promise<void> {
+    await this.pool.query(`DELETE FROM meta WHERE key = 'recompute_needed'`);
   }
 
   async ping(): Promise<void> {

@@ -53,4 +53,31 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Values on each basis beside the default one, and upstream forecasts in their own table
+    // (never readings). The GB forecast reading moves there, issued at its own ts (its real issue
+    // time was not kept); direct values are computed from the stored mixes on the next start.
+    version: 4,
+    sql: `
+      ALTER TABLE readings ADD COLUMN lifecycle REAL;
+      ALTER TABLE readings ADD COLUMN direct REAL;
+      UPDATE readings SET lifecycle = value WHERE method = 'computed:v1' AND complete = 1;
+      CREATE TABLE forecasts (
+        zone      TEXT    NOT NULL,
+        ts        INTEGER NOT NULL,  -- epoch seconds, start of the interval forecast
+        kind      TEXT    NOT NULL,  -- what is forecast, e.g. uk-operator:intensity
+        issued_at INTEGER NOT NULL,  -- epoch seconds
+        value     REAL    NOT NULL,
+        version   INTEGER NOT NULL,
+        PRIMARY KEY (zone, kind, ts, issued_at)
+      ) WITHOUT ROWID;
+      CREATE INDEX forecasts_version ON forecasts (version);
+      INSERT INTO forecasts (zone, ts, kind, issued_at, value, version)
+        SELECT zone, ts, 'uk-operator:intensity', ts, value, version FROM readings
+        WHERE method = 'upstream:uk-operator:forecast' AND value IS NOT NULL;
+      DELETE FROM readings WHERE method = 'upstream:uk-operator:forecast';
+      INSERT INTO meta (key, value)
+        SELECT 'recompute_needed', 1 WHERE EXISTS (SELECT 1 FROM readings WHERE mix IS NOT NULL);
+    `,
+  },
 ];

@@ -1,15 +1,20 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type {
-  IngestReport,
-  Method,
-  Reading,
-  StoredReading,
-  ZoneReading,
+import type { Basis } from '../../core/factors.js';
+import {
+  BASIS_METHOD,
+  type ForecastKind,
+  type IngestReport,
+  type Method,
+  type Reading,
+  type StoredForecast,
+  type StoredMix,
+  type StoredReading,
+  type ZoneReading,
 } from '../../core/reading.js';
 import type { SourceId } from '../../core/zones.js';
-import type { ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
+import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 interface ReadingRow {
@@ -19,7 +24,11 @@ interface ReadingRow {
   method: Method;
   complete: number;
   mix: string | null;
+  lifecycle: number | null;
+  direct: number | null;
 }
+
+const STORED_COLUMNS = 'zone, ts, value, method, complete, mix, lifecycle, direct';
 
 const toStored = (row: ReadingRow): StoredReading => ({
   zone: row.zone,
@@ -28,7 +37,28 @@ const toStored = (row: ReadingRow): StoredReading => ({
   method: row.method,
   complete: row.complete === 1,
   mix: row.mix === null ? null : (JSON.parse(row.mix) as Record<string, number>),
+  lifecycle: row.lifecycle,
+  direct: row.direct,
 });
+
+interface ForecastRow {
+  zone: string;
+  ts: number;
+  kind: ForecastKind;
+  issued_at: number;
+  value: number;
+}
+
+const toForecast = (row: ForecastRow): StoredForecast => ({
+  zone: row.zone,
+  ts: row.ts,
+  kind: row.kind,
+  issuedAt: row.issued_at,
+  value: row.value,
+});
+
+/** The column holding a basis's values: published on it exactly where it is not null. */
+const BASIS_COLUMN: Readonly<Record<Basis, string>> = { lifecycle: 'lifecycle', direct: 'direct' };
 
 /**
  * The embedded default store: one SQLite file in WAL mode, so the API keeps reading while an
@@ -39,8 +69,8 @@ export class SqliteStore implements Store {
   private readonly statements;
   /** The file this process opened (absolute path, device and inode); null in memory. */
   private readonly file: { path: string; dev: number; ino: number } | null;
-  /** The newest write SQLite refused, until a later write succeeds. */
-  private writeRefused: string | null = null;
+  /** Whether SQLite refused the newest write (the writer logs why), until one succeeds. */
+  private writeRefused = false;
 
   constructor(path: string) {
     let opened: Database.Database | undefined;
@@ -59,51 +89,89 @@ export class SqliteStore implements Store {
     const identity = path === ':memory:' ? null : statSync(path);
     this.file = identity && { path: resolve(path), dev: identity.dev, ino: identity.ino };
     const db = this.db;
+    /** The published points of one basis (undefined: the default one) as Reading columns. */
+    const published = (basis: Basis | undefined) =>
+      basis === undefined
+        ? { value: 'value', method: 'method', where: 'complete = 1' }
+        : {
+            value: `${BASIS_COLUMN[basis]}`,
+            method: `'${BASIS_METHOD[basis]}'`,
+            where: `${BASIS_COLUMN[basis]} IS NOT NULL`,
+          };
+    const onBasis = <T>(make: (basis: Basis | undefined) => T) => ({
+      default: make(undefined),
+      lifecycle: make('lifecycle'),
+      direct: make('direct'),
+    });
     this.statements = {
       upsert: db.prepare(
-        `INSERT INTO readings (zone, ts, value, method, complete, mix, version)
-         VALUES (@zone, @ts, @value, @method, @complete, @mix, @version)
+        `INSERT INTO readings (zone, ts, value, method, complete, mix, lifecycle, direct, version)
+         VALUES (@zone, @ts, @value, @method, @complete, @mix, @lifecycle, @direct, @version)
          ON CONFLICT (zone, ts) DO UPDATE SET value = excluded.value, method = excluded.method,
-           complete = excluded.complete, mix = excluded.mix, version = excluded.version`,
+           complete = excluded.complete,
+           mix = CASE WHEN excluded.mix IS NULL THEN readings.mix ELSE excluded.mix END,
+           lifecycle = CASE WHEN excluded.mix IS NULL THEN readings.lifecycle
+                            ELSE excluded.lifecycle END,
+           direct = CASE WHEN excluded.mix IS NULL THEN readings.direct ELSE excluded.direct END,
+           version = excluded.version`,
+      ),
+      // A row made by a mix alone is unpublished on the default basis; its method is a stand-in.
+      upsertMix: db.prepare(
+        `INSERT INTO readings (zone, ts, value, method, complete, mix, lifecycle, direct, version)
+         VALUES (@zone, @ts, NULL, 'computed:v1', 0, @mix, @lifecycle, @direct, @version)
+         ON CONFLICT (zone, ts) DO UPDATE SET mix = excluded.mix,
+           lifecycle = excluded.lifecycle, direct = excluded.direct, version = excluded.version`,
       ),
       bumpVersion: db.prepare(`UPDATE meta SET value = value + 1 WHERE key = 'data_version'`),
       dataVersion: db.prepare(`SELECT value FROM meta WHERE key = 'data_version'`).pluck(),
-      window: db.prepare(
-        `SELECT ts, value, method FROM readings
-         WHERE zone = ? AND ts >= ? AND ts < ? AND complete = 1 ORDER BY ts LIMIT ?`,
-      ),
-      latest: db.prepare(
-        `SELECT zone, ts, value, method FROM readings
-         WHERE zone = ? AND complete = 1 ORDER BY ts DESC LIMIT 1`,
+      window: onBasis((basis) => {
+        const { value, method, where } = published(basis);
+        return db.prepare(
+          `SELECT ts, ${value} AS value, ${method} AS method FROM readings
+           WHERE zone = ? AND ts >= ? AND ts < ? AND ${where} ORDER BY ts LIMIT ?`,
+        );
+      }),
+      latest: onBasis((basis) => {
+        const { value, method, where } = published(basis);
+        return db.prepare(
+          `SELECT zone, ts, ${value} AS value, ${method} AS method FROM readings
+           WHERE zone = ? AND ${where} ORDER BY ts DESC LIMIT 1`,
+        );
+      }),
+      mixes: db.prepare(
+        `SELECT ts, mix FROM readings
+         WHERE zone = ? AND ts >= ? AND ts < ? AND lifecycle IS NOT NULL ORDER BY ts LIMIT ?`,
       ),
       zones: db.prepare(`SELECT DISTINCT zone FROM readings`).pluck(),
       stored: db.prepare(
-        `SELECT zone, ts, value, method, complete, mix FROM readings
-         WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
+        `SELECT ${STORED_COLUMNS} FROM readings WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
       ),
       newest: db.prepare(`SELECT max(ts) FROM readings WHERE zone = ?`).pluck(),
-      tombstoneForecasts: db.prepare(
-        `INSERT OR REPLACE INTO reading_deletions (zone, ts, version)
-         SELECT zone, ts, ? FROM readings
-         WHERE zone = ? AND method = 'upstream:uk-operator:forecast' AND ts IS NOT ?`,
-      ),
       changes: db.prepare(
-        `SELECT zone, ts, value, method, complete AS published, version FROM readings
-         WHERE version > ?
-         UNION ALL
-         SELECT zone, ts, NULL, 'computed:v1', 0, version FROM reading_deletions WHERE version > ?
+        `SELECT zone, ts, value, method, complete AS published, lifecycle, direct, version
+         FROM readings WHERE version > ? ORDER BY version LIMIT ?`,
+      ),
+      forecastChanges: db.prepare(
+        `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > ?
          ORDER BY version LIMIT ?`,
       ),
-      deleteForecasts: db.prepare(
-        `DELETE FROM readings WHERE zone = ? AND method = 'upstream:uk-operator:forecast'
-         AND ts IS NOT ?`,
+      upsertForecast: db.prepare(
+        `INSERT INTO forecasts (zone, ts, kind, issued_at, value, version)
+         VALUES (@zone, @ts, @kind, @issuedAt, @value, @version)
+         ON CONFLICT (zone, kind, ts, issued_at) DO UPDATE SET value = excluded.value,
+           version = excluded.version`,
       ),
-      scanFirst: db.prepare(
-        `SELECT zone, ts, value, method, complete, mix FROM readings ORDER BY zone, ts LIMIT ?`,
+      newestForecasts: db.prepare(
+        `SELECT zone, ts, kind, issued_at, value FROM forecasts f
+         WHERE kind = ? AND NOT EXISTS (
+           SELECT 1 FROM forecasts g WHERE g.zone = f.zone AND g.kind = f.kind
+             AND (g.ts > f.ts OR (g.ts = f.ts AND g.issued_at > f.issued_at)))
+         ORDER BY zone`,
       ),
+      scanFirst: db.prepare(`SELECT ${STORED_COLUMNS} FROM readings ORDER BY zone, ts LIMIT ?`),
       scanAfter: db.prepare(
-        `SELECT zone, ts, value, method, complete, mix FROM readings
-         WHERE (zone, ts) > (?, ?) ORDER BY zone, ts LIMIT ?`,
+        `SELECT ${STORED_COLUMNS} FROM readings WHERE (zone, ts) > (?, ?)
+         ORDER BY zone, ts LIMIT ?`,
       ),
       acquireLease: db.prepare(
         `INSERT INTO leases (name, holder, expires_ms) VALUES (@name, @holder, @now + @ttl)
@@ -120,6 +188,8 @@ export class SqliteStore implements Store {
              SELECT max(id) FROM ingest_reports WHERE source = r.source)`,
         )
         .pluck(),
+      meta: db.prepare(`SELECT value FROM meta WHERE key = ?`).pluck(),
+      deleteMeta: db.prepare(`DELETE FROM meta WHERE key = ?`),
     };
   }
 
@@ -165,6 +235,8 @@ export class SqliteStore implements Store {
               method: reading.method,
               complete: reading.complete ? 1 : 0,
               mix: reading.mix === null ? null : JSON.stringify(reading.mix),
+              lifecycle: reading.lifecycle,
+              direct: reading.direct,
             });
           }
         })
@@ -173,23 +245,79 @@ export class SqliteStore implements Store {
     return readings.length;
   }
 
+  async upsertMixes(mixes: readonly StoredMix[]): Promise<number> {
+    if (mixes.length === 0) return 0;
+    const { upsertMix } = this.statements;
+    this.write(() =>
+      this.db
+        .transaction(() => {
+          const version = this.nextVersion();
+          for (const row of mixes) {
+            upsertMix.run({
+              version,
+              zone: row.zone,
+              ts: row.ts,
+              mix: JSON.stringify(row.mix),
+              lifecycle: row.lifecycle,
+              direct: row.direct,
+            });
+          }
+        })
+        .immediate(),
+    );
+    return mixes.length;
+  }
+
   async readingsInWindow(
     zone: string,
     fromTs: number,
     toTs: number,
     limit: number,
+    basis?: Basis,
   ): Promise<Reading[]> {
-    return this.statements.window.all(zone, fromTs, toTs, limit) as Reading[];
+    return this.statements.window[basis ?? 'default'].all(zone, fromTs, toTs, limit) as Reading[];
   }
 
-  async latestPerZone(): Promise<ZoneReading[]> {
+  async latestPerZone(basis?: Basis): Promise<ZoneReading[]> {
     const zones = this.statements.zones.all() as string[];
+    const statement = this.statements.latest[basis ?? 'default'];
     const latest: ZoneReading[] = [];
     for (const zone of zones) {
-      const row = this.statements.latest.get(zone) as ZoneReading | undefined;
+      const row = statement.get(zone) as ZoneReading | undefined;
       if (row) latest.push(row);
     }
     return latest;
+  }
+
+  async mixesInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+  ): Promise<MixPoint[]> {
+    const rows = this.statements.mixes.all(zone, fromTs, toTs, limit) as {
+      ts: number;
+      mix: string;
+    }[];
+    return rows.map((row) => ({ ts: row.ts, mix: JSON.parse(row.mix) as Record<string, number> }));
+  }
+
+  async upsertForecasts(forecasts: readonly StoredForecast[]): Promise<number> {
+    if (forecasts.length === 0) return 0;
+    const { upsertForecast } = this.statements;
+    this.write(() =>
+      this.db
+        .transaction(() => {
+          const version = this.nextVersion();
+          for (const forecast of forecasts) upsertForecast.run({ ...forecast, version });
+        })
+        .immediate(),
+    );
+    return forecasts.length;
+  }
+
+  async newestForecasts(kind: ForecastKind): Promise<StoredForecast[]> {
+    return (this.statements.newestForecasts.all(kind) as ForecastRow[]).map(toForecast);
   }
 
   async readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]> {
@@ -198,18 +326,6 @@ export class SqliteStore implements Store {
 
   async newestStoredTs(zone: string): Promise<number | null> {
     return (this.statements.newest.get(zone) as number | null) ?? null;
-  }
-
-  async deleteForecastsExcept(zone: string, keepTs: number | null): Promise<number> {
-    const { deleteForecasts, tombstoneForecasts } = this.statements;
-    return this.write(() =>
-      this.db
-        .transaction(() => {
-          tombstoneForecasts.run(this.nextVersion(), zone, keepTs);
-          return deleteForecasts.run(zone, keepTs).changes;
-        })
-        .immediate(),
-    );
   }
 
   async scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]> {
@@ -229,20 +345,27 @@ export class SqliteStore implements Store {
     // A deferred transaction reads one snapshot, even while another process writes.
     return this.db.transaction(() => {
       const version = this.statements.dataVersion.get() as number;
-      const rows = this.statements.changes.all(sinceVersion, sinceVersion, limit + 1) as (Omit<
+      const rows = this.statements.changes.all(sinceVersion, limit + 1) as (Omit<
         ReadingChange,
         'published'
       > & { published: number })[];
+      const forecasts = this.statements.forecastChanges.all(
+        sinceVersion,
+        limit + 1,
+      ) as ForecastRow[];
       return {
         version,
-        complete: rows.length <= limit,
+        complete: rows.length <= limit && forecasts.length <= limit,
         changes: rows.slice(0, limit).map((row) => ({
           zone: row.zone,
           ts: row.ts,
           value: row.value,
           method: row.method,
           published: row.published === 1,
+          lifecycle: row.lifecycle,
+          direct: row.direct,
         })),
+        forecasts: forecasts.slice(0, limit).map(toForecast),
       };
     })();
   }
@@ -295,6 +418,14 @@ export class SqliteStore implements Store {
     return this.db.prepare(`SELECT 1 FROM meta WHERE key = 'synthetic'`).get() !== undefined;
   }
 
+  async recomputeNeeded(): Promise<boolean> {
+    return this.statements.meta.get('recompute_needed') !== undefined;
+  }
+
+  async recomputeDone(): Promise<void> {
+    this.write(() => this.statements.deleteMeta.run('recompute_needed'));
+  }
+
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
   }
@@ -311,14 +442,17 @@ export class SqliteStore implements Store {
       }
       // Still open, the old file serves on, frozen; a new one at the path is never read.
       if (now === undefined || now.dev !== dev || now.ino !== ino) {
+        // No path here: this is shown in /v1/status; the log line names the store.
         found.push(
-          `the SQLite file ${path} was ${now ? 'replaced' : 'deleted'} while gridco2 served it: ` +
-            'what is served no longer changes; restart gridco2 to open the file now at that path',
+          `the SQLite file was ${now ? 'replaced' : 'deleted'} while gridco2 served it: ` +
+            'what is served no longer changes; restart gridco2 to open the file now at its path',
         );
       }
     }
-    if (this.writeRefused !== null) {
-      found.push(`the SQLite file refuses writes (${this.writeRefused}): nothing new is stored`);
+    if (this.writeRefused) {
+      found.push(
+        'the SQLite file refuses writes (read-only, or no space left): nothing new is stored',
+      );
     }
     return found;
   }
@@ -327,12 +461,12 @@ export class SqliteStore implements Store {
   private write<T>(run: () => T): T {
     try {
       const result = run();
-      this.writeRefused = null;
+      this.writeRefused = false;
       return result;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (typeof code === 'string' && /^SQLITE_(READONLY|CANTOPEN|IOERR|FULL|PERM)/.test(code)) {
-        this.writeRefused = `${code}: ${(error as Error).message}`;
+        this.writeRefused = true;
       }
       throw error;
     }

@@ -1,0 +1,15 @@
+import type { Reading, StoredForecast } from './reading.js';
+
+/**
+ * The upstream forecast served as a reading (docs/api.md, "Data rules": the GB forecast): the
+ * forecast of the zone's latest forecast interval, as last issued, while no published reading
+ * exists at or after that interval. At most one per zone; a settled figure replaces it.
+ */
+export function servedForecast(
+  newestPublishedTs: number | undefined,
+  forecast: StoredForecast | undefined,
+): Reading | undefined {
+  if (!forecast) return undefined;
+  if (newestPublishedTs !== undefined && newestPublishedTs >= forecast.ts) return undefined;
+  return { ts: forecast.ts, value: forecast.value, method: 'upstream:uk-operator:forecast' };
+}
