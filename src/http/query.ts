@@ -89,7 +89,7 @@ export function interpretWindow(params: ReadonlyMap<string, string>, nowMs: numb
 function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined {
   const given = params.get('basis');
   if (given === undefined) return undefined;
-  const basis = BASES.find((candidate) => candidate === given.trim());
+  const basis = BASES.find((candidate) => candidate === given);
   if (!basis) throw API_ERRORS.invalidBasis();
   return basis;
 }

@@ -141,11 +141,17 @@ const Category = Type.Union(
 export const MixPoint = Type.Object(
   {
     ts: DateTime,
-    generation: Type.Record(Category, Type.Number(), {
-      description:
-        'Generation per fuel category with a value in the interval, 1 decimal, in `unit`. ' +
-        'Storage and imports are not listed.',
-    }),
+    generation: Type.Partial(
+      Type.Object(
+        Object.fromEntries(CATEGORIES.map((category) => [apiCategory(category), Type.Number()])),
+      ),
+      {
+        additionalProperties: false,
+        description:
+          'Generation per fuel category with a value in the interval, 1 decimal, in `unit`. ' +
+          'Storage and imports are not listed.',
+      },
+    ),
     renewable_pct: Type.Number({
       description: 'Biomass, geothermal, hydro, solar, wind and marine over the total, in %.',
     }),
