@@ -32,14 +32,14 @@ export async function openStore(
 
 /**
  * A schema upgrade that added a basis leaves the store's values on it to compute: done here,
- * once, from the stored mixes, before anything is served or written (about 20 s per million
- * rows on a small machine).
+ * once, from the stored mixes, before anything is served or written. What was served stays as
+ * it was: only the new values are computed (`gridco2 recompute` re-decides everything).
  */
 async function completeUpgrade(store: Store, logger: Logger | undefined): Promise<void> {
   if (!(await store.recomputeNeeded())) return;
   logger?.info('store upgraded: computing the values of each basis from the stored mixes');
   const started = Date.now();
-  const result = await recomputeStored(store);
+  const result = await recomputeStored(store, undefined, { keepDefaultValues: true });
   logger?.info(
     { scanned: result.scanned, changed: result.changed, ms: Date.now() - started },
     'store upgrade done',

@@ -13,6 +13,14 @@ export interface RecomputeResult extends RecomputeProgress {
   readonly unreadable: readonly string[];
 }
 
+export interface RecomputeOptions {
+  /**
+   * Leave every default value (and whether it is published) as stored, and compute only the
+   * values on each basis: what a schema upgrade adds, without re-deciding what was served.
+   */
+  readonly keepDefaultValues?: boolean;
+}
+
 /** Rows per page of the scan and per upsert transaction. */
 const PAGE_ROWS = 1000;
 
@@ -26,6 +34,7 @@ const PAGE_ROWS = 1000;
 export async function recomputeStored(
   store: Store,
   onProgress?: (progress: RecomputeProgress) => void,
+  options: RecomputeOptions = {},
 ): Promise<RecomputeResult> {
   const unreadable: string[] = [];
   let scanned = 0;
@@ -40,7 +49,7 @@ export async function recomputeStored(
       if (row.mix === null) continue;
       let recomputed: StoredReading;
       try {
-        recomputed = recomputeRow(row, row.mix);
+        recomputed = recomputeRow(row, row.mix, options.keepDefaultValues ?? false);
       } catch (error) {
         unreadable.push(`${row.zone} ${row.ts}: ${String(error)}`);
         continue;
@@ -63,13 +72,20 @@ export async function recomputeStored(
 }
 
 /** A stored row's values from its mix: a computed zone's own value is its lifecycle value. */
-function recomputeRow(row: StoredReading, mix: Mix): StoredReading {
+function recomputeRow(row: StoredReading, mix: Mix, keepDefaultValues: boolean): StoredReading {
   const lifecycle = intensityOfMix(mix, 'lifecycle');
   const direct = intensityOfMix(mix, 'direct');
   const zone = findZone(row.zone);
   if (zone && SOURCE_INFO[zone.source].defaultValue === 'operator') {
     // A mix beside an operator figure (GB): published on each basis when it has generation.
     return { ...row, lifecycle, direct: lifecycle === null ? null : direct };
+  }
+  if (keepDefaultValues) {
+    return {
+      ...row,
+      lifecycle: row.complete ? row.value : null,
+      direct: row.complete ? direct : null,
+    };
   }
   // A mix without generation cannot be published, whatever it was before.
   const complete = row.complete && lifecycle !== null;

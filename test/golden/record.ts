@@ -19,16 +19,24 @@ export interface GoldenResponse {
 
 const IGNORED_HEADERS = new Set(['date', 'connection', 'keep-alive']);
 
-/** Serves the fixed store with a pinned clock and answers every golden request over real HTTP. */
-export async function answerGoldenRequests(cache: 'off' | 'ready'): Promise<GoldenResponse[]> {
+/**
+ * Serves the fixed store with a pinned clock and answers every golden request over real HTTP:
+ * a store written by this code, or the one at `databaseUrl` (holding the fixed data).
+ */
+export async function answerGoldenRequests(
+  cache: 'off' | 'ready',
+  databaseUrl?: string,
+): Promise<GoldenResponse[]> {
   const dir = mkdtempSync(join(tmpdir(), 'gridco2-golden-'));
   const file = join(dir, 'fixed.db');
-  const store = new SqliteStore(file);
-  await fillFixedStore(store);
-  await store.close();
+  if (databaseUrl === undefined) {
+    const store = new SqliteStore(file);
+    await fillFixedStore(store);
+    await store.close();
+  }
   const config = loadConfig({
     PORT: '0',
-    DATABASE_URL: `sqlite:${file}`,
+    DATABASE_URL: databaseUrl ?? `sqlite:${file}`,
     LOG_LEVEL: 'silent',
     INGEST: 'off',
     RATE_LIMIT_PER_MINUTE: '1000000',
