@@ -18,6 +18,7 @@ const PARAM_HINTS: Readonly<Record<string, string>> = {
   zone: 'give zone once, as a code from /v1/zones, e.g. zone=DE',
   from: 'give from once, e.g. from=2026-11-21T13:00:00Z',
   to: 'give to once, e.g. to=2026-11-21T13:00:00Z',
+  basis: 'give basis once: basis=lifecycle or basis=direct',
 };
 const hintFor = (param: string) => PARAM_HINTS[param] ?? `give ${param} once`;
 

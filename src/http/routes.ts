@@ -86,8 +86,9 @@ function indexBody(demo: boolean): IndexResponse {
     attribution:
       'Generation data: ENTSO-E Transparency Platform (Europe) and the US Energy Information ' +
       'Administration, EIA-930 (US). Great Britain: NESO Carbon Intensity API, CC BY 4.0. ' +
-      'Values for Europe and the US are computed by gridco2 (method computed:v1); no ' +
-      'endorsement by these providers is implied.',
+      'Values for Europe and the US, and for every zone on a basis, are computed by gridco2 ' +
+      '(methods computed:v1 and computed:v1:direct); no endorsement by these providers is ' +
+      'implied.',
     status: demo
       ? 'pre-alpha, interface 1.0.0-pre; DEMO MODE: synthetic data from a local simulator, not real measurements'
       : 'pre-alpha, interface 1.0.0-pre',

@@ -309,7 +309,7 @@ const HEADER = {
   Link: {
     type: 'string',
     description:
-      'Only on a truncated history: `<URL>; rel="next"` (RFC 8288), the same request with ' +
+      'Only on a truncated window: `<URL>; rel="next"` (RFC 8288), the same request with ' +
       '`from` set to the ts the note names, relative to the service root.',
   },
 } as const;
@@ -366,7 +366,7 @@ const TRANSPORT_ERRORS = [408, 431];
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request: a parameter is missing, repeated or unparseable.',
-  404: 'Unknown zone, or a zone with no stored reading.',
+  404: 'Unknown zone (or, for latest, a zone with no reading on the basis asked).',
   408: 'The request line and headers did not arrive in time.',
   429: 'Rate limit exceeded; retry after the seconds in retry-after.',
   431: 'The URL or the headers are larger than 16 KB.',
