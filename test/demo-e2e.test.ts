@@ -128,6 +128,28 @@ describe('gridco2 demo', () => {
     expect(first - (nowS - DAYS * 24 * H)).toBeLessThan(2 * H);
   }, 60_000);
 
+  it('serves GB on every basis, from the simulated generation mix', async () => {
+    for (const [basis, method] of [
+      ['lifecycle', 'computed:v1'],
+      ['direct', 'computed:v1:direct'],
+    ] as const) {
+      const latest = await getJson<{ data: { zone: string; method: string }[] }>(
+        `/v1/intensity/latest?basis=${basis}`,
+      );
+      expect(latest.body.data.map((reading) => reading.zone).sort()).toEqual(
+        ZONES.map((zone) => zone.code).sort(),
+      );
+      expect(latest.body.data.find((reading) => reading.zone === 'GB')?.method).toBe(method);
+    }
+    // Backfilled (the test above waited for it): the window half-hour by half-hour.
+    const from = new Date((Math.floor(Date.now() / 1000) - DAYS * 24 * H) * 1000).toISOString();
+    const history = await getJson<{ data: { method: string }[] }>(
+      `/v1/intensity?zone=GB&basis=lifecycle&from=${from}`,
+    );
+    expect(history.status).toBe(200);
+    expect(history.body.data.length).toBeGreaterThanOrEqual(DAYS * 48 - 2);
+  });
+
   it('stops the server, ingestion, workers, simulator and store on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');

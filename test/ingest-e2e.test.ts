@@ -6,10 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeReadings } from '../src/core/method.js';
 import { eiaFuelTypesOf, PSR_TYPES } from '../src/core/production-types.js';
-import type { StoredReading } from '../src/core/reading.js';
+import type { StoredMix, StoredReading } from '../src/core/reading.js';
+import { operatorMixes } from '../src/core/uk-operator.js';
 import { zonesOfSource } from '../src/core/zones.js';
 import { parseFuelTypeData } from '../src/sources/eia/parse.js';
 import { parseA75 } from '../src/sources/entsoe/parse.js';
+import { parseGeneration } from '../src/sources/neso/parse.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
 import { startReplayUpstreams, type ReplayUpstreams } from './support/replay-upstreams.js';
@@ -114,6 +116,13 @@ function expectedUs(code: string, respondent: string): StoredReading[] {
   return [...computeReadings(code, generation, eiaFuelTypesOf(respondent)).readings];
 }
 
+/** What the GB rule makes of the replayed generation mix. */
+function expectedGbMixes(): StoredMix[] {
+  const reply = parseGeneration(JSON.stringify({ data: replay.payloads.nesoMixEntries }));
+  if (reply.kind !== 'mix-half-hours') throw new Error(`GB: ${reply.kind}`);
+  return [...operatorMixes('GB', reply.halfHours).mixes];
+}
+
 beforeAll(async () => {
   replay = await startReplayUpstreams({ anchorTs: ANCHOR, entsoeToken: TOKEN, eiaApiKey: KEY });
 });
@@ -149,24 +158,43 @@ describe('gridco2 ingest', () => {
     expect(storedOf('FI')).toHaveLength(72);
     expect(storedOf('US-PJM').filter((row) => row.complete)).toHaveLength(11);
 
-    // GB: the operator's settled figures as published, and one forecast for the newest half-hour.
-    const settled = replay.payloads.nesoEntries.filter((entry) => entry.intensity.actual !== null);
+    const reports = await withStore(database, (store) => store.latestIngestReports());
+    // GB: the operator's settled figures as published, each with the generation mix of its
+    // half-hour and the values on each basis computed from it; the mix of every other half-hour
+    // of the run's window (7 days up to the hour after the run started) on its own.
+    const gbTo = Math.floor((reports['uk-operator']?.startedAt ?? 0) / H) * H + H;
+    const mixes = expectedGbMixes().filter(({ ts }) => ts >= gbTo - 7 * 24 * H && ts < gbTo);
+    const mixOf = (ts: number) => {
+      const found = mixes.find((mix) => mix.ts === ts);
+      return { mix: found?.mix, lifecycle: found?.lifecycle, direct: found?.direct };
+    };
     const gb = storedOf('GB');
-    expect(gb.filter((row) => row.method === 'upstream:uk-operator:actual')).toEqual(
-      settled.map((entry) => ({
-        zone: 'GB',
-        ts: Date.parse(entry.from) / 1000,
-        value: entry.intensity.actual,
-        method: 'upstream:uk-operator:actual',
-        complete: true,
-        mix: null,
-      })),
+    expect(gb.map(({ ts }) => ts)).toEqual(mixes.map(({ ts }) => ts));
+    expect(gb.map(({ ts, mix, lifecycle, direct }) => ({ ts, mix, lifecycle, direct }))).toEqual(
+      mixes.map(({ ts, mix, lifecycle, direct }) => ({ ts, mix, lifecycle, direct })),
     );
-    const forecasts = gb.filter((row) => row.method === 'upstream:uk-operator:forecast');
+    const settled = replay.payloads.nesoEntries.filter((entry) => entry.intensity.actual !== null);
+    expect(gb.filter((row) => row.complete)).toEqual(
+      settled.map((entry) => {
+        const ts = Date.parse(entry.from) / 1000;
+        return {
+          zone: 'GB',
+          ts,
+          value: entry.intensity.actual,
+          method: 'upstream:uk-operator:actual',
+          complete: true,
+          ...mixOf(ts),
+        };
+      }),
+    );
+    // The operator's forecast of the half-hour in progress, kept apart from the readings.
+    expect(gb.filter((row) => row.method === 'upstream:uk-operator:forecast')).toEqual([]);
+    const forecasts = await withStore(database, (store) =>
+      store.newestForecasts('uk-operator:intensity'),
+    );
     expect(forecasts).toHaveLength(1);
     expect(forecasts[0]?.ts).toBeGreaterThanOrEqual(ANCHOR);
 
-    const reports = await withStore(database, (store) => store.latestIngestReports());
     expect(Object.keys(reports).sort()).toEqual(['europe-tso', 'uk-operator', 'us-agency']);
     expect(JSON.stringify(reports)).not.toContain(KEY);
     // The replay has documents for three ENTSO-E zones only: the others' empty answers are a
@@ -181,9 +209,7 @@ describe('gridco2 ingest', () => {
     const again = await cli(['ingest'], envFor(replay, database));
     expect(again.code).toBe(0);
     const rowsAgain = await withStore(database, everyRow);
-    expect(rowsAgain.filter((row) => row.zone !== 'GB')).toEqual(
-      rows.filter((row) => row.zone !== 'GB'),
-    );
+    expect(rowsAgain).toEqual(rows);
   });
 
   it('exits non-zero when a source fails, keeps the others, and never prints the key', async () => {

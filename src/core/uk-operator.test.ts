@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { operatorReadings, type OperatorHalfHour } from './uk-operator.js';
+import { operatorMixes, operatorReadings, type OperatorHalfHour } from './uk-operator.js';
 
 const T = (text: string) => Date.parse(text) / 1000;
 
@@ -89,6 +89,47 @@ describe('operatorReadings (the GB rule of method.md)', () => {
     expect(readings.map(({ ts, value, method }) => [ts, value, method])).toEqual([
       [T('2025-01-01T11:30Z'), 111, 'upstream:uk-operator:actual'],
       [T('2025-01-01T12:00Z'), 117, 'upstream:uk-operator:actual'],
+    ]);
+  });
+});
+
+describe('operatorMixes (GB from the generation mix)', () => {
+  const mixAt = (from: string, shares: Record<string, number>) => ({
+    start: T(from),
+    shares: new Map(Object.entries(shares)),
+  });
+
+  it('keeps the later entry of a repeated start, in time order', () => {
+    // Two stitched replies: the second starts one half-hour early, repeating 12:30.
+    const { mixes } = operatorMixes('GB', [
+      mixAt('2025-01-01T12:00Z', { gas: 100 }),
+      mixAt('2025-01-01T12:30Z', { gas: 100 }),
+      mixAt('2025-01-01T12:30Z', { gas: 50, wind: 50 }),
+      mixAt('2025-01-01T13:00Z', { wind: 100 }),
+    ]);
+    expect(mixes.map(({ ts, mix }) => [ts, mix])).toEqual([
+      [T('2025-01-01T12:00Z'), { gas: 100 }],
+      [T('2025-01-01T12:30Z'), { gas: 50, 'wind-onshore': 50 }],
+      [T('2025-01-01T13:00Z'), { 'wind-onshore': 100 }],
+    ]);
+    // Lifecycle (50 x 490 + 50 x 11) / 100; direct (50 x 370 + 50 x 0) / 100.
+    expect(mixes[1]).toMatchObject({ lifecycle: 250.5, direct: 185 });
+  });
+
+  it('leaves imports out of both sums, books an unknown fuel as other and names it', () => {
+    const { mixes, unknownCodes } = operatorMixes('GB', [
+      mixAt('2025-01-01T12:00Z', { imports: 20, nuclear: 40, tidal: 40 }),
+    ]);
+    expect(unknownCodes).toEqual(['tidal']);
+    expect(mixes[0]?.mix).toEqual({ nuclear: 40, other: 40 });
+    // Lifecycle (40 x 12 + 40 x 700) / 80 = 356; direct (40 x 0 + 40 x 575) / 80 = 287.5.
+    expect(mixes[0]).toMatchObject({ lifecycle: 356, direct: 287.5 });
+  });
+
+  it('publishes a half-hour whose included shares sum to 0 on no basis', () => {
+    const { mixes } = operatorMixes('GB', [mixAt('2025-01-01T12:00Z', { imports: 100, gas: 0 })]);
+    expect(mixes).toEqual([
+      { zone: 'GB', ts: T('2025-01-01T12:00Z'), mix: { gas: 0 }, lifecycle: null, direct: null },
     ]);
   });
 });

@@ -89,39 +89,51 @@ export interface OperatorMixHalfHour {
   readonly shares: ReadonlyMap<string, number>;
 }
 
+/** What one fetch of a zone's mix feed gives: the mixes, and fuels the table does not know. */
+export interface ZoneMixes {
+  readonly mixes: readonly StoredMix[];
+  /** Booked as `other`, and logged (docs/method.md). */
+  readonly unknownCodes: readonly string[];
+}
+
 /**
  * GB's mix half-hours as stored mixes (docs/method.md, "Great Britain"): fuels mapped to
  * categories, imports left out of both sums, intensity = sum(share x factor) / sum(shares) on
  * each basis. A half-hour whose included shares sum to 0 is stored unpublished (both values
  * null); an unknown fuel is booked as `other`, like an unknown production code.
+ * When `halfHours` repeats a start, the later entry wins: NESO range replies start one half-hour
+ * before `from` (docs/upstreams.md §3.4), so stitched windows repeat the half-hour
+ * where they meet, and the later fetch carries the later revision (the current mix is provisional).
+ * Mixes come out in time order.
  */
-export function operatorMixes(
-  zone: string,
-  halfHours: readonly OperatorMixHalfHour[],
-): { mixes: StoredMix[]; unknownFuels: string[] } {
+export function operatorMixes(zone: string, halfHours: readonly OperatorMixHalfHour[]): ZoneMixes {
+  const byStart = new Map<number, OperatorMixHalfHour>();
+  for (const halfHour of halfHours) byStart.set(halfHour.start, halfHour);
   const unknown = new Set<string>();
-  const mixes = halfHours.map((halfHour): StoredMix => {
-    const shares = new Map<Category, number>();
-    for (const [fuel, perc] of halfHour.shares) {
-      const codeClass = NESO_FUELS.get(fuel);
-      if (codeClass === undefined) unknown.add(fuel);
-      if (codeClass !== undefined && isExcluded(codeClass)) continue;
-      const category = (codeClass as Category | undefined) ?? 'other';
-      shares.set(category, (shares.get(category) ?? 0) + Math.max(perc, 0));
-    }
-    const mix: Record<string, number> = {};
-    for (const category of CATEGORIES) {
-      const share = shares.get(category);
-      if (share !== undefined) mix[category] = share;
-    }
-    const lifecycle = intensityOfMix(mix as Mix);
-    return {
-      zone,
-      ts: halfHour.start,
-      mix,
-      lifecycle,
-      direct: lifecycle === null ? null : intensityOfMix(mix, 'direct'),
-    };
-  });
-  return { mixes, unknownFuels: [...unknown].sort() };
+  const mixes = [...byStart.values()]
+    .sort((a, b) => a.start - b.start)
+    .map((halfHour): StoredMix => {
+      const shares = new Map<Category, number>();
+      for (const [fuel, perc] of halfHour.shares) {
+        const codeClass = NESO_FUELS.get(fuel);
+        if (codeClass === undefined) unknown.add(fuel);
+        if (codeClass !== undefined && isExcluded(codeClass)) continue;
+        const category = (codeClass as Category | undefined) ?? 'other';
+        shares.set(category, (shares.get(category) ?? 0) + Math.max(perc, 0));
+      }
+      const mix: Record<string, number> = {};
+      for (const category of CATEGORIES) {
+        const share = shares.get(category);
+        if (share !== undefined) mix[category] = share;
+      }
+      const lifecycle = intensityOfMix(mix as Mix);
+      return {
+        zone,
+        ts: halfHour.start,
+        mix,
+        lifecycle,
+        direct: lifecycle === null ? null : intensityOfMix(mix, 'direct'),
+      };
+    });
+  return { mixes, unknownCodes: [...unknown].sort() };
 }

@@ -3,9 +3,14 @@
  * (which is also the order of `/v1/zones` and of the all-zones latest response).
  * Upstream identifiers: docs/upstreams.md §1.6 (EIC codes) and §2.4 (EIA respondents).
  */
-
-export const SOURCES = ['europe-tso', 'us-agency', 'uk-operator'] as const;
-export type SourceId = (typeof SOURCES)[number];
+import type { Category } from './factors.js';
+import {
+  type CodeTable,
+  EIA_FUEL_TYPES,
+  isExcluded,
+  NESO_FUELS,
+  PSR_TYPES,
+} from './production-types.js';
 
 export interface Zone {
   /** Canonical code, as served. */
@@ -17,7 +22,7 @@ export interface Zone {
   readonly upstreamId: string;
 }
 
-interface SourceInfo {
+export interface SourceInfo {
   /** Lag threshold of `/v1/status` (docs/api.md, `GET /v1/status`). */
   readonly staleAfterHours: number;
   /**
@@ -33,15 +38,69 @@ interface SourceInfo {
   readonly defaultValue: 'lifecycle' | 'operator';
   /** Unit of the mix: energy per interval, or the share of generation the operator publishes. */
   readonly mixUnit: 'MWh' | '%';
+  /** The upstream's production codes and what each is booked as (`/v1/factors` lists them). */
+  readonly codes: CodeTable;
 }
 
-export const SOURCE_INFO: Readonly<Record<SourceId, SourceInfo>> = {
+/** One upstream as the core knows it: its facts and its zones. */
+interface SourceFacts extends SourceInfo {
+  readonly resolutionMin: 60 | 30;
+  /** `[code, name, upstream id]`, in the order of the zone table of docs/api.md. */
+  readonly zones: readonly (readonly [code: string, name: string, upstreamId: string])[];
+}
+
+/**
+ * The upstreams, one entry each, in the order of the zone table. How each is configured and
+ * fetched is its entry in src/sources/registry.ts, under the same id; the facts the API serves
+ * stay here so that the core needs nothing outside itself.
+ */
+const SOURCE_FACTS = {
   'europe-tso': {
     staleAfterHours: 8,
     historyStart: '2024-08-01T00:00:00Z',
     upstreamName: 'ENTSO-E Transparency Platform',
     defaultValue: 'lifecycle',
     mixUnit: 'MWh',
+    codes: PSR_TYPES,
+    resolutionMin: 60,
+    // EIC codes are exactly 16 characters and the dashes are significant: copied, not retyped.
+    zones: [
+      // DE is the DE-LU bidding zone, as docs/method.md pins it.
+      ['DE', 'Germany (DE-LU bidding zone)', '10Y1001A1001A82H'],
+      ['FR', 'France', '10YFR-RTE------C'],
+      ['ES', 'Spain', '10YES-REE------0'],
+      ['PT', 'Portugal', '10YPT-REN------W'],
+      ['IT-NORD', 'Italy North', '10Y1001A1001A73I'],
+      ['IT-CNOR', 'Italy Centre-North', '10Y1001A1001A70O'],
+      ['IT-CSUD', 'Italy Centre-South', '10Y1001A1001A71M'],
+      ['IT-SUD', 'Italy South', '10Y1001A1001A788'],
+      ['IT-CALA', 'Italy Calabria', '10Y1001C--00096J'],
+      ['IT-SICI', 'Italy Sicily', '10Y1001A1001A75E'],
+      ['IT-SARD', 'Italy Sardinia', '10Y1001A1001A74G'],
+      ['NL', 'Netherlands', '10YNL----------L'],
+      ['BE', 'Belgium', '10YBE----------2'],
+      ['AT', 'Austria', '10YAT-APG------L'],
+      ['CH', 'Switzerland', '10YCH-SWISSGRIDZ'],
+      ['PL', 'Poland', '10YPL-AREA-----S'],
+      ['CZ', 'Czech Republic', '10YCZ-CEPS-----N'],
+      ['DK-1', 'Denmark West (DK1)', '10YDK-1--------W'],
+      ['DK-2', 'Denmark East (DK2)', '10YDK-2--------M'],
+      ['SE-1', 'Sweden SE1 (Luleå)', '10Y1001A1001A44P'],
+      ['SE-2', 'Sweden SE2 (Sundsvall)', '10Y1001A1001A45N'],
+      ['SE-3', 'Sweden SE3 (Stockholm)', '10Y1001A1001A46L'],
+      ['SE-4', 'Sweden SE4 (Malmö)', '10Y1001A1001A47J'],
+      ['NO-1', 'Norway NO1 (Oslo)', '10YNO-1--------2'],
+      ['NO-2', 'Norway NO2 (Kristiansand)', '10YNO-2--------T'],
+      ['NO-3', 'Norway NO3 (Trondheim)', '10YNO-3--------J'],
+      ['NO-4', 'Norway NO4 (Tromsø)', '10YNO-4--------9'],
+      ['NO-5', 'Norway NO5 (Bergen)', '10Y1001A1001A48H'],
+      ['FI', 'Finland', '10YFI-1--------U'],
+      // IE is the all-island Single Electricity Market bidding zone, as docs/method.md pins it.
+      ['IE', 'Ireland (all-island SEM)', '10Y1001A1001A59C'],
+      ['GR', 'Greece', '10YGR-HTSO-----Y'],
+      ['RO', 'Romania', '10YRO-TEL------P'],
+      ['HU', 'Hungary', '10YHU-MAVIR----U'],
+    ],
   },
   'us-agency': {
     staleAfterHours: 36,
@@ -49,6 +108,22 @@ export const SOURCE_INFO: Readonly<Record<SourceId, SourceInfo>> = {
     upstreamName: 'US Energy Information Administration (EIA)',
     defaultValue: 'lifecycle',
     mixUnit: 'MWh',
+    // CAISO's own table differs in one code (eiaFuelTypesOf); this is the one every other uses.
+    codes: EIA_FUEL_TYPES,
+    resolutionMin: 60,
+    zones: [
+      ['US', 'United States Lower 48', 'US48'],
+      ['US-PJM', 'PJM Interconnection', 'PJM'],
+      ['US-MISO', 'Midcontinent ISO', 'MISO'],
+      ['US-ERCOT', 'Electric Reliability Council of Texas', 'ERCO'],
+      ['US-SPP', 'Southwest Power Pool', 'SWPP'],
+      ['US-SOCO', 'Southern Company', 'SOCO'],
+      ['US-CAISO', 'California ISO', 'CISO'],
+      ['US-TVA', 'Tennessee Valley Authority', 'TVA'],
+      ['US-NYISO', 'New York ISO', 'NYIS'],
+      ['US-ISONE', 'ISO New England', 'ISNE'],
+      ['US-BPA', 'Bonneville Power Administration', 'BPAT'],
+    ],
   },
   'uk-operator': {
     staleAfterHours: 4,
@@ -56,80 +131,47 @@ export const SOURCE_INFO: Readonly<Record<SourceId, SourceInfo>> = {
     upstreamName: 'NESO Carbon Intensity API',
     defaultValue: 'operator',
     mixUnit: '%',
-  },
-};
-
-const europe = (code: string, name: string, eic: string): Zone => ({
-  code,
-  name,
-  source: 'europe-tso',
-  resolutionMin: 60,
-  upstreamId: eic,
-});
-const us = (code: string, name: string, respondent: string): Zone => ({
-  code,
-  name,
-  source: 'us-agency',
-  resolutionMin: 60,
-  upstreamId: respondent,
-});
-
-// EIC codes are exactly 16 characters and the dashes are significant: copied, not retyped.
-export const ZONES: readonly Zone[] = Object.freeze([
-  // DE is the DE-LU bidding zone, as docs/method.md pins it.
-  europe('DE', 'Germany (DE-LU bidding zone)', '10Y1001A1001A82H'),
-  europe('FR', 'France', '10YFR-RTE------C'),
-  europe('ES', 'Spain', '10YES-REE------0'),
-  europe('PT', 'Portugal', '10YPT-REN------W'),
-  europe('IT-NORD', 'Italy North', '10Y1001A1001A73I'),
-  europe('IT-CNOR', 'Italy Centre-North', '10Y1001A1001A70O'),
-  europe('IT-CSUD', 'Italy Centre-South', '10Y1001A1001A71M'),
-  europe('IT-SUD', 'Italy South', '10Y1001A1001A788'),
-  europe('IT-CALA', 'Italy Calabria', '10Y1001C--00096J'),
-  europe('IT-SICI', 'Italy Sicily', '10Y1001A1001A75E'),
-  europe('IT-SARD', 'Italy Sardinia', '10Y1001A1001A74G'),
-  europe('NL', 'Netherlands', '10YNL----------L'),
-  europe('BE', 'Belgium', '10YBE----------2'),
-  europe('AT', 'Austria', '10YAT-APG------L'),
-  europe('CH', 'Switzerland', '10YCH-SWISSGRIDZ'),
-  europe('PL', 'Poland', '10YPL-AREA-----S'),
-  europe('CZ', 'Czech Republic', '10YCZ-CEPS-----N'),
-  europe('DK-1', 'Denmark West (DK1)', '10YDK-1--------W'),
-  europe('DK-2', 'Denmark East (DK2)', '10YDK-2--------M'),
-  europe('SE-1', 'Sweden SE1 (Luleå)', '10Y1001A1001A44P'),
-  europe('SE-2', 'Sweden SE2 (Sundsvall)', '10Y1001A1001A45N'),
-  europe('SE-3', 'Sweden SE3 (Stockholm)', '10Y1001A1001A46L'),
-  europe('SE-4', 'Sweden SE4 (Malmö)', '10Y1001A1001A47J'),
-  europe('NO-1', 'Norway NO1 (Oslo)', '10YNO-1--------2'),
-  europe('NO-2', 'Norway NO2 (Kristiansand)', '10YNO-2--------T'),
-  europe('NO-3', 'Norway NO3 (Trondheim)', '10YNO-3--------J'),
-  europe('NO-4', 'Norway NO4 (Tromsø)', '10YNO-4--------9'),
-  europe('NO-5', 'Norway NO5 (Bergen)', '10Y1001A1001A48H'),
-  europe('FI', 'Finland', '10YFI-1--------U'),
-  // IE is the all-island Single Electricity Market bidding zone, as docs/method.md pins it.
-  europe('IE', 'Ireland (all-island SEM)', '10Y1001A1001A59C'),
-  europe('GR', 'Greece', '10YGR-HTSO-----Y'),
-  europe('RO', 'Romania', '10YRO-TEL------P'),
-  europe('HU', 'Hungary', '10YHU-MAVIR----U'),
-  us('US', 'United States Lower 48', 'US48'),
-  us('US-PJM', 'PJM Interconnection', 'PJM'),
-  us('US-MISO', 'Midcontinent ISO', 'MISO'),
-  us('US-ERCOT', 'Electric Reliability Council of Texas', 'ERCO'),
-  us('US-SPP', 'Southwest Power Pool', 'SWPP'),
-  us('US-SOCO', 'Southern Company', 'SOCO'),
-  us('US-CAISO', 'California ISO', 'CISO'),
-  us('US-TVA', 'Tennessee Valley Authority', 'TVA'),
-  us('US-NYISO', 'New York ISO', 'NYIS'),
-  us('US-ISONE', 'ISO New England', 'ISNE'),
-  us('US-BPA', 'Bonneville Power Administration', 'BPAT'),
-  {
-    code: 'GB',
-    name: 'Great Britain',
-    source: 'uk-operator',
+    codes: NESO_FUELS,
     resolutionMin: 30,
-    upstreamId: 'national',
+    zones: [['GB', 'Great Britain', 'national']],
   },
-]);
+} satisfies Record<string, SourceFacts>;
+
+export type SourceId = keyof typeof SOURCE_FACTS;
+export const SOURCES: readonly SourceId[] = Object.freeze(Object.keys(SOURCE_FACTS) as SourceId[]);
+
+export const SOURCE_INFO: Readonly<Record<SourceId, SourceInfo>> = SOURCE_FACTS;
+
+export const ZONES: readonly Zone[] = Object.freeze(
+  SOURCES.flatMap((source) => {
+    const { zones, resolutionMin } = SOURCE_FACTS[source];
+    return zones.map(([code, name, upstreamId]): Zone => ({
+      code,
+      name,
+      source,
+      resolutionMin,
+      upstreamId,
+    }));
+  }),
+);
+
+/**
+ * Every source's production codes and what each is booked as: a category, or `excluded` (storage
+ * and imports are in neither sum), for `/v1/factors` (docs/api.md).
+ */
+export function codeMappings(): Record<SourceId, Record<string, Category | 'excluded'>> {
+  return Object.fromEntries(
+    SOURCES.map((source) => [
+      source,
+      Object.fromEntries(
+        [...SOURCE_INFO[source].codes].map(([code, codeClass]) => [
+          code,
+          isExcluded(codeClass) ? 'excluded' : codeClass,
+        ]),
+      ),
+    ]),
+  ) as Record<SourceId, Record<string, Category | 'excluded'>>;
+}
 
 const byCode = new Map(ZONES.map((zone) => [zone.code, zone]));
 

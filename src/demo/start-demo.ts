@@ -5,9 +5,11 @@ import { floorToHour, HOUR } from '../core/time.js';
 import { SOURCES, ZONES, type SourceId } from '../core/zones.js';
 import { planBackfill, type BackfillResult } from '../ingest/backfill.js';
 import { DEFAULT_INITIAL_WINDOW_SECONDS, plural, runIngestion } from '../ingest/run-ingestion.js';
-import { createSourceAdapter, type SourceAdapter } from '../ingest/sources.js';
+import { createSourceAdapter } from '../ingest/sources.js';
 import { createLogger, startServer } from '../server.js';
 import { startSimulator } from '../simulator/index.js';
+import type { SourceAdapter, SourceSettings } from '../sources/adapter.js';
+import { UPSTREAMS } from '../sources/registry.js';
 import type { Store } from '../storage/store.js';
 import { runBackfillPool, type BackfillJob } from './backfill-pool.js';
 import { createBackfillDisplay } from './progress.js';
@@ -24,15 +26,17 @@ const DEMO_SEED = 1;
 const SIMULATED_KEY = 'simulated';
 const DAY = 24 * HOUR;
 
-/** Settings the demo sets itself: the user's own (real database, keys) never reach it. */
+/**
+ * Settings the demo sets itself: the user's own (real database, every upstream's base URL and
+ * key, src/sources/registry.ts) never reach it.
+ */
 const SET_BY_DEMO = [
   'DATABASE_URL',
   'INGEST',
-  'ENTSOE_BASE_URL',
-  'ENTSOE_TOKEN',
-  'EIA_BASE_URL',
-  'EIA_API_KEY',
-  'NESO_BASE_URL',
+  ...SOURCES.flatMap((source) => {
+    const { baseUrl, credential } = UPSTREAMS[source].settings;
+    return credential ? [baseUrl.variable, credential.variable] : [baseUrl.variable];
+  }),
 ];
 
 export interface DemoOptions {
@@ -54,7 +58,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   );
   const logger = createLogger(userSettings);
   const simulator = await startSimulator({ seed: DEMO_SEED });
-  const config = demoConfig(userSettings, simulator.url);
+  const config = demoConfig(userSettings, simulator.baseUrls);
   const server = await startServer(config, {
     logger,
     // The demo runs the first pass itself, at once; the schedule takes over one interval later.
@@ -94,15 +98,22 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   };
 }
 
-function demoConfig(userSettings: Config, simulatorUrl: string): Config {
+function demoConfig(userSettings: Config, baseUrls: Readonly<Record<SourceId, string>>): Config {
+  const sources = Object.fromEntries(
+    SOURCES.map((source): [SourceId, SourceSettings] => [
+      source,
+      {
+        baseUrl: baseUrls[source],
+        credential: UPSTREAMS[source].settings.credential ? SIMULATED_KEY : null,
+      },
+    ]),
+  ) as Record<SourceId, SourceSettings>;
   return Object.freeze({
     ...userSettings,
     demo: true,
     databaseUrl: DEMO_DATABASE_URL,
     ingest: true,
-    entsoe: { baseUrl: `${simulatorUrl}/api`, token: SIMULATED_KEY },
-    eia: { baseUrl: `${simulatorUrl}/v2`, apiKey: SIMULATED_KEY },
-    neso: { baseUrl: simulatorUrl },
+    sources,
   });
 }
 

@@ -1,22 +1,8 @@
 import { BASES, CATEGORIES, FACTORS } from '../core/factors.js';
-import {
-  type CodeTable,
-  EIA_FUEL_TYPES,
-  isExcluded,
-  NESO_FUELS,
-  PSR_TYPES,
-} from '../core/production-types.js';
 import { BASIS_METHOD } from '../core/reading.js';
+import { codeMappings } from '../core/zones.js';
 import { apiCategory } from './encode.js';
 import type { FactorsResponse } from './schemas.js';
-
-const mapping = (table: CodeTable): Record<string, string> =>
-  Object.fromEntries(
-    [...table].map(([code, codeClass]) => [
-      code,
-      isExcluded(codeClass) ? 'excluded' : apiCategory(codeClass),
-    ]),
-  );
 
 /** `/v1/factors`: the factor tables of both bases and the code mappings, from the core's tables. */
 export function factorsBody(): FactorsResponse {
@@ -31,13 +17,13 @@ export function factorsBody(): FactorsResponse {
       },
     ]),
   ) as FactorsResponse['bases'];
-  return {
-    unit: 'gCO2eq/kWh',
-    bases,
-    mappings: {
-      'europe-tso': mapping(PSR_TYPES),
-      'us-agency': mapping(EIA_FUEL_TYPES),
-      'uk-operator': mapping(NESO_FUELS),
-    },
-  };
+  const mappings = Object.fromEntries(
+    Object.entries(codeMappings()).map(([source, codes]) => [
+      source,
+      Object.fromEntries(
+        Object.entries(codes).map(([code, category]) => [code, apiCategory(category)]),
+      ),
+    ]),
+  ) as FactorsResponse['mappings'];
+  return { unit: 'gCO2eq/kWh', bases, mappings };
 }

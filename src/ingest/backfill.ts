@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { Zone } from '../core/zones.js';
 import { splitWindow, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import { createSourceStop, type SourceAdapter } from './sources.js';
+import type { SourceAdapter } from '../sources/adapter.js';
+import { createSourceStop } from './sources.js';
+import { storeZoneMixes } from './store-mixes.js';
 import { storeZoneReadings } from './store-readings.js';
 
 /** One resumable unit of a backfill: the zones fetched together over one chunk. */
@@ -72,7 +74,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
       const chunkErrors: string[] = [];
       let chunkPoints = 0;
       let givenUp: string | undefined;
-      const alreadyStored = await isStored(store, chunk);
+      const alreadyStored = await isStored(store, adapter, chunk);
       if (alreadyStored) {
         skipped += 1;
       } else {
@@ -80,6 +82,8 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
         for await (const outcome of adapter.fetch(chunk.zones, chunk.window, limits)) {
           if ('error' in outcome) {
             chunkErrors.push(`${outcome.zone}: ${adapter.scrub(outcome.error.message)}`);
+          } else if ('mixes' in outcome) {
+            chunkPoints += await storeZoneMixes(store, outcome.zone, outcome, chunk.window);
           } else {
             const quality = await storeZoneReadings(store, outcome.zone, outcome, chunk.window);
             chunkPoints += quality.pointsStored;
@@ -125,12 +129,23 @@ export function planBackfill(
   return zones.flatMap((zone) => windows.map((piece) => ({ zones: [zone], window: piece })));
 }
 
-/** Every interval of every zone of the chunk is stored (complete or not). */
-async function isStored(store: Store, { zones, window }: BackfillChunk): Promise<boolean> {
+/**
+ * Every interval of every zone of the chunk is stored (complete or not). Where the mix is a
+ * second feed (GB), an interval counts once both feeds wrote it: its default value (a settled
+ * operator figure) and its mix, so that a chunk one feed failed on is fetched again.
+ */
+async function isStored(
+  store: Store,
+  adapter: SourceAdapter,
+  { zones, window }: BackfillChunk,
+): Promise<boolean> {
   for (const zone of zones) {
     const expected = (window.toTs - window.fromTs) / (zone.resolutionMin * 60);
     const stored = await store.readStored(zone.code, window.fromTs, window.toTs);
-    if (stored.length < expected) return false;
+    const filled = adapter.mixFeed
+      ? stored.filter((row) => row.complete && row.mix !== null)
+      : stored;
+    if (filled.length < expected) return false;
   }
   return true;
 }

@@ -14,7 +14,8 @@ import {
 import { timedClock } from '../../test/support/timed-clock.js';
 import { loadConfig, type Config } from '../config.js';
 import { assessFreshness } from '../core/freshness.js';
-import type { IngestReport, StoredReading } from '../core/reading.js';
+import type { IngestReport, StoredForecast, StoredReading } from '../core/reading.js';
+import { servedForecast } from '../core/served-forecast.js';
 import { findZone, zonesOfSource, type SourceId, type Zone } from '../core/zones.js';
 import type { Clock } from '../sources/http.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
@@ -115,6 +116,17 @@ function ingestion(source: SourceId, config = configFor(replay)) {
     },
   };
 }
+
+/** The GB forecast the API serves now: src/core/served-forecast.ts over what is stored. */
+async function servedGbForecast() {
+  const settled = (await store.latestPerZone()).find((reading) => reading.zone === 'GB');
+  const [forecast] = await store.newestForecasts('uk-operator:intensity');
+  return servedForecast(settled?.ts, forecast);
+}
+
+const replayedForecast = (ts: number) =>
+  replay.payloads.nesoEntries.find(({ from }) => Date.parse(from) / 1000 === ts)?.intensity
+    .forecast;
 
 describe('runIngestion', () => {
   it('fetches the initial window, stores readings and the report, logs one line', async () => {
@@ -249,17 +261,79 @@ describe('runIngestion', () => {
     expect(await store.readStored('US-PJM', 0, ANCHOR + H)).toEqual(before);
   });
 
-  it('keeps at most one GB forecast, the newest half-hour without a settled value', async () => {
+  // Which forecast is served is decided at read time (src/core/served-forecast.ts): these check
+  // that ingestion stores what that decision needs. The API serves it (test/http-api.test.ts).
+  it('serves at most one GB forecast, the newest half-hour without a settled value', async () => {
     const { runAt } = ingestion('uk-operator');
-    const forecasts = async () =>
-      (await store.readStored('GB', 0, ANCHOR + 24 * H)).filter(
-        (reading) => reading.method === 'upstream:uk-operator:forecast',
-      );
     await runAt(ANCHOR + 10 * 60);
-    expect((await forecasts()).map((reading) => reading.ts)).toEqual([ANCHOR]);
+    expect(await servedGbForecast()).toEqual({
+      ts: ANCHOR,
+      value: replayedForecast(ANCHOR),
+      method: 'upstream:uk-operator:forecast',
+    });
     await runAt(ANCHOR + 70 * 60);
-    expect((await forecasts()).map((reading) => reading.ts)).toEqual([ANCHOR + H]);
+    expect((await servedGbForecast())?.ts).toBe(ANCHOR + H);
+    // Forecasts are never readings.
+    const stored = await store.readStored('GB', 0, ANCHOR + 24 * H);
+    expect(stored.filter((row) => row.method === 'upstream:uk-operator:forecast')).toEqual([]);
     expect(await store.readStored('GB', ANCHOR - H, ANCHOR)).toHaveLength(2);
+  });
+
+  it('stores GB on every basis from the generation mix, beside the operator figure', async () => {
+    const { runAt } = ingestion('uk-operator');
+    const report = await runAt(ANCHOR + 10 * 60);
+    expect(report.errors).toEqual([]);
+    expect(replay.requests.map(({ url }) => url.pathname)).toEqual([
+      '/intensity/2026-11-13T13:00Z/2026-11-20T13:00Z',
+      '/generation/2026-11-13T13:00Z/2026-11-20T13:00Z',
+    ]);
+    // The replayed mix ends at ANCHOR, like the settled figures; both start before the window.
+    const stored = await store.readStored('GB', ANCHOR - 7 * 24 * H + H, ANCHOR + H);
+    expect(stored).toHaveLength(7 * 48 - 2);
+    expect(stored.every((row) => row.mix !== null && row.lifecycle !== null)).toBe(true);
+    expect(stored.filter((row) => row.complete)).toHaveLength(48);
+    // 48 values and 334 mixes written, as one zone.
+    expect(report).toMatchObject({ zones: 1, pointsStored: 48 + 334 });
+    const last = stored.at(-1);
+    const entry = replay.payloads.nesoEntries.find(
+      ({ from }) => Date.parse(from) / 1000 === ANCHOR - 1800,
+    );
+    expect(last).toMatchObject({
+      ts: ANCHOR - 1800,
+      value: entry?.intensity.actual,
+      method: 'upstream:uk-operator:actual',
+    });
+    expect(await store.readingsInWindow('GB', ANCHOR - 1800, ANCHOR, 10, 'lifecycle')).toEqual([
+      { ts: ANCHOR - 1800, value: last?.lifecycle, method: 'computed:v1' },
+    ]);
+
+    // The next run re-fetches the trailing window: no value or mix changed, none is rewritten
+    // (only the forecast is issued anew).
+    const version = await store.dataVersion();
+    const again = await runAt(ANCHOR + 20 * 60);
+    expect(again).toMatchObject({ errors: [], pointsStored: 0 });
+    const changes = await store.changesSince(version, 1000);
+    expect(changes.changes).toEqual([]);
+    expect(changes.forecasts.map(({ ts, issuedAt }) => [ts, issuedAt])).toEqual([
+      [ANCHOR, ANCHOR + 20 * 60],
+    ]);
+  });
+
+  it('reports a failed mix feed and still stores the operator figures', async () => {
+    const { runAt } = ingestion('uk-operator');
+    fault = ({ url }) =>
+      url.pathname.startsWith('/generation/')
+        ? { status: 200, body: '<html>oops</html>' }
+        : undefined;
+    const report = await runAt(ANCHOR + 10 * 60);
+    expect(report.errors).toEqual([
+      'GB: uk-operator: unusable generation mix payload: body is not a JSON object',
+    ]);
+    expect(report.failures).toEqual([{ kind: 'invalid-payload', zones: ['GB'] }]);
+    const stored = await store.readStored('GB', 0, ANCHOR + H);
+    expect(stored).toHaveLength(48);
+    expect(stored.every((row) => row.complete && row.mix === null)).toBe(true);
+    expect(await servedGbForecast()).toMatchObject({ ts: ANCHOR });
   });
 });
 
@@ -425,40 +499,60 @@ describe('storeZoneReadings', () => {
   });
 
   it('keeps the live GB forecast when a reply stops short of it, and drops it once settled', async () => {
-    const half = (ts: number, value: number, forecast = false): StoredReading => ({
+    const half = (ts: number, value: number): StoredReading => ({
       zone: 'GB',
       ts,
       value,
-      method: forecast ? 'upstream:uk-operator:forecast' : 'upstream:uk-operator:actual',
+      method: 'upstream:uk-operator:actual',
       complete: true,
       mix: null,
       lifecycle: null,
       direct: null,
     });
+    const forecast = (ts: number, value: number, issuedAt: number): StoredForecast => ({
+      zone: 'GB',
+      ts,
+      kind: 'uk-operator:intensity',
+      issuedAt,
+      value,
+    });
     const gbWindow = { fromTs: ANCHOR, toTs: ANCHOR + 2 * H };
     const gbQuality = { ...quality, zone: 'GB' };
-    await store.upsertReadings([half(ANCHOR, 90), half(ANCHOR + 1800, 95, true)]);
-    const methods = async () =>
-      (await store.readStored('GB', ANCHOR, ANCHOR + 2 * H)).map((r) => [r.ts - ANCHOR, r.method]);
-    // A lagging reply: only the already settled half-hour.
+    const served = async () => (await servedGbForecast())?.ts;
     await storeZoneReadings(
       store,
       'GB',
-      { readings: [half(ANCHOR, 91)], quality: gbQuality },
+      {
+        readings: [half(ANCHOR, 90)],
+        // One outside the window is not the window's to write.
+        forecasts: [forecast(ANCHOR + 1800, 95, ANCHOR + 1900), forecast(ANCHOR + 2 * H, 1, 0)],
+        quality: gbQuality,
+      },
       gbWindow,
     );
-    expect(await methods()).toEqual([
-      [0, 'upstream:uk-operator:actual'],
-      [1800, 'upstream:uk-operator:forecast'],
+    expect(await served()).toBe(ANCHOR + 1800);
+    expect(await store.newestForecasts('uk-operator:intensity')).toEqual([
+      forecast(ANCHOR + 1800, 95, ANCHOR + 1900),
     ]);
+    // A lagging reply: only the already settled half-hour, no forecast.
+    await storeZoneReadings(
+      store,
+      'GB',
+      { readings: [half(ANCHOR, 91)], forecasts: [], quality: gbQuality },
+      gbWindow,
+    );
+    expect(await served()).toBe(ANCHOR + 1800);
     // A reply that settles a later half-hour: the forecast is obsolete.
     await storeZoneReadings(
       store,
       'GB',
-      { readings: [half(ANCHOR, 91), half(ANCHOR + 3600, 80)], quality: gbQuality },
+      { readings: [half(ANCHOR, 91), half(ANCHOR + 3600, 80)], forecasts: [], quality: gbQuality },
       gbWindow,
     );
-    expect(await methods()).toEqual([
+    expect(await served()).toBeUndefined();
+    expect(
+      (await store.readStored('GB', ANCHOR, ANCHOR + 2 * H)).map((r) => [r.ts - ANCHOR, r.method]),
+    ).toEqual([
       [0, 'upstream:uk-operator:actual'],
       [3600, 'upstream:uk-operator:actual'],
     ]);
@@ -542,7 +636,11 @@ describe('startIngestionScheduler', () => {
       fire(timers);
       await until(() => slow.requests.length === 1);
       await scheduler.stop();
-      expect(await store.readStored('GB', 0, ANCHOR + H)).toHaveLength(49);
+      // The zone was finished: its settled figures, its forecast and its mix.
+      const stored = await store.readStored('GB', 0, ANCHOR + H);
+      expect(stored.filter((row) => row.complete)).toHaveLength(48);
+      expect(stored.every((row) => row.mix !== null)).toBe(true);
+      expect(await store.newestForecasts('uk-operator:intensity')).toHaveLength(1);
       expect((await store.latestIngestReports())['uk-operator']?.errors).toEqual([]);
       expect(timers.pending).toEqual([]);
     } finally {
@@ -590,6 +688,33 @@ describe('runBackfill', () => {
   });
 });
 
+describe('runBackfill of GB', () => {
+  const window = { fromTs: ANCHOR - 12 * H, toTs: ANCHOR };
+  const backfill = () => runBackfill({ store, adapter: adapterFor('uk-operator'), logger, window });
+
+  it('stores both feeds, and skips the chunk once both are stored', async () => {
+    expect(await backfill()).toMatchObject({ chunks: 1, skipped: 0, pointsStored: 48, errors: [] });
+    const stored = await store.readStored('GB', window.fromTs, window.toTs);
+    expect(stored.every((row) => row.complete && row.lifecycle !== null)).toBe(true);
+    expect(await backfill()).toMatchObject({ chunks: 1, skipped: 1, pointsStored: 0 });
+  });
+
+  it('fetches a chunk again when its mix could not be stored', async () => {
+    fault = ({ url }) =>
+      url.pathname.startsWith('/generation/') ? { status: 200, body: '{"data":5}' } : undefined;
+    expect(await backfill()).toMatchObject({
+      skipped: 0,
+      pointsStored: 24,
+      errors: [
+        'GB: uk-operator: unusable generation mix payload: `data` is neither an object nor a list',
+      ],
+    });
+    fault = undefined;
+    expect(await backfill()).toMatchObject({ skipped: 0, pointsStored: 24, errors: [] });
+    expect(await backfill()).toMatchObject({ skipped: 1 });
+  });
+});
+
 describe('recomputeStored', () => {
   it('recomputes computed values from their mix and leaves operator figures alone', async () => {
     const gb: StoredReading = {
@@ -620,8 +745,9 @@ describe('recomputeStored', () => {
         method: 'computed:v1',
         complete: true,
         mix: { coal: 1, gas: 1 },
-        lifecycle: null,
-        direct: null,
+        // Up to date on every basis: (820 + 490) / 2 and (760 + 370) / 2.
+        lifecycle: 655,
+        direct: 565,
       },
       {
         zone: 'FR',
@@ -645,6 +771,34 @@ describe('recomputeStored', () => {
       value: null,
       complete: false,
     });
+    expect(stored.map(({ lifecycle, direct }) => [lifecycle, direct])).toEqual([
+      [655, 565],
+      [655, 565],
+    ]);
     expect(await store.readStored('GB', ANCHOR, ANCHOR + H)).toEqual([gb]);
+  });
+
+  it('recomputes GB on each basis from its mix and keeps the operator figure', async () => {
+    const gb: StoredReading = {
+      zone: 'GB',
+      ts: ANCHOR,
+      value: 96,
+      method: 'upstream:uk-operator:actual',
+      complete: true,
+      mix: null,
+      lifecycle: null,
+      direct: null,
+    };
+    await store.upsertReadings([gb]);
+    // A mix stored with stale values (factors changed since).
+    await store.upsertMixes([
+      { zone: 'GB', ts: ANCHOR, mix: { gas: 50, 'wind-onshore': 50 }, lifecycle: 1, direct: 1 },
+    ]);
+    expect(await recomputeStored(store)).toEqual({ scanned: 1, changed: 1, unreadable: [] });
+    // Lifecycle (50 x 490 + 50 x 11) / 100 = 250.5; direct (50 x 370 + 50 x 0) / 100 = 185.
+    expect(await store.readStored('GB', ANCHOR, ANCHOR + H)).toEqual([
+      { ...gb, mix: { gas: 50, 'wind-onshore': 50 }, lifecycle: 250.5, direct: 185 },
+    ]);
+    expect(await recomputeStored(store)).toMatchObject({ changed: 0 });
   });
 });

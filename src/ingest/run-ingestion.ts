@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { ZoneReadings } from '../core/method.js';
+import type { ZoneMixes } from '../core/uk-operator.js';
 import type { FailureKind, IngestFailure, IngestReport, ZoneQuality } from '../core/reading.js';
 import { floorToHour, HOUR } from '../core/time.js';
 import type { SourceId, Zone } from '../core/zones.js';
 import { systemClock, type Clock, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import { createSourceStop, type SourceAdapter } from './sources.js';
+import type { SourceAdapter } from '../sources/adapter.js';
+import { createSourceStop } from './sources.js';
+import { storeZoneMixes } from './store-mixes.js';
 import { storeZoneReadings } from './store-readings.js';
 
 /** Every run re-fetches this much before the newest stored hour: upstreams revise (method.md). */
@@ -55,7 +58,21 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
   const startedAt = Math.floor(clock.now() / 1000);
   // The hour in progress is asked for too: GB's forecast half-hour lives there.
   const toTs = floorToHour(startedAt) + HOUR;
-  const quality: ZoneQuality[] = [];
+  // Per zone; a zone with a second (mix) feed adds that feed's writes to its counters.
+  const quality = new Map<string, ZoneQuality>();
+  const addQuality = (zone: ZoneQuality) => {
+    const earlier = quality.get(zone.zone);
+    quality.set(
+      zone.zone,
+      earlier
+        ? {
+            ...earlier,
+            pointsStored: earlier.pointsStored + zone.pointsStored,
+            unknownCodes: [...new Set([...earlier.unknownCodes, ...zone.unknownCodes])],
+          }
+        : zone,
+    );
+  };
   const withoutData: string[] = [];
   // Failure message → zones it hit: one request of EIA fails all its zones with one message.
   const failures = new Map<string, string[]>();
@@ -66,10 +83,23 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
     failures.set(scrubbed, [...(failures.get(scrubbed) ?? []), zone]);
     failureKinds.set(kind, [...(failureKinds.get(kind) ?? []), zone]);
   };
-  const storeOutcome = async (fetched: ZoneReadings & { zone: string }, window: TimeWindow) => {
-    if (fetched.readings.length === 0) withoutData.push(fetched.zone);
+  const storeOutcome = async (
+    fetched: (ZoneReadings | ZoneMixes) & { zone: string },
+    window: TimeWindow,
+  ) => {
     try {
-      quality.push(await storeZoneReadings(store, fetched.zone, fetched, window));
+      if ('mixes' in fetched) {
+        addQuality({
+          zone: fetched.zone,
+          pointsStored: await storeZoneMixes(store, fetched.zone, fetched, window),
+          incompleteHours: 0,
+          clampedNegatives: 0,
+          unknownCodes: fetched.unknownCodes,
+        });
+      } else {
+        if (fetched.readings.length === 0) withoutData.push(fetched.zone);
+        addQuality(await storeZoneReadings(store, fetched.zone, fetched, window));
+      }
     } catch (error) {
       fail(fetched.zone, `not stored: ${String(error)}`, 'not-stored');
       logger.error({ source: adapter.source, zone: fetched.zone, err: error }, 'store failed');
@@ -131,21 +161,22 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
     failureKinds.set(cut.kind, [...(failureKinds.get(cut.kind) ?? []), ...untried]);
   }
 
+  const stored = [...quality.values()];
   const report: IngestReport = {
     source: adapter.source,
     startedAt,
     finishedAt: Math.floor(clock.now() / 1000),
-    zones: quality.length,
-    pointsStored: sum(quality, (zone) => zone.pointsStored),
-    incompleteHours: sum(quality, (zone) => zone.incompleteHours),
+    zones: stored.length,
+    pointsStored: sum(stored, (zone) => zone.pointsStored),
+    incompleteHours: sum(stored, (zone) => zone.incompleteHours),
     errors,
-    quality,
+    quality: stored,
     failures: [...failureKinds].map(([kind, zones]): IngestFailure => ({ kind, zones })),
     zonesWithoutData: withoutData,
   };
   await store.recordIngestReport(report);
   logReport(logger, report);
-  for (const zone of quality) {
+  for (const zone of stored) {
     // method.md: an unknown production code is booked as other, and logged.
     if (zone.unknownCodes.length > 0) {
       logger.warn(

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { SOURCES } from '../core/zones.js';
+import type { IngestReport } from '../core/reading.js';
+import { SOURCES, type SourceId } from '../core/zones.js';
 import { systemClock, type Clock } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { reportDisabledSource, runIngestion } from './run-ingestion.js';
@@ -27,6 +28,8 @@ export interface SchedulerOptions extends SourceDependencies {
   readonly intervalMs?: number;
   /** Delay of the first run after start: soon, but after the server is listening. */
   readonly firstRunDelayMs?: number;
+  /** Told when a run ends, with its report (undefined: the run threw): the service's metrics. */
+  readonly onRun?: (source: SourceId, report: IngestReport | undefined) => void;
 }
 
 export interface IngestionScheduler {
@@ -84,10 +87,11 @@ export function startIngestionScheduler(options: SchedulerOptions): IngestionSch
       const handle = timers.set(() => {
         handles.delete(handle);
         const startedMs = clock.now();
-        track(
-          () => runIngestion({ store, adapter, logger, signal: shutdown.signal }),
-          `${source} ingestion failed`,
-        ).finally(() => {
+        let report: IngestReport | undefined;
+        track(async () => {
+          report = await runIngestion({ store, adapter, logger, signal: shutdown.signal });
+        }, `${source} ingestion failed`).finally(() => {
+          options.onRun?.(source, report);
           if (!shutdown.signal.aborted) schedule(Math.max(0, startedMs + intervalMs - clock.now()));
         });
       }, delayMs);

@@ -221,7 +221,11 @@ describe('EIA refusals', () => {
   });
 
   it('answers a wrong key with 403 API_KEY_INVALID when a key is configured', async () => {
-    const guarded = await startSimulator({ seed: 1, now: () => NOW, eiaApiKey: 'right' });
+    const guarded = await startSimulator({
+      seed: 1,
+      now: () => NOW,
+      credentials: { 'us-agency': 'right' },
+    });
     try {
       const wrong = await fetch(`${guarded.url}${ROUTE}?api_key=wrong&frequency=hourly`);
       expect(wrong.status).toBe(403);

@@ -386,7 +386,11 @@ describe('ENTSO-E refusals', () => {
   });
 
   it('accepts only the configured token when one is set', async () => {
-    const guarded = await startSimulator({ seed: SEED, now: () => NOW, entsoeToken: 'secret' });
+    const guarded = await startSimulator({
+      seed: SEED,
+      now: () => NOW,
+      credentials: { 'europe-tso': 'secret' },
+    });
     try {
       expect((await a75({ ...valid, securityToken: 'other' }, guarded.url)).response.status).toBe(
         401,

@@ -216,6 +216,17 @@ describe('control endpoint', () => {
     expect(await pending).toBeInstanceOf(Error);
   });
 
+  it("hits the operator's generation mix routes like its intensity routes", async () => {
+    sim.setFault({ source: 'uk-operator', fault: 'server-error', status: 502, count: 2 });
+    expect((await fetch(`${sim.url}/generation/2025-10-20T00:01Z/2025-10-21T00:00Z`)).status).toBe(
+      502,
+    );
+    expect((await fetch(`${sim.url}/generation`)).status).toBe(502);
+    expect((await fetch(`${sim.url}/generation`)).status).toBe(200);
+    sim.setFault({ source: 'uk-operator', fault: 'empty', count: 1 });
+    expect(await (await fetch(`${sim.url}/generation`)).json()).toEqual({ data: [] });
+  });
+
   it('answers unknown paths with 404', async () => {
     expect((await fetch(`${sim.url}/nothing`)).status).toBe(404);
     expect((await control('GET', 'nothing')).status).toBe(404);

@@ -1,5 +1,6 @@
 import { SOURCES, type SourceId } from '../core/zones.js';
-import { jsonReply, textReply, type SourceReply } from './reply.js';
+import { textReply, type SourceReply } from './reply.js';
+import { SIMULATED_UPSTREAMS } from './upstreams.js';
 
 /**
  * Failures the simulator can inject per upstream, the ones ingestion must survive: gateway
@@ -95,7 +96,7 @@ export class FaultBoard {
 export function failureReply(fault: FaultSpec): SourceReply {
   switch (fault.fault) {
     case 'rate-limited': {
-      const reply = rateLimitReply(fault.source);
+      const reply = SIMULATED_UPSTREAMS[fault.source].rateLimited();
       const retryAfter = String(fault.retryAfterSeconds ?? 60);
       return { ...reply, headers: { ...reply.headers, 'retry-after': retryAfter } };
     }
@@ -115,28 +116,5 @@ export function failureReply(fault: FaultSpec): SourceReply {
         `<html><head><title>${status} Error</title></head><body><h1>${status} Error</h1></body></html>\n`,
       );
     }
-  }
-}
-
-function rateLimitReply(source: SourceId): SourceReply {
-  switch (source) {
-    case 'europe-tso':
-      // The ENTSO-E guide's wording for its 400-per-minute limit (docs/upstreams.md §1.1).
-      return textReply(
-        429,
-        'text/plain',
-        'Max allowed requests per minute from each unique IP is max up to 400 only.',
-      );
-    case 'us-agency':
-      return jsonReply(429, {
-        error: {
-          code: 'OVER_RATE_LIMIT',
-          message: 'You have exceeded your rate limit. Try again later.',
-        },
-      });
-    case 'uk-operator':
-      return jsonReply(429, {
-        error: { code: '429 Too Many Requests', message: 'Rate limit exceeded.' },
-      });
   }
 }

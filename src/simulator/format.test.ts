@@ -229,3 +229,50 @@ describe('NESO payloads match the recordings', () => {
     });
   }
 });
+
+describe('NESO generation payloads match the recordings', () => {
+  type MixEntry = { from: string; to: string; generationmix: { fuel: string; perc: unknown }[] };
+  const fuelsOf = (entry: MixEntry) => entry.generationmix.map(({ fuel }) => fuel);
+  /** Same keys, the nine fuels in the recorded order, `perc` a number of at most one decimal. */
+  const expectLike = (entry: MixEntry, twin: MixEntry) => {
+    expect(Object.keys(entry)).toEqual(Object.keys(twin));
+    expect(fuelsOf(entry)).toEqual(fuelsOf(twin));
+    for (const item of entry.generationmix) {
+      expect(Object.keys(item)).toEqual(['fuel', 'perc']);
+      expect(typeof item.perc).toBe('number');
+      expect(Math.round((item.perc as number) * 10) / 10).toBe(item.perc);
+    }
+  };
+
+  it('/generation: `data` is one object, the half hour in progress', async () => {
+    const recorded = JSON.parse(
+      readFixture('uk-operator', 'neso_generation_current_2026-06-30T1200Z.json'),
+    ) as { data: MixEntry };
+    // Captured between 12:00 and 12:30Z (SOURCES.md).
+    const ours = JSON.parse(await simulated('/generation', '2026-06-30T12:10:00Z')) as {
+      data: MixEntry;
+    };
+    expect(Object.keys(ours)).toEqual(Object.keys(recorded));
+    expect(Array.isArray(ours.data)).toBe(false);
+    expect([ours.data.from, ours.data.to]).toEqual([recorded.data.from, recorded.data.to]);
+    expectLike(ours.data, recorded.data);
+  });
+
+  it('/generation/{from}/{to}: the same 337 half hours, from the one ending at {from}', async () => {
+    const recorded = JSON.parse(
+      readFixture(
+        'uk-operator',
+        'neso_generation_range_2026-06-25T2330Z_to_2026-07-03T0000Z_7days.json',
+      ),
+    ) as { data: MixEntry[] };
+    // Asked from midnight seven days before the capture, up to the capture (SOURCES.md).
+    const ours = JSON.parse(
+      await simulated('/generation/2026-06-26T00:00Z/2026-07-03T00:00Z', '2026-07-03T00:05:00Z'),
+    ) as { data: MixEntry[] };
+    expect(Object.keys(ours)).toEqual(Object.keys(recorded));
+    expect(ours.data.map(({ from, to }) => [from, to])).toEqual(
+      recorded.data.map(({ from, to }) => [from, to]),
+    );
+    ours.data.forEach((entry, i) => expectLike(entry, recorded.data[i] as MixEntry));
+  });
+});

@@ -1,8 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SOURCES, type SourceId } from '../core/zones.js';
-import { answerEia, emptyEiaReply } from './eia.js';
-import { answerEntsoe, noMatchingData } from './entsoe.js';
 import {
   FaultBoard,
   failureReply,
@@ -10,16 +8,17 @@ import {
   type ActiveFault,
   type FaultSpec,
 } from './faults.js';
-import { answerNeso, emptyNesoReply } from './neso.js';
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
+import { SIMULATED_UPSTREAMS } from './upstreams.js';
 import { EUROPE_PROFILES, US_PROFILES } from './zone-profiles.js';
 
 export { FAULT_KINDS, type ActiveFault, type FaultKind, type FaultSpec } from './faults.js';
 
 /**
- * One loopback HTTP server that answers like the three real upstreams, at their real paths:
- * ENTSOE_BASE_URL=<url>/api, EIA_BASE_URL=<url>/v2, NESO_BASE_URL=<url>.
- * Control endpoints under /_sim/ inject faults, move the clock and report counters.
+ * One loopback HTTP server that answers like the real upstreams, at their real paths (each
+ * source's base URL is in `baseUrls`; ENTSOE_BASE_URL=<url>/api, EIA_BASE_URL=<url>/v2,
+ * NESO_BASE_URL=<url>). Control endpoints under /_sim/ inject faults, move the clock and report
+ * counters.
  */
 
 export interface SimulatorOptions {
@@ -32,10 +31,8 @@ export interface SimulatorOptions {
   /** Epoch milliseconds; publication lags and revisions are relative to it. Default Date.now. */
   readonly now?: () => number;
   readonly faults?: readonly FaultSpec[];
-  /** When set, the only ENTSO-E securityToken accepted (else any non-empty one). */
-  readonly entsoeToken?: string;
-  /** When set, the only EIA api_key accepted (else any non-empty one). */
-  readonly eiaApiKey?: string;
+  /** Per source: when set, the only key accepted (else any non-empty one). */
+  readonly credentials?: Readonly<Partial<Record<SourceId, string>>>;
 }
 
 export interface SimulatorState {
@@ -53,6 +50,8 @@ export interface SimulatorState {
 export interface Simulator {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   readonly url: string;
+  /** Each source's base URL on the simulator, what its `*_BASE_URL` variable is set to. */
+  readonly baseUrls: Readonly<Record<SourceId, string>>;
   readonly port: number;
   close(): Promise<void>;
   setFault(spec: FaultSpec): void;
@@ -83,8 +82,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (typeof checked === 'string') throw new TypeError(`invalid fault: ${checked}`);
     faults.set(checked);
   }
-  const requests: Record<SourceId, number> = { 'europe-tso': 0, 'us-agency': 0, 'uk-operator': 0 };
-  const held: Record<SourceId, number> = { 'europe-tso': 0, 'us-agency': 0, 'uk-operator': 0 };
+  const perSource = <T>(value: (source: SourceId) => T) =>
+    Object.fromEntries(SOURCES.map((source) => [source, value(source)])) as Record<SourceId, T>;
+  const requests = perSource(() => 0);
+  const held = perSource(() => 0);
   const hold = (source: SourceId, res: ServerResponse) => {
     held[source]++;
     res.once('close', () => held[source]--);
@@ -121,10 +122,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         send(res, failureReply(fault));
         return;
       case 'empty':
-        send(res, emptyReply(source, context));
+        send(res, SIMULATED_UPSTREAMS[source].empty(context));
         return;
     }
-    const reply = answer(source, url, context, options);
+    const reply = SIMULATED_UPSTREAMS[source].answer(url, {
+      ...context,
+      credential: options.credentials?.[source],
+    });
     switch (fault?.fault) {
       case 'slow': {
         hold(source, res);
@@ -207,8 +211,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const { port } = server.address() as AddressInfo;
 
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
+    baseUrls: perSource((source) => `${url}${SIMULATED_UPSTREAMS[source].basePath}`),
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -230,37 +236,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 }
 
 function sourceOf(pathname: string): SourceId | undefined {
-  if (pathname === '/api' || pathname === '/api/') return 'europe-tso';
-  if (pathname.startsWith('/v2/')) return 'us-agency';
-  if (pathname === '/intensity' || pathname.startsWith('/intensity/')) return 'uk-operator';
-  return undefined;
-}
-
-function answer(
-  source: SourceId,
-  url: URL,
-  context: ReplyContext,
-  options: SimulatorOptions,
-): SourceReply {
-  switch (source) {
-    case 'europe-tso':
-      return answerEntsoe(url.searchParams, { ...context, securityToken: options.entsoeToken });
-    case 'us-agency':
-      return answerEia(url.pathname, url.searchParams, { ...context, apiKey: options.eiaApiKey });
-    case 'uk-operator':
-      return answerNeso(url.pathname, context);
-  }
-}
-
-function emptyReply(source: SourceId, context: ReplyContext): SourceReply {
-  switch (source) {
-    case 'europe-tso':
-      return noMatchingData(context);
-    case 'us-agency':
-      return emptyEiaReply();
-    case 'uk-operator':
-      return emptyNesoReply();
-  }
+  return SOURCES.find((source) => SIMULATED_UPSTREAMS[source].serves(pathname));
 }
 
 function send(res: ServerResponse, reply: SourceReply): void {

@@ -145,3 +145,78 @@ describe('NESO refusals', () => {
     expect(body.data).toHaveLength(14 * 48);
   });
 });
+
+describe('NESO generation mix', () => {
+  interface MixEntry {
+    from: string;
+    to: string;
+    generationmix: { fuel: string; perc: number }[];
+  }
+  const FUELS = ['biomass', 'coal', 'imports', 'gas', 'nuclear', 'other', 'hydro', 'solar', 'wind'];
+  const get = async <T>(path: string, base = sim.url) => {
+    const response = await fetch(`${base}${path}`, { headers: { accept: 'application/json' } });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+  const percOf = (entry: MixEntry | undefined, fuel: string) =>
+    entry?.generationmix.find((item) => item.fuel === fuel)?.perc;
+
+  it('range: from the half hour ending at a boundary {from} up to the one in progress', async () => {
+    const { body } = await get<{ data: MixEntry[] }>(
+      '/generation/2023-03-13T12:00Z/2023-03-15T12:00Z',
+    );
+    expect(body.data[0]?.from).toBe('2023-03-13T11:30Z');
+    // NOW is 12:01:30Z on the 14th: nothing after the half hour in progress.
+    expect(body.data.at(-1)?.from).toBe('2023-03-14T12:00Z');
+    expect(body.data).toHaveLength(50);
+    const offBoundary = await get<{ data: MixEntry[] }>(
+      '/generation/2023-03-13T12:01Z/2023-03-14T12:00Z',
+    );
+    expect(offBoundary.body.data[0]?.from).toBe('2023-03-13T12:00Z');
+    for (const entry of body.data) {
+      expect(entry.generationmix.map(({ fuel }) => fuel)).toEqual(FUELS);
+      // Shares of generation and imports, one decimal each: close to 100, not always exactly.
+      const sum = entry.generationmix.reduce((total, { perc }) => total + perc, 0);
+      expect(Math.abs(sum - 100)).toBeLessThanOrEqual(0.5);
+    }
+  });
+
+  it('/generation: the half hour in progress, provisional until it is over', async () => {
+    const { body } = await get<{ data: MixEntry }>('/generation');
+    expect(body.data).toMatchObject({ from: '2023-03-14T12:00Z', to: '2023-03-14T12:30Z' });
+    // As recorded: other and hydro are missing from the current mix, and come later.
+    expect([percOf(body.data, 'other'), percOf(body.data, 'hydro')]).toEqual([0, 0]);
+    const later = await startSimulator({ seed: 42, now: () => NOW + HOUR_MS });
+    try {
+      const { body: revised } = await get<{ data: MixEntry[] }>(
+        '/generation/2023-03-14T12:01Z/2023-03-14T12:30Z',
+        later.url,
+      );
+      expect(revised.data).toHaveLength(1);
+      expect(percOf(revised.data[0], 'hydro')).toBeGreaterThan(0);
+      expect(percOf(revised.data[0], 'other')).toBeGreaterThan(0);
+      expect(percOf(revised.data[0], 'gas')).not.toBe(percOf(body.data, 'gas'));
+    } finally {
+      await later.close();
+    }
+  });
+
+  const refusals: [string, string, number, RegExp][] = [
+    ['more than 14 days', '/generation/2023-01-01T00:00Z/2023-01-15T00:01Z', 400, /14 days/],
+    ['an end before the start', '/generation/2023-01-02T00:00Z/2023-01-01T00:00Z', 400, /after/],
+    ['a date without time', '/generation/2023-01-01/2023-01-02T00:00Z', 400, /valid ISO 8601/],
+    ['a lone {from}', '/generation/2023-01-01T00:00Z', 404, /No route/],
+  ];
+  it.each(refusals)(
+    'answers %s with %i and the error envelope',
+    async (_, path, status, message) => {
+      const { status: answered, body } = await get<unknown>(path);
+      expect(answered).toBe(status);
+      expect(body).toEqual({
+        error: {
+          code: expect.stringMatching(new RegExp(`^${status} `)),
+          message: expect.stringMatching(message),
+        },
+      });
+    },
+  );
+});

@@ -5,9 +5,12 @@ import { GB_DATA_START_MS, GB_PROFILE } from './zone-profiles.js';
 
 /**
  * The NESO Carbon Intensity API, national routes (docs/upstreams.md §3, the recordings in
- * test/fixtures/upstreams/uk-operator): half-hourly
- * `{from, to, intensity: {forecast, actual, index}}`, `actual` null until the half hour is over,
- * both numbers revised after first publication.
+ * test/fixtures/upstreams/uk-operator):
+ * - `/intensity...`: half-hourly `{from, to, intensity: {forecast, actual, index}}`, `actual`
+ *   null until the half hour is over, both numbers revised after first publication;
+ * - `/generation` and `/generation/{from}/{to}`: the generation mix `{from, to, generationmix}`
+ *   of past half hours and the one in progress (provisional until it is over), from the same
+ *   synthetic GB model, so the operator-style intensity and the mix describe one grid.
  */
 
 const HALF_HOUR_MS = 1_800_000;
@@ -39,6 +42,28 @@ const FACTORS: Readonly<Record<string, number>> = {
   other: 300,
 };
 
+/**
+ * The mix fuels in the order of every recorded reply (docs/upstreams.md §3.4), each with the
+ * simulated fuels it adds up. Pumped storage is not in NESO's mix.
+ */
+const MIX_FUELS: readonly { readonly fuel: string; readonly codes: readonly string[] }[] = [
+  { fuel: 'biomass', codes: ['biomass'] },
+  { fuel: 'coal', codes: ['coal'] },
+  { fuel: 'imports', codes: ['imports-fr', 'imports-nl', 'imports-ie'] },
+  { fuel: 'gas', codes: ['gas'] },
+  { fuel: 'nuclear', codes: ['nuclear'] },
+  { fuel: 'other', codes: ['other'] },
+  { fuel: 'hydro', codes: ['hydro'] },
+  { fuel: 'solar', codes: ['solar'] },
+  { fuel: 'wind', codes: ['wind'] },
+];
+const MIX_FUEL_INDEXES = MIX_FUELS.map(({ codes }) =>
+  codes.map((code) => GB_PROFILE.fuels.findIndex((fuel) => fuel.code === code)),
+);
+// The recorded `/generation` of a half hour in progress had other and hydro at 0 where the
+// revised figures three days later did not (docs/upstreams.md §3.4): the current mix lacks them.
+const LATE_FUELS: ReadonlySet<string> = new Set(['other', 'hydro']);
+
 interface IntensityEntry {
   from: string;
   to: string;
@@ -47,6 +72,7 @@ interface IntensityEntry {
 
 export function answerNeso(pathname: string, context: ReplyContext): SourceReply {
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'generation') return answerGeneration(parts, context);
   if (parts[0] !== 'intensity' || parts.length > 3) {
     return nesoError(404, '404 Not Found', `No route for ${pathname}.`);
   }
@@ -73,14 +99,88 @@ export function answerNeso(pathname: string, context: ReplyContext): SourceReply
     default: {
       const to = parseDatetime(range);
       if (to === undefined) return invalidDate();
-      if (to < from)
-        return nesoError(400, '400 Bad Request', 'The to date must be after the from date.');
-      if (to - from > MAX_RANGE_MS) {
-        return nesoError(400, '400 Bad Request', 'Date range must be 14 days or less.');
-      }
-      return entries(from, to, context);
+      const refused = refusedRange(from, to);
+      return refused ?? entries(from, to, context);
     }
   }
+}
+
+/**
+ * `/generation`: the half hour in progress, `data` an object (unlike every other route);
+ * `/generation/{from}/{to}`: the half hours ending in [from, to] up to the one in progress, a
+ * list. The 14-day limit of the intensity range is assumed here too (none is documented).
+ */
+function answerGeneration(parts: readonly string[], context: ReplyContext): SourceReply {
+  const currentStart = Math.floor(context.nowMs / HALF_HOUR_MS) * HALF_HOUR_MS;
+  if (parts.length === 1) {
+    const [entry] = mixEntries(currentStart, currentStart, context);
+    return jsonReply(200, { data: entry });
+  }
+  // The two routes recorded; `/generation/{from}/pt24h` (unverified) is not simulated.
+  if (parts.length !== 3) {
+    return nesoError(404, '404 Not Found', `No route for /${parts.join('/')}.`);
+  }
+  const from = parseDatetime(parts[1] as string);
+  const to = parseDatetime(parts[2] as string);
+  if (from === undefined || to === undefined) return invalidDate();
+  const refused = refusedRange(from, to);
+  if (refused) return refused;
+  const firstStart = Math.max(
+    Math.ceil(from / HALF_HOUR_MS) * HALF_HOUR_MS - HALF_HOUR_MS,
+    GB_DATA_START_MS,
+  );
+  const lastStart = Math.min(
+    Math.floor(to / HALF_HOUR_MS) * HALF_HOUR_MS - HALF_HOUR_MS,
+    currentStart,
+  );
+  return jsonReply(200, { data: mixEntries(firstStart, lastStart, context) });
+}
+
+function refusedRange(from: number, to: number): SourceReply | undefined {
+  if (to < from)
+    return nesoError(400, '400 Bad Request', 'The to date must be after the from date.');
+  if (to - from > MAX_RANGE_MS) {
+    return nesoError(400, '400 Bad Request', 'Date range must be 14 days or less.');
+  }
+  return undefined;
+}
+
+interface MixEntry {
+  from: string;
+  to: string;
+  generationmix: { fuel: string; perc: number }[];
+}
+
+/**
+ * The mix of the half hours starting in [firstStart, lastStart]: each fuel's share of GB
+ * generation and imports, one decimal, so the nine need not sum to exactly 100.
+ */
+function mixEntries(firstStart: number, lastStart: number, context: ReplyContext): MixEntry[] {
+  const count = Math.max(0, (lastStart - firstStart) / HALF_HOUR_MS + 1);
+  const mix = computeMix(GB_PROFILE, context.seed, firstStart, HALF_HOUR_MS, count);
+  const data: MixEntry[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = firstStart + i * HALF_HOUR_MS;
+    const provisional = start + HALF_HOUR_MS > context.nowMs;
+    const mw = MIX_FUELS.map(({ fuel }, f) =>
+      provisional && LATE_FUELS.has(fuel)
+        ? 0
+        : (MIX_FUEL_INDEXES[f] ?? []).reduce(
+            (sum, index) => sum + Math.max(mix[index]?.[i] ?? 0, 0),
+            0,
+          ),
+    );
+    const total = mw.reduce((sum, value) => sum + value, 0);
+    data.push({
+      from: formatMinute(start),
+      to: formatMinute(start + HALF_HOUR_MS),
+      generationmix: MIX_FUELS.map(({ fuel }, f) => ({
+        fuel,
+        perc: total > 0 ? Math.round((1000 * (mw[f] ?? 0)) / total) / 10 : 0,
+      })),
+    });
+  }
+  return data;
 }
 
 export function emptyNesoReply(): SourceReply {

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseFuelTypeData } from '../sources/eia/parse.js';
 import { parseA75 } from '../sources/entsoe/parse.js';
-import { parseIntensity } from '../sources/neso/parse.js';
+import { operatorMixes } from '../core/uk-operator.js';
+import { parseGeneration, parseIntensity } from '../sources/neso/parse.js';
 import { startSimulator, type Simulator } from './index.js';
 import { computeMix, hourGap, isReported } from './mix-model.js';
 import { EUROPE_PROFILES, type EuropeProfile } from './zone-profiles.js';
@@ -165,3 +166,41 @@ describe('parseIntensity on simulated replies', () => {
     });
   });
 });
+
+describe('parseGeneration on simulated replies', () => {
+  it('reads the range and the current mix; GB on each basis follows the operator figure', async () => {
+    const week = '2025-10-17T18:00Z/2025-10-24T18:00Z';
+    const mixes = parseGeneration(await text(`/generation/${week}`));
+    const figures = parseIntensity(await text(`/intensity/${week}`));
+    if (mixes.kind !== 'mix-half-hours' || figures.kind !== 'half-hours') {
+      throw new Error(`got ${mixes.kind}, ${figures.kind}`);
+    }
+    expect(mixes.dropped).toEqual([]);
+    expect(mixes.halfHours).toHaveLength(7 * 48 + 1);
+    const { mixes: computed, unknownCodes } = operatorMixes('GB', mixes.halfHours);
+    expect(unknownCodes).toEqual([]);
+    // One grid behind both: the lifecycle value from the served mix moves with the operator's
+    // figure, but is not it (the operator's is direct, imports included).
+    const pairs = computed.map(({ ts, lifecycle }) => [
+      figures.halfHours.find(({ start }) => start === ts)?.actual ?? NaN,
+      lifecycle ?? NaN,
+    ]);
+    expect(pairs.every(([operator, lifecycle]) => operator! > 0 && lifecycle! > 0)).toBe(true);
+    expect(correlation(pairs)).toBeGreaterThan(0.9);
+    expect(pairs.some(([operator, lifecycle]) => Math.abs(operator! - lifecycle!) > 10)).toBe(true);
+
+    const current = parseGeneration(await text('/generation'));
+    expect(current).toMatchObject({ kind: 'mix-half-hours', dropped: [] });
+  });
+});
+
+function correlation(pairs: readonly number[][]): number {
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const xs = pairs.map(([x]) => x ?? NaN);
+  const ys = pairs.map(([, y]) => y ?? NaN);
+  const [mx, my] = [mean(xs), mean(ys)];
+  const cov = mean(xs.map((x, i) => (x - mx) * ((ys[i] ?? NaN) - my)));
+  const spread = (values: number[], m: number) =>
+    Math.sqrt(mean(values.map((value) => (value - m) ** 2)));
+  return cov / (spread(xs, mx) * spread(ys, my));
+}

@@ -4,7 +4,7 @@ import { readFixture } from '../fixtures.js';
 
 /**
  * A local stand-in for the three upstreams, at their real paths (ENTSO-E `/api`, EIA `/v2/...`,
- * NESO `/intensity/{from}/{to}`), that replays the recorded payloads of test/fixtures/upstreams.
+ * NESO `/intensity/{from}/{to}` and `/generation/{from}/{to}`), that replays the recorded payloads of test/fixtures/upstreams.
  * It checks each request the way the upstream would (parameters, formats, credentials) and answers
  * 400/401/403 like it, so a test that passes here sends real-shaped requests.
  *
@@ -55,6 +55,7 @@ export interface ReplayUpstreams {
     readonly entsoe: ReadonlyMap<string, string>;
     readonly eiaRows: readonly EiaRow[];
     readonly nesoEntries: readonly NesoEntry[];
+    readonly nesoMixEntries: readonly NesoMixEntry[];
   };
   close(): Promise<void>;
 }
@@ -70,6 +71,12 @@ interface NesoEntry {
   readonly from: string;
   readonly to: string;
   readonly intensity: { forecast: number | null; actual: number | null; index: string };
+}
+
+interface NesoMixEntry {
+  readonly from: string;
+  readonly to: string;
+  readonly generationmix: readonly { fuel: string; perc: number }[];
 }
 
 /** The replayed ENTSO-E documents: EIC → recorded A75 file. */
@@ -104,6 +111,7 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
     period: formatLabel(labelTs(row.period) + anchorTs - eiaLastLabel),
   }));
   const nesoEntries = nesoTimeline(anchorTs);
+  const nesoMixEntries = nesoMixTimeline(anchorTs);
   const requests: ReplayRequest[] = [];
 
   const answer = (source: ReplayRequest['source'], url: URL, request: IncomingMessage) => {
@@ -117,7 +125,7 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
       case 'us-agency':
         return answerEia(url, options, eiaRows, anchorTs);
       case 'uk-operator':
-        return answerNeso(url, request, nesoEntries);
+        return answerNeso(url, request, nesoEntries, nesoMixEntries);
     }
   };
 
@@ -127,7 +135,7 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
       ? 'europe-tso'
       : url.pathname.startsWith('/v2/')
         ? 'us-agency'
-        : url.pathname.startsWith('/intensity/')
+        : url.pathname.startsWith('/intensity/') || url.pathname.startsWith('/generation/')
           ? 'uk-operator'
           : undefined;
     setTimeout(() => {
@@ -146,7 +154,7 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
     eiaBaseUrl: `${base}/v2`,
     nesoBaseUrl: base,
     requests,
-    payloads: { entsoe, eiaRows, nesoEntries },
+    payloads: { entsoe, eiaRows, nesoEntries, nesoMixEntries },
     close: () =>
       new Promise((resolve, reject) => {
         server.closeAllConnections();
@@ -287,11 +295,16 @@ function tiledRows(
   return tiled;
 }
 
-/** docs/upstreams.md §3.1, §3.2. */
-function answerNeso(url: URL, request: IncomingMessage, entries: readonly NesoEntry[]): Answer {
-  const match = /^\/intensity\/([^/]+)\/([^/]+)$/.exec(url.pathname);
-  const from = match && parseNesoInstant(decodeURIComponent(match[1] ?? ''));
-  const to = match && parseNesoInstant(decodeURIComponent(match[2] ?? ''));
+/** docs/upstreams.md §3.1, §3.2, §3.4. */
+function answerNeso(
+  url: URL,
+  request: IncomingMessage,
+  entries: readonly NesoEntry[],
+  mixEntries: readonly NesoMixEntry[],
+): Answer {
+  const match = /^\/(intensity|generation)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+  const from = match && parseNesoInstant(decodeURIComponent(match[2] ?? ''));
+  const to = match && parseNesoInstant(decodeURIComponent(match[3] ?? ''));
   if (!from || !to || to <= from || to - from > 14 * 24 * H) {
     return json(400, { error: { code: '400 Bad Request', message: `bad path ${url.pathname}` } });
   }
@@ -299,7 +312,7 @@ function answerNeso(url: URL, request: IncomingMessage, entries: readonly NesoEn
     return json(400, { error: { code: '400 Bad Request', message: 'Accept: application/json' } });
   }
   // A `from` on a half-hour boundary also brings the half hour before it (docs/upstreams.md §3.1).
-  const data = entries.filter((entry) => {
+  const data = (match?.[1] === 'generation' ? mixEntries : entries).filter((entry) => {
     const start = Date.parse(entry.from) / 1000;
     return start >= from - 1800 && start < to;
   });
@@ -314,6 +327,24 @@ function nesoTimeline(anchorTs: number): NesoEntry[] {
   const ahead = read('neso_national_fw48h_2023-03-14T1200Z_to_2023-03-16T1200Z.json');
   const shift = anchorTs - Date.parse('2023-03-14T12:00Z') / 1000;
   return [...past, ...ahead].map((entry) => ({
+    ...entry,
+    from: shiftInstants(entry.from, shift),
+    to: shiftInstants(entry.to, shift),
+  }));
+}
+
+/** The recorded 7-day generation range (one half-hour more), moved to end at anchorTs. */
+function nesoMixTimeline(anchorTs: number): NesoMixEntry[] {
+  const recorded = (
+    JSON.parse(
+      readFixture(
+        'uk-operator',
+        'neso_generation_range_2026-06-25T2330Z_to_2026-07-03T0000Z_7days.json',
+      ),
+    ) as { data: NesoMixEntry[] }
+  ).data;
+  const shift = anchorTs - Date.parse('2026-07-03T00:00Z') / 1000;
+  return recorded.map((entry) => ({
     ...entry,
     from: shiftInstants(entry.from, shift),
     to: shiftInstants(entry.to, shift),

@@ -1,5 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { SOURCES } from '../../core/zones.js';
 import { startSimulator } from '../../simulator/index.js';
+import { UPSTREAMS } from '../../sources/registry.js';
 import { exitOnError } from '../exit.js';
 
 export function registerSimulateUpstreams(program: Command): void {
@@ -13,14 +15,17 @@ export function registerSimulateUpstreams(program: Command): void {
     .action((options: { port: number; seed: number }) =>
       exitOnError(async () => {
         const simulator = await startSimulator({ port: options.port, seed: options.seed });
-        // The variables go to stdout, alone, so that the output can be sourced as an env file.
+        // The variables go to stdout, alone, so that the output can be sourced as an env file:
+        // every upstream's base URL, then the keys (any non-empty key is accepted).
+        const settings = SOURCES.map((source) => [source, UPSTREAMS[source].settings] as const);
         process.stdout.write(
           [
-            `ENTSOE_BASE_URL=${simulator.url}/api`,
-            `EIA_BASE_URL=${simulator.url}/v2`,
-            `NESO_BASE_URL=${simulator.url}`,
-            'ENTSOE_TOKEN=simulated',
-            'EIA_API_KEY=simulated',
+            ...settings.map(
+              ([source, { baseUrl }]) => `${baseUrl.variable}=${simulator.baseUrls[source]}`,
+            ),
+            ...settings.flatMap(([, { credential }]) =>
+              credential ? [`${credential.variable}=simulated`] : [],
+            ),
             '',
           ].join('\n'),
         );

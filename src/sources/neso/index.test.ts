@@ -6,7 +6,7 @@ import {
 } from '../../../test/support/replay-upstreams.js';
 import { findZone, type Zone } from '../../core/zones.js';
 import { createUpstreamHttp, UpstreamError } from '../http.js';
-import { fetchNesoZone, type NesoClient } from './index.js';
+import { fetchNesoMixes, fetchNesoZone, type NesoClient } from './index.js';
 
 const H = 3600;
 const ANCHOR = Date.UTC(2026, 10, 20, 12) / 1000;
@@ -39,10 +39,10 @@ describe('fetchNesoZone', () => {
     const now = ANCHOR + 40 * 60;
     const window = { fromTs: ANCHOR - 12 * H, toTs: ANCHOR + H };
     const result = await fetchNesoZone(client, GB, window, now);
-    const actual = result.readings.filter((r) => r.method === 'upstream:uk-operator:actual');
-    const forecast = result.readings.filter((r) => r.method === 'upstream:uk-operator:forecast');
+    const actual = result.readings;
     // The replay also sends the half hour before `from`, as NESO may: it is not the window's.
     expect(replay.requests[0]?.url.pathname).toBe('/intensity/2026-11-20T00:00Z/2026-11-20T13:00Z');
+    expect(actual.every((r) => r.method === 'upstream:uk-operator:actual')).toBe(true);
     expect(actual.map((r) => r.ts)).toEqual(
       Array.from({ length: 24 }, (_, index) => ANCHOR - 12 * H + index * 1800),
     );
@@ -50,7 +50,9 @@ describe('fetchNesoZone', () => {
       (entry) => Date.parse(entry.from) / 1000 === ANCHOR - 12 * H,
     );
     expect(actual[0]?.value).toBe(recorded?.intensity.actual);
-    expect(forecast.map((r) => r.ts)).toEqual([ANCHOR + 1800]);
+    expect(result.forecasts).toEqual([
+      expect.objectContaining({ ts: ANCHOR + 1800, kind: 'uk-operator:intensity', issuedAt: now }),
+    ]);
   });
 
   it('asks long windows in 14-day requests', async () => {
@@ -71,5 +73,45 @@ describe('fetchNesoZone', () => {
       .catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).kind).toBe('invalid');
+  });
+});
+
+describe('fetchNesoMixes', () => {
+  it('asks /generation in 14-day requests and keeps one mix per half-hour where they meet', async () => {
+    // The replayed mix covers the 7 days (and one half-hour) before ANCHOR.
+    const window = { fromTs: ANCHOR - 20 * 24 * H, toTs: ANCHOR };
+    const { mixes, unknownCodes } = await fetchNesoMixes(client, GB, window);
+    expect(replay.requests.map(({ url }) => url.pathname)).toEqual([
+      '/generation/2026-10-31T12:00Z/2026-11-14T12:00Z',
+      '/generation/2026-11-14T12:00Z/2026-11-20T12:00Z',
+    ]);
+    // Each reply starts one half-hour before its `from`: 11:30Z on the 14th came twice.
+    const starts = mixes.map(({ ts }) => ts);
+    expect(starts).toHaveLength(7 * 48 + 1);
+    expect(new Set(starts).size).toBe(starts.length);
+    expect(starts[0]).toBe(ANCHOR - 7 * 24 * H - 1800);
+    expect(starts.at(-1)).toBe(ANCHOR - 1800);
+    expect(
+      mixes.every(
+        ({ zone, lifecycle, mix }) => zone === 'GB' && lifecycle !== null && !('imports' in mix),
+      ),
+    ).toBe(true);
+    expect(unknownCodes).toEqual([]);
+  });
+
+  it('rejects an error body as refused, naming the feed', async () => {
+    fault = {
+      status: 200,
+      body: JSON.stringify({ error: { code: '400 Bad Request', message: 'Invalid date' } }),
+    };
+    const error = await fetchNesoMixes(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR })
+      .then(() => undefined)
+      .catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({
+      kind: 'invalid',
+      failure: 'rejected',
+      message: 'uk-operator: generation mix request refused: 400 Bad Request Invalid date',
+    });
   });
 });

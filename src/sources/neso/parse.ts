@@ -1,22 +1,36 @@
 /**
- * Pure parser of NESO Carbon Intensity API `/intensity/...` JSON replies (national figures).
- * Format and quirks: docs/upstreams.md §3.2–3.3.
+ * Pure parsers of NESO Carbon Intensity API JSON replies (national figures).
+ * Formats and quirks: docs/upstreams.md §3.2–3.3 (intensity) and §3.4 (generation mix).
  *
  * Stable contract for the fetching side (`index.ts`):
  *
- *     parseIntensity(body: string): IntensityResult
+ *     parseIntensity(body: string): IntensityResult      `/intensity/{from}/{to}` and friends
+ *     parseGeneration(body: string): GenerationResult    `/generation`, `/generation/{from}/{to}`
  *
  *   - `half-hours`: one `OperatorHalfHour` (src/core/uk-operator.ts) per entry, in upstream order;
  *     `dropped` lists entries that could not be used. Turn them into readings with
  *     `operatorReadings(zone, halfHours, now)`, which applies the GB rule of docs/method.md.
+ *   - `mix-half-hours`: one `OperatorMixHalfHour` per entry (`fuel` → `perc` as published), in
+ *     upstream order, and `dropped`. Turn them into mixes with `operatorMixes(zone, halfHours)`.
  *   - `upstream-error`: the `{"error": {"code", "message"}}` body.
  *   - `invalid-payload`: not JSON, or JSON of another shape.
  *
- * The parser never throws on a bad payload.
+ * The parsers never throw on a bad payload.
  */
-import { isPlainObject, parseJson } from '../../core/payload.js';
+import { isPlainObject, parseJson, type PlainObject } from '../../core/payload.js';
 import { parseInstant } from '../../core/time.js';
-import { HALF_HOUR, type OperatorHalfHour } from '../../core/uk-operator.js';
+import {
+  HALF_HOUR,
+  type OperatorHalfHour,
+  type OperatorMixHalfHour,
+} from '../../core/uk-operator.js';
+
+type UpstreamErrorResult = {
+  readonly kind: 'upstream-error';
+  readonly code: string;
+  readonly message: string;
+};
+type InvalidPayload = { readonly kind: 'invalid-payload'; readonly detail: string };
 
 export type IntensityResult =
   | {
@@ -24,10 +38,45 @@ export type IntensityResult =
       readonly halfHours: readonly OperatorHalfHour[];
       readonly dropped: readonly string[];
     }
-  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
-  | { readonly kind: 'invalid-payload'; readonly detail: string };
+  | UpstreamErrorResult
+  | InvalidPayload;
 
 export function parseIntensity(body: string): IntensityResult {
+  const document = readEnvelope(body);
+  if (document.kind !== 'data') return document;
+  const { data } = document;
+  if (!Array.isArray(data)) return invalidPayload('`data` is not a list');
+  const { records: halfHours, dropped } = readEntries(data, readEntry);
+  return { kind: 'half-hours', halfHours, dropped };
+}
+
+export type GenerationResult =
+  | {
+      readonly kind: 'mix-half-hours';
+      readonly halfHours: readonly OperatorMixHalfHour[];
+      readonly dropped: readonly string[];
+    }
+  | UpstreamErrorResult
+  | InvalidPayload;
+
+/**
+ * `/generation` answers `data` as one object (the half-hour in progress), the range routes as a
+ * list (docs/upstreams.md §3.4): both are read, nothing else is.
+ */
+export function parseGeneration(body: string): GenerationResult {
+  const document = readEnvelope(body);
+  if (document.kind !== 'data') return document;
+  const { data } = document;
+  const entries = Array.isArray(data) ? data : isPlainObject(data) ? [data] : undefined;
+  if (!entries) return invalidPayload('`data` is neither an object nor a list');
+  const { records: halfHours, dropped } = readEntries(entries, readMixEntry);
+  return { kind: 'mix-half-hours', halfHours, dropped };
+}
+
+/** The document's `data`, or the NESO error body, or why it is neither. */
+function readEnvelope(
+  body: string,
+): { readonly kind: 'data'; readonly data: unknown } | UpstreamErrorResult | InvalidPayload {
   const document = parseJson(body);
   if (!isPlainObject(document)) return invalidPayload('body is not a JSON object');
   const error = document['error'];
@@ -39,27 +88,36 @@ export function parseIntensity(body: string): IntensityResult {
       message: typeof message === 'string' ? message : '',
     };
   }
-  const data = document['data'];
-  if (!Array.isArray(data)) return invalidPayload('`data` is not a list');
-
-  const halfHours: OperatorHalfHour[] = [];
-  const dropped: string[] = [];
-  data.forEach((entry, index) => {
-    const halfHour = readEntry(entry);
-    if (typeof halfHour === 'string') dropped.push(`entry ${index}: ${halfHour}`);
-    else halfHours.push(halfHour);
-  });
-  return { kind: 'half-hours', halfHours, dropped };
+  if (!('data' in document)) return invalidPayload('no `data`');
+  return { kind: 'data', data: document['data'] };
 }
 
-function invalidPayload(detail: string): IntensityResult {
+function invalidPayload(detail: string): InvalidPayload {
   return { kind: 'invalid-payload', detail };
 }
 
-/** One `{from, to, intensity: {forecast, actual, index}}` entry, or why it cannot be used. */
-function readEntry(entry: unknown): OperatorHalfHour | string {
+/** Reads every entry, keeping the usable ones and one line for each dropped one. */
+function readEntries<T>(
+  entries: readonly unknown[],
+  read: (entry: PlainObject, start: number) => T | string,
+): { records: T[]; dropped: string[] } {
+  const records: T[] = [];
+  const dropped: string[] = [];
+  entries.forEach((entry, index) => {
+    const record = readHalfHour(entry, read);
+    if (typeof record === 'string') dropped.push(`entry ${index}: ${record}`);
+    else records.push(record);
+  });
+  return { records, dropped };
+}
+
+/** The `{from, to, ...}` frame every entry has, then the entry's own reader. */
+function readHalfHour<T>(
+  entry: unknown,
+  read: (entry: PlainObject, start: number) => T | string,
+): T | string {
   if (!isPlainObject(entry)) return 'not an object';
-  const { from, to, intensity } = entry;
+  const { from, to } = entry;
   const startMs = typeof from === 'string' ? parseInstant(from) : undefined;
   const endMs = typeof to === 'string' ? parseInstant(to) : undefined;
   if (startMs === undefined || endMs === undefined) return 'unreadable from/to';
@@ -67,12 +125,37 @@ function readEntry(entry: unknown): OperatorHalfHour | string {
   if (endMs / 1000 - start !== HALF_HOUR || start % HALF_HOUR !== 0) {
     return `${String(from)}–${String(to)} is not a half-hour`;
   }
+  return read(entry, start);
+}
+
+/** One `{from, to, intensity: {forecast, actual, index}}` entry, or why it cannot be used. */
+function readEntry({ intensity }: PlainObject, start: number): OperatorHalfHour | string {
   if (!isPlainObject(intensity)) return 'no intensity';
   const forecast = readFigure(intensity['forecast']);
   const actual = readFigure(intensity['actual']);
   if (forecast === undefined || actual === undefined) return 'forecast/actual not a number or null';
   if (forecast === null && actual === null) return 'neither forecast nor actual';
   return { start, forecast, actual };
+}
+
+/**
+ * One `{from, to, generationmix: [{fuel, perc}, ...]}` entry, or why it cannot be used. Fuels are
+ * keyed by name, never by position (the official reference lists them in another order than the
+ * replies); `perc` is kept as published, an int or a float, not assumed to sum to 100.
+ */
+function readMixEntry({ generationmix }: PlainObject, start: number): OperatorMixHalfHour | string {
+  if (!Array.isArray(generationmix)) return 'no generationmix list';
+  if (generationmix.length === 0) return 'empty generationmix';
+  const shares = new Map<string, number>();
+  for (const item of generationmix) {
+    if (!isPlainObject(item)) return 'a generationmix item is not an object';
+    const { fuel, perc } = item;
+    if (typeof fuel !== 'string' || fuel === '') return 'a generationmix item has no fuel';
+    if (typeof perc !== 'number' || !Number.isFinite(perc)) return `${fuel}: perc is not a number`;
+    if (shares.has(fuel)) return `${fuel} listed twice`;
+    shares.set(fuel, perc);
+  }
+  return { start, shares };
 }
 
 /** gCO2/kWh as published (integers today); null (or absent) when not published yet. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitWindow } from '../http.js';
-import { NESO_MAX_WINDOW_SECONDS, nesoRangeUrl } from './request.js';
+import { NESO_MAX_WINDOW_SECONDS, nesoGenerationUrl, nesoRangeUrl } from './request.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -21,6 +21,19 @@ describe('nesoRangeUrl', () => {
       '/intensity/2023-01-01T00:00Z/2023-01-15T00:00Z',
       '/intensity/2023-01-15T00:00Z/2023-01-29T00:00Z',
       '/intensity/2023-01-29T00:00Z/2023-01-31T00:00Z',
+    ]);
+  });
+});
+
+describe('nesoGenerationUrl', () => {
+  it('asks /generation/{from}/{to} with the same UTC instants, 14 days at most', () => {
+    const pieces = splitWindow(
+      { fromTs: at('2026-06-01T00:00Z'), toTs: at('2026-06-20T12:30Z') },
+      NESO_MAX_WINDOW_SECONDS,
+    ).map((window) => nesoGenerationUrl('https://api.carbonintensity.org.uk', window));
+    expect(pieces).toEqual([
+      'https://api.carbonintensity.org.uk/generation/2026-06-01T00:00Z/2026-06-15T00:00Z',
+      'https://api.carbonintensity.org.uk/generation/2026-06-15T00:00Z/2026-06-20T12:30Z',
     ]);
   });
 });

@@ -1,0 +1,123 @@
+import type { Logger } from 'pino';
+import type { ZoneReadings } from '../core/method.js';
+import type { ZoneMixes } from '../core/uk-operator.js';
+import type { SourceId, Zone } from '../core/zones.js';
+import {
+  UpstreamError,
+  type Clock,
+  type RequestLimits,
+  type TimeWindow,
+  type UpstreamHttp,
+  type UpstreamHttpOptions,
+} from './http.js';
+
+/**
+ * The contract between one upstream's folder and the rest of gridco2: what its registry entry
+ * (src/sources/registry.ts) declares, and the adapter ingestion and backfill drive.
+ */
+
+/**
+ * What one fetch of one feed produced for one zone: readings to store, mixes to store (a source
+ * whose mix is a second feed, GB), or why there are none.
+ */
+export type ZoneOutcome =
+  | ({ readonly zone: string } & ZoneReadings)
+  | ({ readonly zone: string } & ZoneMixes)
+  | { readonly zone: string; readonly error: UpstreamError };
+
+/** How an upstream is fetched: what its registry entry's factory builds. */
+export interface UpstreamFetcher {
+  /** One request covers every zone (EIA), so the zones of a run share one window. */
+  readonly zonesShareRequests: boolean;
+  /** Length of one resumable backfill chunk; within the upstream's per-request limits. */
+  readonly backfillChunkSeconds: number;
+  /**
+   * The mix comes from a second feed, apart from the readings (GB's generation mix): an interval
+   * is only fully stored once both feeds wrote it.
+   */
+  readonly mixFeed: boolean;
+  /**
+   * Fetches `zones` over `window`, yielding each zone's outcome of each feed as soon as it is
+   * done (readings first, then the mix of a `mixFeed` source; a failed feed never holds up the
+   * other). Once `signal` is aborted, no further zone or feed is started, but outcomes already at
+   * hand (the other zones of one EIA query) are still yielded; no request reaches past `deadline`.
+   */
+  fetch(
+    zones: readonly Zone[],
+    window: TimeWindow,
+    limits?: RequestLimits,
+  ): AsyncGenerator<ZoneOutcome>;
+}
+
+/** One upstream as ingestion and backfill drive it. */
+export interface SourceAdapter extends UpstreamFetcher {
+  readonly source: SourceId;
+  /** The clock the adapter runs on; ingestion and backfill read "now" from it too. */
+  readonly clock: Clock;
+  readonly zones: readonly Zone[];
+  /** Redacts every configured credential, by value, from a text meant for logs or storage. */
+  scrub(text: string): string;
+}
+
+/** The environment variables of one upstream (read by src/config.ts, nowhere else). */
+export interface SettingsSpec {
+  readonly baseUrl: { readonly variable: string; readonly default: string };
+  /** The upstream needs a key: the source is disabled while its variable is not set. */
+  readonly credential?: { readonly variable: string };
+}
+
+/** One upstream's settings as configured. */
+export interface SourceSettings {
+  /** No trailing slash. */
+  readonly baseUrl: string;
+  /** Null when the upstream needs none, or when it is not set (the source is then disabled). */
+  readonly credential: string | null;
+}
+
+/** What an upstream's factory is given to build its fetcher. */
+export interface AdapterContext {
+  readonly settings: SourceSettings;
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  /**
+   * The upstream's HTTP client (src/sources/http.ts: timeouts, retries, failure kinds, every
+   * configured credential scrubbed). The upstream's own `rateLimit` protects the real service and
+   * is left out against the local simulator of `gridco2 demo`.
+   */
+  http(options?: Pick<UpstreamHttpOptions, 'rateLimit'>): UpstreamHttp;
+}
+
+/** One entry of the registry. */
+export interface UpstreamDefinition {
+  readonly settings: SettingsSpec;
+  createFetcher(context: AdapterContext): UpstreamFetcher;
+}
+
+/**
+ * Fetches zones one after the other, each from every feed in turn. A failed zone or feed does not
+ * stop the others: whether the source is given up is the caller's decision (createSourceStop in
+ * src/ingest/sources.ts), told through `signal`.
+ */
+export async function* eachZone(
+  zones: readonly Zone[],
+  { signal }: RequestLimits,
+  ...feeds: readonly ((zone: Zone) => Promise<ZoneReadings | ZoneMixes>)[]
+): AsyncGenerator<ZoneOutcome> {
+  for (const zone of zones) {
+    for (const feed of feeds) {
+      if (signal?.aborted) return;
+      try {
+        yield { zone: zone.code, ...(await feed(zone)) };
+      } catch (error) {
+        yield { zone: zone.code, error: asUpstreamError(error, signal) };
+      }
+    }
+  }
+}
+
+/** Cancellation passes through; anything else unexpected is reported as an invalid payload. */
+export function asUpstreamError(error: unknown, signal: AbortSignal | undefined): UpstreamError {
+  if (signal?.aborted) throw error;
+  if (error instanceof UpstreamError) return error;
+  return new UpstreamError('invalid', `unexpected failure: ${String(error)}`);
+}
