@@ -9,6 +9,11 @@ import {
   type DefencesResult,
 } from './defences.js';
 import type { LoadResult } from './load.js';
+import { RECOMPUTE_TARGET_SECONDS, type RecomputeRun } from './recompute.js';
+import { SCENARIOS } from './scenarios.js';
+
+/** Issue 11: gridco2's resident memory with the 3.2M-point store, in MB (10^6 bytes). */
+export const RSS_TARGET_MB = 400;
 
 export interface ScenarioResult {
   readonly scenario: string;
@@ -18,6 +23,8 @@ export interface ScenarioResult {
   readonly baseline: readonly LoadResult[];
   /** gridco2's resident memory after this scenario's rounds. */
   readonly rssMiB: number | null;
+  /** Bodies gridco2 encoded during the measured rounds (0: all from its body cache); null: unknown. */
+  readonly bodiesEncoded: number | null;
 }
 
 export interface StoreResult {
@@ -30,6 +37,8 @@ export interface StoreResult {
   /** null: gridco2 never said its cache was loaded. */
   readonly cacheLoadedMs: number | null;
   readonly scenarios: readonly ScenarioResult[];
+  /** gridco2's VmHWM (the most it was resident) after its last scenario; null without /proc. */
+  readonly peakRssMiB: number | null;
 }
 
 export interface RunInfo {
@@ -54,11 +63,20 @@ const ms = (value: number): string => value.toFixed(value < 10 ? 2 : 1);
 const mib = (value: number | null): string => (value === null ? 'n/a' : value.toFixed(0));
 const errorsOf = (results: readonly LoadResult[]): number =>
   results.reduce((sum, result) => sum + result.errors, 0);
+const megabytes = (valueMiB: number): number => (valueMiB * 1024 * 1024) / 1e6;
+
+/** The median of each round's gridco2/baseline pair. */
+const ratioOf = (result: ScenarioResult): number =>
+  median(result.gridco2.map((r, i) => r.requestsPerSecond / result.baseline[i]!.requestsPerSecond));
+
+const targetOf = (result: ScenarioResult): number | undefined =>
+  SCENARIOS.find((scenario) => scenario.name === result.scenario)?.target;
 
 export function renderReport(
   info: RunInfo,
   stores: readonly StoreResult[],
   defences: readonly DefencesResult[],
+  recompute?: RecomputeRun,
 ): string {
   const lines = [`# ${info.title}`, '', `\`${info.command}\``, ''];
   for (const setting of info.settings) lines.push(`- ${setting}`);
@@ -66,27 +84,36 @@ export function renderReport(
     '',
     "req/s, p50 and p99 are medians over the rounds; the ratio is the median of each round's " +
       'gridco2/baseline pair (run back to back, so a busy moment weighs on both). p50, p99 and ' +
-      "RSS (VmRSS after the scenario's rounds) are gridco2's.",
+      "RSS (VmRSS after the scenario's rounds) are gridco2's. Target: the least ratio the " +
+      'issues ask for (6: latest 0.8, 30-day history 0.6; 11: the same with basis=direct, ' +
+      "/v1/mix 30 days 0.5), set against this run's ratio; figures, not assertions. Encoded: " +
+      'bodies gridco2 built during the measured rounds (its /metrics counter ' +
+      'gridco2_response_bodies_encoded_total, read before and after them; 0 means every answer ' +
+      'came from its body cache).',
     '',
-    '| Scenario | Store | gridco2 req/s | baseline req/s | ratio | p50 ms | p99 ms | RSS MiB |',
-    '|---|---|--:|--:|--:|--:|--:|--:|',
+    '| Scenario | Store | gridco2 req/s | baseline req/s | ratio | target | p50 ms | p99 ms | ' +
+      'RSS MiB | encoded |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
   );
   for (const store of stores) {
     for (const result of store.scenarios) {
       const gridco2 = medianOf(result.gridco2, (r) => r.requestsPerSecond);
       const baseline = medianOf(result.baseline, (r) => r.requestsPerSecond);
-      const ratio = median(
-        result.gridco2.map((r, i) => r.requestsPerSecond / result.baseline[i]!.requestsPerSecond),
-      );
+      const ratio = ratioOf(result);
+      const target = targetOf(result);
+      const verdict =
+        target === undefined ? '-' : `${target.toFixed(1)}: ${ratio >= target ? 'met' : 'below'}`;
       const errors = errorsOf(result.gridco2) + errorsOf(result.baseline);
       lines.push(
         `| ${result.scenario}${errors > 0 ? ` (${errors} errors)` : ''} | ${store.store} | ` +
-          `${requests(gridco2)} | ${requests(baseline)} | ${ratio.toFixed(3)} | ` +
+          `${requests(gridco2)} | ${requests(baseline)} | ${ratio.toFixed(3)} | ${verdict} | ` +
           `${ms(medianOf(result.gridco2, (r) => r.p50Ms))} | ` +
-          `${ms(medianOf(result.gridco2, (r) => r.p99Ms))} | ${mib(result.rssMiB)} |`,
+          `${ms(medianOf(result.gridco2, (r) => r.p99Ms))} | ${mib(result.rssMiB)} | ` +
+          `${result.bodiesEncoded ?? 'n/a'} |`,
       );
     }
   }
+  lines.push('', ...renderTargets(stores));
   lines.push(
     '',
     '| Store | points | build | start-up to first /v1/intensity/latest | cache loaded |',
@@ -116,8 +143,78 @@ export function renderReport(
     }
   }
   lines.push('', '</details>');
+  lines.push(...renderRecompute(recompute));
   lines.push(...renderDefences(defences), '');
   return lines.join('\n');
+}
+
+/** One line per store: ratio targets met, and peak RSS against the 400 MB of issue 11. */
+function renderTargets(stores: readonly StoreResult[]): string[] {
+  const lines: string[] = [];
+  for (const store of stores) {
+    const targeted = store.scenarios.filter((result) => targetOf(result) !== undefined);
+    const below = targeted.filter((result) => ratioOf(result) < targetOf(result)!);
+    const names = below.map(
+      (result) => `${result.scenario} ${ratioOf(result).toFixed(3)} < ${targetOf(result)}`,
+    );
+    lines.push(
+      `- **${store.store}, ratio targets:** ${targeted.length - below.length} of ` +
+        `${targeted.length} met${names.length > 0 ? `; below: ${names.join(', ')}` : ''}.`,
+    );
+  }
+  for (const store of stores) {
+    const afterScenarios = store.scenarios
+      .map((result) => result.rssMiB)
+      .filter((value): value is number => value !== null);
+    const highest = afterScenarios.length === 0 ? null : Math.max(...afterScenarios);
+    const peak = store.peakRssMiB ?? highest;
+    const verdict =
+      peak === null
+        ? 'n/a (no /proc)'
+        : `${megabytes(peak).toFixed(0)} MB, ` +
+          `${megabytes(peak) <= RSS_TARGET_MB ? 'within' : 'above'} the ${RSS_TARGET_MB} MB target`;
+    lines.push(
+      `- **${store.store}, peak RSS:** ${mib(store.peakRssMiB)} MiB VmHWM over gridco2's life ` +
+        `(start-up, cache load and every scenario; at most ${mib(highest)} MiB VmRSS after a ` +
+        `scenario): ${verdict}` +
+        `${store.points < 3_000_000 ? ' (the target is for the 3.2M store; this one is smaller)' : ''}.`,
+    );
+  }
+  return lines;
+}
+
+/** Issue 11: `gridco2 recompute` of both bases over the store, against its 60 s target. */
+function renderRecompute(run: RecomputeRun | undefined): string[] {
+  if (!run) return [];
+  const finished = run.exitCode !== null;
+  const wall = `${run.wallSeconds.toFixed(1)} s`;
+  const verdict = finished
+    ? `${run.wallSeconds <= RECOMPUTE_TARGET_SECONDS ? 'within' : 'above'} the ` +
+      `${RECOMPUTE_TARGET_SECONDS} s target`
+    : `stopped unfinished after ${wall}`;
+  const rows =
+    run.scanned === null
+      ? 'no `recompute: done` line'
+      : `${run.scanned.toLocaleString('en-US')} rows scanned, ` +
+        `${run.changed?.toLocaleString('en-US') ?? 'n/a'} changed`;
+  return [
+    '',
+    '## Recompute',
+    '',
+    `\`DATABASE_URL=sqlite:<copy> node bin/gridco2.js recompute\` (both bases, from every ` +
+      `stored mix) on a fresh copy of the ${run.store} store ` +
+      `(${run.points.toLocaleString('en-US')} points, ` +
+      `${(run.fileBytes / 1e6).toFixed(0)} MB file), pinned to core 0 with nothing else of the ` +
+      `bench running. Wall time from spawn to exit; peak RSS from ${run.rssFrom}. Rows changed are ` +
+      'those written back: the dataset sums each mix in another order than src/core/method.ts, ' +
+      'so about a fifth differ in their last bits; after a change of factors nearly every row ' +
+      'would be written. A figure, not an assertion.',
+    '',
+    '| Store | wall s | peak RSS MiB | rows | target |',
+    '|---|--:|--:|---|---|',
+    `| ${run.store} | ${finished ? wall.replace(' s', '') : `> ${wall.replace(' s', '')}`} | ` +
+      `${mib(run.peakRssMiB)} | ${rows} | ${verdict} |`,
+  ];
 }
 
 const cpuSecondsPer10k = (run: CpuRun, requests: number, ticksPerSecond: number): string =>

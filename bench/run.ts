@@ -27,8 +27,17 @@ import {
 } from './load.js';
 import { hasExited, killAll, pinning } from './processes.js';
 import { median, renderReport, type ScenarioResult, type StoreResult } from './report.js';
+import { measureRecompute, recomputeSeconds, type RecomputeRun } from './recompute.js';
+import {
+  measureStreamsAndExport,
+  renderStreamsExport,
+  streamsExportPlan,
+  type StreamsExportResult,
+} from './streams-export.js';
 import { SCENARIOS } from './scenarios.js';
 import {
+  bodiesEncoded,
+  peakResidentMiB,
   residentMiB,
   startBaseline,
   startGridco2,
@@ -107,7 +116,7 @@ const log = (message: string) => console.error(`bench: ${message}`);
 
 /**
  * A bound on the whole run, from what it is about to do, with room for slow store builds.
- * `sqliteStores` also get the defences run.
+ * `sqliteStores` also get the defences run; the largest of them the recompute timing.
  */
 function timeLimitSeconds(options: Options, stores: number, sqliteStores: number): number {
   const warmup = options.quick ? 0 : 2;
@@ -116,7 +125,10 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
   const measuring =
     stores * SCENARIOS.length * 2 * perServerAndScenario +
     stores * 60 +
-    sqliteStores * defencesSeconds(options.quick);
+    sqliteStores * defencesSeconds(options.quick) +
+    recomputeSeconds(options.quick) +
+    // Streams, export and delivery on the largest store: about 15 s quick, 40 s full.
+    (options.quick ? 60 : 180);
   return options.quick ? measuring + 60 : 2 * measuring + 1200;
 }
 
@@ -151,6 +163,11 @@ function provenance(): { commit: string; warnings: string[] } {
   return { commit, warnings };
 }
 
+/**
+ * Each scenario's response, captured, checked against what the scenario expects, then asked a
+ * second time: the same bytes must come back, and bodies admitted to gridco2's body cache only on
+ * their second request (windows, mixes) are kept before any round, quick runs included.
+ */
 async function captureScenarios(gridco2: Gridco2): Promise<CapturedResponse[]> {
   const agent = new http.Agent({ keepAlive: true });
   try {
@@ -160,6 +177,10 @@ async function captureScenarios(gridco2: Gridco2): Promise<CapturedResponse[]> {
       const body = JSON.parse(Buffer.from(captured.bodyBase64, 'base64').toString('utf8'));
       if (!scenario.holds(body)) {
         throw new Error(`${scenario.path}: expected ${scenario.expected} from the bench store`);
+      }
+      const again = await captureResponse(gridco2.url, scenario.path, agent);
+      if (again.bodyBase64 !== captured.bodyBase64) {
+        throw new Error(`${scenario.path}: gridco2 sent a different body the second time`);
       }
       captures.push(captured);
     }
@@ -175,12 +196,14 @@ async function measureScenario(
   urls: Record<Server, string>,
   load: (url: string, seconds: number) => Promise<LoadResult>,
   options: Options,
+  beforeRounds: () => Promise<void>,
 ): Promise<Record<Server, LoadResult[]>> {
   if (!options.quick) {
     // JIT, caches and connection pools warm up before anything counts.
     await load(urls.gridco2, 2);
     await load(urls.baseline, 2);
   }
+  await beforeRounds();
   const rounds: Record<Server, LoadResult[]> = { gridco2: [], baseline: [] };
   for (let round = 0; round < options.rounds; round++) {
     // Alternate who goes first, so that a drift over time favours neither server.
@@ -255,17 +278,26 @@ async function measureStore(
           gridco2: gridco2.url + scenario.path,
           baseline: baseline.url + scenario.path,
         };
-        const rounds = await measureScenario(urls, load, options);
+        // Bodies gridco2 built during the measured rounds: 0 when every answer was a cache hit.
+        const encoded: { before: number | null } = { before: null };
+        const rounds = await measureScenario(urls, load, options, async () => {
+          encoded.before = await bodiesEncoded(gridco2.url);
+        });
+        const encodedAfter = await bodiesEncoded(gridco2.url);
+        const encodedInRounds =
+          encoded.before === null || encodedAfter === null ? null : encodedAfter - encoded.before;
         const summary = (name: Server) => median(rounds[name].map((r) => r.requestsPerSecond));
         log(
           `${label}: ${scenario.name}: gridco2 ${summary('gridco2').toFixed(0)} req/s, ` +
-            `baseline ${summary('baseline').toFixed(0)} req/s`,
+            `baseline ${summary('baseline').toFixed(0)} req/s, ` +
+            `${encodedInRounds ?? 'unknown'} bodies encoded during the rounds`,
         );
         scenarios.push({
           scenario: scenario.name,
           path: scenario.path,
           ...rounds,
           rssMiB: residentMiB(gridco2.pid),
+          bodiesEncoded: encodedInRounds,
         });
       }
       return {
@@ -275,6 +307,7 @@ async function measureStore(
         startupMs: gridco2.startupMs,
         cacheLoadedMs,
         scenarios,
+        peakRssMiB: peakResidentMiB(gridco2.pid),
       };
     } finally {
       await baseline.stop();
@@ -314,6 +347,8 @@ async function main(): Promise<void> {
   emergencyCleanups.add(removeScratch);
   const stores: StoreResult[] = [];
   const defences: DefencesResult[] = [];
+  let recompute: RecomputeRun | undefined;
+  let streamsExport: StreamsExportResult | undefined;
   try {
     for (const backend of backends) {
       if (backend === 'sqlite') {
@@ -333,6 +368,43 @@ async function main(): Promise<void> {
               log,
             ),
           );
+          // On the largest store only (quick: the 50k one), on a copy in the scratch directory.
+          if (spec === specs.at(-1)) {
+            log(`${label}: timing \`gridco2 recompute\` on a copy of the store`);
+            recompute = await measureRecompute(
+              REPO_DIR,
+              label,
+              built.points,
+              built.databaseUrl,
+              scratchDir,
+              options.quick,
+            );
+            log(
+              `${label}: recompute ${recompute.exitCode === null ? 'stopped after' : 'took'} ` +
+                `${recompute.wallSeconds.toFixed(1)} s, peak RSS ` +
+                `${recompute.peakRssMiB?.toFixed(0) ?? 'n/a'} MiB`,
+            );
+            log(`${label}: open streams, a year's export and delivery to two instances`);
+            // Delivery across instances is measured on PostgreSQL (NOTIFY) when it is in play.
+            const delivery = options.postgres ? await createBenchDatabase() : undefined;
+            if (delivery) emergencyCleanups.add(delivery.drop);
+            try {
+              streamsExport = await measureStreamsAndExport({
+                repoDir: REPO_DIR,
+                label,
+                databaseUrl: built.databaseUrl,
+                scratchDir,
+                plan: streamsExportPlan(options.quick),
+                log,
+                ...(delivery && { deliveryDatabaseUrl: delivery.url }),
+              });
+            } finally {
+              if (delivery) {
+                await delivery.drop();
+                emergencyCleanups.delete(delivery.drop);
+              }
+            }
+          }
         }
         continue;
       }
@@ -378,14 +450,18 @@ async function main(): Promise<void> {
     },
     stores,
     defences,
+    recompute,
   );
-  console.log(report);
+  const fullReport = streamsExport
+    ? `${report.trimEnd()}\n\n${renderStreamsExport([streamsExport])}`
+    : report;
+  console.log(fullReport);
   const resultsDir = join(BENCH_DIR, 'results');
   mkdirSync(resultsDir, { recursive: true });
   const name = `${date}-${mode}${options.postgres ? '-postgres' : ''}.md`;
-  writeFileSync(join(resultsDir, name), report);
+  writeFileSync(join(resultsDir, name), fullReport);
   // latest.md is the record the README quotes: only full runs replace it.
-  if (!options.quick) writeFileSync(join(resultsDir, 'latest.md'), report);
+  if (!options.quick) writeFileSync(join(resultsDir, 'latest.md'), fullReport);
   log(`written to bench/results/${name}${options.quick ? '' : ' and bench/results/latest.md'}`);
 }
 

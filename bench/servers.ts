@@ -133,16 +133,22 @@ export async function startBaseline(
   }
 }
 
-/** Resident memory of a process in MiB, from /proc (Linux only; null elsewhere). */
-export function residentMiB(pid: number): number | null {
+/** A `Vm*` line of /proc/<pid>/status in MiB (Linux only; null elsewhere or once it is gone). */
+function statusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+    const kib = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
     return kib === undefined ? null : Number(kib) / 1024;
   } catch {
     return null;
   }
 }
+
+/** Resident memory of a process in MiB, from /proc (Linux only; null elsewhere). */
+export const residentMiB = (pid: number): number | null => statusMiB(pid, 'VmRSS');
+
+/** The most resident memory a process has had since it started (VmHWM), in MiB; null as above. */
+export const peakResidentMiB = (pid: number): number | null => statusMiB(pid, 'VmHWM');
 
 /** CPU time a process has used, in clock ticks (user + system), from /proc; null elsewhere. */
 export function cpuTicks(pid: number): number | null {
@@ -176,5 +182,26 @@ export async function waitUntilIdle(pids: readonly number[], maxMs = 10_000): Pr
     // At most one tick (10 ms at the usual 100 Hz) in 100 ms: timers and GC, not requests.
     if (now - before <= 1) return;
     before = now;
+  }
+}
+
+const BODIES_ENCODED = /^gridco2_response_bodies_encoded_total(?:\{[^}]*\})? (\d+(?:\.\d+)?)$/m;
+
+/**
+ * How many response bodies gridco2 has encoded since it started (not taken from its body cache),
+ * from its `GET /metrics`; null when it has no such endpoint or metric (METRICS=off, older
+ * builds). Read before and after a scenario's rounds: no change means every answer was a hit.
+ */
+export async function bodiesEncoded(baseUrl: string): Promise<number | null> {
+  const agent = new http.Agent({ keepAlive: false });
+  try {
+    const response = await get(`${baseUrl}/metrics`, agent, 5_000);
+    if (response.status !== 200) return null;
+    const value = BODIES_ENCODED.exec(response.body.toString('utf8'))?.[1];
+    return value === undefined ? null : Number(value);
+  } catch {
+    return null;
+  } finally {
+    agent.destroy();
   }
 }

@@ -12,11 +12,19 @@ describe('loadConfig', () => {
       logLevel: 'info',
       redisUrl: null,
       ingest: true,
-      entsoe: { baseUrl: 'https://web-api.tp.entsoe.eu/api', token: null },
-      eia: { baseUrl: 'https://api.eia.gov/v2', apiKey: null },
-      neso: { baseUrl: 'https://api.carbonintensity.org.uk' },
+      sources: {
+        'europe-tso': { baseUrl: 'https://web-api.tp.entsoe.eu/api', credential: null },
+        'us-agency': { baseUrl: 'https://api.eia.gov/v2', credential: null },
+        'uk-operator': { baseUrl: 'https://api.carbonintensity.org.uk', credential: null },
+      },
+      streamMax: 1000,
       demo: false,
     });
+  });
+
+  it('reads STREAM_MAX, a whole number of at least 1', () => {
+    expect(loadConfig({ STREAM_MAX: '2500' }).streamMax).toBe(2500);
+    expect(() => loadConfig({ STREAM_MAX: '0' })).toThrow(/STREAM_MAX must be a whole number/);
   });
 
   it('reads every variable', () => {
@@ -31,6 +39,9 @@ describe('loadConfig', () => {
       INGEST: 'off',
       ENTSOE_BASE_URL: 'http://127.0.0.1:1234/api/',
       ENTSOE_TOKEN: 'secret',
+      EIA_BASE_URL: 'http://127.0.0.1:1235/v2',
+      EIA_API_KEY: 'key',
+      NESO_BASE_URL: 'http://127.0.0.1:1236',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -40,9 +51,14 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       redisUrl: 'redis://127.0.0.1:6379',
       ingest: false,
-      entsoe: { baseUrl: 'http://127.0.0.1:1234/api', token: 'secret' },
+      sources: {
+        'europe-tso': { baseUrl: 'http://127.0.0.1:1234/api', credential: 'secret' },
+        'us-agency': { baseUrl: 'http://127.0.0.1:1235/v2', credential: 'key' },
+        'uk-operator': { baseUrl: 'http://127.0.0.1:1236', credential: null },
+      },
     });
     expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.sources['europe-tso'])).toBe(true);
   });
 
   it.each([
@@ -59,6 +75,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379'],
     ['INGEST', 'maybe'],
     ['EIA_BASE_URL', 'ftp://example.org'],
+    ['NESO_BASE_URL', 'not a url'],
   ])('stops on %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

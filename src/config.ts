@@ -1,4 +1,7 @@
 import { isIP } from 'node:net';
+import { SOURCES, type SourceId } from './core/zones.js';
+import type { SourceSettings } from './sources/adapter.js';
+import { UPSTREAMS } from './sources/registry.js';
 
 /** The service's whole configuration, parsed once from the environment and then frozen. */
 export interface Config {
@@ -18,14 +21,17 @@ export interface Config {
   readonly ingestIntervalSeconds: number;
   /** How long the ingestion lease lasts unrenewed: the takeover time when an ingester dies. */
   readonly ingestLeaseSeconds: number;
-  readonly entsoe: { readonly baseUrl: string; readonly token: string | null };
-  readonly eia: { readonly baseUrl: string; readonly apiKey: string | null };
-  readonly neso: { readonly baseUrl: string };
+  /** Each upstream's base URL and key, from the variables its registry entry names. */
+  readonly sources: Readonly<Record<SourceId, SourceSettings>>;
   /** Open connections in all, and from one client address (trusted proxies exempt). */
   readonly connections: {
     readonly maxConnections: number;
     readonly maxConnectionsPerAddress: number;
   };
+  /** Open `/v1/stream` event streams this instance holds at most, all clients together. */
+  readonly streamMax: number;
+  /** Whether `GET /metrics` is served and requests are counted for it (METRICS=off: neither). */
+  readonly metrics: boolean;
   /** Synthetic data from the simulator: set only by `gridco2 demo`, never by the environment. */
   readonly demo: boolean;
 }
@@ -63,25 +69,20 @@ export function loadConfig(env: Env = process.env): Config {
       86400,
     ),
     ingestLeaseSeconds: integer(read('INGEST_LEASE_SECONDS'), 'INGEST_LEASE_SECONDS', 60, 2, 3600),
-    entsoe: {
-      baseUrl: baseUrl(
-        read('ENTSOE_BASE_URL'),
-        'ENTSOE_BASE_URL',
-        'https://web-api.tp.entsoe.eu/api',
-      ),
-      token: read('ENTSOE_TOKEN') ?? null,
-    },
-    eia: {
-      baseUrl: baseUrl(read('EIA_BASE_URL'), 'EIA_BASE_URL', 'https://api.eia.gov/v2'),
-      apiKey: read('EIA_API_KEY') ?? null,
-    },
-    neso: {
-      baseUrl: baseUrl(
-        read('NESO_BASE_URL'),
-        'NESO_BASE_URL',
-        'https://api.carbonintensity.org.uk',
-      ),
-    },
+    sources: Object.freeze(
+      Object.fromEntries(
+        SOURCES.map((source): [SourceId, SourceSettings] => {
+          const { baseUrl: url, credential } = UPSTREAMS[source].settings;
+          return [
+            source,
+            Object.freeze({
+              baseUrl: baseUrl(read(url.variable), url.variable, url.default),
+              credential: credential ? (read(credential.variable) ?? null) : null,
+            }),
+          ];
+        }),
+      ) as Record<SourceId, SourceSettings>,
+    ),
     connections: {
       maxConnections: integer(read('MAX_CONNECTIONS'), 'MAX_CONNECTIONS', 10_000, 1, 1e6),
       maxConnectionsPerAddress: integer(
@@ -92,6 +93,8 @@ export function loadConfig(env: Env = process.env): Config {
         1e6,
       ),
     },
+    streamMax: integer(read('STREAM_MAX'), 'STREAM_MAX', 1000, 1, 1e6),
+    metrics: oneOf(read('METRICS'), 'METRICS', ['on', 'off'], 'on') === 'on',
     demo: false,
   });
 }

@@ -35,6 +35,8 @@ export interface ServerOptions {
   readonly ingestion?: Partial<Omit<SchedulerOptions, 'config' | 'store' | 'logger'>>;
   /** Connection bounds and socket timeouts (tests shorten them). */
   readonly connections?: AppDeps['connections'];
+  /** Bounds and timing of event streams (tests shorten them). */
+  readonly streams?: AppDeps['streams'];
 }
 
 /** The composition root of `gridco2 serve`: config -> store -> app -> listen. */
@@ -54,6 +56,7 @@ export async function startServer(
     logger,
     ...(options.clock && { clock: options.clock }),
     ...(options.connections && { connections: options.connections }),
+    ...(options.streams && { streams: options.streams }),
   });
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -78,6 +81,7 @@ export async function startServer(
             store,
             logger,
             intervalMs: config.ingestIntervalSeconds * 1000,
+            onRun: (source, report) => app.recordIngestRun(source, report),
             ...options.ingestion,
           }),
       })

@@ -233,6 +233,7 @@ describe.each(backends)('store contract: $name', (backend) => {
     await store.upsertReadings([computed('DE', T0, 1), computed('FR', T0, 2)]);
     const middle = await store.dataVersion();
     await store.upsertReadings([computed('DE', T0, 3, false)]);
+    const third = await store.dataVersion();
     await store.upsertForecasts([forecast('GB', T0, T0, 90)]);
 
     const all = await store.changesSince(start, 100);
@@ -254,9 +255,17 @@ describe.each(backends)('store contract: $name', (backend) => {
         published: false,
         lifecycle: null,
         direct: null,
+        version: third,
       },
     ]);
-    expect(all.changes.find((c) => c.zone === 'FR')).toMatchObject({ lifecycle: 2, direct: 1 });
+    expect(all.changes.find((c) => c.zone === 'FR')).toMatchObject({
+      lifecycle: 2,
+      direct: 1,
+      version: middle,
+    });
+    // Each row carries the version of the write that left it so: what a stream resumes after.
+    expect(middle).toBeGreaterThan(start);
+    expect(third).toBeGreaterThan(middle);
     const none = await store.changesSince(all.version, 100);
     expect(none).toEqual({ version: all.version, changes: [], forecasts: [], complete: true });
     const capped = await store.changesSince(start, 1);

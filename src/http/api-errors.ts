@@ -19,6 +19,9 @@ const PARAM_HINTS: Readonly<Record<string, string>> = {
   from: 'give from once, e.g. from=2026-11-21T13:00:00Z',
   to: 'give to once, e.g. to=2026-11-21T13:00:00Z',
   basis: 'give basis once: basis=lifecycle or basis=direct',
+  zones: 'give zones once, as comma-separated codes from /v1/zones or all, e.g. zones=DE,FR',
+  format: 'give format once: format=csv or format=ndjson',
+  include: 'give include once: include=mix',
 };
 const hintFor = (param: string) => PARAM_HINTS[param] ?? `give ${param} once`;
 
@@ -41,6 +44,29 @@ export const API_ERRORS = {
     ),
   invalidWindow: () =>
     new ApiError(400, 'invalid window: from must be before to', 'give from earlier than to'),
+  /** A zone list with an empty element, or `all` beside codes. */
+  invalidZones: () =>
+    new ApiError(
+      400,
+      'invalid param: zones',
+      'use comma-separated codes from /v1/zones, or all, e.g. zones=DE,FR',
+    ),
+  invalidFormat: () =>
+    new ApiError(400, 'invalid param: format', 'use format=csv or format=ndjson, or leave it out'),
+  invalidInclude: () =>
+    new ApiError(400, 'invalid param: include', 'use include=mix, or leave it out'),
+  exportWindowTooLong: (maxDays: number) =>
+    new ApiError(
+      400,
+      `invalid window: an export covers at most ${maxDays} days`,
+      `split it into requests of at most ${maxDays} days, e.g. one per year`,
+    ),
+  invalidLastEventId: () =>
+    new ApiError(
+      400,
+      'invalid header: Last-Event-ID',
+      'send back the id of the last event received (a whole number), or no Last-Event-ID',
+    ),
   unknownZone: (given: string) =>
     new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes'),
   notFound: (path: string) =>
@@ -55,6 +81,28 @@ export const API_ERRORS = {
       'rate limit exceeded',
       `at most ${limit} requests per minute per IP; wait the seconds in retry-after`,
       { 'retry-after': String(resetSeconds) },
+    ),
+  tooManyExports: (max: number) =>
+    new ApiError(
+      429,
+      'too many exports under way',
+      `at most ${max} exports at a time per IP; retry when one has finished`,
+      { 'retry-after': '5' },
+    ),
+  tooManyStreams: (max: number) =>
+    new ApiError(
+      429,
+      'too many open streams',
+      `at most ${max} open streams per IP; close one, or ask for several zones on one stream`,
+      { 'retry-after': '5' },
+    ),
+  /** The server-wide caps on open streams and exports, which protect every client. */
+  serverBusy: (what: 'streams' | 'exports') =>
+    new ApiError(
+      503,
+      `too many ${what} on this server`,
+      'retry after the seconds in retry-after, or on another instance',
+      { 'retry-after': '30' },
     ),
   storeUnavailable: () =>
     new ApiError(503, 'data store unavailable', 'retry after the seconds in retry-after', {

@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { IngestReport } from '../core/reading.js';
+import type { SourceId } from '../core/zones.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
 import type { Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
@@ -24,6 +26,7 @@ import {
 } from './errors.js';
 import { DataResponder } from './data-responder.js';
 import { createFastPath } from './fast-path.js';
+import { registerMetrics, ServiceMetrics } from './metrics.js';
 import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE, matchesIfNoneMatch } from './headers.js';
 import {
   clientAddress as createClientAddress,
@@ -33,6 +36,7 @@ import {
 } from './rate-limiter.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
+import type { StreamLimits } from './stream.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -44,6 +48,8 @@ export interface AppDeps {
   readonly cache?: ReadingCache;
   /** Connection bounds and socket timeouts; tests shorten them. */
   readonly connections?: Partial<ConnectionLimits & SocketTimeouts>;
+  /** Bounds and timing of `/v1/stream` (STREAM_MAX sets the cap in all); tests shorten them. */
+  readonly streams?: Partial<StreamLimits>;
 }
 
 /** How long a connection may take, in milliseconds (Node's server settings of the same names). */
@@ -72,10 +78,14 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     cacheControl?: string;
     etag?: boolean;
+    /** The content type of the route's successful responses; errors and the rest are JSON. */
+    contentType?: string;
   }
   interface FastifyInstance {
     /** What serving costs and holds now: for operators' metrics and for tests that count work. */
     servingStats(): ServingStats;
+    /** Tells the metrics that an ingestion run of this process ended (its report, or none). */
+    recordIngestRun(source: SourceId, report: IngestReport | undefined): void;
   }
 }
 
@@ -93,9 +103,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? Date.now;
   const log = deps.logger;
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
-  const limiter: RateLimiter = redis
+  // METRICS=off: nothing is counted and GET /metrics is not served.
+  const metrics = config.metrics ? new ServiceMetrics() : undefined;
+  const rateLimiter: RateLimiter = redis
     ? new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`)
     : new LocalRateLimiter(config.rateLimitPerMinute);
+  const limiter = metrics ? metrics.countRefusals(rateLimiter) : rateLimiter;
   const clientAddress = createClientAddress(config.trustProxy);
   const responder = new DataResponder(store, deps.cache);
   const fastPath = createFastPath({ responder, limiter, clientAddress, clock });
@@ -125,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           connectionsCheckingInterval: limits.checkInterval,
         },
         (request, response) => {
+          // First, so that every request is counted: refused, fast path and framework alike.
+          metrics?.observe(request, response);
           if (!guard.admit(request, response)) return;
           // No protocol is upgraded here, and after an Upgrade request Node parses nothing more
           // on the connection: answer it and close, rather than leave the client waiting.
@@ -162,6 +177,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openConnections: guard.openConnections,
     refused: Object.fromEntries(guard.shedCounts),
   }));
+  app.decorate('recordIngestRun', (source: SourceId, report: IngestReport | undefined) =>
+    metrics?.recordIngestRun(source, report),
+  );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   await app.register(swagger, {
@@ -192,12 +210,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => undefined)));
+  // Requests in flight finish; idle connections would hold close() until their timeout.
+  app.addHook('preClose', async () => guard.closeIdle());
 
   // Error replies set `cache-control: no-store` in the error handlers; everything else gets the
   // route's caching headers (a 503 from /v1/status is a Status body, cached like a 200).
   app.addHook('onSend', async (request, reply, payload) => {
-    const { cacheControl, etag } = request.routeOptions.config;
-    reply.header('content-type', JSON_TYPE);
+    const { cacheControl, etag, contentType } = request.routeOptions.config;
+    reply.header(
+      'content-type',
+      contentType !== undefined && reply.statusCode < 400 ? contentType : JSON_TYPE,
+    );
     if (reply.hasHeader('cache-control')) return payload;
     if (cacheControl) reply.header('cache-control', cacheControl);
     if (etag) {
@@ -226,7 +249,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(createNotFoundHandler(getPaths));
 
-  registerRoutes(app, { config, store, clock, responder, limiter, clientAddress });
+  // Before the other routes: it labels requests with the paths registered after it.
+  if (metrics) registerMetrics(app, metrics, { store, responder, cache: deps.cache, clock });
+  registerRoutes(app, {
+    config,
+    store,
+    clock,
+    responder,
+    limiter,
+    clientAddress,
+    cache: deps.cache,
+    streams: deps.streams,
+    logger: log,
+  });
   app.get(
     '/v1/openapi.json',
     { schema: { hide: true }, config: { cacheControl: CACHE_CONTROL.openapi, etag: true } },

@@ -115,6 +115,17 @@ export class ConnectionGuard {
     return true;
   }
 
+  /**
+   * Closes every connection with no request in flight: on shutdown, a kept-alive connection or
+   * one that never sent a request would otherwise hold the server open until its idle timeout.
+   */
+  closeIdle(): void {
+    for (const socket of [...this.idle]) {
+      this.forget(socket);
+      socket.destroy();
+    }
+  }
+
   private onConnection(socket: Socket): void {
     const address = socket.remoteAddress ?? '';
     if (this.sockets.size >= this.limits.maxConnections && !this.closeOldestIdle(this.idle)) {

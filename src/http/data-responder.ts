@@ -78,6 +78,14 @@ export class DataResponder {
     );
   }
 
+  /**
+   * A zone's published series on `basis` when memory can answer (empty for a zone without one),
+   * else undefined: what `/v1/intensity` serves from, for readers that page it themselves.
+   */
+  memorySeries(zone: string, basis?: Basis): ZoneSeries | undefined {
+    return this.cached ? (this.cache!.zone(zone, basis) ?? EMPTY_SERIES) : undefined;
+  }
+
   /** A mix body kept from an earlier request, if memory is current and holds one. */
   cachedMix(zone: string, from: number, to: number): EncodedBody | undefined {
     return this.cached ? this.responses.get(mixKey(zone, from, to)) : undefined;
@@ -170,7 +178,11 @@ export class DataResponder {
     return inZoneOrder(withForecasts);
   }
 
-  private async servedForecastFromStore(zone: string): Promise<Reading | undefined> {
+  /**
+   * The GB operator's forecast as the default basis serves it after the zone's settled readings,
+   * read from the store; undefined for a zone without one, or once its interval is settled.
+   */
+  async servedForecastFromStore(zone: string): Promise<Reading | undefined> {
     const forecast = (await fromStore(() => this.store.newestForecasts(SERVED_FORECAST))).find(
       (candidate) => candidate.zone === zone,
     );
@@ -208,7 +220,7 @@ export class DataResponder {
   }
 
   /** A loaded cache whose store is gone answers 503, as the store would, not stale data. */
-  private refuseWhenStoreLost(): void {
+  refuseWhenStoreLost(): void {
     if (this.cache?.ready && !this.cache.storeReachable) throw API_ERRORS.storeUnavailable();
   }
 }

@@ -23,6 +23,12 @@ export const CACHE_CONTROL = {
   intensity: 'max-age=600',
   mix: 'max-age=600',
   factors: 'public, max-age=86400',
+  // As the /v1/intensity pages an export equals: a repeated download within 10 minutes may come
+  // from the client's cache (values change at most hourly). No ETag: it would need the whole
+  // body before the first byte is sent.
+  export: 'max-age=600',
+  // Events are of the moment, and a proxy must never replay a stream.
+  stream: 'no-store',
   openapi: 'public, max-age=3600',
   error: 'no-store',
 } as const;

@@ -1,7 +1,7 @@
-import { formatTs, isServableInstant, parseInstant, resolveWindow } from '../core/time.js';
-import { findZone, type Zone } from '../core/zones.js';
+import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../core/time.js';
+import { findZone, ZONES, type Zone } from '../core/zones.js';
 import { API_ERRORS } from './api-errors.js';
-import { HistoryQuery, LatestQuery, MixQuery } from './schemas.js';
+import { ExportQuery, HistoryQuery, LatestQuery, MixQuery, StreamQuery } from './schemas.js';
 import { BASES, type Basis } from '../core/factors.js';
 
 /**
@@ -44,6 +44,11 @@ function decode(text: string): string {
 export const LATEST_PARAMS = Object.keys(LatestQuery.properties);
 export const HISTORY_PARAMS = Object.keys(HistoryQuery.properties);
 export const MIX_PARAMS = Object.keys(MixQuery.properties);
+export const EXPORT_PARAMS = Object.keys(ExportQuery.properties);
+export const STREAM_PARAMS = Object.keys(StreamQuery.properties);
+
+/** The longest window one export may cover (extensions §6). */
+export const MAX_EXPORT_DAYS = 400;
 
 export interface LatestRequest {
   /** Undefined: every zone. */
@@ -76,6 +81,15 @@ export function interpretWindow(params: ReadonlyMap<string, string>, nowMs: numb
   const fromMs = instant(params, 'from');
   const toMs = instant(params, 'to');
   const zone = requireZone(given);
+  return { zone, ...servableWindow(fromMs, toMs, nowMs), basis: interpretBasis(params) };
+}
+
+/** The window `from <= ts < to` asked for, with its defaults; throws when it cannot be served. */
+function servableWindow(
+  fromMs: number | undefined,
+  toMs: number | undefined,
+  nowMs: number,
+): { from: number; to: number } {
   const window = resolveWindow(fromMs, toMs, nowMs);
   // Instants outside years 0000-9999 could not be echoed in the contract's format.
   if (!isServableInstant(window.to)) throw API_ERRORS.invalidInstant('to');
@@ -83,7 +97,70 @@ export function interpretWindow(params: ReadonlyMap<string, string>, nowMs: numb
     throw API_ERRORS.invalidInstant(fromMs === undefined ? 'to' : 'from');
   }
   if (window.from >= window.to) throw API_ERRORS.invalidWindow();
-  return { zone, ...window, basis: interpretBasis(params) };
+  return window;
+}
+
+export type ExportFormat = 'csv' | 'ndjson';
+
+export interface ExportRequest {
+  /** In the order of /v1/zones. */
+  readonly zones: readonly Zone[];
+  /** The window `from <= ts < to`, epoch seconds. */
+  readonly from: number;
+  readonly to: number;
+  readonly format: ExportFormat;
+  /** Undefined: each zone's own value. */
+  readonly basis: Basis | undefined;
+  /** Whether each row carries its generation mix (`include=mix`). */
+  readonly mix: boolean;
+}
+
+/** `/v1/export`: zones, a window of at most MAX_EXPORT_DAYS, a format, a basis, the mix. */
+export function interpretExport(params: ReadonlyMap<string, string>, nowMs: number): ExportRequest {
+  const given = params.get('zones')?.trim();
+  if (given === undefined || given === '') throw API_ERRORS.missingParam('zones');
+  const fromMs = instant(params, 'from');
+  const toMs = instant(params, 'to');
+  const zones = interpretZones(given);
+  const window = servableWindow(fromMs, toMs, nowMs);
+  if (window.to - window.from > MAX_EXPORT_DAYS * 24 * HOUR) {
+    throw API_ERRORS.exportWindowTooLong(MAX_EXPORT_DAYS);
+  }
+  const format = params.get('format') ?? 'csv';
+  if (format !== 'csv' && format !== 'ndjson') throw API_ERRORS.invalidFormat();
+  const basis = interpretBasis(params);
+  const include = params.get('include');
+  if (include !== undefined && include !== 'mix') throw API_ERRORS.invalidInclude();
+  return { zones, ...window, format, basis, mix: include === 'mix' };
+}
+
+export interface StreamRequest {
+  /** In the order of /v1/zones; every zone by default. */
+  readonly zones: readonly Zone[];
+  /** Undefined: each zone's own value. */
+  readonly basis: Basis | undefined;
+}
+
+/** `/v1/stream`: zones (default all) and a basis. */
+export function interpretStream(params: ReadonlyMap<string, string>): StreamRequest {
+  const given = params.get('zones');
+  const zones = given === undefined ? ZONES : interpretZones(given);
+  return { zones, basis: interpretBasis(params) };
+}
+
+/**
+ * A zone list: `all`, or comma-separated codes as `zone=` takes them (case-insensitive, spaces
+ * around a code ignored, a repeated code counted once). An empty element is 400, an unknown
+ * code 404 as on the other endpoints. The zones come back in the order of /v1/zones.
+ */
+function interpretZones(given: string): readonly Zone[] {
+  if (given.trim().toLowerCase() === 'all') return ZONES;
+  const parts = given.split(',').map((part) => part.trim());
+  if (parts.some((part) => part === '' || part.toLowerCase() === 'all')) {
+    throw API_ERRORS.invalidZones();
+  }
+  const wanted = new Set(parts.map((part) => requireZone(part).code));
+  return ZONES.filter((zone) => wanted.has(zone.code));
 }
 
 function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined {

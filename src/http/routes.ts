@@ -1,12 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { assessFreshness } from '../core/freshness.js';
 import type { ZoneReading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
+import type { ReadingCache } from '../serving/reading-cache.js';
 import type { EncodedBody } from '../serving/response-cache.js';
 import type { Store } from '../storage/store.js';
 import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
+import { registerExport } from './export.js';
 import { factorsBody } from './factors-body.js';
 import { type DataResponder, representationFor } from './data-responder.js';
 import { CACHE_CONTROL, CORS_HEADERS, rateLimitHeaders } from './headers.js';
@@ -20,6 +23,7 @@ import {
   readParams,
 } from './query.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
   errorResponses,
   type FactorsResponse,
@@ -39,6 +43,10 @@ export interface RouteDeps {
   readonly responder: DataResponder;
   readonly limiter: RateLimiter;
   readonly clientAddress: (request: FastifyRequest['raw']) => string;
+  /** The in-memory readings, when there are: event streams follow the changes it applies. */
+  readonly cache?: ReadingCache | undefined;
+  readonly streams?: Partial<StreamLimits> | undefined;
+  readonly logger?: Logger | undefined;
 }
 
 const UNIT = 'gCO2eq/kWh';
@@ -81,6 +89,12 @@ function indexBody(demo: boolean): IndexResponse {
       factors:
         'GET /v1/factors: the emission factors of both bases and how each upstream code maps ' +
         'to them. /v1/intensity and /v1/intensity/latest take basis=lifecycle or basis=direct.',
+      export:
+        'GET /v1/export?zones=Z,Z|all[&from=T][&to=T][&format=csv|ndjson][&basis=B][&include=mix]: ' +
+        'every published reading of the zones in the window (at most 400 days), as a file.',
+      stream:
+        'GET /v1/stream[?zones=Z,Z|all][&basis=B]: server-sent events, one per reading as it is ' +
+        'published or revised; reconnect with Last-Event-ID to resume without loss.',
     },
     openapi: '/v1/openapi.json',
     attribution:
@@ -342,4 +356,15 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     },
     async () => FACTORS_BODY,
   );
+
+  registerExport(app, { store, responder, clock, clientAddress, limit });
+  registerStream(app, {
+    store,
+    cache: deps.cache,
+    responder,
+    clientAddress,
+    limit,
+    limits: { ...DEFAULT_STREAM_LIMITS, maxInAll: config.streamMax, ...deps.streams },
+    ...(deps.logger && { logger: deps.logger }),
+  });
 }

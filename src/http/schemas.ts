@@ -124,6 +124,8 @@ export const IndexResponse = Type.Object(
       openapi: Type.String(),
       mix: Type.String(),
       factors: Type.String(),
+      export: Type.String(),
+      stream: Type.String(),
     }),
     openapi: Type.String({ description: 'Path of the OpenAPI 3.1 document.' }),
     attribution: Type.String(),
@@ -281,6 +283,36 @@ export const HistoryQuery = Type.Object(
 );
 export type HistoryQuery = Static<typeof HistoryQuery>;
 
+const ZONES_TEXT = 'Comma-separated zone codes from /v1/zones (case-insensitive), or `all`.';
+const ZonesParam = (extra: string) =>
+  Type.String({ description: `${ZONES_TEXT} ${extra}`, examples: ['DE,FR,GB', 'all'] });
+
+export const ExportQuery = Type.Object(
+  {
+    zones: ZonesParam('Rows come in the order of /v1/zones, whatever the order given.'),
+    ...WindowParams,
+    format: Type.Optional(
+      Type.Union([Type.Literal('csv'), Type.Literal('ndjson')], {
+        description: '`csv` (default) or `ndjson` (one JSON object per line).',
+      }),
+    ),
+    basis: Type.Optional(BasisParam),
+    include: Type.Optional(
+      Type.Literal('mix', {
+        description:
+          'Adds the generation per fuel category of each row: one CSV column per category ' +
+          '(empty where the interval has no value for it), or a `generation` member in NDJSON.',
+      }),
+    ),
+  },
+  { required: ['zones'] },
+);
+
+export const StreamQuery = Type.Object({
+  zones: Type.Optional(ZonesParam('Default: all.')),
+  basis: Type.Optional(BasisParam),
+});
+
 /** Response headers, as the OpenAPI document describes them. */
 const HEADER = {
   'Cache-Control': {
@@ -306,6 +338,10 @@ const HEADER = {
     description: 'Seconds until the current window ends.',
   },
   'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again.' },
+  'Content-Disposition': {
+    type: 'string',
+    description: '`attachment; filename="..."`: browsers save the export as a file.',
+  },
   Link: {
     type: 'string',
     description:
@@ -345,6 +381,31 @@ export function okResponses(
         headers: headers('ETag', 'Cache-Control', ...(options.limited ? RATE_LIMIT_HEADERS : [])),
       },
     }),
+  };
+}
+
+/**
+ * The 200 of a route that streams a body which is not JSON (`/v1/export`, `/v1/stream`): one
+ * media type per format, each a string, described in words; always rate-limited.
+ */
+export function streamedResponses(
+  media: Readonly<Record<string, string>>,
+  description: string,
+  options: { disposition?: boolean } = {},
+) {
+  const names: HeaderName[] = ['Cache-Control', ...RATE_LIMIT_HEADERS];
+  if (options.disposition) names.push('Content-Disposition');
+  return {
+    200: {
+      description,
+      headers: headers(...names),
+      content: Object.fromEntries(
+        Object.entries(media).map(([type, text]) => [
+          type,
+          { schema: { type: 'string', description: text } },
+        ]),
+      ),
+    },
   };
 }
 

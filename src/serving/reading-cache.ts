@@ -4,6 +4,7 @@ import { BASES, type Basis } from '../core/factors.js';
 import {
   BASIS_METHOD,
   type ForecastKind,
+  type Reading,
   type StoredForecast,
   type ZoneReading,
 } from '../core/reading.js';
@@ -30,6 +31,35 @@ type SeriesKey = 'default' | Basis;
 /** Whether a zone's default series is its lifecycle series: its own values are computed:v1. */
 const defaultIsLifecycle = (zone: string) =>
   SOURCE_INFO[findZone(zone)?.source ?? 'europe-tso'].defaultValue === 'lifecycle';
+
+/**
+ * The reading a stored change publishes on the default basis (undefined) or on `basis`, exactly
+ * as the cached series hold it; null when it publishes none there. A zone whose own value is its
+ * lifecycle value serves its own series on `basis=lifecycle`.
+ */
+export function publishedReading(change: ReadingChange, basis: Basis | undefined): Reading | null {
+  if (basis === undefined || (basis === 'lifecycle' && defaultIsLifecycle(change.zone))) {
+    return change.published && change.value !== null
+      ? { ts: change.ts, value: change.value, method: change.method }
+      : null;
+  }
+  const value = change[basis];
+  return value === null ? null : { ts: change.ts, value, method: BASIS_METHOD[basis] };
+}
+
+/** What one refresh of the cache brought, handed to `onApplied` listeners. */
+export interface AppliedChanges {
+  /** The store data version the cache reflected before; -1 before the first load. */
+  readonly fromVersion: number;
+  /** The version it reflects now. */
+  readonly version: number;
+  /**
+   * The reading changes applied, each with the version of its write, ascending; undefined when
+   * everything was reloaded instead (the first load, or more than `maxChanges` changes): a
+   * follower that needs every change then reads them from the store (`changesSince`).
+   */
+  readonly changes: readonly ReadingChange[] | undefined;
+}
 /**
  * Every published reading, in memory, kept in step with the store. The data changes about once
  * an hour and is small (3.2M points is ~45 MB here), so serving from memory makes a response cost
@@ -63,6 +93,8 @@ export class ReadingCache {
   storeReachable = true;
   /** Listeners told after every applied change (response caches drop what they built). */
   private readonly listeners: (() => void)[] = [];
+  /** Listeners given the changes themselves (event streams). */
+  private readonly appliedListeners: ((applied: AppliedChanges) => void)[] = [];
 
   constructor(
     private readonly store: Store,
@@ -80,6 +112,14 @@ export class ReadingCache {
 
   onChange(listener: () => void): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` after every refresh that changed the cache, with what it applied, in version
+   * order: once the series serve the new values, so a listener that reads them sees them too.
+   */
+  onApplied(listener: (applied: AppliedChanges) => void): void {
+    this.appliedListeners.push(listener);
   }
 
   /**
@@ -152,9 +192,10 @@ export class ReadingCache {
     if (this.ready) {
       const changes = await this.store.changesSince(this.cachedVersion, this.maxChanges);
       if (changes.complete) {
+        const fromVersion = this.cachedVersion;
         this.apply(changes.changes, changes.forecasts);
         this.cachedVersion = changes.version;
-        return this.changed();
+        return this.changed({ fromVersion, version: changes.version, changes: changes.changes });
       }
     }
     await this.loadEverything(version);
@@ -191,10 +232,11 @@ export class ReadingCache {
       else this.forecasts.delete(zone.code);
       this.showForecast(zone.code);
     }
+    const fromVersion = this.cachedVersion;
     this.cachedVersion = version;
     this.ready = true;
     this.logger?.info({ points, ms: Date.now() - started, version }, 'reading cache loaded');
-    this.changed();
+    this.changed({ fromVersion, version, changes: undefined });
   }
 
   private apply(changes: readonly ReadingChange[], forecasts: readonly StoredForecast[]): void {
@@ -216,16 +258,9 @@ export class ReadingCache {
     }
     for (const change of changes) {
       const lists = listsOf(change.zone);
-      lists.default.push({
-        ts: change.ts,
-        reading: change.published ? { value: change.value!, method: change.method } : null,
-      });
+      lists.default.push({ ts: change.ts, reading: publishedReading(change, undefined) });
       for (const basis of BASES) {
-        const value = change[basis];
-        lists[basis].push({
-          ts: change.ts,
-          reading: value === null ? null : { value, method: BASIS_METHOD[basis] },
-        });
+        lists[basis].push({ ts: change.ts, reading: publishedReading(change, basis) });
       }
     }
     for (const [zone, lists] of byZone) {
@@ -257,7 +292,8 @@ export class ReadingCache {
     this.shownForecastTs.set(zone, reading.ts);
   }
 
-  private changed(): void {
+  private changed(applied: AppliedChanges): void {
     for (const listener of this.listeners) listener();
+    for (const listener of this.appliedListeners) listener(applied);
   }
 }

@@ -28,6 +28,11 @@ export interface ReadingChange {
   /** The interval's values on each basis; null where it is not published on that basis. */
   readonly lifecycle: number | null;
   readonly direct: number | null;
+  /**
+   * The data version of the write that left the row so: what a follower (a stream client)
+   * resumes after. Several rows share one version when they were written in one transaction.
+   */
+  readonly version: number;
 }
 
 /** A published mix: the generation behind one interval's values. */
@@ -39,7 +44,10 @@ export interface MixPoint {
 export interface ReadingChanges {
   /** The data version these changes bring a follower to. */
   readonly version: number;
-  /** In the order they were written; a later change of the same key wins. */
+  /**
+   * In the order they were written (ascending `version`); a later change of the same key wins.
+   * Each key appears once, with the version of its last write.
+   */
   readonly changes: readonly ReadingChange[];
   /** Upstream forecasts written since, in the order they were written. */
   readonly forecasts: readonly StoredForecast[];

@@ -412,7 +412,7 @@ export class PostgresStore implements Store {
         complete: rows.length <= limit && forecasts.rows.length <= limit,
         changes: rows
           .slice(0, limit)
-          .map(({ zone, ts, value, method, published, lifecycle, direct }) => ({
+          .map(({ zone, ts, value, method, published, lifecycle, direct, version }) => ({
             zone,
             ts,
             value,
@@ -420,6 +420,7 @@ export class PostgresStore implements Store {
             published,
             lifecycle,
             direct,
+            version,
           })),
         forecasts: forecasts.rows.slice(0, limit).map(toForecast),
       };

@@ -364,6 +364,7 @@ export class SqliteStore implements Store {
           published: row.published === 1,
           lifecycle: row.lifecycle,
           direct: row.direct,
+          version: row.version,
         })),
         forecasts: forecasts.slice(0, limit).map(toForecast),
       };

@@ -1,0 +1,332 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CATEGORIES } from '../core/factors.js';
+import type { Mix, Reading } from '../core/reading.js';
+import { formatTs } from '../core/time.js';
+import { ZONES, type Zone } from '../core/zones.js';
+import type { ZoneSeries } from '../serving/zone-series.js';
+import type { MixPoint, Store } from '../storage/store.js';
+import { API_ERRORS } from './api-errors.js';
+import { type DataResponder, fromStore } from './data-responder.js';
+import { apiCategory, round1 } from './encode.js';
+import { CACHE_CONTROL, CORS_HEADERS } from './headers.js';
+import {
+  EXPORT_PARAMS,
+  type ExportRequest,
+  interpretExport,
+  MAX_EXPORT_DAYS,
+  readParams,
+} from './query.js';
+import { errorResponses, ExportQuery, streamedResponses } from './schemas.js';
+import { ClientGone, drained, SlotCounter } from './streaming.js';
+
+/**
+ * `GET /v1/export` (extensions §6): every published reading of some zones in a window of at
+ * most 400 days, as CSV or NDJSON, streamed as it is read. Memory per export stays flat whatever
+ * its size: a zone's points are copied from memory (or read from the store in keyset pages) and
+ * written in chunks of CHUNK_CHARS, each after the client has taken the previous ones.
+ *
+ * Rows equal the `/v1/intensity` pages of the same window, row by row: they come from the same
+ * in-memory series (`DataResponder.memorySeries`) or the same store reads, the GB forecast
+ * included where the default basis shows it.
+ */
+
+export interface ExportDeps {
+  readonly store: Store;
+  readonly responder: DataResponder;
+  readonly clock: () => number;
+  readonly clientAddress: (request: IncomingMessage) => string;
+  /** The per-IP rate limit, counted once per export. */
+  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+}
+
+/** Exports one client IP may have under way at once (extensions §6), on this instance. */
+export const MAX_EXPORTS_PER_ADDRESS = 2;
+/**
+ * Exports under way on this instance, all clients together. Each holds little memory, but
+ * costs CPU while its client reads quickly: past this, 503 with Retry-After.
+ */
+export const MAX_EXPORTS_IN_ALL = 16;
+/** Rows read from the store per query. */
+const PAGE_ROWS = 10_000;
+/** Text written at once: large enough to cost few writes, small enough to keep memory flat. */
+const CHUNK_CHARS = 64 * 1024;
+
+const MIX_COLUMNS = CATEGORIES.map(apiCategory);
+const CSV_HEADER = 'zone,ts,gco2eq_kwh,method';
+const MEDIA_TYPE = {
+  csv: 'text/csv; charset=utf-8; header=present',
+  ndjson: 'application/x-ndjson',
+} as const;
+
+export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
+  const { store, responder, clock, clientAddress, limit } = deps;
+  const slots = new SlotCounter(MAX_EXPORTS_PER_ADDRESS, MAX_EXPORTS_IN_ALL);
+
+  app.get(
+    '/v1/export',
+    {
+      schema: {
+        summary: 'Every published reading of some zones in a window, as a file',
+        description:
+          `Streams the readings with from <= ts < to (at most ${MAX_EXPORT_DAYS} days; no point ` +
+          'cap) of each zone asked, ordered by zone as /v1/zones then by ts, exactly as the ' +
+          '/v1/intensity pages of the same window give them. Counts once against the rate limit; ' +
+          `at most ${MAX_EXPORTS_PER_ADDRESS} exports at a time per client IP.`,
+        operationId: 'exportReadings',
+        querystring: ExportQuery,
+        response: {
+          ...streamedResponses(
+            {
+              'text/csv':
+                `Header \`${CSV_HEADER}\` (with include=mix, then one column per category: ` +
+                `${MIX_COLUMNS.join(', ')}), one line per reading, LF line ends.`,
+              'application/x-ndjson':
+                'One JSON object per line: `{zone, ts, gco2eq_kwh, method}`, with include=mix ' +
+                'also `generation` (as in /v1/mix, or null for an interval without a mix).',
+            },
+            'The readings, streamed: an export cut short by a store failure ends without its ' +
+              'final chunk, so a client never takes a partial file for a whole one.',
+            { disposition: true },
+          ),
+          ...errorResponses(400, 404, 429, 503),
+          429: {
+            ...errorResponses(429)[429],
+            description:
+              'Rate limit exceeded, or this client IP has ' +
+              `${MAX_EXPORTS_PER_ADDRESS} exports under way; retry after the seconds in retry-after.`,
+          },
+          503: {
+            ...errorResponses(503)[503],
+            description:
+              'The data store is unreachable, or this server has too many exports under way; ' +
+              'retry after the seconds in retry-after.',
+          },
+        },
+      },
+      onRequest: limit,
+    },
+    async (request, reply) => {
+      const asked = interpretExport(readParams(request.url, EXPORT_PARAMS), clock());
+      responder.refuseWhenStoreLost();
+      const response = reply.raw;
+      const release = slots.take(clientAddress(request.raw), {
+        perAddress: () => API_ERRORS.tooManyExports(MAX_EXPORTS_PER_ADDRESS),
+        inAll: () => API_ERRORS.serverBusy('exports'),
+      });
+      // Before any wait: a client gone meanwhile must give its place back too.
+      response.once('close', release);
+      try {
+        // From the store: fail with 503 now rather than after the headers are sent.
+        if (!responder.cached) await fromStore(() => store.dataVersion());
+      } catch (error) {
+        release();
+        throw error;
+      }
+      reply.hijack();
+      if (response.destroyed) return;
+      response.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'content-type': MEDIA_TYPE[asked.format],
+        'content-disposition': `attachment; filename="${fileName(asked)}"`,
+        'cache-control': CACHE_CONTROL.export,
+        'access-control-expose-headers': `${CORS_HEADERS['access-control-expose-headers']}, Content-Disposition`,
+      });
+      if (request.method === 'HEAD') {
+        response.end();
+        return;
+      }
+      try {
+        await writeRows(response, asked, { store, responder });
+        response.end();
+      } catch (error) {
+        // The status is sent: ending without the last chunk tells the client the file is cut.
+        if (!(error instanceof ClientGone)) {
+          request.log.error({ err: error, url: request.url }, 'export failed after its headers');
+        }
+        response.destroy();
+      }
+    },
+  );
+}
+
+/** `gridco2-DE_FR-20261120T130000Z-20261121T130000Z.csv`: what, and which window. */
+function fileName(asked: ExportRequest): string {
+  const { zones } = asked;
+  const label =
+    zones.length === ZONES.length
+      ? 'all'
+      : zones.length <= 5
+        ? zones.map((zone) => zone.code).join('_')
+        : `${zones.length}-zones`;
+  const compact = (ts: number) => formatTs(ts).replaceAll(/[-:]/g, '');
+  const basis = asked.basis ? `-${asked.basis}` : '';
+  const extension = asked.format === 'csv' ? 'csv' : 'ndjson';
+  return `gridco2-${label}${basis}-${compact(asked.from)}-${compact(asked.to)}.${extension}`;
+}
+
+interface Sources {
+  readonly store: Store;
+  readonly responder: DataResponder;
+}
+
+/** Writes every row of the export, zone after zone, waiting for the client between chunks. */
+async function writeRows(
+  response: ServerResponse,
+  asked: ExportRequest,
+  sources: Sources,
+): Promise<void> {
+  const out = new ChunkedText(response);
+  const format = rowFormat(asked);
+  if (asked.format === 'csv') {
+    out.add(asked.mix ? `${CSV_HEADER},${MIX_COLUMNS.join(',')}\n` : `${CSV_HEADER}\n`);
+  }
+  for (const zone of asked.zones) {
+    const mixes = asked.mix ? new MixCursor(sources.store, zone, asked.from, asked.to) : undefined;
+    const series = sources.responder.memorySeries(zone.code, asked.basis);
+    if (series) {
+      // A copy: the cache may take changes while this zone is written.
+      const points = series.slice(series.lowerBound(asked.from), series.lowerBound(asked.to));
+      await writeSeries(out, format, zone.code, points, mixes);
+    } else {
+      for await (const page of storePages(sources, zone.code, asked)) {
+        for (const reading of page) {
+          const mix = mixes && (await mixes.at(reading.ts));
+          if (out.add(format(zone.code, reading.ts, round1(reading.value), reading.method, mix))) {
+            await out.flush();
+          }
+        }
+      }
+    }
+  }
+  await out.flush();
+}
+
+async function writeSeries(
+  out: ChunkedText,
+  format: RowFormat,
+  zone: string,
+  points: ZoneSeries,
+  mixes: MixCursor | undefined,
+): Promise<void> {
+  for (let i = 0; i < points.length; i++) {
+    const ts = points.ts(i);
+    const mix = mixes && (await mixes.at(ts));
+    if (out.add(format(zone, ts, points.value(i), points.method(i), mix))) await out.flush();
+  }
+}
+
+/**
+ * A zone's published readings in the window from the store, in keyset pages, as
+ * `DataResponder.history` reads them: the served GB forecast follows the settled readings.
+ */
+async function* storePages(
+  sources: Sources,
+  zone: string,
+  asked: ExportRequest,
+): AsyncGenerator<readonly Reading[]> {
+  const { store, responder } = sources;
+  let from = asked.from;
+  for (;;) {
+    const page = await store.readingsInWindow(zone, from, asked.to, PAGE_ROWS, asked.basis);
+    if (page.length > 0) yield page;
+    if (page.length < PAGE_ROWS) break;
+    from = page.at(-1)!.ts + 1;
+  }
+  if (asked.basis === undefined) {
+    const forecast = await responder.servedForecastFromStore(zone);
+    if (forecast && forecast.ts >= asked.from && forecast.ts < asked.to) yield [forecast];
+  }
+}
+
+/**
+ * The published mixes of a zone, read in keyset pages alongside its readings (both ascending
+ * by ts): `at(ts)` is the mix of that interval, or undefined when it has none.
+ */
+class MixCursor {
+  private page: readonly MixPoint[] = [];
+  private index = 0;
+  private next: number;
+  private done = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly zone: Zone,
+    from: number,
+    private readonly to: number,
+  ) {
+    this.next = from;
+  }
+
+  async at(ts: number): Promise<Mix | undefined> {
+    for (;;) {
+      while (this.index < this.page.length && this.page[this.index]!.ts < ts) this.index++;
+      if (this.index < this.page.length) {
+        const point = this.page[this.index]!;
+        return point.ts === ts ? point.mix : undefined;
+      }
+      if (this.done) return undefined;
+      this.page = await this.store.mixesInWindow(this.zone.code, this.next, this.to, PAGE_ROWS);
+      this.index = 0;
+      if (this.page.length < PAGE_ROWS) this.done = true;
+      if (this.page.length > 0) this.next = this.page.at(-1)!.ts + 1;
+    }
+  }
+}
+
+type RowFormat = (
+  zone: string,
+  ts: number,
+  value: number,
+  method: string,
+  mix: Mix | undefined,
+) => string;
+
+/** One line of the export: values 1 decimal and timestamps as every response writes them. */
+function rowFormat(asked: ExportRequest): RowFormat {
+  if (asked.format === 'csv') {
+    return (zone, ts, value, method, mix) => {
+      const line = `${zone},${formatTs(ts)},${value},${method}`;
+      if (!asked.mix) return `${line}\n`;
+      // One cell per category, empty where the interval has no value for it.
+      let cells = '';
+      for (const category of CATEGORIES) {
+        const amount = mix?.[category];
+        cells += amount === undefined ? ',' : `,${round1(amount)}`;
+      }
+      return `${line}${cells}\n`;
+    };
+  }
+  return (zone, ts, value, method, mix) => {
+    const line = `{"zone":"${zone}","ts":"${formatTs(ts)}","gco2eq_kwh":${value},"method":"${method}"`;
+    if (!asked.mix) return `${line}}\n`;
+    if (!mix) return `${line},"generation":null}\n`;
+    const generation: string[] = [];
+    for (const category of CATEGORIES) {
+      const amount = mix[category];
+      if (amount !== undefined) generation.push(`"${apiCategory(category)}":${round1(amount)}`);
+    }
+    return `${line},"generation":{${generation.join(',')}}}\n`;
+  };
+}
+
+/** Text gathered into chunks and written with backpressure: one chunk in memory at most. */
+class ChunkedText {
+  private text = '';
+
+  constructor(private readonly response: ServerResponse) {}
+
+  /** Adds text; true when a chunk is full and `flush` should be awaited. */
+  add(text: string): boolean {
+    this.text += text;
+    return this.text.length >= CHUNK_CHARS;
+  }
+
+  async flush(): Promise<void> {
+    if (this.response.destroyed) throw new ClientGone();
+    if (this.text === '') return;
+    const written = this.response.write(this.text);
+    this.text = '';
+    if (!written) await drained(this.response);
+  }
+}

@@ -1,0 +1,543 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { BASES, type Basis } from '../core/factors.js';
+import { assessFreshness } from '../core/freshness.js';
+import type { IngestReport, ZoneReading } from '../core/reading.js';
+import { HOUR } from '../core/time.js';
+import { findZone, SOURCE_INFO, SOURCES, ZONES, type SourceId } from '../core/zones.js';
+import type { ReadingCache } from '../serving/reading-cache.js';
+import type { Store } from '../storage/store.js';
+import type { DataResponder } from './data-responder.js';
+import { round1 } from './encode.js';
+import type { LimitState, RateLimiter } from './rate-limiter.js';
+import { openStreamCount } from './stream.js';
+
+/**
+ * `GET /metrics` (extensions §8): the service's own metrics in the Prometheus text format, and
+ * the newest intensity of every zone under the metric name grid-intensity-go exporters use
+ * (`grid_intensity_carbon_average`), so dashboards built on them work. docs/deploy.md lists every
+ * metric, a scrape configuration and alert rules.
+ *
+ * Two kinds of figures, kept apart so that serving pays almost nothing:
+ * - counted as things happen (requests, refusals, ingestion runs of this process): a request
+ *   costs two clock reads, one listener, a map update and one histogram observation; the
+ *   counters are plain numbers copied into the registry at scrape time;
+ * - read at scrape time, in `collect()` callbacks (zone lags, newest intensities, cache sizes,
+ *   the stored ingestion reports, connections): nothing is updated per request for them.
+ *
+ * Each app has its own registry (tests run several apps in one process); the process metrics
+ * (CPU, memory, event loop, GC) are one registry per process, merged into each app's output.
+ */
+
+/** Latency buckets in seconds: a body from memory takes well under 1 ms, 5000 rows from a store tens. */
+const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
+
+/** Routes whose response lasts as long as the client stays: their duration is no latency. */
+const LONG_LIVED_ROUTES: ReadonlySet<string> = new Set(['/v1/stream']);
+
+/** The route label of a request that matches no route: the raw path would make a series per URL. */
+const UNMATCHED_ROUTE = 'unmatched';
+
+/** The status label of a request that got no response (the client or the guard closed first). */
+const NO_RESPONSE = 0;
+
+/** How an ingestion run ended, from its report (docs/deploy.md, "Metrics and alerts"). */
+export type RunOutcome = 'ok' | 'partial' | 'failed' | 'not_configured';
+const RUN_OUTCOMES: readonly RunOutcome[] = ['ok', 'partial', 'failed', 'not_configured'];
+
+/**
+ * `ok`: no error; `partial`: errors, but some zones were read; `failed`: no zone read and errors
+ * (the upstream is down or refuses us); `not_configured`: the source's key is not set.
+ */
+export function runOutcome(report: IngestReport): RunOutcome {
+  if (report.failures?.some((failure) => failure.kind === 'not-configured')) {
+    return 'not_configured';
+  }
+  if (report.errors.length === 0) return 'ok';
+  return report.zones > 0 ? 'partial' : 'failed';
+}
+
+interface RouteTally {
+  /** Responses by status code (NO_RESPONSE: none). */
+  readonly statuses: Map<number, number>;
+  readonly latency: { observe(seconds: number): void } | undefined;
+}
+
+/**
+ * What this app counts as it serves: created first in `buildApp` (the limiter and the node:http
+ * handler use it), given its scrape-time collectors by `registerMetrics`.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  /** The paths of the registered routes: the only route labels besides `unmatched`. */
+  private readonly routes = new Set<string>();
+  private readonly tallies = new Map<string, RouteTally>();
+  private rateLimited = 0;
+  private readonly latency: Histogram<'route'>;
+  private readonly runs: Counter<'source' | 'outcome'>;
+  private readonly lastSuccess: Gauge<'source'>;
+  private readonly pointsStored: Counter<'source'>;
+  private readonly incompleteIntervals: Counter<'source'>;
+
+  constructor() {
+    const registers = [this.registry];
+    const tallies = this.tallies;
+    new Counter({
+      name: 'gridco2_http_requests_total',
+      help:
+        'HTTP requests answered, by route (a registered path, else "unmatched") and status ' +
+        '("0": no response was sent); the fast path included. Counted when the response ends.',
+      labelNames: ['route', 'status'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [route, tally] of tallies) {
+          for (const [status, count] of tally.statuses) {
+            this.inc({ route, status: String(status) }, count);
+          }
+        }
+      },
+    });
+    this.latency = new Histogram({
+      name: 'gridco2_http_request_duration_seconds',
+      help:
+        'Time from receiving a request to the end of its response, by route (event streams ' +
+        'left out: they last as long as the client stays).',
+      labelNames: ['route'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    const limited = () => this.rateLimited;
+    new Counter({
+      name: 'gridco2_http_rate_limited_total',
+      help: 'Requests refused with 429 by the per-client rate limit (RATE_LIMIT_PER_MINUTE).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(limited());
+      },
+    });
+    this.runs = new Counter({
+      name: 'gridco2_ingest_runs_total',
+      help:
+        'Ingestion runs this process made (it holds the ingestion lease), by source and outcome: ' +
+        'ok, partial (some zones failed), failed (no zone read, or the run threw).',
+      labelNames: ['source', 'outcome'] as const,
+      registers,
+    });
+    for (const source of SOURCES) {
+      // Present from the start at zero, so that rate() and absence alerts see every series.
+      for (const outcome of ['ok', 'partial', 'failed'] as const) {
+        this.runs.inc({ source, outcome }, 0);
+      }
+    }
+    this.lastSuccess = new Gauge({
+      name: 'gridco2_ingest_last_success_timestamp_seconds',
+      help:
+        'When the last run of the source by this process that read at least one zone (ok or ' +
+        'partial) finished, in Unix seconds. Absent until this process ran one.',
+      labelNames: ['source'] as const,
+      registers,
+    });
+    this.pointsStored = new Counter({
+      name: 'gridco2_ingest_points_stored_total',
+      help: 'Points written by the ingestion runs of this process, by source.',
+      labelNames: ['source'] as const,
+      registers,
+    });
+    this.incompleteIntervals = new Counter({
+      name: 'gridco2_ingest_incomplete_intervals_total',
+      help:
+        'Intervals the ingestion runs of this process stored as incomplete (a mix lacking data: ' +
+        'not published), by source. Named intervals, not hours: the value is a count.',
+      labelNames: ['source'] as const,
+      registers,
+    });
+  }
+
+  /**
+   * Counts the request when its response ends. Called first in the node:http handler, before
+   * the connection guard and the fast path, so that every request is counted.
+   */
+  observe(request: IncomingMessage, response: ServerResponse): void {
+    const started = performance.now();
+    response.on('close', () => {
+      const tally = this.tallyOf(routeOf(request.url, this.routes));
+      const status = response.headersSent ? response.statusCode : NO_RESPONSE;
+      tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
+      tally.latency?.observe((performance.now() - started) / 1000);
+    });
+  }
+
+  /** The same limiter, counting the requests it refuses. */
+  countRefusals(limiter: RateLimiter): RateLimiter {
+    const count = (state: LimitState) => {
+      if (!state.allowed) this.rateLimited++;
+      return state;
+    };
+    return {
+      hit: (key) => {
+        const state = limiter.hit(key);
+        return state instanceof Promise ? state.then(count) : count(state);
+      },
+    };
+  }
+
+  /** A run of the ingestion scheduler in this process ended: with its report, or it threw. */
+  recordIngestRun(source: SourceId, report: IngestReport | undefined): void {
+    const outcome = report ? runOutcome(report) : 'failed';
+    this.runs.inc({ source, outcome });
+    if (!report) return;
+    if (outcome === 'ok' || outcome === 'partial') {
+      this.lastSuccess.set({ source }, report.finishedAt);
+    }
+    this.pointsStored.inc({ source }, report.pointsStored);
+    this.incompleteIntervals.inc({ source }, report.incompleteHours);
+  }
+
+  /** Route paths become labels as they are registered; parametric ones would not match a path. */
+  knowRoute(url: string): void {
+    if (!url.includes('*') && !url.includes(':')) this.routes.add(url);
+  }
+
+  private tallyOf(route: string): RouteTally {
+    let tally = this.tallies.get(route);
+    if (!tally) {
+      tally = {
+        statuses: new Map(),
+        latency: LONG_LIVED_ROUTES.has(route) ? undefined : this.latency.labels({ route }),
+      };
+      this.tallies.set(route, tally);
+    }
+    return tally;
+  }
+}
+
+/** The route a request URL names, as the router matches it (a trailing slash ignored). */
+function routeOf(url: string | undefined, routes: ReadonlySet<string>): string {
+  if (url === undefined) return UNMATCHED_ROUTE;
+  const mark = url.indexOf('?');
+  let path = mark < 0 ? url : url.slice(0, mark);
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return routes.has(path) ? path : UNMATCHED_ROUTE;
+}
+
+export interface MetricsSources {
+  readonly store: Store;
+  readonly responder: DataResponder;
+  readonly cache: ReadingCache | undefined;
+  /** Milliseconds since the epoch: the app's clock, so that lags agree with /v1/status. */
+  readonly clock: () => number;
+}
+
+/** What one scrape reads from memory or the store, shared by every collector of that scrape. */
+interface Snapshot {
+  readonly nowSeconds: number;
+  /** False when the store (or the memory following it) could not answer. */
+  readonly storeUp: boolean;
+  /** Newest reading per zone, on the default basis and on each basis, as served. */
+  readonly latest: Readonly<Record<'default' | Basis, readonly ZoneReading[]>>;
+  readonly reports: Partial<Record<SourceId, IngestReport>>;
+}
+
+const NO_READINGS = { default: [], lifecycle: [], direct: [] } as const;
+
+/**
+ * Registers `GET /metrics` and the collectors read at scrape time. Call it before the other
+ * routes: the route labels are taken from the routes registered after it.
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  metrics: ServiceMetrics,
+  sources: MetricsSources,
+): void {
+  app.addHook('onRoute', (route) => metrics.knowRoute(route.url));
+  const registers = [metrics.registry];
+  const { cache } = sources;
+  let scrape: Promise<Snapshot> | undefined;
+  // Every collector of one scrape is called at once (prom-client awaits them together): they
+  // share one read of the store.
+  const snapshot = () =>
+    (scrape ??= readSnapshot(sources).finally(() => {
+      scrape = undefined;
+    }));
+
+  new Gauge({
+    name: 'grid_intensity_carbon_average',
+    help:
+      'Newest carbon intensity of each zone, as /v1/intensity/latest serves it (gCO2eq/kWh; ' +
+      'the name and labels of grid-intensity-go exporters). basis: "default" (each zone\'s own ' +
+      'value, the GB operator\'s for GB), "lifecycle" or "direct".',
+    labelNames: ['location', 'provider', 'units', 'basis'] as const,
+    registers,
+    async collect() {
+      const { latest } = await snapshot();
+      this.reset();
+      for (const basis of ['default', ...BASES] as const) {
+        for (const reading of latest[basis]) {
+          this.set(
+            { location: reading.zone, provider: 'gridco2', units: 'gCO2e per kWh', basis },
+            round1(reading.value),
+          );
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'gridco2_zone_lag_seconds',
+    help:
+      'Seconds from the start of the newest reading of each zone (default basis) to now; ' +
+      'zones without a reading are left out.',
+    labelNames: ['zone', 'source'] as const,
+    registers,
+    async collect() {
+      const { latest, nowSeconds } = await snapshot();
+      this.reset();
+      for (const reading of latest.default) {
+        const source = findZone(reading.zone)?.source;
+        if (source) this.set({ zone: reading.zone, source }, nowSeconds - reading.ts);
+      }
+    },
+  });
+  new Gauge({
+    name: 'gridco2_source_fresh',
+    help:
+      '1 when the freshest zone of the source is within its stale threshold, as "ok" of a ' +
+      'source in /v1/status; 0 otherwise (and while the store cannot be read).',
+    labelNames: ['source'] as const,
+    registers,
+    async collect() {
+      const { latest, reports, nowSeconds } = await snapshot();
+      const newest = new Map(latest.default.map((reading) => [reading.zone, reading.ts]));
+      for (const source of assessFreshness(newest, reports, nowSeconds).sources) {
+        this.set({ source: source.source }, source.ok ? 1 : 0);
+      }
+    },
+  });
+  const staleAfter = new Gauge({
+    name: 'gridco2_source_stale_after_seconds',
+    help: 'The lag past which a source counts as stale in /v1/status.',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  for (const source of SOURCES) {
+    staleAfter.set({ source }, SOURCE_INFO[source].staleAfterHours * HOUR);
+  }
+  new Gauge({
+    name: 'gridco2_store_up',
+    help: '1 when this scrape could read the store (or the memory following it), else 0.',
+    registers,
+    async collect() {
+      this.set((await snapshot()).storeUp ? 1 : 0);
+    },
+  });
+
+  // The stored reports: every instance shows the newest run of each source, whoever ran it.
+  const reportGauge = (name: string, help: string, pick: (report: IngestReport) => number) =>
+    new Gauge({
+      name: `gridco2_ingest_report_${name}`,
+      help: `${help}, from the newest stored ingestion report of the source (any instance's run).`,
+      labelNames: ['source'] as const,
+      registers,
+      async collect() {
+        const { reports } = await snapshot();
+        this.reset();
+        for (const source of SOURCES) {
+          const report = reports[source];
+          if (report) this.set({ source }, pick(report));
+        }
+      },
+    });
+  reportGauge(
+    'finished_timestamp_seconds',
+    'When the run finished, in Unix seconds',
+    (report) => report.finishedAt,
+  );
+  reportGauge('errors', 'Errors of the run', (report) => report.errors.length);
+  reportGauge('zones', 'Zones the run read', (report) => report.zones);
+  reportGauge('points_stored', 'Points the run wrote', (report) => report.pointsStored);
+  reportGauge(
+    'incomplete_intervals',
+    'Intervals the run stored as incomplete (not published; a count, not a duration)',
+    (report) => report.incompleteHours,
+  );
+  new Gauge({
+    name: 'gridco2_ingest_report_outcome',
+    help:
+      '1 for the outcome of the newest stored ingestion report of the source (ok, partial, ' +
+      'failed, not_configured), 0 for the others.',
+    labelNames: ['source', 'outcome'] as const,
+    registers,
+    async collect() {
+      const { reports } = await snapshot();
+      this.reset();
+      for (const source of SOURCES) {
+        const report = reports[source];
+        if (!report) continue;
+        const outcome = runOutcome(report);
+        for (const each of RUN_OUTCOMES)
+          this.set({ source, outcome: each }, each === outcome ? 1 : 0);
+      }
+    },
+  });
+
+  // Memory: what the reading cache and the response cache hold.
+  new Gauge({
+    name: 'gridco2_zone_points',
+    help: 'Published points of each zone held in memory (default basis); absent until loaded.',
+    labelNames: ['zone'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (!cache?.ready) return;
+      for (const zone of ZONES) this.set({ zone: zone.code }, cache.zone(zone.code)?.length ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'gridco2_reading_cache_points',
+    help:
+      'Points held in memory per basis series set ("default", "lifecycle", "direct"; a zone ' +
+      'whose own value is its lifecycle value shares one series between the two).',
+    labelNames: ['basis'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (!cache?.ready) return;
+      for (const basis of ['default', ...BASES] as const) {
+        let points = 0;
+        for (const zone of ZONES) {
+          points += cache.zone(zone.code, basis === 'default' ? undefined : basis)?.length ?? 0;
+        }
+        this.set({ basis }, points);
+      }
+    },
+  });
+  new Gauge({
+    name: 'gridco2_reading_cache_ready',
+    help: '1 when the readings are loaded in memory and the store follows, else 0 (served from the store).',
+    registers,
+    collect() {
+      this.set(sources.responder.cached ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'gridco2_response_cache_bytes',
+    help: 'Heap bytes of encoded response bodies kept for reuse, compressed variants included.',
+    registers,
+    collect() {
+      this.set(app.servingStats().cachedBodyBytes);
+    },
+  });
+  new Counter({
+    name: 'gridco2_response_bodies_encoded_total',
+    help: 'Response bodies encoded (not taken from the response cache).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(app.servingStats().bodiesEncoded);
+    },
+  });
+  new Counter({
+    name: 'gridco2_response_encoded_bytes_total',
+    help: 'Bytes of the response bodies encoded.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(app.servingStats().bytesEncoded);
+    },
+  });
+
+  // Connections and streams.
+  new Gauge({
+    name: 'gridco2_http_open_connections',
+    help: 'Open client connections.',
+    registers,
+    collect() {
+      this.set(app.servingStats().openConnections);
+    },
+  });
+  new Counter({
+    name: 'gridco2_http_refused_total',
+    help:
+      'Connections closed or requests refused by the connection guard to stay answerable, by ' +
+      'rule (connection_cap, per_address_cap, too_many_pipelined_requests, unread_responses, ' +
+      'unread_responses_in_all).',
+    labelNames: ['reason'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [reason, count] of Object.entries(app.servingStats().refused)) {
+        this.inc({ reason: reason.replace(/[^a-z]+/g, '_') }, count);
+      }
+    },
+  });
+  new Gauge({
+    name: 'gridco2_streams_open',
+    help: 'Open /v1/stream event streams in this process.',
+    registers,
+    collect() {
+      this.set(openStreamCount());
+    },
+  });
+
+  const registry = Registry.merge([metrics.registry, processRegistry()]);
+  app.get(
+    '/metrics',
+    {
+      schema: { hide: true },
+      // A scrape must read this instance now, never a copy kept by a cache on the way.
+      config: { cacheControl: 'no-store', contentType: registry.contentType },
+    },
+    async () => registry.metrics(),
+  );
+}
+
+async function readSnapshot(sources: MetricsSources): Promise<Snapshot> {
+  const { store, responder, cache } = sources;
+  const nowSeconds = Math.floor(sources.clock() / 1000);
+  // As /v1/intensity/latest serves each basis: from memory when it answers, else the store.
+  const latestOn = async (basis: Basis) =>
+    responder.cached ? cache!.latest(basis) : store.latestPerZone(basis);
+  try {
+    const [byDefault, lifecycle, direct, reports] = await Promise.all([
+      responder.latestReadings(),
+      latestOn('lifecycle'),
+      latestOn('direct'),
+      store.latestIngestReports(),
+    ]);
+    return {
+      nowSeconds,
+      storeUp: true,
+      latest: { default: byDefault, lifecycle, direct },
+      reports,
+    };
+  } catch {
+    return { nowSeconds, storeUp: false, latest: NO_READINGS, reports: {} };
+  }
+}
+
+let processMetrics: Registry | undefined;
+
+/**
+ * CPU, memory, file descriptors, event loop lag, GC: one set per process (each set starts its
+ * own event-loop and GC observers), shared by every app in it.
+ */
+function processRegistry(): Registry {
+  if (processMetrics) return processMetrics;
+  processMetrics = new Registry();
+  collectDefaultMetrics({ register: processMetrics });
+  // Gauges named like counters (promtool: 'non-counter metrics should not have "_total"
+  // suffix'); the same totals are the sums of nodejs_active_handles and its siblings.
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ]) {
+    processMetrics.removeSingleMetric(name);
+  }
+  return processMetrics;
+}

@@ -1,0 +1,510 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Basis } from '../core/factors.js';
+import { formatTs } from '../core/time.js';
+import { ZONES } from '../core/zones.js';
+import {
+  publishedReading,
+  type AppliedChanges,
+  type ReadingCache,
+} from '../serving/reading-cache.js';
+import type { ReadingChange, Store } from '../storage/store.js';
+import { API_ERRORS } from './api-errors.js';
+import { type DataResponder, fromStore } from './data-responder.js';
+import { round1 } from './encode.js';
+import { CACHE_CONTROL } from './headers.js';
+import { interpretStream, readParams, STREAM_PARAMS } from './query.js';
+import { errorResponses, StreamQuery, streamedResponses } from './schemas.js';
+import { ClientGone, drained, SlotCounter } from './streaming.js';
+
+/**
+ * `GET /v1/stream` (extensions §7): server-sent events, one `reading` event per reading
+ * published or revised on the chosen zones and basis, `id` the store's data version.
+ *
+ * Every instance emits what its own reading cache applies (the cache follows the store by
+ * polling and, on PostgreSQL, LISTEN/NOTIFY), so a stream works on any instance of a scaled-out
+ * deployment. Without a cache (or when the cache reloaded everything instead of applying
+ * changes), the hub reads the changes from the store itself (`changesSince`).
+ *
+ * Resuming: the events of one write share its version, and only the last event of each write
+ * carries the `id:` field (SSE keeps the last id seen), so a client cut off in the middle of a
+ * write resumes before it, never after it: `Last-Event-ID` replays from the store everything
+ * written since, at the client's pace, then the stream goes live. A client that got nothing for
+ * a while gets a bare `id:` line (no event) so that its resume point moves on too.
+ */
+
+export interface StreamLimits {
+  /** Open streams per client IP (extensions §7: 5). */
+  readonly maxPerAddress: number;
+  /** Open streams on this instance, all clients together (STREAM_MAX). */
+  readonly maxInAll: number;
+  /** Time between two comment heartbeats; below the socket idle timeout (75 s). */
+  readonly heartbeatMs: number;
+  /** Bytes a client may leave unread before its stream is closed (it resumes with Last-Event-ID). */
+  readonly maxUnsentBytes: number;
+  /** Without a reading cache: how often the store's data version is polled. */
+  readonly pollMs: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  maxPerAddress: 5,
+  maxInAll: 1000,
+  heartbeatMs: 15_000,
+  maxUnsentBytes: 128 * 1024,
+  pollMs: 2000,
+};
+
+/** What EventSource waits before it reconnects, in ms (the `retry:` field). */
+const RETRY_MS = 5000;
+/** Changes read from the store per query when replaying or catching up. */
+const PAGE_ROWS = 5000;
+/** Event text written at once. */
+const CHUNK_CHARS = 16 * 1024;
+
+let openInProcess = 0;
+
+/** Streams open in this process now, every app together: for the operator's metrics. */
+export function openStreamCount(): number {
+  return openInProcess;
+}
+
+export interface StreamDeps {
+  readonly store: Store;
+  readonly cache: ReadingCache | undefined;
+  readonly responder: DataResponder;
+  readonly clientAddress: (request: IncomingMessage) => string;
+  /** The per-IP rate limit, counted once when a stream opens. */
+  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limits: StreamLimits;
+  readonly logger?: Logger;
+}
+
+export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
+  const { store, responder, clientAddress, limit, limits } = deps;
+  const hub = new StreamHub(store, deps.cache, limits, deps.logger);
+  const slots = new SlotCounter(limits.maxPerAddress, limits.maxInAll);
+  // Open streams never end by themselves: close them first, or the server would wait for them.
+  app.addHook('preClose', async () => hub.close());
+
+  app.get(
+    '/v1/stream',
+    {
+      schema: {
+        summary: 'Readings as they are published or revised, as server-sent events',
+        description:
+          'A `text/event-stream` (use EventSource, or `curl -N`). First `retry: 5000` and the ' +
+          'current `id`; then one `reading` event per reading published or revised on the ' +
+          'zones and basis asked, `data` `{zone, ts, gco2eq_kwh, method}`, `id` the data ' +
+          'version (on the last event of each write); a `: heartbeat` comment every 15 s. ' +
+          'Send `Last-Event-ID` (EventSource does) to get everything written since that id ' +
+          'before the stream goes live. Counts once against the rate limit when opened; at most ' +
+          `${limits.maxPerAddress} open streams per client IP.`,
+        operationId: 'streamReadings',
+        querystring: StreamQuery,
+        headers: {
+          type: 'object',
+          properties: {
+            'last-event-id': {
+              type: 'string',
+              description:
+                'The id of the last event received: the stream first replays every reading ' +
+                'written after it.',
+            },
+          },
+        },
+        response: {
+          ...streamedResponses(
+            {
+              'text/event-stream':
+                'Server-sent events: `event: reading`, `data: {"zone":"DE","ts":"...",' +
+                '"gco2eq_kwh":301.2,"method":"computed:v1"}`, `id: <data version>`.',
+            },
+            'The stream; it stays open until the client closes it (or reads too slowly: then it ' +
+              'is closed and the client resumes with Last-Event-ID).',
+          ),
+          ...errorResponses(400, 404, 429, 503),
+          400: {
+            ...errorResponses(400)[400],
+            description:
+              'Bad request: a parameter is missing, repeated or unparseable, or Last-Event-ID ' +
+              'is not a whole number.',
+          },
+          429: {
+            ...errorResponses(429)[429],
+            description:
+              `Rate limit exceeded, or this client IP has ${limits.maxPerAddress} streams ` +
+              'open; retry after the seconds in retry-after.',
+          },
+          503: {
+            ...errorResponses(503)[503],
+            description:
+              'The data store is unreachable, or this server has as many streams open as it ' +
+              'allows; retry after the seconds in retry-after.',
+          },
+        },
+      },
+      onRequest: limit,
+    },
+    async (request, reply) => {
+      const asked = interpretStream(readParams(request.url, STREAM_PARAMS));
+      const lastEventId = interpretLastEventId(request.headers['last-event-id']);
+      responder.refuseWhenStoreLost();
+      const response = reply.raw;
+      const release = slots.take(clientAddress(request.raw), {
+        perAddress: () => API_ERRORS.tooManyStreams(limits.maxPerAddress),
+        inAll: () => API_ERRORS.serverBusy('streams'),
+      });
+      // Before any wait: a client gone meanwhile must give its place back too.
+      response.once('close', release);
+      let storeVersion: number;
+      try {
+        await fromStore(() => hub.follow());
+        storeVersion = await fromStore(() => store.dataVersion());
+      } catch (error) {
+        release();
+        throw error;
+      }
+      reply.hijack();
+      if (response.destroyed) return;
+      response.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'content-type': 'text/event-stream',
+        'cache-control': CACHE_CONTROL.stream,
+        // Proxies that buffer responses (nginx) would hold the events back.
+        'x-accel-buffering': 'no',
+      });
+      if (request.method === 'HEAD') {
+        response.end();
+        return;
+      }
+      // An id from another deployment, beyond this store's version, cannot be resumed: start now.
+      const since = lastEventId === undefined ? undefined : Math.min(lastEventId, storeVersion);
+      const zones = asked.zones.length === ZONES.length ? undefined : asked.zones;
+      hub.open(response, zones, asked.basis, since);
+    },
+  );
+}
+
+/** `Last-Event-ID`: a data version this server sent, or absent. */
+function interpretLastEventId(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const text = (Array.isArray(header) ? header.join(',') : header).trim();
+  if (text === '') return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw API_ERRORS.invalidLastEventId();
+  return value;
+}
+
+type BasisKey = 'default' | Basis;
+
+interface StreamClient {
+  readonly response: ServerResponse;
+  /** Undefined: every zone. */
+  readonly zones: ReadonlySet<string> | undefined;
+  readonly basis: Basis | undefined;
+  /** Every change up to this data version has been sent to this client, or does not concern it. */
+  cursor: number;
+  /** Replaying from the store: live changes are not sent until the replay catches up. */
+  live: boolean;
+}
+
+/** Writes to a stream still open; false when it has closed (nothing is written then). */
+function write(response: ServerResponse, text: string): boolean {
+  if (response.destroyed || response.writableEnded) return false;
+  response.write(text);
+  return true;
+}
+
+/** One reading event, written as the client needs it (with or without `id`). */
+interface ReadingEvent {
+  readonly zone: string;
+  readonly version: number;
+  readonly data: string;
+}
+
+/** The events of a set of changes on each basis, built once for every client that needs them. */
+class PreparedEvents {
+  private readonly built = new Map<BasisKey, readonly ReadingEvent[]>();
+
+  constructor(private readonly changes: readonly ReadingChange[]) {}
+
+  on(basis: Basis | undefined): readonly ReadingEvent[] {
+    const key: BasisKey = basis ?? 'default';
+    let events = this.built.get(key);
+    if (!events) {
+      const list: ReadingEvent[] = [];
+      for (const change of this.changes) {
+        const reading = publishedReading(change, basis);
+        if (!reading) continue;
+        list.push({
+          zone: change.zone,
+          version: change.version,
+          data:
+            `{"zone":"${change.zone}","ts":"${formatTs(reading.ts)}",` +
+            `"gco2eq_kwh":${round1(reading.value)},"method":"${reading.method}"}`,
+        });
+      }
+      this.built.set(key, (events = list));
+    }
+    return events;
+  }
+}
+
+/** Event text ending on a whole write, and the version it brings the client up to. */
+interface Chunk {
+  readonly text: string;
+  readonly upTo: number;
+}
+
+/**
+ * The events of `events` that `client` has not had (above its cursor, in its zones), as chunks
+ * of about CHUNK_CHARS that each end on a whole write: the last event of each write carries
+ * the `id`, so a client cut off between chunks resumes exactly where it was.
+ */
+function* eventChunks(client: StreamClient, events: readonly ReadingEvent[]): Generator<Chunk> {
+  let text = '';
+  let upTo = client.cursor;
+  const mine = (event: ReadingEvent) =>
+    event.version > client.cursor && (!client.zones || client.zones.has(event.zone));
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    if (!mine(event)) continue;
+    let next = i + 1;
+    while (next < events.length && !mine(events[next]!)) next++;
+    if (next < events.length && events[next]!.version === event.version) {
+      text += `event: reading\ndata: ${event.data}\n\n`;
+      continue;
+    }
+    text += `event: reading\nid: ${event.version}\ndata: ${event.data}\n\n`;
+    upTo = event.version;
+    if (text.length >= CHUNK_CHARS) {
+      yield { text, upTo };
+      text = '';
+    }
+  }
+  if (text !== '') yield { text, upTo };
+}
+
+/** A bare `id` line (no event): moves the client's resume point on past writes not for it. */
+const idLine = (version: number) => `id: ${version}\n\n`;
+
+/**
+ * Every change after data version `since`, in pages that each end on a whole write, with the
+ * version up to which the page is complete.
+ */
+async function* changePages(
+  store: Store,
+  since: number,
+): AsyncGenerator<{ readonly changes: readonly ReadingChange[]; readonly upTo: number }> {
+  let cursor = since;
+  let limit = PAGE_ROWS;
+  for (;;) {
+    const page = await store.changesSince(cursor, limit);
+    const rows = page.changes;
+    if (rows.length < limit || page.complete) {
+      yield { changes: rows, upTo: page.version };
+      return;
+    }
+    // The page may end inside a write: keep its last write for the next page.
+    const lastVersion = rows.at(-1)!.version;
+    const end = rows.findIndex((row) => row.version === lastVersion);
+    if (end === 0) {
+      // One write larger than a page: read it whole.
+      limit *= 2;
+      continue;
+    }
+    yield { changes: rows.slice(0, end), upTo: lastVersion - 1 };
+    cursor = lastVersion - 1;
+    limit = PAGE_ROWS;
+  }
+}
+
+/** The open streams of one app and what they are sent. */
+class StreamHub {
+  private readonly clients = new Set<StreamClient>();
+  /** Changes up to this version have been sent to every live client; -1: not following yet. */
+  private version = -1;
+  private following: Promise<void> | undefined;
+  /** Sends happen one batch after another, in version order. */
+  private queue: Promise<void> = Promise.resolve();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly cache: ReadingCache | undefined,
+    private readonly limits: StreamLimits,
+    private readonly logger: Logger | undefined,
+  ) {
+    cache?.onApplied((applied) => this.enqueue(() => this.applied(applied)));
+  }
+
+  /** Starts following the store (when the first stream opens); rejects if it is unreachable. */
+  follow(): Promise<void> {
+    this.following ??= this.store.dataVersion().then(
+      (version) => {
+        this.version = Math.max(this.version, version);
+        const heartbeat = setInterval(() => this.heartbeat(), this.limits.heartbeatMs);
+        this.timers.push(heartbeat);
+        if (!this.cache) {
+          // No cache to follow: poll the store, and listen where it pushes (PostgreSQL).
+          const poll = () => this.enqueue(() => this.catchUp());
+          this.timers.push(setInterval(poll, this.limits.pollMs));
+          this.unsubscribe = this.store.subscribe?.(poll).catch(() => undefined);
+        }
+        for (const timer of this.timers) timer.unref();
+      },
+      (error: unknown) => {
+        this.following = undefined;
+        throw error;
+      },
+    );
+    return this.following;
+  }
+
+  /** Adds a stream; `since` is its Last-Event-ID (undefined: from now on). */
+  open(
+    response: ServerResponse,
+    zones: readonly { code: string }[] | undefined,
+    basis: Basis | undefined,
+    since: number | undefined,
+  ): void {
+    const cursor = since ?? this.version;
+    const client: StreamClient = {
+      response,
+      zones: zones && new Set(zones.map((zone) => zone.code)),
+      basis,
+      cursor,
+      live: cursor >= this.version,
+    };
+    if (response.destroyed) return;
+    this.clients.add(client);
+    openInProcess++;
+    response.once('close', () => {
+      this.clients.delete(client);
+      openInProcess--;
+    });
+    write(response, `retry: ${RETRY_MS}\nid: ${cursor}\n\n`);
+    if (!client.live) void this.replay(client);
+  }
+
+  /** Ends every stream (clients reconnect elsewhere) and stops following. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearInterval(timer);
+    for (const client of this.clients) if (!client.response.writableEnded) client.response.end();
+    const unsubscribe = await this.unsubscribe;
+    await unsubscribe?.();
+  }
+
+  private enqueue(work: () => Promise<void> | void): void {
+    this.queue = this.queue
+      .then(work)
+      .catch((error: unknown) => this.logger?.warn({ err: error }, 'stream: changes not sent'));
+  }
+
+  /** What the reading cache applied: sent on as it is, or read from the store after a reload. */
+  private async applied(applied: AppliedChanges): Promise<void> {
+    if (this.version < 0 || this.closed) return;
+    if (applied.changes === undefined || applied.fromVersion > this.version) {
+      return this.catchUp(applied.version);
+    }
+    this.send(new PreparedEvents(applied.changes), applied.version);
+  }
+
+  /**
+   * Reads from the store what the live clients have not been sent, up to the store's version
+   * (at least `target`). With no client open, only the version moves on.
+   */
+  private async catchUp(target = 0): Promise<void> {
+    if (this.version < 0 || this.closed) return;
+    if (this.liveClients() === 0) {
+      this.version = Math.max(this.version, target, await this.store.dataVersion());
+      return;
+    }
+    for await (const page of changePages(this.store, this.version)) {
+      this.send(new PreparedEvents(page.changes), page.upTo);
+    }
+  }
+
+  private liveClients(): number {
+    let live = 0;
+    for (const client of this.clients) if (client.live) live++;
+    return live;
+  }
+
+  /** Sends a batch of changes, complete up to version `upTo`, to every live client. */
+  private send(events: PreparedEvents, upTo: number): void {
+    for (const client of this.clients) {
+      if (client.live && client.cursor < upTo) this.sendLive(client, events.on(client.basis), upTo);
+    }
+    this.version = Math.max(this.version, upTo);
+  }
+
+  /**
+   * Writes a batch to one client while it keeps up. Once what it has not read yet would pass
+   * `maxUnsentBytes`, the rest is not buffered: the client goes back to replaying from the
+   * store, at the pace it reads (a large write, a backfill, or a client that paused).
+   */
+  private sendLive(client: StreamClient, events: readonly ReadingEvent[], upTo: number): void {
+    const { response } = client;
+    for (const chunk of eventChunks(client, events)) {
+      if (response.destroyed || response.writableEnded) return;
+      const unsent = response.writableLength;
+      if (unsent > 0 && unsent + chunk.text.length > this.limits.maxUnsentBytes) {
+        client.live = false;
+        void this.replay(client);
+        return;
+      }
+      response.write(chunk.text);
+      client.cursor = chunk.upTo;
+    }
+    if (client.cursor < upTo && write(response, idLine(upTo))) client.cursor = upTo;
+  }
+
+  /** Sends a resuming client what was written since its Last-Event-ID, then lets it go live. */
+  private async replay(client: StreamClient): Promise<void> {
+    const { response } = client;
+    try {
+      while (!client.live) {
+        for await (const page of changePages(this.store, client.cursor)) {
+          const events = new PreparedEvents(page.changes).on(client.basis);
+          for (const chunk of eventChunks(client, events)) {
+            if (response.destroyed || response.writableEnded) throw new ClientGone();
+            // At the client's pace: a replay may be long, and only this client waits for it.
+            const more = response.write(chunk.text);
+            client.cursor = chunk.upTo;
+            if (!more) await drained(response);
+          }
+          if (client.cursor < page.upTo && !write(response, idLine(page.upTo))) {
+            throw new ClientGone();
+          }
+          client.cursor = page.upTo;
+        }
+        // No await since the last check: no batch can slip between the replay and going live.
+        if (client.cursor >= this.version) client.live = true;
+      }
+    } catch (error) {
+      if (!(error instanceof ClientGone)) {
+        this.logger?.warn({ err: error }, 'stream: replay failed; the client resumes later');
+      }
+      response.destroy();
+    }
+  }
+
+  /**
+   * A comment to every stream. One that still holds more than `maxUnsentBytes` unread is
+   * closed: its client stopped reading (it resumes with Last-Event-ID if it comes back).
+   */
+  private heartbeat(): void {
+    for (const client of this.clients) {
+      if (client.response.writableLength > this.limits.maxUnsentBytes) {
+        client.response.destroy();
+        continue;
+      }
+      write(client.response, ': heartbeat\n\n');
+    }
+  }
+}
