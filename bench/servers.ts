@@ -57,26 +57,36 @@ const CACHE_LOADED_MESSAGE = 'reading cache loaded';
  * `env` overrides single variables of the fixed environment below (the defences bench starts
  * an instance with RATE_LIMIT_PER_MINUTE=1).
  */
+/**
+ * The fixed environment gridco2 runs with in the bench, not the caller's: no Redis, no upstream
+ * tokens, no ingestion; `extra` on top.
+ */
+export function serverEnv(
+  databaseUrl: string,
+  extra: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    INGEST: 'off',
+    LOG_LEVEL: 'info',
+    // High enough never to reject, so the limiter's code runs on every request.
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    ...extra,
+  };
+}
+
 export async function startGridco2(
   repoDir: string,
   databaseUrl: string,
   env: Readonly<Record<string, string>> = {},
 ): Promise<Gridco2> {
   const started = performance.now();
-  // A fixed environment, not the caller's: no Redis, no upstream tokens, no ingestion.
   const child = spawnPinned(0, process.execPath, [join(repoDir, 'bin/gridco2.js'), 'serve'], {
     cwd: repoDir,
-    env: {
-      PATH: process.env.PATH,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      INGEST: 'off',
-      LOG_LEVEL: 'info',
-      // High enough never to reject, so the limiter's code runs on every request.
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      ...env,
-    },
+    env: serverEnv(databaseUrl, env),
   });
   const output = outputTail(child);
   const stop = () => stopProcess(child);

@@ -21,7 +21,7 @@ import { formatTs } from '../src/core/time.js';
 import { createStore } from '../src/storage/create-store.js';
 import { DATASET_END } from './dataset.js';
 import { outputTail, stopProcess, waitForLine } from './processes.js';
-import { residentMiB, startGridco2, waitUntilIdle } from './servers.js';
+import { residentMiB, serverEnv, startGridco2, waitUntilIdle } from './servers.js';
 
 /** Targets of issue 14. */
 export const STREAMS_RSS_TARGET_MIB = 100;
@@ -418,16 +418,7 @@ function startFromSource(repoDir: string): StartServer {
   return async (databaseUrl, env) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
       cwd: repoDir,
-      env: {
-        PATH: process.env.PATH,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: databaseUrl,
-        INGEST: 'off',
-        LOG_LEVEL: 'info',
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-        ...env,
-      },
+      env: serverEnv(databaseUrl, env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     outputTail(child);

@@ -14,6 +14,7 @@ import {
   type ZoneReading,
 } from '../../core/reading.js';
 import type { SourceId } from '../../core/zones.js';
+import { type ForecastRow, toForecast } from '../forecast-row.js';
 import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
@@ -56,22 +57,6 @@ const toStored = (row: ReadingRow): StoredReading => ({
   mix: row.mix,
   lifecycle: row.lifecycle,
   direct: row.direct,
-});
-
-interface ForecastRow {
-  zone: string;
-  ts: number;
-  kind: ForecastKind;
-  issued_at: number;
-  value: number;
-}
-
-const toForecast = (row: ForecastRow): StoredForecast => ({
-  zone: row.zone,
-  ts: row.ts,
-  kind: row.kind,
-  issuedAt: row.issued_at,
-  value: row.value,
 });
 
 /** The published points of one basis (undefined: the default one), as Reading columns. */

@@ -14,6 +14,7 @@ import {
   type ZoneReading,
 } from '../../core/reading.js';
 import type { SourceId } from '../../core/zones.js';
+import { type ForecastRow, toForecast } from '../forecast-row.js';
 import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
@@ -39,22 +40,6 @@ const toStored = (row: ReadingRow): StoredReading => ({
   mix: row.mix === null ? null : (JSON.parse(row.mix) as Record<string, number>),
   lifecycle: row.lifecycle,
   direct: row.direct,
-});
-
-interface ForecastRow {
-  zone: string;
-  ts: number;
-  kind: ForecastKind;
-  issued_at: number;
-  value: number;
-}
-
-const toForecast = (row: ForecastRow): StoredForecast => ({
-  zone: row.zone,
-  ts: row.ts,
-  kind: row.kind,
-  issuedAt: row.issued_at,
-  value: row.value,
 });
 
 /** The column holding a basis's values: published on it exactly where it is not null. */
