@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { gb } from './support/fixed-store.js';
 import type { IngestReport, StoredForecast, StoredReading } from '../src/core/reading.js';
 import type { Store } from '../src/storage/store.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
@@ -66,17 +67,6 @@ const computed = (zone: string, ts: number, value: number, complete = true): Sto
   mix: { gas: 100, wind: value },
 });
 
-const operator = (ts: number, value: number): StoredReading => ({
-  zone: 'GB',
-  ts,
-  value,
-  method: 'upstream:uk-operator:actual',
-  complete: true,
-  mix: null,
-  lifecycle: null,
-  direct: null,
-});
-
 const forecast = (zone: string, ts: number, issuedAt: number, value: number): StoredForecast => ({
   zone,
   ts,
@@ -133,11 +123,7 @@ describe.each(backends)('store contract: $name', (backend) => {
   });
 
   it('gives the newest published reading of each zone that has one', async () => {
-    await store.upsertReadings([
-      computed('DE', T0, 1),
-      computed('DE', T0 + 5 * H, 2),
-      operator(T0, 90),
-    ]);
+    await store.upsertReadings([computed('DE', T0, 1), computed('DE', T0 + 5 * H, 2), gb(T0, 90)]);
     const latest = await store.latestPerZone();
     const byZone = Object.fromEntries(latest.map((r) => [r.zone, r]));
     expect(Object.keys(byZone).sort()).toEqual(['DE', 'GB']);
@@ -166,7 +152,7 @@ describe.each(backends)('store contract: $name', (backend) => {
     await store.upsertReadings([
       { ...computed('DE', T0, 400), mix: { coal: 1, gas: 1 }, lifecycle: 400, direct: 300 },
       computed('DE', T0 + H, 9, false),
-      operator(T0, 150),
+      gb(T0, 150),
     ]);
     // GB's mix comes from its own feed, beside the operator's figure, without touching it.
     await store.upsertMixes([
@@ -195,7 +181,7 @@ describe.each(backends)('store contract: $name', (backend) => {
       { ts: T0, mix: { gas: 40, 'wind-onshore': 60 } },
     ]);
     // A later operator figure leaves the interval's mix and basis values where they were.
-    await store.upsertReadings([operator(T0, 155)]);
+    await store.upsertReadings([gb(T0, 155)]);
     const [row] = await store.readStored('GB', T0, T0 + 1);
     expect(row).toMatchObject({
       value: 155,

@@ -1,4 +1,11 @@
-import type { Reading, StoredForecast } from './reading.js';
+import type { ForecastKind, Reading, StoredForecast } from './reading.js';
+import { ownValueIsLifecycle } from './zones.js';
+
+/** The upstream forecasts served as readings: the GB operator's, on its own values only. */
+export const SERVED_FORECAST_KIND: ForecastKind = 'uk-operator:intensity';
+
+/** Whether a zone can have a served forecast: where its own value is an operator's figure. */
+export const mayServeForecast = (zone: string): boolean => !ownValueIsLifecycle(zone);
 
 /**
  * The upstream forecast served as a reading (docs/api.md, "Data rules": the GB forecast): the

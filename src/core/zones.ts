@@ -183,3 +183,12 @@ export function findZone(input: string): Zone | undefined {
 export function zonesOfSource(source: SourceId): Zone[] {
   return ZONES.filter((zone) => zone.source === source);
 }
+
+/**
+ * Whether a zone's own value (no basis) is its lifecycle value computed from the mix, rather
+ * than an operator's figure. An unknown code counts as computed.
+ */
+export function ownValueIsLifecycle(code: string): boolean {
+  const zone = findZone(code);
+  return zone === undefined || SOURCE_INFO[zone.source].defaultValue === 'lifecycle';
+}

@@ -1,6 +1,6 @@
 import type { Basis } from '../core/factors.js';
-import type { ForecastKind, Reading, ZoneReading } from '../core/reading.js';
-import { servedForecast } from '../core/served-forecast.js';
+import type { Reading, ZoneReading } from '../core/reading.js';
+import { mayServeForecast, SERVED_FORECAST_KIND, servedForecast } from '../core/served-forecast.js';
 import { formatTs } from '../core/time.js';
 import { SOURCE_INFO, ZONES, type Zone } from '../core/zones.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
@@ -15,8 +15,6 @@ const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 const MIN_COMPRESS_BYTES = 1024;
 const EMPTY_SERIES = new ZoneSeries();
 const ZONE_ORDER = new Map(ZONES.map((zone, index) => [zone.code, index]));
-/** The forecasts served as readings on the default basis (the GB operator's). */
-const SERVED_FORECAST: ForecastKind = 'uk-operator:intensity';
 
 /** One representation of a body, ready to send: the bytes, its own ETag and its encoding. */
 export interface Representation {
@@ -125,7 +123,7 @@ export class DataResponder {
     const rows = await fromStore(() =>
       this.store.readingsInWindow(zone, from, to, MAX_POINTS + 1, basis),
     );
-    if (basis === undefined) {
+    if (basis === undefined && mayServeForecast(zone)) {
       // The GB forecast reading: served while nothing at or after its interval is settled.
       const forecast = await this.servedForecastFromStore(zone);
       if (forecast && forecast.ts >= from && forecast.ts < to) rows.push(forecast);
@@ -165,7 +163,7 @@ export class DataResponder {
   private async latestFromStore(basis: Basis | undefined): Promise<ZoneReading[]> {
     const latest = await fromStore(() => this.store.latestPerZone(basis));
     if (basis !== undefined) return inZoneOrder(latest);
-    const forecasts = await fromStore(() => this.store.newestForecasts(SERVED_FORECAST));
+    const forecasts = await fromStore(() => this.store.newestForecasts(SERVED_FORECAST_KIND));
     const withForecasts = latest.filter((reading) => {
       const forecast = forecasts.find((candidate) => candidate.zone === reading.zone);
       return servedForecast(reading.ts, forecast) === undefined;
@@ -183,7 +181,7 @@ export class DataResponder {
    * read from the store; undefined for a zone without one, or once its interval is settled.
    */
   async servedForecastFromStore(zone: string): Promise<Reading | undefined> {
-    const forecast = (await fromStore(() => this.store.newestForecasts(SERVED_FORECAST))).find(
+    const forecast = (await fromStore(() => this.store.newestForecasts(SERVED_FORECAST_KIND))).find(
       (candidate) => candidate.zone === zone,
     );
     if (!forecast) return undefined;

@@ -1,5 +1,5 @@
 import { intensityOfMix } from '../core/method.js';
-import { findZone, SOURCE_INFO } from '../core/zones.js';
+import { ownValueIsLifecycle } from '../core/zones.js';
 import type { Mix, StoredReading } from '../core/reading.js';
 import type { Store, StoreKey } from '../storage/store.js';
 
@@ -75,8 +75,7 @@ export async function recomputeStored(
 function recomputeRow(row: StoredReading, mix: Mix, keepDefaultValues: boolean): StoredReading {
   const lifecycle = intensityOfMix(mix, 'lifecycle');
   const direct = intensityOfMix(mix, 'direct');
-  const zone = findZone(row.zone);
-  if (zone && SOURCE_INFO[zone.source].defaultValue === 'operator') {
+  if (!ownValueIsLifecycle(row.zone)) {
     // A mix beside an operator figure (GB): published on each basis when it has generation.
     return { ...row, lifecycle, direct: lifecycle === null ? null : direct };
   }

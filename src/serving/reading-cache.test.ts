@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gb } from '../../test/support/fixed-store.js';
 import type { StoredForecast, StoredReading } from '../core/reading.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { ReadingCache } from './reading-cache.js';
@@ -19,16 +20,6 @@ const computed = (zone: string, ts: number, value: number, complete = true): Sto
   direct: null,
 });
 
-const operator = (ts: number, value: number): StoredReading => ({
-  zone: 'GB',
-  ts,
-  value,
-  method: 'upstream:uk-operator:actual',
-  complete: true,
-  mix: null,
-  lifecycle: null,
-  direct: null,
-});
 const gbForecast = (ts: number, value: number): StoredForecast => ({
   zone: 'GB',
   ts,
@@ -65,7 +56,7 @@ describe('ReadingCache', () => {
     ]);
 
     // The settled figure replaces the forecast of its half-hour; a forecast of the next one shows.
-    await writer.upsertReadings([computed('DE', H, 820, false), operator(0, 80)]);
+    await writer.upsertReadings([computed('DE', H, 820, false), gb(0, 80)]);
     await cache.refresh();
     expect(cache.latest().map((r) => [r.zone, r.ts, r.value])).toEqual([
       ['DE', 0, 100],
@@ -82,7 +73,7 @@ describe('ReadingCache', () => {
       method: 'upstream:uk-operator:forecast',
     });
     // A later settled half-hour makes it obsolete, though its own one never settles.
-    await writer.upsertReadings([operator(3600, 70)]);
+    await writer.upsertReadings([gb(3600, 70)]);
     await cache.refresh();
     expect(cache.zone('GB')!.length).toBe(2);
     expect(cache.latest().at(-1)).toEqual({

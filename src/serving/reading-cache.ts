@@ -3,13 +3,12 @@ import type { Logger } from 'pino';
 import { BASES, type Basis } from '../core/factors.js';
 import {
   BASIS_METHOD,
-  type ForecastKind,
   type Reading,
   type StoredForecast,
   type ZoneReading,
 } from '../core/reading.js';
-import { servedForecast } from '../core/served-forecast.js';
-import { findZone, SOURCE_INFO, ZONES } from '../core/zones.js';
+import { SERVED_FORECAST_KIND, servedForecast } from '../core/served-forecast.js';
+import { ownValueIsLifecycle, ZONES } from '../core/zones.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import { type SeriesChange, ZoneSeries } from './zone-series.js';
 
@@ -23,14 +22,9 @@ export interface ReadingCacheOptions {
 const EVERYTHING = Number.MAX_SAFE_INTEGER;
 
 /** The forecasts served as readings (the GB operator's). */
-const SERVED_FORECAST: ForecastKind = 'uk-operator:intensity';
 
 /** A series of the default basis (each zone's own method), or of one basis. */
 type SeriesKey = 'default' | Basis;
-
-/** Whether a zone's default series is its lifecycle series: its own values are computed:v1. */
-const defaultIsLifecycle = (zone: string) =>
-  SOURCE_INFO[findZone(zone)?.source ?? 'europe-tso'].defaultValue === 'lifecycle';
 
 /**
  * The reading a stored change publishes on the default basis (undefined) or on `basis`, exactly
@@ -38,7 +32,7 @@ const defaultIsLifecycle = (zone: string) =>
  * lifecycle value serves its own series on `basis=lifecycle`.
  */
 export function publishedReading(change: ReadingChange, basis: Basis | undefined): Reading | null {
-  if (basis === undefined || (basis === 'lifecycle' && defaultIsLifecycle(change.zone))) {
+  if (basis === undefined || (basis === 'lifecycle' && ownValueIsLifecycle(change.zone))) {
     return change.published && change.value !== null
       ? { ts: change.ts, value: change.value, method: change.method }
       : null;
@@ -209,7 +203,7 @@ export class ReadingCache {
   private async loadEverything(version: number): Promise<void> {
     const started = Date.now();
     let points = 0;
-    const forecasts = await this.store.newestForecasts(SERVED_FORECAST);
+    const forecasts = await this.store.newestForecasts(SERVED_FORECAST_KIND);
     for (const zone of ZONES) {
       // SQLite answers synchronously: yield between zones so requests are served (from the
       // store) while millions of points load.
@@ -222,7 +216,7 @@ export class ReadingCache {
       this.series.default.set(zone.code, ownSeries);
       this.series.lifecycle.set(
         zone.code,
-        defaultIsLifecycle(zone.code) ? ownSeries : new ZoneSeries(await read('lifecycle')),
+        ownValueIsLifecycle(zone.code) ? ownSeries : new ZoneSeries(await read('lifecycle')),
       );
       this.series.direct.set(zone.code, new ZoneSeries(await read('direct')));
       points += ownSeries.length;
@@ -247,7 +241,7 @@ export class ReadingCache {
       return lists;
     };
     for (const forecast of forecasts) {
-      if (forecast.kind !== SERVED_FORECAST) continue;
+      if (forecast.kind !== SERVED_FORECAST_KIND) continue;
       const known = this.forecasts.get(forecast.zone);
       const newer =
         !known ||
@@ -269,12 +263,12 @@ export class ReadingCache {
       if (shown !== undefined) lists.default.unshift({ ts: shown, reading: null });
       this.shownForecastTs.delete(zone);
       for (const key of ['default', ...BASES] as const) {
-        if (key === 'lifecycle' && defaultIsLifecycle(zone)) continue;
+        if (key === 'lifecycle' && ownValueIsLifecycle(zone)) continue;
         let series = this.series[key].get(zone);
         if (!series) this.series[key].set(zone, (series = new ZoneSeries()));
         series.apply(lists[key]);
       }
-      if (defaultIsLifecycle(zone)) {
+      if (ownValueIsLifecycle(zone)) {
         this.series.lifecycle.set(zone, this.series.default.get(zone)!);
       }
       this.showForecast(zone);
