@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import { Redis } from 'ioredis';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
+import type { ForecastBook } from '../forecast/book.js';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
@@ -50,7 +51,11 @@ export interface AppDeps {
   readonly connections?: Partial<ConnectionLimits & SocketTimeouts>;
   /** Bounds and timing of `/v1/stream` (STREAM_MAX sets the cap in all); tests shorten them. */
   readonly streams?: Partial<StreamLimits>;
+  /** Prepared forecasts; without one, no zone has a forecast yet. */
+  readonly forecasts?: ForecastBook;
 }
+
+const NO_FORECASTS: ForecastBook = { forecast: () => null };
 
 /** How long a connection may take, in milliseconds (Node's server settings of the same names). */
 export interface SocketTimeouts {
@@ -86,6 +91,8 @@ declare module 'fastify' {
     servingStats(): ServingStats;
     /** Tells the metrics that an ingestion run of this process ended (its report, or none). */
     recordIngestRun(source: SourceId, report: IngestReport | undefined): void;
+    /** The prepared forecasts every forecast-reading route serves from. */
+    forecasts: ForecastBook;
   }
 }
 
@@ -180,6 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('recordIngestRun', (source: SourceId, report: IngestReport | undefined) =>
     metrics?.recordIngestRun(source, report),
   );
+  app.decorate('forecasts', deps.forecasts ?? NO_FORECASTS);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   await app.register(swagger, {
