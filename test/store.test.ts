@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { gb } from './support/fixed-store.js';
+import type { BacktestRun } from '../src/core/forecast/backtest.js';
 import type { IngestReport, StoredForecast, StoredReading } from '../src/core/reading.js';
 import type { Store } from '../src/storage/store.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
@@ -146,6 +147,58 @@ describe.each(backends)('store contract: $name', (backend) => {
     // Never readings.
     expect(await store.readStored('GB', T0 - H, T0 + H)).toEqual([]);
     expect(await store.latestPerZone()).toEqual([]);
+  });
+
+  it('reads upstream forecasts of one kind over a window, every issue, and keeps them out of the changes', async () => {
+    const wind = (ts: number, issuedAt: number, value: number): StoredForecast => ({
+      zone: 'DE',
+      ts,
+      kind: 'europe-tso:wind',
+      issuedAt,
+      value,
+    });
+    const before = await store.dataVersion();
+    await store.upsertForecasts([
+      wind(T0 + H, T0 - 2 * H, 900),
+      wind(T0, T0 - H, 1000),
+      wind(T0, T0 - 2 * H, 800),
+      wind(T0 + 2 * H, T0 - H, 700),
+      { ...wind(T0, T0 - H, 30), kind: 'europe-tso:solar' },
+      { ...wind(T0, T0 - H, 1), zone: 'FR' },
+    ]);
+    expect(await store.forecastsInWindow('DE', 'europe-tso:wind', T0, T0 + 2 * H)).toEqual([
+      wind(T0, T0 - 2 * H, 800),
+      wind(T0, T0 - H, 1000),
+      wind(T0 + H, T0 - 2 * H, 900),
+    ]);
+    expect(await store.forecastsInWindow('DE', 'uk-operator:fw48h', T0, T0 + 2 * H)).toEqual([]);
+    // Only the kind served in place of a reading goes to the caches' change feed.
+    await store.upsertForecasts([forecast('GB', T0, T0, 90)]);
+    const changes = await store.changesSince(before, 100);
+    expect(changes.forecasts).toEqual([forecast('GB', T0, T0, 90)]);
+    expect(changes.complete).toBe(true);
+  });
+
+  it('keeps backtests and returns the newest', async () => {
+    expect(await store.newestBacktest()).toBeNull();
+    const run = (createdAt: number): BacktestRun => ({
+      createdAt,
+      zones: [
+        {
+          zone: 'DE',
+          basis: 'lifecycle',
+          from: T0,
+          to: T0 + 24 * H,
+          issues: 2,
+          rows: [],
+          served: { '1-6': 'a@1', '7-24': 'a@1', '25-48': 'b@1', '49-72': 'b@1' },
+          bands: { 'a@1': { q10: [-1.5], q90: [2.25] } },
+        },
+      ],
+    });
+    await store.saveBacktest(run(T0));
+    await store.saveBacktest(run(T0 + H));
+    expect(await store.newestBacktest()).toEqual(run(T0 + H));
   });
 
   it('serves each basis from its own column, and the mix of published intervals', async () => {

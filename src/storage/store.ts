@@ -1,4 +1,5 @@
 import type { Basis } from '../core/factors.js';
+import type { BacktestRun } from '../core/forecast/backtest.js';
 import type {
   ForecastKind,
   IngestReport,
@@ -49,7 +50,11 @@ export interface ReadingChanges {
    * Each key appears once, with the version of its last write.
    */
   readonly changes: readonly ReadingChange[];
-  /** Upstream forecasts written since, in the order they were written. */
+  /**
+   * Forecasts of the kind served in place of a reading (SERVED_FORECAST_KIND) written since, in
+   * the order they were written. Upstream forecasts of other kinds feed the forecast models,
+   * which read them with `forecastsInWindow`.
+   */
   readonly forecasts: readonly StoredForecast[];
   /** False when there were more than the limit: the follower reloads instead. */
   readonly complete: boolean;
@@ -102,6 +107,23 @@ export interface Store {
    * Of each zone with forecasts of `kind`: the forecast of the latest interval, as last issued.
    */
   newestForecasts(kind: ForecastKind): Promise<StoredForecast[]>;
+
+  /**
+   * Every stored forecast of `kind` for a zone's intervals in `[fromTs, toTs)`, every issue,
+   * ascending by interval then issue time.
+   */
+  forecastsInWindow(
+    zone: string,
+    kind: ForecastKind,
+    fromTs: number,
+    toTs: number,
+  ): Promise<StoredForecast[]>;
+
+  /** Keeps the result of a walk-forward backtest (`gridco2 backtest`, or `serve` once a day). */
+  saveBacktest(run: BacktestRun): Promise<void>;
+
+  /** The newest backtest saved, or null. */
+  newestBacktest(): Promise<BacktestRun | null>;
 
   /** Every stored row of a zone in `[fromTs, toTs)`, complete or not, ascending. */
   readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]>;

@@ -84,4 +84,15 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
         SELECT 'recompute_needed', 1 WHERE EXISTS (SELECT 1 FROM readings WHERE mix IS NOT NULL);
     `,
   },
+  {
+    // Walk-forward backtests of the forecast models, newest last; only the newest is read.
+    version: 5,
+    sql: `
+      CREATE TABLE backtests (
+        id         BIGSERIAL PRIMARY KEY,
+        created_at BIGINT NOT NULL,  -- epoch seconds
+        run        TEXT   NOT NULL   -- JSON (core/forecast/backtest.ts BacktestRun)
+      );
+    `,
+  },
 ];

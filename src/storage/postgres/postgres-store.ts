@@ -15,6 +15,8 @@ import {
 } from '../../core/reading.js';
 import type { SourceId } from '../../core/zones.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
+import type { BacktestRun } from '../../core/forecast/backtest.js';
+import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
@@ -341,6 +343,34 @@ export class PostgresStore implements Store {
     return forecasts.length;
   }
 
+  async forecastsInWindow(
+    zone: string,
+    kind: ForecastKind,
+    fromTs: number,
+    toTs: number,
+  ): Promise<StoredForecast[]> {
+    const { rows } = await this.pool.query<ForecastRow>(
+      `SELECT zone, ts, kind, issued_at, value FROM forecasts
+       WHERE zone = $1 AND kind = $2 AND ts >= $3 AND ts < $4 ORDER BY ts, issued_at`,
+      [zone, kind, fromTs, toTs],
+    );
+    return rows.map(toForecast);
+  }
+
+  async saveBacktest(run: BacktestRun): Promise<void> {
+    await this.pool.query(`INSERT INTO backtests (created_at, run) VALUES ($1, $2)`, [
+      run.createdAt,
+      JSON.stringify(run),
+    ]);
+  }
+
+  async newestBacktest(): Promise<BacktestRun | null> {
+    const { rows } = await this.pool.query<{ run: string }>(
+      `SELECT run FROM backtests ORDER BY id DESC LIMIT 1`,
+    );
+    return rows[0] ? (JSON.parse(rows[0].run) as BacktestRun) : null;
+  }
+
   async newestForecasts(kind: ForecastKind): Promise<StoredForecast[]> {
     const { rows } = await this.pool.query<ForecastRow>(
       `SELECT DISTINCT ON (zone) zone, ts, kind, issued_at, value FROM forecasts
@@ -388,9 +418,9 @@ export class PostgresStore implements Store {
       const version = await readVersion(client);
       const { rows } = await client.query<ReadingChange>(CHANGES_SQL, [sinceVersion, limit + 1]);
       const forecasts = await client.query<ForecastRow>(
-        `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > $1
-         ORDER BY version LIMIT $2`,
-        [sinceVersion, limit + 1],
+        `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > $1 AND kind = $2
+         ORDER BY version LIMIT $3`,
+        [sinceVersion, SERVED_FORECAST_KIND, limit + 1],
       );
       return {
         version,

@@ -80,4 +80,16 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
         SELECT 'recompute_needed', 1 WHERE EXISTS (SELECT 1 FROM readings WHERE mix IS NOT NULL);
     `,
   },
+  {
+    // Walk-forward backtests of the forecast models, newest last; only the newest is read.
+    // Upstream forecasts are read by kind and zone over windows of intervals.
+    version: 5,
+    sql: `
+      CREATE TABLE backtests (
+        id         INTEGER PRIMARY KEY,
+        created_at INTEGER NOT NULL,  -- epoch seconds
+        run        TEXT    NOT NULL   -- JSON (core/forecast/backtest.ts BacktestRun)
+      );
+    `,
+  },
 ];

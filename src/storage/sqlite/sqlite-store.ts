@@ -15,6 +15,8 @@ import {
 } from '../../core/reading.js';
 import type { SourceId } from '../../core/zones.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
+import type { BacktestRun } from '../../core/forecast/backtest.js';
+import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
@@ -137,9 +139,17 @@ export class SqliteStore implements Store {
          FROM readings WHERE version > ? ORDER BY version LIMIT ?`,
       ),
       forecastChanges: db.prepare(
-        `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > ?
+        `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > ? AND kind = ?
          ORDER BY version LIMIT ?`,
       ),
+      forecastsInWindow: db.prepare(
+        `SELECT zone, ts, kind, issued_at, value FROM forecasts
+         WHERE zone = ? AND kind = ? AND ts >= ? AND ts < ? ORDER BY ts, issued_at`,
+      ),
+      insertBacktest: db.prepare(`INSERT INTO backtests (created_at, run) VALUES (?, ?)`),
+      newestBacktest: db
+        .prepare(`SELECT run FROM backtests ORDER BY id DESC LIMIT 1`)
+        .pluck(),
       upsertForecast: db.prepare(
         `INSERT INTO forecasts (zone, ts, kind, issued_at, value, version)
          VALUES (@zone, @ts, @kind, @issuedAt, @value, @version)
@@ -305,6 +315,25 @@ export class SqliteStore implements Store {
     return (this.statements.newestForecasts.all(kind) as ForecastRow[]).map(toForecast);
   }
 
+  async forecastsInWindow(
+    zone: string,
+    kind: ForecastKind,
+    fromTs: number,
+    toTs: number,
+  ): Promise<StoredForecast[]> {
+    const rows = this.statements.forecastsInWindow.all(zone, kind, fromTs, toTs) as ForecastRow[];
+    return rows.map(toForecast);
+  }
+
+  async saveBacktest(run: BacktestRun): Promise<void> {
+    this.write(() => this.statements.insertBacktest.run(run.createdAt, JSON.stringify(run)));
+  }
+
+  async newestBacktest(): Promise<BacktestRun | null> {
+    const text = this.statements.newestBacktest.get() as string | undefined;
+    return text === undefined ? null : (JSON.parse(text) as BacktestRun);
+  }
+
   async readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]> {
     return (this.statements.stored.all(zone, fromTs, toTs) as ReadingRow[]).map(toStored);
   }
@@ -336,6 +365,7 @@ export class SqliteStore implements Store {
       > & { published: number })[];
       const forecasts = this.statements.forecastChanges.all(
         sinceVersion,
+        SERVED_FORECAST_KIND,
         limit + 1,
       ) as ForecastRow[];
       return {

@@ -1,0 +1,477 @@
+import {
+  bucketIndex,
+  DAY_SECONDS,
+  HORIZON_BUCKETS,
+  HORIZON_HOURS,
+  HOUR_SECONDS,
+  horizonHours,
+  type IssuedSeries,
+  type RegularSeries,
+  WEEK_SECONDS,
+} from './series.js';
+
+/**
+ * The forecast models: pure functions of what was known at an issue time, versioned as
+ * `name@version` (a change in what a model computes is a new version). docs/forecast.md describes
+ * them; the backtest (backtest.ts) measures them and decides which one serves each horizon bucket.
+ */
+
+/** Upstream forecasts a model may use, on the zone's grid (what each zone's upstream publishes). */
+export interface UpstreamInputs {
+  /** ENTSO-E day-ahead wind, solar, total load and scheduled generation, MW. */
+  readonly wind?: IssuedSeries;
+  readonly solar?: IssuedSeries;
+  readonly load?: IssuedSeries;
+  readonly generation?: IssuedSeries;
+  /** EIA day-ahead demand forecast, MWh per hour. */
+  readonly demandForecast?: IssuedSeries;
+  /** NESO's own national intensity forecast (fw48h), gCO2eq/kWh. */
+  readonly operatorForecast?: IssuedSeries;
+}
+
+export interface ZoneInputs {
+  /** The values being forecast (one basis of one zone). */
+  readonly actual: RegularSeries;
+  readonly upstream: UpstreamInputs;
+  /**
+   * How long after an interval its value is usually published (Europe 3 h, GB 1 h, US 24 h):
+   * the training issues of a model see only what had been published by then.
+   */
+  readonly publicationLagSeconds: number;
+}
+
+/** One issue: the time it is made and the first slot it cannot see (its actuals end there). */
+export interface Issue {
+  readonly issueTs: number;
+  /** Slots before this one may hold published values; this one and later are forecast. */
+  readonly visibleEnd: number;
+}
+
+export interface ForecastModel {
+  readonly id: string;
+  /**
+   * Values for slots `issue.visibleEnd` up to (excluding) `end`; NaN where the model has nothing
+   * to say (the caller falls back to another model there).
+   */
+  predict(zone: ZoneState, issue: Issue, end: number): Float64Array;
+}
+
+const CLIMATOLOGY_WEEKS = 10;
+/** Days of earlier issues a regression is fitted on. */
+const TRAINING_DAYS = 35;
+/** At least this many published values before an issue, or the zone cannot be forecast. */
+export const MIN_HISTORY_SECONDS = 7 * DAY_SECONDS;
+/** e-folding time of the climatology model's anomaly. */
+const ANOMALY_DECAY_HOURS = 8;
+/** How far back the newest published value is looked for. */
+const LATEST_LOOKBACK_SECONDS = 7 * DAY_SECONDS;
+
+/**
+ * What the models share about one zone's series: hour-of-week profiles and the newest value as of
+ * any cut-off, computed once however many models and issues ask (the backtest asks thousands).
+ */
+export class ZoneState {
+  private readonly profiles = new Map<number, Float64Array | null>();
+  readonly slotsPerWeek: number;
+  /** Slot-of-week of slot 0. */
+  private readonly weekPhase: number;
+
+  constructor(readonly inputs: ZoneInputs) {
+    const { startTs, step } = inputs.actual;
+    this.slotsPerWeek = WEEK_SECONDS / step;
+    this.weekPhase = Math.floor((((startTs % WEEK_SECONDS) + WEEK_SECONDS) % WEEK_SECONDS) / step);
+  }
+
+  get series(): RegularSeries {
+    return this.inputs.actual;
+  }
+
+  slotTs(slot: number): number {
+    return this.series.startTs + slot * this.series.step;
+  }
+
+  slotOfWeek(slot: number): number {
+    return (((slot + this.weekPhase) % this.slotsPerWeek) + this.slotsPerWeek) % this.slotsPerWeek;
+  }
+
+  /** The first slot an issue made at `issueTs` cannot see, given the usual publication lag. */
+  visibleEndAt(issueTs: number): number {
+    const { startTs, step } = this.series;
+    const end = Math.floor((issueTs - this.inputs.publicationLagSeconds - startTs) / step);
+    return Math.max(0, Math.min(end, this.series.values.length));
+  }
+
+  /** The newest published slot before `visibleEnd`, or -1. */
+  latestSlot(visibleEnd: number): number {
+    const { values, step } = this.series;
+    const stop = Math.max(0, visibleEnd - LATEST_LOOKBACK_SECONDS / step);
+    for (let slot = Math.min(visibleEnd, values.length) - 1; slot >= stop; slot--) {
+      if (!Number.isNaN(values[slot]!)) return slot;
+    }
+    return -1;
+  }
+
+  /**
+   * Mean value per slot of the week over the `CLIMATOLOGY_WEEKS` weeks before `visibleEnd`; a slot
+   * never published there takes the mean of its hour of day, then the overall mean. Null with
+   * less than `MIN_HISTORY_SECONDS` of values.
+   */
+  profile(visibleEnd: number): Float64Array | null {
+    const cached = this.profiles.get(visibleEnd);
+    if (cached !== undefined) return cached;
+    const built = this.buildProfile(visibleEnd);
+    this.profiles.set(visibleEnd, built);
+    return built;
+  }
+
+  private buildProfile(visibleEnd: number): Float64Array | null {
+    const { values, step } = this.series;
+    const perWeek = this.slotsPerWeek;
+    const sums = new Float64Array(perWeek);
+    const counts = new Float64Array(perWeek);
+    let seen = 0;
+    let total = 0;
+    const from = Math.max(0, visibleEnd - CLIMATOLOGY_WEEKS * perWeek);
+    for (let slot = from; slot < visibleEnd; slot++) {
+      const value = values[slot]!;
+      if (Number.isNaN(value)) continue;
+      const index = this.slotOfWeek(slot);
+      sums[index]! += value;
+      counts[index]! += 1;
+      seen++;
+      total += value;
+    }
+    if (seen * step < MIN_HISTORY_SECONDS) return null;
+    const perDay = DAY_SECONDS / step;
+    const daySums = new Float64Array(perDay);
+    const dayCounts = new Float64Array(perDay);
+    for (let index = 0; index < perWeek; index++) {
+      daySums[index % perDay]! += sums[index]!;
+      dayCounts[index % perDay]! += counts[index]!;
+    }
+    const profile = new Float64Array(perWeek);
+    for (let index = 0; index < perWeek; index++) {
+      const ofDay = index % perDay;
+      profile[index] =
+        counts[index]! > 0
+          ? sums[index]! / counts[index]!
+          : dayCounts[ofDay]! > 0
+            ? daySums[ofDay]! / dayCounts[ofDay]!
+            : total / seen;
+    }
+    return profile;
+  }
+}
+
+/** What every model starts from at one issue: the profile, the newest value and its anomaly. */
+interface Anchor {
+  readonly profile: Float64Array;
+  readonly latestSlot: number;
+  readonly latest: number;
+  readonly anomaly: number;
+}
+
+function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
+  const profile = zone.profile(visibleEnd);
+  const latestSlot = zone.latestSlot(visibleEnd);
+  if (!profile || latestSlot < 0) return null;
+  const latest = zone.series.values[latestSlot]!;
+  return { profile, latestSlot, latest, anomaly: latest - profile[zone.slotOfWeek(latestSlot)]! };
+}
+
+const nanArray = (length: number): Float64Array =>
+  new Float64Array(Math.max(0, length)).fill(Number.NaN);
+
+/** Baseline: the newest published value, held. */
+export const PERSISTENCE: ForecastModel = {
+  id: 'persistence@1',
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const latestSlot = zone.latestSlot(issue.visibleEnd);
+    if (latestSlot >= 0 && zone.profile(issue.visibleEnd)) out.fill(zone.series.values[latestSlot]!);
+    return out;
+  },
+};
+
+/** Baseline: the hour-of-week mean of the last ten weeks. */
+export const WEEKLY_PROFILE: ForecastModel = {
+  id: 'weekly-profile@1',
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const profile = zone.profile(issue.visibleEnd);
+    if (!profile) return out;
+    for (let i = 0; i < out.length; i++) {
+      out[i] = profile[zone.slotOfWeek(issue.visibleEnd + i)]!;
+    }
+    return out;
+  },
+};
+
+/**
+ * The hour-of-week profile of the last ten weeks plus the newest value's departure from it,
+ * decaying with an e-folding time of eight hours.
+ */
+export const CLIMATOLOGY: ForecastModel = {
+  id: 'climatology@1',
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const anchor = anchorOf(zone, issue.visibleEnd);
+    if (!anchor) return out;
+    const step = zone.series.step;
+    for (let i = 0; i < out.length; i++) {
+      const slot = issue.visibleEnd + i;
+      const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+      out[i] =
+        anchor.profile[zone.slotOfWeek(slot)]! +
+        anchor.anomaly * Math.exp(-hoursAfter / ANOMALY_DECAY_HOURS);
+    }
+    return out;
+  },
+};
+
+/**
+ * Per-zone linear regression of the value on its hour-of-week profile, the newest anomaly (with a
+ * short and a long decay) and the upstreams' own forecasts as issued before the issue time: the
+ * shares of load met by forecast wind and solar and the load against its mean (ENTSO-E), the
+ * demand forecast against its mean (EIA), the operator's intensity forecast (NESO). Fitted per
+ * horizon bucket on the issues of the previous 35 days, with a small ridge penalty. Slots where
+ * an upstream forecast is missing are left to other models (NaN).
+ */
+export const UPSTREAM_REGRESSION: ForecastModel = {
+  id: 'upstream-regression@1',
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const features = featureSet(zone.inputs.upstream);
+    if (!features) return out;
+    const anchor = anchorOf(zone, issue.visibleEnd);
+    if (!anchor) return out;
+    const scale = featureScale(zone, features, issue);
+    if (!scale) return out;
+    const width = BASE_FEATURES + features.length;
+    const fits = HORIZON_BUCKETS.map((_, bucket) =>
+      fitBucket(zone, features, scale, issue, bucket, width),
+    );
+    const row = new Float64Array(width);
+    for (let i = 0; i < out.length; i++) {
+      const slot = issue.visibleEnd + i;
+      const bucket = bucketIndex(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
+      const coefficients = bucket < 0 ? undefined : fits[bucket];
+      if (!coefficients) continue;
+      if (!fillRow(row, zone, features, scale, anchor, issue.issueTs, slot)) continue;
+      let value = 0;
+      for (let k = 0; k < width; k++) value += coefficients[k]! * row[k]!;
+      out[i] = value;
+    }
+    return out;
+  },
+};
+
+/** NESO's fw48h, republished unchanged: GB's default forecast. */
+export const OPERATOR_FORECAST: ForecastModel = {
+  id: 'upstream:uk-operator:forecast',
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const operator = zone.inputs.upstream.operatorForecast;
+    if (!operator) return out;
+    for (let i = 0; i < out.length; i++) {
+      out[i] = operator.valueAt(issue.visibleEnd + i, issue.issueTs);
+    }
+    return out;
+  },
+};
+
+/** Candidates for serving, in order of preference on a tie. */
+export const CANDIDATE_MODELS: readonly ForecastModel[] = [CLIMATOLOGY, UPSTREAM_REGRESSION];
+
+// ---- the regression's features ---------------------------------------------------------------
+
+/** intercept, profile, anomaly with a short decay, anomaly with a long decay. */
+const BASE_FEATURES = 4;
+const SHORT_DECAY_HOURS = 6;
+const LONG_DECAY_HOURS = 36;
+const RIDGE = 1e-2;
+
+type FeatureName = 'windShare' | 'solarShare' | 'loadRatio' | 'demandRatio' | 'operator';
+
+/** The upstream features a zone has, or null when it has none. */
+function featureSet(upstream: UpstreamInputs): FeatureName[] | null {
+  const names: FeatureName[] = [];
+  const denominator = upstream.load ?? upstream.generation;
+  if (denominator?.size) {
+    if (upstream.wind?.size) names.push('windShare');
+    if (upstream.solar?.size) names.push('solarShare');
+    names.push('loadRatio');
+  }
+  if (upstream.demandForecast?.size) names.push('demandRatio');
+  if (upstream.operatorForecast?.size) names.push('operator');
+  return names.length > 0 ? names : null;
+}
+
+/** Means that put the load-like features near 1, measured on what was issued before the issue. */
+interface Scale {
+  readonly load: number;
+  readonly demand: number;
+}
+
+function featureScale(zone: ZoneState, features: FeatureName[], issue: Issue): Scale | null {
+  const { upstream } = zone.inputs;
+  const from = Math.max(0, issue.visibleEnd - (TRAINING_DAYS * DAY_SECONDS) / zone.series.step);
+  const meanOf = (series: IssuedSeries | undefined): number => {
+    if (!series) return Number.NaN;
+    let sum = 0;
+    let count = 0;
+    for (let slot = from; slot < issue.visibleEnd; slot++) {
+      const value = series.valueAt(slot, issue.issueTs);
+      if (Number.isNaN(value)) continue;
+      sum += value;
+      count++;
+    }
+    return count > 0 ? sum / count : Number.NaN;
+  };
+  const scale = {
+    load: features.includes('loadRatio') ? meanOf(upstream.load ?? upstream.generation) : 1,
+    demand: features.includes('demandRatio') ? meanOf(upstream.demandForecast) : 1,
+  };
+  return scale.load > 0 && scale.demand > 0 ? scale : null;
+}
+
+/** The regression's inputs for `slot` as known at `issueTs`; false when one is missing. */
+function fillRow(
+  row: Float64Array,
+  zone: ZoneState,
+  features: FeatureName[],
+  scale: Scale,
+  anchor: Anchor,
+  issueTs: number,
+  slot: number,
+): boolean {
+  const { upstream } = zone.inputs;
+  const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
+  row[0] = 1;
+  row[1] = anchor.profile[zone.slotOfWeek(slot)]!;
+  row[2] = anchor.anomaly * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
+  row[3] = anchor.anomaly * Math.exp(-hoursAfter / LONG_DECAY_HOURS);
+  const load = (upstream.load ?? upstream.generation)?.valueAt(slot, issueTs) ?? Number.NaN;
+  for (let k = 0; k < features.length; k++) {
+    let value: number;
+    switch (features[k]!) {
+      case 'windShare':
+        value = (upstream.wind?.valueAt(slot, issueTs) ?? Number.NaN) / load;
+        break;
+      case 'solarShare':
+        value = (upstream.solar?.valueAt(slot, issueTs) ?? Number.NaN) / load;
+        break;
+      case 'loadRatio':
+        value = load / scale.load;
+        break;
+      case 'demandRatio':
+        value = (upstream.demandForecast?.valueAt(slot, issueTs) ?? Number.NaN) / scale.demand;
+        break;
+      case 'operator':
+        value = upstream.operatorForecast?.valueAt(slot, issueTs) ?? Number.NaN;
+        break;
+    }
+    if (!Number.isFinite(value)) return false;
+    row[BASE_FEATURES + k] = value;
+  }
+  return true;
+}
+
+/**
+ * Least squares over the slots of `bucket` of the issues of the previous TRAINING_DAYS days (one
+ * a day, at the issue's time of day), each seeing what it would have seen then. Undefined with
+ * too few rows to fit.
+ */
+function fitBucket(
+  zone: ZoneState,
+  features: FeatureName[],
+  scale: Scale,
+  issue: Issue,
+  bucket: number,
+  width: number,
+): Float64Array | undefined {
+  const values = zone.series.values;
+  const gram = new Float64Array(width * width);
+  const moment = new Float64Array(width);
+  const row = new Float64Array(width);
+  let rows = 0;
+  for (let day = 1; day <= TRAINING_DAYS; day++) {
+    const pastTs = issue.issueTs - day * DAY_SECONDS;
+    const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
+    const anchor = anchorOf(zone, pastEnd);
+    if (!anchor) break;
+    // Targets of this bucket (nowcasts with the first) that are published by the present issue.
+    const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
+    const firstSlot = Math.max(bucket === 0 ? pastEnd : bucketFirst, pastEnd);
+    const lastSlot = Math.min(bucketEnd, issue.visibleEnd);
+    for (let slot = firstSlot; slot < lastSlot; slot++) {
+      const actual = values[slot]!;
+      if (Number.isNaN(actual)) continue;
+      if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) continue;
+      for (let a = 0; a < width; a++) {
+        moment[a]! += row[a]! * actual;
+        for (let b = 0; b <= a; b++) gram[a * width + b]! += row[a]! * row[b]!;
+      }
+      rows++;
+    }
+  }
+  if (rows < 8 * width) return undefined;
+  for (let a = 0; a < width; a++) {
+    for (let b = 0; b < a; b++) gram[b * width + a] = gram[a * width + b]!;
+  }
+  // Ridge on everything but the intercept, relative to each feature's own scale.
+  for (let a = 1; a < width; a++) gram[a * width + a]! *= 1 + RIDGE;
+  return solve(gram, moment, width);
+}
+
+/** Solves the symmetric system by Gaussian elimination with partial pivoting. */
+function solve(matrix: Float64Array, vector: Float64Array, size: number): Float64Array | undefined {
+  const a = Float64Array.from(matrix);
+  const b = Float64Array.from(vector);
+  for (let column = 0; column < size; column++) {
+    let pivot = column;
+    for (let r = column + 1; r < size; r++) {
+      if (Math.abs(a[r * size + column]!) > Math.abs(a[pivot * size + column]!)) pivot = r;
+    }
+    if (Math.abs(a[pivot * size + column]!) < 1e-12) return undefined;
+    if (pivot !== column) {
+      for (let c = 0; c < size; c++) {
+        const held = a[column * size + c]!;
+        a[column * size + c] = a[pivot * size + c]!;
+        a[pivot * size + c] = held;
+      }
+      const held = b[column]!;
+      b[column] = b[pivot]!;
+      b[pivot] = held;
+    }
+    for (let r = column + 1; r < size; r++) {
+      const factor = a[r * size + column]! / a[column * size + column]!;
+      if (factor === 0) continue;
+      for (let c = column; c < size; c++) a[r * size + c]! -= factor * a[column * size + c]!;
+      b[r]! -= factor * b[column]!;
+    }
+  }
+  const x = new Float64Array(size);
+  for (let r = size - 1; r >= 0; r--) {
+    let sum = b[r]!;
+    for (let c = r + 1; c < size; c++) sum -= a[r * size + c]! * x[c]!;
+    x[r] = sum / a[r * size + r]!;
+  }
+  return x.every(Number.isFinite) ? x : undefined;
+}
+
+/** The last slot (exclusive) a forecast issued at `issueTs` reaches. */
+export function horizonEnd(zone: ZoneState, issueTs: number): number {
+  const { startTs, step } = zone.series;
+  return Math.ceil((issueTs + HORIZON_HOURS * HOUR_SECONDS - startTs) / step);
+}
+
+/** Slots `[first, end)` whose horizon from `issueTs` falls in `bucket`. */
+export function bucketSlots(zone: ZoneState, issueTs: number, bucket: number): [number, number] {
+  const { first, last } = HORIZON_BUCKETS[bucket]!;
+  const { startTs, step } = zone.series;
+  // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last].
+  const slotAfter = (hours: number): number =>
+    Math.floor((issueTs + hours * HOUR_SECONDS - step - startTs) / step) + 1;
+  return [slotAfter(first - 1), slotAfter(last)];
+}
