@@ -22,6 +22,12 @@ const PARAM_HINTS: Readonly<Record<string, string>> = {
   zones: 'give zones once, as comma-separated codes from /v1/zones or all, e.g. zones=DE,FR',
   format: 'give format once: format=csv or format=ndjson',
   include: 'give include once: include=mix',
+  duration_minutes: 'give duration_minutes once, e.g. duration_minutes=90',
+  earliest: 'give earliest once, e.g. earliest=2026-11-21T13:00:00Z',
+  deadline: 'give deadline once, e.g. deadline=2026-11-22T13:00:00Z',
+  interruptible: 'give interruptible once: interruptible=true or interruptible=false',
+  estimator: 'give estimator once: estimator=expected or estimator=p90',
+  energy_kwh: 'give energy_kwh once, e.g. energy_kwh=12.5',
 };
 const hintFor = (param: string) => PARAM_HINTS[param] ?? `give ${param} once`;
 
@@ -30,7 +36,7 @@ export const API_ERRORS = {
     new ApiError(400, `missing required param: ${param}`, hintFor(param)),
   /** Given more than once, or not a single value. */
   repeatedParam: (param: string) => new ApiError(400, `invalid param: ${param}`, hintFor(param)),
-  invalidInstant: (param: 'from' | 'to') =>
+  invalidInstant: (param: 'from' | 'to' | 'earliest' | 'deadline') =>
     new ApiError(
       400,
       `invalid param: ${param}`,
@@ -61,6 +67,58 @@ export const API_ERRORS = {
       `invalid window: an export covers at most ${maxDays} days`,
       `split it into requests of at most ${maxDays} days, e.g. one per year`,
     ),
+  invalidDuration: (max: number) =>
+    new ApiError(
+      400,
+      'invalid param: duration_minutes',
+      `use a whole number of minutes from 1 to ${max}, e.g. duration_minutes=90`,
+    ),
+  invalidInterruptible: () =>
+    new ApiError(
+      400,
+      'invalid param: interruptible',
+      'use interruptible=true or interruptible=false, or leave it out',
+    ),
+  invalidEstimator: () =>
+    new ApiError(
+      400,
+      'invalid param: estimator',
+      'use estimator=expected or estimator=p90, or leave it out',
+    ),
+  invalidEnergy: () =>
+    new ApiError(
+      400,
+      'invalid param: energy_kwh',
+      'use a decimal number of kWh above 0 and at most 1e12, e.g. energy_kwh=12.5, or leave it out',
+    ),
+  deadlineTooLate: (maxHours: number) =>
+    new ApiError(
+      400,
+      `invalid window: deadline is more than ${maxHours} hours after now`,
+      `give a deadline at most ${maxHours} hours after the request time: forecasts reach no further`,
+    ),
+  scheduleWindowTooLong: (maxHours: number) =>
+    new ApiError(
+      400,
+      `invalid window: a schedule covers at most ${maxHours} hours`,
+      `give earliest and deadline at most ${maxHours} hours apart`,
+    ),
+  /** Also when no listed zone's grid has room for the job in whole intervals. */
+  jobDoesNotFit: () =>
+    new ApiError(
+      400,
+      'invalid window: the job does not fit between earliest and deadline',
+      'give a later deadline, an earlier earliest or a shorter duration_minutes; the job runs ' +
+        'in whole intervals of each zone (hours, half hours for GB)',
+    ),
+  /** A schedule whose listed zones all have room for the job but no values to place it on. */
+  noSchedule: () =>
+    new ApiError(
+      404,
+      'no schedule: no zone asked has values for the whole job between earliest and deadline',
+      'a zone needs a forecast (or published values, for past hours) over the window; ' +
+        'try other zones or another window, or retry later',
+    ),
   invalidLastEventId: () =>
     new ApiError(
       400,
@@ -69,8 +127,22 @@ export const API_ERRORS = {
     ),
   unknownZone: (given: string) =>
     new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes'),
+  /** `provider:region` that is not a region of the table (or not in one of the 45 zones). */
+  unknownCloudRegion: (given: string) =>
+    new ApiError(
+      404,
+      `unknown cloud region: ${echo(given)}`,
+      'see /v1/zones/cloud for the cloud regions located in the 45 zones, e.g. zone=aws:eu-central-1',
+    ),
   notFound: (path: string) =>
     new ApiError(404, `not found: ${echo(path)}`, 'see /v1 for the endpoints'),
+  /** DASHBOARD=on, but the page was never built (a checkout run without `npm run build`). */
+  dashboardNotBuilt: () =>
+    new ApiError(
+      404,
+      'not found: /',
+      'the dashboard is not built on this server (run npm run build); the API is at /v1',
+    ),
   methodNotAllowed: (method: string) =>
     new ApiError(405, `method not allowed: ${echo(method)}`, `use one of ${ALLOW}`, {
       allow: ALLOW,

@@ -29,6 +29,8 @@ export const CACHE_CONTROL = {
   export: 'max-age=600',
   // Events are of the moment, and a proxy must never replay a stream.
   stream: 'no-store',
+  // A schedule depends on the request time (earliest defaults to now): never reused.
+  schedule: 'no-store',
   openapi: 'public, max-age=3600',
   error: 'no-store',
 } as const;

@@ -1,7 +1,15 @@
 import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../core/time.js';
 import { findZone, ZONES, type Zone } from '../core/zones.js';
+import { isCloudRegionForm, zoneOfCloudRegion } from '../core/cloud-regions.js';
 import { API_ERRORS } from './api-errors.js';
-import { ExportQuery, HistoryQuery, LatestQuery, MixQuery, StreamQuery } from './schemas.js';
+import {
+  ExportQuery,
+  HistoryQuery,
+  LatestQuery,
+  MixQuery,
+  ScheduleQuery,
+  StreamQuery,
+} from './schemas.js';
 import { BASES, type Basis } from '../core/factors.js';
 
 /**
@@ -46,6 +54,7 @@ export const HISTORY_PARAMS = Object.keys(HistoryQuery.properties);
 export const MIX_PARAMS = Object.keys(MixQuery.properties);
 export const EXPORT_PARAMS = Object.keys(ExportQuery.properties);
 export const STREAM_PARAMS = Object.keys(StreamQuery.properties);
+export const SCHEDULE_PARAMS = Object.keys(ScheduleQuery.properties);
 
 /** The longest window one export may cover (extensions §6). */
 export const MAX_EXPORT_DAYS = 400;
@@ -151,16 +160,113 @@ export function interpretStream(params: ReadonlyMap<string, string>): StreamRequ
 /**
  * A zone list: `all`, or comma-separated codes as `zone=` takes them (case-insensitive, spaces
  * around a code ignored, a repeated code counted once). An empty element is 400, an unknown
- * code 404 as on the other endpoints. The zones come back in the order of /v1/zones.
+ * code 404 as on the other endpoints. The zones come back in the order of /v1/zones, or with
+ * `listed`, in the order given (a repeat keeps its first place).
  */
-function interpretZones(given: string): readonly Zone[] {
+function interpretZones(given: string, order: 'registry' | 'listed' = 'registry'): readonly Zone[] {
   if (given.trim().toLowerCase() === 'all') return ZONES;
   const parts = given.split(',').map((part) => part.trim());
   if (parts.some((part) => part === '' || part.toLowerCase() === 'all')) {
     throw API_ERRORS.invalidZones();
   }
-  const wanted = new Set(parts.map((part) => requireZone(part).code));
+  const listed = parts.map((part) => requireZone(part));
+  if (order === 'listed') return [...new Set(listed)];
+  const wanted = new Set(listed.map((zone) => zone.code));
   return ZONES.filter((zone) => wanted.has(zone.code));
+}
+
+/** The bounds of `/v1/schedule` (extensions §5). */
+export const SCHEDULE_LIMITS = {
+  /** Longest job, minutes. */
+  maxDurationMinutes: 4320,
+  defaultDurationMinutes: 60,
+  /** Default deadline after earliest, hours. */
+  defaultWindowHours: 24,
+  /** The deadline is at most this long after the request time, hours (the forecasts' reach). */
+  maxAheadHours: 72,
+  /** `deadline - earliest` at most, hours: bounds the work of one request. */
+  maxWindowHours: 72,
+  maxEnergyKwh: 1e12,
+} as const;
+
+export type Estimator = 'expected' | 'p90';
+
+export interface ScheduleRequest {
+  /** In the order given; the first is the home zone of `now`. */
+  readonly zones: readonly Zone[];
+  readonly durationMinutes: number;
+  /** The window the job runs inside, `[earliest, deadline)`, epoch seconds. */
+  readonly earliest: number;
+  readonly deadline: number;
+  readonly interruptible: boolean;
+  readonly estimator: Estimator;
+  /** Undefined: each zone's own value. */
+  readonly basis: Basis | undefined;
+  readonly energyKwh: number | undefined;
+}
+
+/**
+ * `/v1/schedule`: every parameter's form is checked first (400), then the zones (404 for an
+ * unknown one), then the window, then `basis` last as on the other endpoints.
+ */
+export function interpretSchedule(
+  params: ReadonlyMap<string, string>,
+  nowMs: number,
+): ScheduleRequest {
+  const given = params.get('zones')?.trim();
+  if (given === undefined || given === '') throw API_ERRORS.missingParam('zones');
+  const limits = SCHEDULE_LIMITS;
+  const durationText = params.get('duration_minutes')?.trim();
+  let durationMinutes: number = limits.defaultDurationMinutes;
+  if (durationText !== undefined) {
+    durationMinutes = /^\d+$/.test(durationText) ? Number(durationText) : 0;
+    if (durationMinutes < 1 || durationMinutes > limits.maxDurationMinutes) {
+      throw API_ERRORS.invalidDuration(limits.maxDurationMinutes);
+    }
+  }
+  const earliestMs = instant(params, 'earliest');
+  const deadlineMs = instant(params, 'deadline');
+  const interruptibleText = params.get('interruptible');
+  if (
+    interruptibleText !== undefined &&
+    interruptibleText !== 'true' &&
+    interruptibleText !== 'false'
+  ) {
+    throw API_ERRORS.invalidInterruptible();
+  }
+  const estimator = params.get('estimator') ?? 'expected';
+  if (estimator !== 'expected' && estimator !== 'p90') throw API_ERRORS.invalidEstimator();
+  const energyText = params.get('energy_kwh')?.trim();
+  let energyKwh: number | undefined;
+  if (energyText !== undefined) {
+    energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(energyText) ? Number(energyText) : Number.NaN;
+    if (!(energyKwh > 0 && energyKwh <= limits.maxEnergyKwh)) throw API_ERRORS.invalidEnergy();
+  }
+  const zones = interpretZones(given, 'listed');
+  const now = Math.floor(nowMs / 1000);
+  // The job cannot start before a given earliest (rounded up to a whole second), and must end by
+  // a given deadline (rounded down). Every instant echoed is then within years 0000-9999.
+  const earliest = earliestMs === undefined ? now : Math.ceil(earliestMs / 1000);
+  const latest = now + limits.maxAheadHours * HOUR;
+  const deadline =
+    deadlineMs === undefined
+      ? Math.min(earliest + limits.defaultWindowHours * HOUR, latest)
+      : Math.floor(deadlineMs / 1000);
+  if (deadline > latest) throw API_ERRORS.deadlineTooLate(limits.maxAheadHours);
+  if (deadline - earliest > limits.maxWindowHours * HOUR) {
+    throw API_ERRORS.scheduleWindowTooLong(limits.maxWindowHours);
+  }
+  if (deadline - earliest < durationMinutes * 60) throw API_ERRORS.jobDoesNotFit();
+  return {
+    zones,
+    durationMinutes,
+    earliest,
+    deadline,
+    interruptible: interruptibleText === 'true',
+    estimator,
+    basis: interpretBasis(params),
+    energyKwh,
+  };
 }
 
 function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined {
@@ -171,13 +277,19 @@ function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined 
   return basis;
 }
 
+/** A zone code, or a cloud region as `provider:region` (`aws:eu-central-1`, /v1/zones/cloud). */
 function requireZone(given: string): Zone {
-  const zone = findZone(given);
-  if (!zone) throw API_ERRORS.unknownZone(given);
-  return zone;
+  const zone = findZone(given) ?? zoneOfCloudRegion(given);
+  if (zone) return zone;
+  throw isCloudRegionForm(given)
+    ? API_ERRORS.unknownCloudRegion(given)
+    : API_ERRORS.unknownZone(given);
 }
 
-function instant(params: ReadonlyMap<string, string>, param: 'from' | 'to'): number | undefined {
+function instant(
+  params: ReadonlyMap<string, string>,
+  param: 'from' | 'to' | 'earliest' | 'deadline',
+): number | undefined {
   const text = params.get(param);
   if (text === undefined) return undefined;
   const parsed = parseInstant(text.trim());
@@ -202,4 +314,20 @@ export function nextPageLink(url: string, nextFrom: number): string {
     encodeURIComponent(char),
   );
   return `<${target}>; rel="next"`;
+}
+
+/**
+ * Every value of a parameter that may be given several times (`location=a&location=b`, as the
+ * Carbon Aware SDK WebAPI takes it), in order, decoded as readParams decodes; [] when absent.
+ */
+export function readRepeatedParam(url: string, name: string): string[] {
+  const mark = url.indexOf('?');
+  if (mark < 0) return [];
+  const values: string[] = [];
+  for (const part of url.slice(mark + 1).split('&')) {
+    const equals = part.indexOf('=');
+    if (decode(equals < 0 ? part : part.slice(0, equals)) !== name) continue;
+    values.push(decode(equals < 0 ? '' : part.slice(equals + 1)));
+  }
+  return values;
 }

@@ -10,6 +10,7 @@ import type { Store } from '../storage/store.js';
 import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
 import { registerExport } from './export.js';
+import { registerSchedule } from './schedule.js';
 import { factorsBody } from './factors-body.js';
 import { type DataResponder, representationFor } from './data-responder.js';
 import { CACHE_CONTROL, CORS_HEADERS, rateLimitHeaders } from './headers.js';
@@ -23,6 +24,9 @@ import {
   readParams,
 } from './query.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { registerCloudZones } from './cloud-zones.js';
+import { registerCarbonAware } from './compat/carbon-aware.js';
+import { registerElectricityMaps } from './compat/electricitymaps.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
   errorResponses,
@@ -81,6 +85,10 @@ function indexBody(demo: boolean): IndexResponse {
         '(default: the last 24 hours), ascending, at most 5000 points.',
     },
     other_endpoints: {
+      cloud_zones:
+        'GET /v1/zones/cloud: the AWS, Google Cloud and Azure regions in the 45 zones; zone= ' +
+        'takes them as provider:region (e.g. aws:eu-central-1). Compatibility APIs for existing ' +
+        'clients: /compat/electricitymaps/v3 and /compat/carbon-aware (docs/compat.md).',
       status: 'GET /v1/status: freshness of each source; 503 when a source is behind.',
       openapi: 'GET /v1/openapi.json: this API as an OpenAPI 3.1 document.',
       mix:
@@ -95,6 +103,10 @@ function indexBody(demo: boolean): IndexResponse {
       stream:
         'GET /v1/stream[?zones=Z,Z|all][&basis=B]: server-sent events, one per reading as it is ' +
         'published or revised; reconnect with Last-Event-ID to resume without loss.',
+      schedule:
+        'GET /v1/schedule?zones=Z,Z|all[&duration_minutes=N][&earliest=T][&deadline=T]' +
+        '[&interruptible=true][&estimator=expected|p90][&basis=B][&energy_kwh=E]: when and ' +
+        'where a job runs on the lowest forecast intensity, against running it now.',
     },
     openapi: '/v1/openapi.json',
     attribution:
@@ -358,6 +370,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   );
 
   registerExport(app, { store, responder, clock, clientAddress, limit });
+  registerSchedule(app, { store, responder, clock, limit, forecasts: () => app.forecasts });
   registerStream(app, {
     store,
     cache: deps.cache,
@@ -367,4 +380,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     limits: { ...DEFAULT_STREAM_LIMITS, maxInAll: config.streamMax, ...deps.streams },
     ...(deps.logger && { logger: deps.logger }),
   });
+  registerCloudZones(app, limit);
+  // Outside /v1, in the peers' formats (docs/compat.md); the same read model and rate limit.
+  const compat = { store, responder, clock, limiter, clientAddress, forecasts: () => app.forecasts };
+  registerElectricityMaps(app, compat);
+  registerCarbonAware(app, compat);
 }

@@ -120,12 +120,14 @@ export const IndexResponse = Type.Object(
       intensity: Type.String(),
     }),
     other_endpoints: Type.Object({
+      cloud_zones: Type.String(),
       status: Type.String(),
       openapi: Type.String(),
       mix: Type.String(),
       factors: Type.String(),
       export: Type.String(),
       stream: Type.String(),
+      schedule: Type.String(),
     }),
     openapi: Type.String({ description: 'Path of the OpenAPI 3.1 document.' }),
     attribution: Type.String(),
@@ -215,8 +217,103 @@ export const FactorsResponse = Type.Object(
 );
 export type FactorsResponse = Static<typeof FactorsResponse>;
 
+const ScheduleSlot = Type.Object(
+  {
+    ts: DateTime,
+    gco2eq_kwh: Type.Number({ description: 'The value planned on for this interval, 1 decimal.' }),
+  },
+  { additionalProperties: false },
+);
+
+const scheduleWindowFields = {
+  zone: Type.String({ description: 'Canonical code of the zone.' }),
+  start: Type.String({
+    ...DateTime,
+    description: "Start of the first interval the job runs in (on the zone's grid).",
+  }),
+  end: Type.String({
+    ...DateTime,
+    description:
+      'End of the last interval it runs in: the duration rounded up to whole intervals of the ' +
+      'zone (for an interruptible job, the end of its last slot).',
+  }),
+  gco2eq_kwh: Type.Number({
+    description:
+      'Mean intensity over the intervals the job runs in, 1 decimal: published values for past ' +
+      'intervals, the forecast (or its p90) for the others.',
+  }),
+};
+
+export const ScheduleWindow = Type.Object(scheduleWindowFields, {
+  $id: 'ScheduleWindow',
+  additionalProperties: false,
+});
+
+export const ScheduleResponse = Type.Object(
+  {
+    unit: Unit,
+    basis: Type.Union([Type.Literal('default'), ...BASES.map((basis) => Type.Literal(basis))], {
+      description:
+        "The basis asked, or `default` without one: each zone's own value (GB: the operator's).",
+    }),
+    estimator: Type.Union([Type.Literal('expected'), Type.Literal('p90')]),
+    duration_minutes: Type.Integer({ minimum: 1, maximum: 4320 }),
+    earliest: Type.String({ ...DateTime, description: 'The earliest start used.' }),
+    deadline: Type.String({ ...DateTime, description: 'The deadline used (exclusive).' }),
+    best: Type.Object(
+      {
+        ...scheduleWindowFields,
+        slots: Type.Optional(
+          Type.Array(ScheduleSlot, {
+            description: 'Only with interruptible=true: the intervals the job runs in, by ts.',
+          }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description: 'The lowest mean of all: the first of `options`.',
+      },
+    ),
+    now: Type.Union([Type.Ref(ScheduleWindow), Type.Null()], {
+      description:
+        'The job run in one stretch from the first interval boundary at or after `earliest`, in ' +
+        'the first zone listed; null when that stretch has no values (then `note` says why).',
+    }),
+    savings: Type.Union(
+      [
+        Type.Object(
+          {
+            gco2eq_kwh: Type.Number({ description: '`now` minus `best`, per kWh, 1 decimal.' }),
+            pct: Type.Number({ description: 'The saving over `now`, in %, 1 decimal.' }),
+            grams: Type.Optional(
+              Type.Number({ description: 'Only with energy_kwh: the saving times energy_kwh.' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'Of `best` over `now`; null when `now` is null.' },
+    ),
+    options: Type.Array(Type.Ref(ScheduleWindow), {
+      description:
+        'The best window of every zone that has one, ascending by gco2eq_kwh (ties: earlier ' +
+        'start, then the zone listed first).',
+    }),
+    note: Type.Optional(
+      Type.String({
+        description: 'Only when a zone asked is left out of options, or `now` is null: why.',
+      }),
+    ),
+  },
+  { $id: 'ScheduleResponse', additionalProperties: false },
+);
+export type ScheduleResponse = Static<typeof ScheduleResponse>;
+
 /** Every schema with an $id, registered once so routes and OpenAPI share them. */
 export const SHARED_SCHEMAS = [
+  ScheduleWindow,
+  ScheduleResponse,
   MixPoint,
   MixResponse,
   FactorsResponse,
@@ -312,6 +409,58 @@ export const StreamQuery = Type.Object({
   zones: Type.Optional(ZonesParam('Default: all.')),
   basis: Type.Optional(BasisParam),
 });
+
+export const ScheduleQuery = Type.Object(
+  {
+    zones: ZonesParam(
+      'At most 45 (a repeat counted once). The first is the home zone, where `now` runs; ties ' +
+        'go to the zone listed first.',
+    ),
+    duration_minutes: Type.Optional(
+      Type.String({
+        description:
+          'How long the job runs: a whole number of minutes, 1 to 4320. Rounded up to whole ' +
+          'intervals of each zone. Default 60.',
+        examples: ['90'],
+      }),
+    ),
+    earliest: Type.Optional(
+      Type.String({
+        ...InstantParam,
+        description: `The job starts at or after this. ${InstantParam.description} Default: the request time.`,
+      }),
+    ),
+    deadline: Type.Optional(
+      Type.String({
+        ...InstantParam,
+        description:
+          `The job ends at or before this; at most 72 hours after the request time and after ` +
+          `earliest. ${InstantParam.description} Default: earliest + 24 hours (at most the ` +
+          'request time + 72 hours).',
+      }),
+    ),
+    interruptible: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description: '`true`: the job may run in any intervals (the lowest). Default `false`.',
+      }),
+    ),
+    estimator: Type.Optional(
+      Type.Union([Type.Literal('expected'), Type.Literal('p90')], {
+        description:
+          '`expected` (default): plan on the forecast; `p90`: on its pessimistic band. ' +
+          'Published values count as exact either way.',
+      }),
+    ),
+    basis: Type.Optional(BasisParam),
+    energy_kwh: Type.Optional(
+      Type.String({
+        description: 'Energy the job uses, kWh, above 0 (at most 1e12): adds `savings.grams`.',
+        examples: ['12.5'],
+      }),
+    ),
+  },
+  { required: ['zones'] },
+);
 
 /** Response headers, as the OpenAPI document describes them. */
 const HEADER = {

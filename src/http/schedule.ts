@@ -1,0 +1,250 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Basis } from '../core/factors.js';
+import {
+  schedule,
+  type ScheduledWindow,
+  type ScheduleResult,
+  type ScheduleSeries,
+} from '../core/schedule.js';
+import { formatTs } from '../core/time.js';
+import type { Zone } from '../core/zones.js';
+import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
+import type { Store } from '../storage/store.js';
+import { API_ERRORS } from './api-errors.js';
+import { type DataResponder, fromStore } from './data-responder.js';
+import { round1 } from './encode.js';
+import { CACHE_CONTROL } from './headers.js';
+import { interpretSchedule, readParams, SCHEDULE_PARAMS, type ScheduleRequest } from './query.js';
+import { errorResponses, okResponses, ScheduleQuery, type ScheduleResponse } from './schemas.js';
+
+/**
+ * `GET /v1/schedule` (extensions §5): where and when a job of `duration_minutes` runs on the
+ * lowest mean intensity inside `[earliest, deadline)`. Each zone's intervals in the window are
+ * gathered into one regular series (published values before the zone's forecast starts, the
+ * forecast or its p90 from there on), in tenths of gCO2eq/kWh as served, and handed to the pure
+ * scheduler (core/schedule.ts), which documents the alignment and tie rules.
+ *
+ * Work per request is O(zones x intervals): at most 45 zones x 144 half hours, one small array
+ * per zone, no sort of the intervals. Forecast arrays are converted to tenths once per forecast
+ * (kept by identity), not per request.
+ */
+
+export interface ScheduleDeps {
+  readonly store: Store;
+  readonly responder: DataResponder;
+  readonly clock: () => number;
+  readonly forecasts: () => ForecastBook;
+  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+}
+
+const UNIT = 'gCO2eq/kWh';
+/** The GB operator's provisional figure shown after its settled ones: a forecast, not a value. */
+const FORECAST_METHOD = 'upstream:uk-operator:forecast';
+
+export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void {
+  const { responder, clock, limit } = deps;
+  app.get(
+    '/v1/schedule',
+    {
+      schema: {
+        summary: 'When and where a job runs on the lowest forecast intensity',
+        description:
+          'The start time and zone that minimise the mean intensity of a job of duration_minutes ' +
+          'running entirely inside [earliest, deadline), in whole intervals of each zone (the ' +
+          'interval earliest falls in is not used). Past intervals use published values, later ' +
+          'ones the forecast. A zone without values for the job is left out of options (the ' +
+          'note names it); when no zone has any, 404.',
+        operationId: 'getSchedule',
+        querystring: ScheduleQuery,
+        response: {
+          ...okResponses(
+            'ScheduleResponse',
+            'The best window, the job started at earliest in the first zone, the saving, and ' +
+              'the best window of each zone.',
+            { limited: true },
+          ),
+          ...errorResponses(400, 404, 429, 503),
+          404: {
+            ...errorResponses(404)[404],
+            description:
+              'Unknown zone; or no zone asked has values (a forecast, or published values for ' +
+              'past intervals) for the whole job between earliest and deadline.',
+          },
+        },
+      },
+      config: { cacheControl: CACHE_CONTROL.schedule },
+      onRequest: limit,
+    },
+    async (request): Promise<ScheduleResponse> => {
+      const asked = interpretSchedule(readParams(request.url, SCHEDULE_PARAMS), clock());
+      responder.refuseWhenStoreLost();
+      const book = deps.forecasts();
+      const series: ScheduleSeries[] = [];
+      for (const zone of asked.zones) {
+        series.push(await zoneSeries(zone, asked, book.forecast(zone.code, asked.basis), deps));
+      }
+      const result = schedule({
+        series,
+        durationSeconds: asked.durationMinutes * 60,
+        earliest: asked.earliest,
+        deadline: asked.deadline,
+        interruptible: asked.interruptible,
+      });
+      return responseBody(asked, result);
+    },
+  );
+}
+
+/**
+ * One zone's intervals of `[earliest, deadline)` on its grid (UTC hours, or half hours for GB),
+ * starting at the first boundary at or after earliest: values in tenths, NaN where none.
+ */
+async function zoneSeries(
+  zone: Zone,
+  asked: ScheduleRequest,
+  forecast: ZoneForecast | null,
+  deps: Pick<ScheduleDeps, 'store' | 'responder'>,
+): Promise<ScheduleSeries> {
+  const step = zone.resolutionMin * 60;
+  const first = Math.ceil(asked.earliest / step) * step;
+  const count = Math.max(0, Math.floor(asked.deadline / step) - first / step);
+  const values = new Float64Array(count).fill(Number.NaN);
+  const end = first + count * step;
+  // Published values up to where the forecast starts (all of them without a forecast).
+  const historyEnd = forecast ? Math.min(end, forecast.startTs) : end;
+  if (first < historyEnd)
+    await fillHistory(values, zone.code, first, historyEnd, step, asked.basis, deps);
+  if (forecast && forecast.startTs < end) {
+    const planned = tenths(asked.estimator === 'p90' ? forecast.p90 : forecast.values);
+    const fStep = forecast.stepSeconds;
+    for (let i = 0; i < count; i++) {
+      const ts = first + i * step;
+      if (ts < forecast.startTs) continue;
+      const offset = ts - forecast.startTs;
+      const index = offset / fStep;
+      if (offset % fStep === 0 && index < planned.length) values[i] = planned[index]!;
+    }
+  }
+  return { zone: zone.code, startTs: first, stepSeconds: step, values };
+}
+
+/** Sets `values` from the zone's published readings in `[from, to)`: memory, else the store. */
+async function fillHistory(
+  values: Float64Array,
+  zone: string,
+  from: number,
+  to: number,
+  step: number,
+  basis: Basis | undefined,
+  deps: Pick<ScheduleDeps, 'store' | 'responder'>,
+): Promise<void> {
+  const memory = deps.responder.memorySeries(zone, basis);
+  if (memory) {
+    for (let i = memory.lowerBound(from), end = memory.lowerBound(to); i < end; i++) {
+      if (memory.method(i) === FORECAST_METHOD) continue;
+      const offset = memory.ts(i) - from;
+      // Values are held in tenths already: this recovers the integer exactly.
+      if (offset % step === 0) values[offset / step] = Math.round(memory.value(i) * 10);
+    }
+    return;
+  }
+  const rows = await fromStore(() =>
+    deps.store.readingsInWindow(zone, from, to, values.length + 1, basis),
+  );
+  for (const row of rows) {
+    if (row.method === FORECAST_METHOD) continue;
+    const offset = row.ts - from;
+    if (offset % step === 0 && offset / step < values.length) {
+      values[offset / step] = toTenths(row.value);
+    }
+  }
+}
+
+/** A value in tenths as served: rounded to 1 decimal the way `toFixed(1)` rounds. */
+const toTenths = (value: number): number => Math.round(Number(value.toFixed(1)) * 10);
+
+const TENTHS = new WeakMap<Float64Array, Float64Array>();
+
+/** A forecast array in tenths, converted once per array (a forecast is replaced, not changed). */
+function tenths(array: Float64Array): Float64Array {
+  let converted = TENTHS.get(array);
+  if (!converted) {
+    converted = array.map(toTenths);
+    TENTHS.set(array, converted);
+  }
+  return converted;
+}
+
+const grams = (tenthsValue: number): number => round1(tenthsValue / 10);
+
+function windowBody(window: ScheduledWindow) {
+  return {
+    zone: window.zone,
+    start: formatTs(window.start),
+    end: formatTs(window.end),
+    gco2eq_kwh: grams(window.mean),
+  };
+}
+
+function responseBody(asked: ScheduleRequest, result: ScheduleResult): ScheduleResponse {
+  const { best, now } = result;
+  if (!best) {
+    // Every zone without room for the job in whole intervals: the window is too short.
+    if (result.unscheduled.every((entry) => entry.reason === 'no-room')) {
+      throw API_ERRORS.jobDoesNotFit();
+    }
+    throw API_ERRORS.noSchedule();
+  }
+  const bestBody = {
+    ...windowBody(best),
+    ...(best.slots && {
+      slots: best.slots.map((slot) => ({ ts: formatTs(slot.ts), gco2eq_kwh: grams(slot.value) })),
+    }),
+  };
+  let savings: ScheduleResponse['savings'] = null;
+  const nowBody = now ? windowBody(now) : null;
+  if (nowBody) {
+    // From the rounded figures shown, so that now - best = saving as the client reads them.
+    const saving = round1(nowBody.gco2eq_kwh - bestBody.gco2eq_kwh);
+    savings = {
+      gco2eq_kwh: saving,
+      pct: nowBody.gco2eq_kwh > 0 ? round1((saving / nowBody.gco2eq_kwh) * 100) : 0,
+      ...(asked.energyKwh !== undefined && { grams: round1(saving * asked.energyKwh) }),
+    };
+  }
+  const note = noteOf(asked, result);
+  return {
+    unit: UNIT,
+    basis: asked.basis ?? 'default',
+    estimator: asked.estimator,
+    duration_minutes: asked.durationMinutes,
+    earliest: formatTs(asked.earliest),
+    deadline: formatTs(asked.deadline),
+    best: bestBody,
+    now: nowBody,
+    savings,
+    options: result.options.map(windowBody),
+    ...(note && { note }),
+  };
+}
+
+/** Why zones are left out of options, and why `now` is null, for people. */
+function noteOf(asked: ScheduleRequest, result: ScheduleResult): string | undefined {
+  const parts: string[] = [];
+  const codes = (reason: string) =>
+    result.unscheduled.filter((entry) => entry.reason === reason).map((entry) => entry.zone);
+  const noValues = codes('no-values');
+  const noRoom = codes('no-room');
+  if (noValues.length > 0) {
+    parts.push(
+      `no forecast or published values for the whole job between earliest and deadline: ${noValues.join(', ')}`,
+    );
+  }
+  if (noRoom.length > 0) {
+    parts.push(`the window holds too few whole intervals for the job: ${noRoom.join(', ')}`);
+  }
+  if (!result.now) {
+    parts.push(`now is null: the job cannot start at earliest in ${asked.zones[0]!.code}`);
+  }
+  return parts.length > 0 ? `${parts.join('; ')}.` : undefined;
+}
