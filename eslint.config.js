@@ -27,4 +27,6 @@ export default tseslint.config(
       ],
     },
   },
+  // The dashboard runs in the browser, not in Node.
+  { files: ['web/src/**/*.ts'], languageOptions: { globals: { ...globals.browser } } },
 );

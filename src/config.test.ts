@@ -22,6 +22,15 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads DASHBOARD, on by default', () => {
+    expect(loadConfig({}).dashboard).toBe(true);
+    expect(loadConfig({ DASHBOARD: 'off' }).dashboard).toBe(false);
+    expect(loadConfig({ DASHBOARD: 'ON' }).dashboard).toBe(true);
+    expect(() => loadConfig({ DASHBOARD: 'no' })).toThrow(
+      'DASHBOARD must be one of on, off, got "no"',
+    );
+  });
+
   it('reads STREAM_MAX, a whole number of at least 1', () => {
     expect(loadConfig({ STREAM_MAX: '2500' }).streamMax).toBe(2500);
     expect(() => loadConfig({ STREAM_MAX: '0' })).toThrow(/STREAM_MAX must be a whole number/);

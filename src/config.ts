@@ -32,6 +32,8 @@ export interface Config {
   readonly streamMax: number;
   /** Whether `GET /metrics` is served and requests are counted for it (METRICS=off: neither). */
   readonly metrics: boolean;
+  /** Whether `GET /` serves the dashboard and `/assets/` its files (DASHBOARD=off: neither). */
+  readonly dashboard: boolean;
   /** Synthetic data from the simulator: set only by `gridco2 demo`, never by the environment. */
   readonly demo: boolean;
 }
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     streamMax: integer(read('STREAM_MAX'), 'STREAM_MAX', 1000, 1, 1e6),
     metrics: oneOf(read('METRICS'), 'METRICS', ['on', 'off'], 'on') === 'on',
+    dashboard: oneOf(read('DASHBOARD'), 'DASHBOARD', ['on', 'off'], 'on') === 'on',
     demo: false,
   });
 }

@@ -52,6 +52,8 @@ async function start(env: Record<string, string>, fill = true): Promise<RunningS
     DATABASE_URL: `sqlite:${file}`,
     LOG_LEVEL: 'silent',
     INGEST: 'off',
+    // The page at / is tested in test/dashboard.test.ts; here / is the JSON 404 of DASHBOARD=off.
+    DASHBOARD: 'off',
     ...env,
   });
   return startServer(config, { clock: () => NOW, cache: cacheMode });

@@ -129,6 +129,13 @@ export const API_ERRORS = {
     new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes'),
   notFound: (path: string) =>
     new ApiError(404, `not found: ${echo(path)}`, 'see /v1 for the endpoints'),
+  /** DASHBOARD=on, but the page was never built (a checkout run without `npm run build`). */
+  dashboardNotBuilt: () =>
+    new ApiError(
+      404,
+      'not found: /',
+      'the dashboard is not built on this server (run npm run build); the API is at /v1',
+    ),
   methodNotAllowed: (method: string) =>
     new ApiError(405, `method not allowed: ${echo(method)}`, `use one of ${ALLOW}`, {
       allow: ALLOW,

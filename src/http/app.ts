@@ -27,6 +27,7 @@ import {
 } from './errors.js';
 import { DataResponder } from './data-responder.js';
 import { createFastPath } from './fast-path.js';
+import { DEFAULT_WEB_ROOT, registerDashboard } from './dashboard.js';
 import { registerMetrics, ServiceMetrics } from './metrics.js';
 import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE, matchesIfNoneMatch } from './headers.js';
 import {
@@ -53,6 +54,8 @@ export interface AppDeps {
   readonly streams?: Partial<StreamLimits>;
   /** Prepared forecasts; without one, no zone has a forecast yet. */
   readonly forecasts?: ForecastBook;
+  /** The built dashboard (DASHBOARD=on); tests point it elsewhere. Default: dist/web. */
+  readonly webRoot?: string;
 }
 
 const NO_FORECASTS: ForecastBook = { forecast: () => null };
@@ -270,6 +273,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     streams: deps.streams,
     logger: log,
   });
+  if (config.dashboard) {
+    registerDashboard(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT, logger: log });
+  }
   app.get(
     '/v1/openapi.json',
     { schema: { hide: true }, config: { cacheControl: CACHE_CONTROL.openapi, etag: true } },

@@ -1,0 +1,224 @@
+/**
+ * The page's only data source: the public gridco2 API of the same origin. Every failure becomes
+ * an ApiProblem whose message is a sentence for people, never a blank chart.
+ */
+
+export type Basis = 'default' | 'lifecycle' | 'direct';
+export const BASES: readonly Basis[] = ['lifecycle', 'direct', 'default'];
+
+export interface Zone {
+  readonly zone: string;
+  readonly name: string;
+  readonly source: 'europe-tso' | 'us-agency' | 'uk-operator';
+  readonly resolution_min: number;
+}
+export interface Reading {
+  readonly zone: string;
+  readonly ts: string;
+  readonly gco2eq_kwh: number;
+  readonly method: string;
+}
+export interface Point {
+  readonly t: number;
+  readonly v: number;
+  readonly method: string;
+}
+export interface SourceStatus {
+  readonly source: Zone['source'];
+  readonly zones: number;
+  readonly freshest_lag_hours: number;
+  readonly stalest_lag_hours: number;
+  readonly stale_after_hours: number;
+  readonly ok: boolean;
+}
+export interface Status {
+  readonly ok: boolean;
+  readonly ts: string;
+  readonly note: string;
+  readonly sources: readonly SourceStatus[];
+}
+export interface Index {
+  readonly attribution?: string;
+  readonly status?: string;
+  readonly endpoints?: Readonly<Record<string, string>>;
+  readonly other_endpoints?: Readonly<Record<string, string>>;
+}
+export interface MixPoint {
+  readonly ts: string;
+  readonly generation: Readonly<Record<string, number>>;
+  readonly renewable_pct: number;
+  readonly low_carbon_pct: number;
+}
+export interface ForecastPoint {
+  readonly ts: string;
+  readonly gco2eq_kwh: number;
+  readonly p10: number;
+  readonly p90: number;
+}
+export interface Forecast {
+  readonly zone: string;
+  readonly basis: string;
+  readonly model: string;
+  readonly generated_at: string;
+  readonly count: number;
+  readonly note?: string;
+  readonly data: readonly ForecastPoint[];
+}
+export interface Window {
+  readonly zone: string;
+  readonly start: string;
+  readonly end: string;
+  readonly gco2eq_kwh: number;
+}
+export interface Schedule {
+  readonly best?: Window;
+  readonly options?: readonly Window[];
+}
+
+export class ApiProblem extends Error {
+  override readonly name = 'ApiProblem';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const HOUR_MS = 3_600_000;
+export const toSeconds = (iso: string): number => Date.parse(iso) / 1000;
+export const isoMinute = (ms: number): string => new Date(ms).toISOString().slice(0, 16) + 'Z';
+
+const basisQuery = (basis: Basis): string => (basis === 'default' ? '' : `&basis=${basis}`);
+
+/** A failed answer, in words: what the API said, or what happened instead. */
+async function problem(response: Response, what: string): Promise<ApiProblem> {
+  if (response.status === 429) {
+    const wait = response.headers.get('retry-after');
+    return new ApiProblem(
+      429,
+      `The API is rate-limiting this address${wait ? `: try again in ${wait} s` : ''}.`,
+    );
+  }
+  let said = '';
+  try {
+    const body = (await response.json()) as { error?: string; hint?: string };
+    said = [body.error, body.hint].filter(Boolean).join(': ');
+  } catch {
+    // Not the API's JSON error: the status says enough.
+  }
+  return new ApiProblem(
+    response.status,
+    `${what} failed: the API answered ${response.status}${said ? ` (${said})` : ''}.`,
+  );
+}
+
+async function request(path: string, what: string, accept: number[] = [200]): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(path, { headers: { accept: 'application/json' } });
+  } catch {
+    throw new ApiProblem(0, `${what} failed: the API could not be reached.`);
+  }
+  if (!accept.includes(response.status)) throw await problem(response, what);
+  return response;
+}
+
+async function getJson<T>(path: string, what: string, accept?: number[]): Promise<T> {
+  return (await (await request(path, what, accept)).json()) as T;
+}
+
+/** The target of a `Link: <...>; rel="next"` header, resolved against the page. */
+export function nextLink(header: string | null): string | null {
+  if (!header) return null;
+  for (const part of header.split(',')) {
+    const match = /<([^>]*)>\s*;\s*rel="?next"?/i.exec(part);
+    if (match)
+      return new URL(match[1]!, location.href).pathname + new URL(match[1]!, location.href).search;
+  }
+  return null;
+}
+
+/** Follows `rel="next"` until the last page (at most `maxPages`). */
+async function pages<T>(first: string, what: string, maxPages = 12): Promise<T[]> {
+  const out: T[] = [];
+  let path: string | null = first;
+  for (let page = 0; path && page < maxPages; page++) {
+    const response = await request(path, what);
+    const body = (await response.json()) as { data: T[] };
+    out.push(...body.data);
+    path = nextLink(response.headers.get('link'));
+  }
+  return out;
+}
+
+export const api = {
+  index: () => getJson<Index>('/v1', 'Reading the API index'),
+  zones: async () => (await getJson<{ data: Zone[] }>('/v1/zones', 'Listing the zones')).data,
+  latest: async (basis: Basis) =>
+    (
+      await getJson<{ data: Reading[] }>(
+        `/v1/intensity/latest${basis === 'default' ? '' : `?basis=${basis}`}`,
+        'Reading the newest values',
+      )
+    ).data,
+  /** 503 is a Status body too (a source behind), not a failure. */
+  status: () => getJson<Status>('/v1/status', 'Reading the status', [200, 503]),
+  history: async (zone: string, fromMs: number, toMs: number, basis: Basis): Promise<Point[]> =>
+    (
+      await pages<{ ts: string; gco2eq_kwh: number; method: string }>(
+        `/v1/intensity?zone=${encodeURIComponent(zone)}&from=${isoMinute(fromMs)}&to=${isoMinute(toMs)}${basisQuery(basis)}`,
+        `Reading the history of ${zone}`,
+      )
+    ).map((row) => ({ t: toSeconds(row.ts), v: row.gco2eq_kwh, method: row.method })),
+  mix: async (zone: string, fromMs: number, toMs: number) => {
+    const first = `/v1/mix?zone=${encodeURIComponent(zone)}&from=${isoMinute(fromMs)}&to=${isoMinute(toMs)}`;
+    const response = await request(first, `Reading the generation mix of ${zone}`);
+    const body = (await response.json()) as { unit: string; data: MixPoint[] };
+    const rest = nextLink(response.headers.get('link'));
+    const more = rest ? await pages<MixPoint>(rest, `Reading the generation mix of ${zone}`) : [];
+    return { unit: body.unit, data: [...body.data, ...more] };
+  },
+  /**
+   * Readings of many zones in one request (`/v1/export`, CSV): one call counts once against the
+   * rate limit where 45 history calls would spend most of it.
+   */
+  export: async (zones: readonly string[], fromMs: number, basis: Basis) => {
+    const text = await (
+      await request(
+        `/v1/export?zones=${zones.join(',')}&from=${isoMinute(fromMs)}${basisQuery(basis)}`,
+        'Reading the last 24 hours of every zone',
+      )
+    ).text();
+    const series = new Map<string, Point[]>();
+    for (const line of text.split('\n').slice(1)) {
+      const [zone, ts, value, method] = line.split(',');
+      if (!zone || !ts || value === undefined || !method) continue;
+      let list = series.get(zone);
+      if (!list) series.set(zone, (list = []));
+      list.push({ t: toSeconds(ts), v: Number(value), method });
+    }
+    return series;
+  },
+  forecast: (zone: string, basis: Basis) =>
+    getJson<Forecast>(
+      `/v1/intensity/forecast?zone=${encodeURIComponent(zone)}&horizon_hours=48${basisQuery(basis)}`,
+      `Reading the forecast of ${zone}`,
+    ),
+  schedule: (basis: Basis) =>
+    getJson<Schedule>(
+      `/v1/schedule?zones=all&duration_minutes=60${basisQuery(basis)}`,
+      'Finding the greenest hour of each zone',
+    ),
+};
+
+/** Which optional endpoints this server serves, read from the index (no 404 to find out). */
+export function features(index: Index | null): { forecast: boolean; schedule: boolean } {
+  const listed = Object.entries({ ...index?.endpoints, ...index?.other_endpoints });
+  const has = (path: string, key: string) =>
+    listed.some(([name, text]) => name === key || text.includes(`GET ${path}`));
+  return {
+    forecast: has('/v1/intensity/forecast', 'forecast'),
+    schedule: has('/v1/schedule', 'schedule'),
+  };
+}

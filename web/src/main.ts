@@ -1,0 +1,124 @@
+import './style.css';
+import { api, type Basis, BASES, features, type Index, type Status, type Zone } from './api.js';
+import { BASIS_LABEL, el, missing } from './format.js';
+import { renderOverview } from './overview.js';
+import { renderStatus } from './status-page.js';
+
+/**
+ * The dashboard's shell: a hash router (`#/`, `#/zone/DE?range=7d&compare=FR,PL`, `#/status`,
+ * each with `basis=`) so that every view is a permalink served by the one page at `/`.
+ */
+
+export interface Shared {
+  zones: Promise<Zone[]>;
+  index: Promise<Index | null>;
+  status: Promise<Status>;
+  features: Promise<{ forecast: boolean; schedule: boolean }>;
+}
+
+const main = document.getElementById('main')!;
+const banner = document.getElementById('banner')!;
+
+const shared: Shared = (() => {
+  const index = api.index().catch(() => null);
+  return {
+    zones: api.zones(),
+    index,
+    status: api.status(),
+    features: index.then(features),
+  };
+})();
+
+void shared.index.then((index) => {
+  if (index?.attribution) document.getElementById('attribution')!.textContent = index.attribution;
+  if (index?.status?.includes('DEMO MODE')) {
+    banner.append(
+      el('p', {
+        class: 'demo',
+        text: 'Demo mode: every value on this page is synthetic, made up by a local simulator, not a real measurement.',
+      }),
+    );
+  }
+});
+
+export interface Route {
+  readonly view: 'overview' | 'zone' | 'status';
+  readonly zone: string;
+  readonly params: URLSearchParams;
+  readonly basis: Basis;
+}
+
+function parseRoute(): Route {
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [path = '/', query = ''] = hash.split('?');
+  const params = new URLSearchParams(query);
+  const asked = params.get('basis');
+  const basis = BASES.find((b) => b === asked) ?? 'lifecycle';
+  const zoneMatch = /^\/zone\/([^/]+)$/.exec(path);
+  if (zoneMatch) return { view: 'zone', zone: decodeURIComponent(zoneMatch[1]!), params, basis };
+  if (path === '/status') return { view: 'status', zone: '', params, basis };
+  return { view: 'overview', zone: '', params, basis };
+}
+
+/** The hash of `route` with some parameters changed (null removes one). */
+export function hrefWith(
+  path: string,
+  params: URLSearchParams,
+  changes: Readonly<Record<string, string | null>>,
+): string {
+  const next = new URLSearchParams(params);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) next.delete(name);
+    else next.set(name, value);
+  }
+  const query = next.toString();
+  return `#${path}${query ? `?${query}` : ''}`;
+}
+
+/** Radio buttons for the basis: native inputs, so arrows and Tab work and readers announce them. */
+export function basisControl(current: Basis, onChange: (basis: Basis) => void): HTMLElement {
+  const group = el('fieldset', { class: 'segmented' }, el('legend', { text: 'Basis' }));
+  for (const basis of BASES) {
+    const input = el('input', { type: 'radio', name: 'basis', value: basis, id: `basis-${basis}` });
+    input.checked = basis === current;
+    input.addEventListener('change', () => input.checked && onChange(basis));
+    group.append(el('label', { for: `basis-${basis}` }, input, BASIS_LABEL[basis]));
+  }
+  return group;
+}
+
+let rendered = 0;
+async function render(): Promise<void> {
+  const route = parseRoute();
+  const generation = ++rendered;
+  const target = el('div', { class: `view view-${route.view}` });
+  const isCurrent = () => generation === rendered;
+  try {
+    if (route.view === 'zone') {
+      const { renderZone } = await import('./zone-page.js');
+      await renderZone(target, route, shared, isCurrent);
+    } else if (route.view === 'status') {
+      await renderStatus(target, shared);
+    } else {
+      await renderOverview(target, route, shared, isCurrent);
+    }
+  } catch (error) {
+    target.replaceChildren(
+      missing(error instanceof Error ? error.message : 'The page could not be drawn.'),
+    );
+  }
+  if (!isCurrent()) return;
+  main.replaceChildren(target);
+  document.body.dataset['view'] = route.view;
+  document.body.dataset['ready'] = String(generation);
+}
+
+let lastPath = location.hash.split('?')[0];
+window.addEventListener('hashchange', () => {
+  // A new view takes the focus (readers announce it); a changed option keeps it where it is.
+  const path = location.hash.split('?')[0];
+  const moved = path !== lastPath;
+  lastPath = path;
+  void render().then(() => moved && main.focus());
+});
+void render();

@@ -1,0 +1,290 @@
+import {
+  api,
+  type Basis,
+  HOUR_MS,
+  type Point,
+  type Reading,
+  type Window,
+  type Zone,
+} from './api.js';
+import {
+  BASIS_EXPLAINED,
+  el,
+  fmtAge,
+  fmtHourUtc,
+  fmtValue,
+  missing,
+  SOURCE_GROUPS,
+} from './format.js';
+import { basisControl, hrefWith, type Route, type Shared } from './main.js';
+import { colourFor, LEGEND_GRADIENT, SCALE_MAX, textOn } from './scale.js';
+
+/**
+ * The first screen: every zone as a tile on one colour scale, grouped by continent, with its
+ * value, the age of its newest reading (stale past the /v1/status threshold of its source), a
+ * 24-hour sparkline and, once forecasts exist, its greenest hour of the next 24; and a ranking.
+ * Six requests in all, whatever the number of zones.
+ */
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+// Exports run one after the other: the API allows two at once per address.
+let exportQueue: Promise<unknown> = Promise.resolve();
+const queued = <T>(task: () => Promise<T>): Promise<T> => {
+  const run = exportQueue.then(task, task);
+  exportQueue = run.catch(() => undefined);
+  return run;
+};
+
+const sparkCache = new Map<string, Promise<Map<string, Point[]>>>();
+
+/** The 24 hours before each zone's newest reading: one export per group of similar lag. */
+function sparklines(zones: Zone[], latest: Reading[], basis: Basis): Promise<Map<string, Point[]>> {
+  const key = basis;
+  const cached = sparkCache.get(key);
+  if (cached) return cached;
+  const newest = new Map(latest.map((r) => [r.zone, Date.parse(r.ts)]));
+  // US data lag a day behind Europe's: asking both for one window would double Europe's rows.
+  const groups = [
+    zones.filter((z) => z.source !== 'us-agency'),
+    zones.filter((z) => z.source === 'us-agency'),
+  ].filter((group) => group.some((z) => newest.has(z.zone)));
+  const loading = Promise.all(
+    groups.map((group) => {
+      const from = Math.min(...group.map((z) => newest.get(z.zone) ?? Infinity)) - 24 * HOUR_MS;
+      const codes = group.filter((z) => newest.has(z.zone)).map((z) => z.zone);
+      return queued(() => api.export(codes, from, basis));
+    }),
+  ).then((maps) => new Map(maps.flatMap((map) => [...map])));
+  loading.catch(() => sparkCache.delete(key));
+  sparkCache.set(key, loading);
+  return loading;
+}
+
+function sparkline(points: Point[] | undefined, newestTs: number, zone: string): Element {
+  const recent = (points ?? []).filter((p) => p.t > newestTs - 24 * 3600 && p.t <= newestTs);
+  if (recent.length < 2) return el('span', { class: 'spark-missing', text: 'no 24 h history' });
+  const values = recent.map((p) => p.v);
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  const span = max - min || 1;
+  const start = newestTs - 24 * 3600;
+  const coords = recent
+    .map(
+      (p) =>
+        `${(((p.t - start) / (24 * 3600)) * 100).toFixed(1)},${(28 - ((p.v - min) / span) * 26).toFixed(1)}`,
+    )
+    .join(' ');
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 100 30');
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('class', 'spark');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute(
+    'aria-label',
+    `${zone}, last 24 hours: from ${fmtValue(min)} to ${fmtValue(max)} gCO2eq/kWh`,
+  );
+  const line = document.createElementNS(SVG, 'polyline');
+  line.setAttribute('points', coords);
+  line.setAttribute('vector-effect', 'non-scaling-stroke');
+  svg.append(line);
+  return svg;
+}
+
+interface TileData {
+  readonly zone: Zone;
+  readonly reading: Reading | undefined;
+  readonly ageHours: number;
+  readonly stale: boolean;
+  readonly points: Point[] | undefined;
+  readonly green: Window | undefined;
+}
+
+function tile(data: TileData, route: Route): HTMLElement {
+  const { zone, reading } = data;
+  const href = hrefWith(`/zone/${zone.zone}`, new URLSearchParams(), {
+    basis: route.basis === 'lifecycle' ? null : route.basis,
+  });
+  if (!reading) {
+    return el(
+      'li',
+      {},
+      el(
+        'a',
+        { class: 'tile tile-empty', href, 'data-zone': zone.zone },
+        el('span', { class: 'code', text: zone.zone }),
+        el('span', { class: 'name', text: zone.name }),
+        el('span', { class: 'empty-note', text: 'No data yet on this basis.' }),
+      ),
+    );
+  }
+  const background = colourFor(reading.gco2eq_kwh);
+  const a = el(
+    'a',
+    {
+      class: 'tile',
+      href,
+      'data-zone': zone.zone,
+      style: `--bg:${background};--fg:${textOn(background)}`,
+      'aria-label': `${zone.name} (${zone.zone}): ${fmtValue(reading.gco2eq_kwh)} gCO2eq/kWh, ${fmtAge(data.ageHours)} old${data.stale ? ', stale' : ''}`,
+    },
+    el(
+      'span',
+      { class: 'head' },
+      el('span', { class: 'code', text: zone.zone }),
+      el(
+        'span',
+        { class: 'value' },
+        el('strong', { class: 'number', text: fmtValue(reading.gco2eq_kwh) }),
+        el('span', { class: 'unit', text: ' g' }),
+      ),
+    ),
+    el('span', { class: 'name', text: zone.name }),
+    el(
+      'span',
+      { class: 'age' },
+      `${fmtAge(data.ageHours)} ago`,
+      data.stale && el('span', { class: 'badge', text: 'stale' }),
+    ),
+    sparkline(data.points, Date.parse(reading.ts) / 1000, zone.zone),
+    data.green &&
+      el('span', {
+        class: 'green',
+        text: `Greenest ${fmtHourUtc(data.green.start)} UTC: ${fmtValue(data.green.gco2eq_kwh)}`,
+      }),
+  );
+  return el('li', {}, a);
+}
+
+export async function renderOverview(
+  target: HTMLElement,
+  route: Route,
+  shared: Shared,
+  isCurrent: () => boolean,
+): Promise<void> {
+  const basis = route.basis;
+  const [zones, latest, features] = await Promise.all([
+    shared.zones,
+    api.latest(basis),
+    shared.features,
+  ]);
+  const statusResult = await shared.status.then(
+    (status) => ({ status, problem: null }),
+    (error: Error) => ({ status: null, problem: error.message }),
+  );
+  const [spark, schedule] = await Promise.all([
+    sparklines(zones, latest, basis).then(
+      (map) => ({ map, problem: null }),
+      (error: Error) => ({ map: new Map<string, Point[]>(), problem: error.message }),
+    ),
+    features.schedule
+      ? api.schedule(basis).then(
+          (value) => ({ options: value.options ?? [], problem: null }),
+          (error: Error) => ({ options: [] as readonly Window[], problem: error.message }),
+        )
+      : Promise.resolve({ options: [] as readonly Window[], problem: null }),
+  ]);
+  if (!isCurrent()) return;
+
+  const now = Date.now();
+  const byZone = new Map(latest.map((r) => [r.zone, r]));
+  const thresholds = new Map(
+    (statusResult.status?.sources ?? []).map((s) => [s.source, s.stale_after_hours]),
+  );
+  const greens = new Map(schedule.options.map((w) => [w.zone, w]));
+  const tiles: TileData[] = zones.map((zone) => {
+    const reading = byZone.get(zone.zone);
+    const ageHours = reading ? (now - Date.parse(reading.ts)) / HOUR_MS : Infinity;
+    const threshold = thresholds.get(zone.source);
+    return {
+      zone,
+      reading,
+      ageHours,
+      stale: reading !== undefined && threshold !== undefined && ageHours > threshold,
+      points: spark.map.get(zone.zone),
+      green: greens.get(zone.zone),
+    };
+  });
+
+  const controls = el(
+    'div',
+    { class: 'controls' },
+    basisControl(basis, (next) => {
+      location.hash = hrefWith('/', route.params, { basis: next === 'lifecycle' ? null : next });
+    }),
+    el(
+      'div',
+      { class: 'legend', 'aria-hidden': 'true' },
+      el('span', { text: '0' }),
+      el('span', { class: 'legend-bar', style: `background:${LEGEND_GRADIENT}` }),
+      el('span', { text: `${SCALE_MAX}+ gCO2eq/kWh` }),
+    ),
+  );
+  const notes = el('div', { class: 'notes' }, el('p', { text: BASIS_EXPLAINED[basis] }));
+  if (statusResult.problem)
+    notes.append(missing(`Staleness cannot be judged: ${statusResult.problem}`));
+  if (spark.problem) notes.append(missing(`No sparklines: ${spark.problem}`));
+  if (!features.schedule) {
+    notes.append(
+      missing(
+        'Forecasts not available yet: this server does not serve forecasts, so the greenest hour of the next 24 is not shown.',
+      ),
+    );
+  } else if (schedule.problem) notes.append(missing(`No greenest hours: ${schedule.problem}`));
+  const absent = tiles.filter((t) => !t.reading).map((t) => t.zone.zone);
+  if (absent.length > 0) {
+    notes.append(missing(`No data yet on this basis for ${absent.join(', ')}.`));
+  }
+
+  const groups = SOURCE_GROUPS.map(({ source, title }) => {
+    const members = tiles.filter((t) => t.zone.source === source);
+    const id = `group-${source}`;
+    return el(
+      'section',
+      { class: 'group', 'aria-labelledby': id },
+      el('h2', { id, text: `${title} (${members.length})` }),
+      el('ul', { class: 'tiles' }, ...members.map((t) => tile(t, route))),
+    );
+  });
+
+  const ranked = tiles
+    .filter((t): t is TileData & { reading: Reading } => t.reading !== undefined)
+    .sort((a, b) => a.reading.gco2eq_kwh - b.reading.gco2eq_kwh);
+  const ranking = el(
+    'section',
+    { class: 'ranking', 'aria-labelledby': 'ranking-title' },
+    el('h2', { id: 'ranking-title', text: 'Ranking, greenest first' }),
+    el(
+      'ol',
+      {},
+      ...ranked.map((t) =>
+        el(
+          'li',
+          {},
+          el('a', {
+            href: hrefWith(`/zone/${t.zone.zone}`, new URLSearchParams(), {
+              basis: basis === 'lifecycle' ? null : basis,
+            }),
+            text: t.zone.zone,
+          }),
+          el(
+            'span',
+            { class: 'bar-track', 'aria-hidden': 'true' },
+            el('span', {
+              class: 'bar',
+              style: `width:${Math.min(100, (t.reading.gco2eq_kwh / SCALE_MAX) * 100).toFixed(1)}%;background:${colourFor(t.reading.gco2eq_kwh)}`,
+            }),
+          ),
+          el('span', { class: 'rank-value', text: fmtValue(t.reading.gco2eq_kwh) }),
+        ),
+      ),
+    ),
+  );
+
+  target.replaceChildren(
+    el('h1', { text: 'Grid carbon intensity now, in gCO2eq/kWh' }),
+    controls,
+    notes,
+    el('div', { class: 'overview' }, el('div', { class: 'groups' }, ...groups), ranking),
+  );
+}

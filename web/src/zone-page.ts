@@ -1,0 +1,599 @@
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { api, type Forecast, HOUR_MS, type MixPoint, type Point, type Reading } from './api.js';
+import { BASIS_EXPLAINED, BASIS_LABEL, el, fmtUtc, fmtValue, missing } from './format.js';
+import { basisControl, hrefWith, type Route, type Shared } from './main.js';
+import { colourFor, textOn } from './scale.js';
+
+/**
+ * A zone's page (`#/zone/DE?range=7d&compare=FR,PL&basis=direct`, a permalink): intensity over
+ * the range, actual and forecast with its P10-P90 band, up to three zones on one chart; the
+ * generation mix as a stacked area and as it is now; an hour-of-day by month heatmap of the last
+ * year; a CSV of what the chart shows; the method in two sentences; the attribution. Loaded only
+ * when a zone is opened, with uPlot (the first screen does not carry it).
+ */
+
+const RANGES = {
+  '24h': { label: '24 h', hours: 24 },
+  '7d': { label: '7 d', hours: 24 * 7 },
+  '30d': { label: '30 d', hours: 24 * 30 },
+  '1y': { label: '1 year', hours: 24 * 365 },
+} as const;
+type RangeKey = keyof typeof RANGES;
+const MAX_ZONES = 3;
+const MIX_MAX_HOURS = 24 * 30;
+// Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+const LINE_COLOURS = ['#0072B2', '#D55E00', '#009E73'];
+const CATEGORY_COLOURS: Readonly<Record<string, string>> = {
+  coal: '#3b3b3b',
+  gas: '#b07aa1',
+  oil: '#8c564b',
+  biomass: '#7f9c3a',
+  geothermal: '#c44e52',
+  hydro: '#4c72b0',
+  nuclear: '#e69f00',
+  solar: '#f0e442',
+  wind_onshore: '#56b4e9',
+  wind_offshore: '#1f5f8b',
+  marine: '#17becf',
+  other: '#999999',
+};
+const CATEGORIES = Object.keys(CATEGORY_COLOURS);
+const label = (category: string) => category.replace('_', ' ');
+
+const cssVar = (name: string) =>
+  getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#444';
+
+function axes(): uPlot.Axis[] {
+  const stroke = cssVar('--fg');
+  const grid = { stroke: cssVar('--grid'), width: 1 };
+  return [
+    { stroke, grid, ticks: grid },
+    { stroke, grid, ticks: grid, size: 50 },
+  ];
+}
+
+/** A uPlot chart that follows its container's width. */
+function chart(
+  title: string,
+  options: Omit<uPlot.Options, 'width' | 'height'>,
+  data: uPlot.AlignedData,
+  summary: string,
+): HTMLElement {
+  const holder = el('div', { class: 'chart', role: 'img', 'aria-label': `${title}. ${summary}` });
+  const width = Math.max(280, (document.getElementById('main')?.clientWidth ?? 800) - 40);
+  const height = width < 500 ? 220 : 300;
+  const plot = new uPlot({ ...options, width, height }, data, holder);
+  new ResizeObserver(() => {
+    const w = holder.clientWidth;
+    if (w > 0 && Math.abs(w - plot.width) > 2)
+      plot.setSize({ width: w, height: w < 500 ? 220 : 300 });
+  }).observe(holder);
+  let points = 0;
+  for (const column of data.slice(1)) {
+    for (let i = 0; i < column.length; i++)
+      if (column[i] !== null && column[i] !== undefined) points++;
+  }
+  holder.dataset['points'] = String(points);
+  return el(
+    'figure',
+    { class: 'figure' },
+    el(
+      'figcaption',
+      {},
+      el('strong', { text: title }),
+      ' ',
+      el('span', { class: 'summary', text: summary }),
+    ),
+    holder,
+  );
+}
+
+const stats = (values: number[]) =>
+  values.length === 0
+    ? null
+    : {
+        min: Math.min(...values),
+        max: Math.max(...values),
+        mean: values.reduce((a, b) => a + b, 0) / values.length,
+      };
+
+interface Series {
+  readonly zone: string;
+  readonly points: Point[];
+}
+
+function intensityChart(series: Series[], forecast: Forecast | null): HTMLElement {
+  const times = new Set<number>();
+  for (const s of series) for (const p of s.points) times.add(p.t);
+  const fc = forecast?.data ?? [];
+  for (const f of fc) times.add(Date.parse(f.ts) / 1000);
+  const xs = [...times].sort((a, b) => a - b);
+  const at = new Map(xs.map((t, i) => [t, i]));
+  const column = () => new Array<number | null>(xs.length).fill(null);
+  const columns = series.map((s) => {
+    const col = column();
+    for (const p of s.points) col[at.get(p.t)!] = p.v;
+    return col;
+  });
+  const opts: Omit<uPlot.Options, 'width' | 'height'> = {
+    series: [
+      {},
+      ...series.map((s, i) => ({
+        label: s.zone,
+        stroke: LINE_COLOURS[i]!,
+        width: 2,
+        spanGaps: true,
+        points: { show: false },
+        value: (_u: uPlot, v: number | null) => (v === null ? '–' : fmtValue(v)),
+      })),
+    ],
+    axes: axes(),
+    scales: { x: { time: true } },
+    legend: { live: true },
+    cursor: { drag: { x: true, y: false } },
+  };
+  const data: (number | null)[][] = [...columns];
+  const parts = series.map((s) => {
+    const st = stats(s.points.map((p) => p.v));
+    return st
+      ? `${s.zone}: ${s.points.length} readings, from ${fmtValue(st.min)} to ${fmtValue(st.max)}, mean ${fmtValue(st.mean)}`
+      : `${s.zone}: no readings in this window`;
+  });
+  if (fc.length > 0) {
+    const mean = column();
+    const p10 = column();
+    const p90 = column();
+    for (const f of fc) {
+      const i = at.get(Date.parse(f.ts) / 1000)!;
+      mean[i] = f.gco2eq_kwh;
+      p10[i] = f.p10;
+      p90[i] = f.p90;
+    }
+    const base = series.length + 1;
+    opts.series.push(
+      {
+        label: `${series[0]!.zone} forecast`,
+        stroke: LINE_COLOURS[0]!,
+        width: 2,
+        dash: [6, 4],
+        spanGaps: true,
+        points: { show: false },
+      },
+      {
+        label: 'P10',
+        stroke: 'rgba(0,114,178,0.35)',
+        width: 1,
+        spanGaps: true,
+        points: { show: false },
+      },
+      {
+        label: 'P90',
+        stroke: 'rgba(0,114,178,0.35)',
+        width: 1,
+        spanGaps: true,
+        points: { show: false },
+      },
+    );
+    opts.bands = [{ series: [base + 2, base + 1], fill: 'rgba(0,114,178,0.15)' }];
+    data.push(mean, p10, p90);
+    parts.push(`forecast: ${fc.length} intervals with a P10-P90 band`);
+  }
+  return chart(
+    'Carbon intensity, gCO2eq/kWh (times in your time zone)',
+    opts,
+    [xs, ...data] as uPlot.AlignedData,
+    parts.join('; ') + '.',
+  );
+}
+
+function mixChart(zone: string, unit: string, points: readonly MixPoint[]): HTMLElement {
+  const present = CATEGORIES.filter((c) => points.some((p) => (p.generation[c] ?? 0) > 0));
+  const xs = points.map((p) => Date.parse(p.ts) / 1000);
+  const raw = present.map((c) => points.map((p) => p.generation[c] ?? 0));
+  // Stacked by hand: series k is the sum of the first k+1 categories; drawn from the top down so
+  // each filled area covers the one above it only where it belongs.
+  const cumulative = raw.map((_, k) =>
+    points.map((_p, i) => raw.slice(0, k + 1).reduce((sum, r) => sum + r[i]!, 0)),
+  );
+  const order = present.map((_, k) => present.length - 1 - k);
+  const opts: Omit<uPlot.Options, 'width' | 'height'> = {
+    series: [
+      {},
+      ...order.map((k) => ({
+        label: label(present[k]!),
+        stroke: CATEGORY_COLOURS[present[k]!]!,
+        fill: CATEGORY_COLOURS[present[k]!]!,
+        width: 0,
+        points: { show: false },
+        value: (_u: uPlot, _v: number | null, _s: number, i: number | null) =>
+          i === null ? '–' : fmtValue(raw[k]![i]!),
+      })),
+    ],
+    axes: axes(),
+    scales: { x: { time: true } },
+  };
+  const last = points[points.length - 1];
+  return chart(
+    `Generation mix of ${zone}, ${unit === '%' ? '% of generation' : 'MWh per interval'}, stacked`,
+    opts,
+    [xs, ...order.map((k) => cumulative[k]!)] as uPlot.AlignedData,
+    last
+      ? `${points.length} intervals; renewable share from ${fmtValue(Math.min(...points.map((p) => p.renewable_pct)))} to ${fmtValue(Math.max(...points.map((p) => p.renewable_pct)))} %.`
+      : '',
+  );
+}
+
+function currentMix(point: MixPoint): HTMLElement {
+  const entries = CATEGORIES.filter((c) => (point.generation[c] ?? 0) > 0).map(
+    (c) => [c, point.generation[c]!] as const,
+  );
+  const total = entries.reduce((sum, [, v]) => sum + v, 0) || 1;
+  entries.sort((a, b) => b[1] - a[1]);
+  return el(
+    'div',
+    { class: 'current-mix' },
+    el('p', {
+      text: `At ${fmtUtc(Date.parse(point.ts) / 1000)}: ${fmtValue(point.renewable_pct)} % renewable, ${fmtValue(point.low_carbon_pct)} % low-carbon.`,
+    }),
+    el(
+      'ul',
+      { class: 'mix-bars' },
+      ...entries.map(([category, value]) => {
+        const pct = (value / total) * 100;
+        return el(
+          'li',
+          {},
+          el('span', { class: 'mix-name', text: label(category) }),
+          el(
+            'span',
+            { class: 'bar-track', 'aria-hidden': 'true' },
+            el('span', {
+              class: 'bar',
+              style: `width:${pct.toFixed(1)}%;background:${CATEGORY_COLOURS[category]}`,
+            }),
+          ),
+          el('span', { class: 'mix-pct', text: `${fmtValue(pct)} %` }),
+        );
+      }),
+    ),
+  );
+}
+
+function heatmap(points: Point[]): HTMLElement {
+  const cells = new Map<string, { sum: number; n: number }>();
+  const months = new Set<string>();
+  for (const p of points) {
+    const d = new Date(p.t * 1000);
+    const month = d.toISOString().slice(0, 7);
+    months.add(month);
+    const key = `${month}|${d.getUTCHours()}`;
+    const cell = cells.get(key) ?? { sum: 0, n: 0 };
+    cell.sum += p.v;
+    cell.n += 1;
+    cells.set(key, cell);
+  }
+  const hours = Array.from({ length: 24 }, (_, h) => h);
+  const table = el(
+    'table',
+    { class: 'heatmap' },
+    el('caption', {
+      text: 'Mean intensity by month (rows) and hour of day, UTC (columns), gCO2eq/kWh',
+    }),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'col', text: 'Month' }),
+        ...hours.map((h) => el('th', { scope: 'col', text: String(h).padStart(2, '0') })),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      ...[...months].sort().map((month) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row', text: month }),
+          ...hours.map((h) => {
+            const cell = cells.get(`${month}|${h}`);
+            if (!cell) return el('td', { class: 'empty', text: '–' });
+            const mean = cell.sum / cell.n;
+            const bg = colourFor(mean);
+            return el('td', {
+              style: `background:${bg};color:${textOn(bg)}`,
+              text: String(Math.round(mean)),
+            });
+          }),
+        ),
+      ),
+    ),
+  );
+  return el(
+    'div',
+    {
+      class: 'table-wrap',
+      tabindex: '0',
+      role: 'region',
+      'aria-label': 'Heatmap of the last year',
+    },
+    table,
+  );
+}
+
+function csvOf(series: Series[], forecast: Forecast | null): string {
+  const rows = ['zone,ts,gco2eq_kwh,method,kind,p10,p90'];
+  for (const s of series) {
+    for (const p of s.points) {
+      rows.push(
+        `${s.zone},${new Date(p.t * 1000).toISOString().replace('.000Z', 'Z')},${p.v},${p.method},actual,,`,
+      );
+    }
+  }
+  for (const f of forecast?.data ?? []) {
+    rows.push(
+      `${forecast!.zone},${f.ts},${f.gco2eq_kwh},${forecast!.model},forecast,${f.p10},${f.p90}`,
+    );
+  }
+  return rows.join('\n') + '\n';
+}
+
+const settle = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ value, problem: null }),
+    (error: Error) => ({ value: null, problem: error.message }),
+  );
+
+export async function renderZone(
+  target: HTMLElement,
+  route: Route,
+  shared: Shared,
+  isCurrent: () => boolean,
+): Promise<void> {
+  const zones = await shared.zones;
+  const byCode = new Map(zones.map((z) => [z.zone, z]));
+  const zone = byCode.get(route.zone.toUpperCase());
+  if (!zone) {
+    target.replaceChildren(
+      el('h1', { text: 'Unknown zone' }),
+      missing(`There is no zone "${route.zone}". The 45 zones are on the first page.`),
+      el('p', {}, el('a', { href: '#/', text: 'Back to all zones' })),
+    );
+    return;
+  }
+  const { params, basis } = route;
+  const asked = params.get('range');
+  const range: RangeKey = asked && asked in RANGES ? (asked as RangeKey) : '7d';
+  const compare = (params.get('compare') ?? '')
+    .split(',')
+    .map((code) => code.trim().toUpperCase())
+    .filter((code, i, all) => byCode.has(code) && code !== zone.zone && all.indexOf(code) === i)
+    .slice(0, MAX_ZONES - 1);
+  const shown = [zone, ...compare.map((code) => byCode.get(code)!)];
+  const path = `/zone/${zone.zone}`;
+  const go = (changes: Record<string, string | null>) => {
+    location.hash = hrefWith(path, params, changes);
+  };
+
+  const [latest, features, index] = await Promise.all([
+    api.latest(basis).catch(() => [] as Reading[]),
+    shared.features,
+    shared.index,
+  ]);
+  const newest = latest.find((r) => r.zone === zone.zone);
+  // The window ends with the zone's newest reading (US data lag a day), not at the clock.
+  const toMs =
+    (newest ? Date.parse(newest.ts) : Math.floor(Date.now() / HOUR_MS) * HOUR_MS) + HOUR_MS;
+  const hours = RANGES[range].hours;
+  const fromMs = toMs - hours * HOUR_MS;
+  const yearFrom = toMs - RANGES['1y'].hours * HOUR_MS;
+  const mixFrom = toMs - Math.min(hours, MIX_MAX_HOURS) * HOUR_MS;
+
+  const [histories, forecast, mix, year] = await Promise.all([
+    Promise.all(shown.map((z) => settle(api.history(z.zone, fromMs, toMs, basis)))),
+    features.forecast ? settle(api.forecast(zone.zone, basis)) : Promise.resolve(null),
+    settle(api.mix(zone.zone, mixFrom, toMs)),
+    range === '1y' ? Promise.resolve(null) : settle(api.history(zone.zone, yearFrom, toMs, basis)),
+  ]);
+  if (!isCurrent()) return;
+
+  const series: Series[] = shown.map((z, i) => ({
+    zone: z.zone,
+    points: histories[i]!.value ?? [],
+  }));
+  const problems = histories.flatMap((h) => (h.problem ? [h.problem] : []));
+  const yearPoints = range === '1y' ? series[0]!.points : (year?.value ?? []);
+
+  // Heading and controls.
+  const rangeGroup = el('fieldset', { class: 'segmented' }, el('legend', { text: 'Range' }));
+  for (const [key, { label: text }] of Object.entries(RANGES)) {
+    const input = el('input', { type: 'radio', name: 'range', value: key, id: `range-${key}` });
+    input.checked = key === range;
+    input.addEventListener(
+      'change',
+      () => input.checked && go({ range: key === '7d' ? null : key }),
+    );
+    rangeGroup.append(el('label', { for: `range-${key}` }, input, text));
+  }
+  const compareBox = el('div', { class: 'compare' });
+  if (compare.length > 0) {
+    compareBox.append(
+      el('span', { text: 'Compared with: ' }),
+      ...compare.map((code) => {
+        const button = el('button', {
+          type: 'button',
+          class: 'chip',
+          'aria-label': `Stop comparing with ${code}`,
+          text: `${code} ✕`,
+        });
+        button.addEventListener('click', () => {
+          const rest = compare.filter((c) => c !== code);
+          go({ compare: rest.length ? rest.join(',') : null });
+        });
+        return button;
+      }),
+    );
+  }
+  if (shown.length < MAX_ZONES) {
+    const select = el(
+      'select',
+      { id: 'compare-zone' },
+      el('option', { value: '', text: 'choose a zone' }),
+    );
+    for (const z of zones) {
+      if (!shown.includes(z))
+        select.append(el('option', { value: z.zone, text: `${z.zone}: ${z.name}` }));
+    }
+    const add = el('button', { type: 'button', id: 'compare-add', text: 'Compare' });
+    add.addEventListener('click', () => {
+      if (select.value) go({ compare: [...compare, select.value].join(',') });
+    });
+    compareBox.append(
+      el('label', { for: 'compare-zone', text: 'Add a zone to the chart: ' }),
+      select,
+      add,
+    );
+  } else {
+    compareBox.append(
+      el('span', { class: 'hint', text: ` (up to ${MAX_ZONES} zones on one chart)` }),
+    );
+  }
+
+  const download = el('button', {
+    type: 'button',
+    id: 'download-csv',
+    text: 'Download the chart as CSV',
+  });
+  download.addEventListener('click', () => {
+    const blob = new Blob([csvOf(series, forecast?.value ?? null)], { type: 'text/csv' });
+    const link = el('a', {
+      href: URL.createObjectURL(blob),
+      download: `gridco2-${shown.map((z) => z.zone).join('_')}-${range}-${basis}.csv`,
+    });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  });
+
+  // The intensity section, with what is missing in words.
+  const intensity = el(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'intensity-title' },
+    el('h2', { id: 'intensity-title', text: `Intensity, last ${RANGES[range].label}` }),
+  );
+  for (const problem of problems) intensity.append(missing(problem));
+  const empty = series.filter((s) => s.points.length === 0).map((s) => s.zone);
+  if (empty.length > 0)
+    intensity.append(
+      missing(
+        `No readings in this window for ${empty.join(', ')} on the ${BASIS_LABEL[basis].toLowerCase()} basis.`,
+      ),
+    );
+  if (!features.forecast) {
+    intensity.append(
+      missing('Forecasts not available yet: this server does not serve /v1/intensity/forecast.'),
+    );
+  } else if (forecast?.problem) {
+    intensity.append(missing(`No forecast: ${forecast.problem}`));
+  } else if (forecast?.value && forecast.value.count === 0) {
+    intensity.append(
+      missing(
+        `No forecast for ${zone.zone}: ${forecast.value.note ?? 'the model has too little history for this zone.'}`,
+      ),
+    );
+  } else if (forecast?.value) {
+    intensity.append(
+      el('p', {
+        class: 'hint',
+        text: `Forecast by ${forecast.value.model}, computed ${fmtUtc(Date.parse(forecast.value.generated_at) / 1000)}; the band spans P10 to P90 of its measured errors.`,
+      }),
+    );
+  }
+  if (series.some((s) => s.points.length > 0) || (forecast?.value?.count ?? 0) > 0) {
+    intensity.append(intensityChart(series, forecast?.value ?? null));
+  }
+  intensity.append(el('div', { class: 'actions' }, download));
+
+  const mixSection = el(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'mix-title' },
+    el('h2', { id: 'mix-title', text: 'Generation mix' }),
+  );
+  if (mix.problem) mixSection.append(missing(mix.problem));
+  else if (!mix.value || mix.value.data.length === 0)
+    mixSection.append(missing(`No generation mix of ${zone.zone} published in this window.`));
+  else {
+    if (hours > MIX_MAX_HOURS)
+      mixSection.append(el('p', { class: 'hint', text: 'The mix chart shows the last 30 days.' }));
+    mixSection.append(
+      mixChart(zone.zone, mix.value.unit, mix.value.data),
+      el('h3', { text: 'Current mix' }),
+      currentMix(mix.value.data[mix.value.data.length - 1]!),
+    );
+  }
+
+  const heat = el(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'heat-title' },
+    el('h2', { id: 'heat-title', text: 'When is it greenest? Hour of day by month' }),
+  );
+  if (year?.problem) heat.append(missing(year.problem));
+  else if (yearPoints.length === 0)
+    heat.append(missing(`No readings of ${zone.zone} in the last year.`));
+  else
+    heat.append(
+      heatmap(yearPoints),
+      el('p', { class: 'hint', text: `From ${yearPoints.length} readings of the last year.` }),
+    );
+
+  const about = el(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'about-title' },
+    el('h2', { id: 'about-title', text: 'Method and data' }),
+    el('p', { text: BASIS_EXPLAINED[basis] }),
+    el('p', {
+      class: 'attribution',
+      text: index?.attribution ?? 'Generation data: ENTSO-E, the US EIA and NESO (CC BY 4.0).',
+    }),
+  );
+
+  const value = newest
+    ? el(
+        'p',
+        {
+          class: 'zone-now',
+          style: `--bg:${colourFor(newest.gco2eq_kwh)};--fg:${textOn(colourFor(newest.gco2eq_kwh))}`,
+        },
+        el('strong', { text: fmtValue(newest.gco2eq_kwh) }),
+        ` gCO2eq/kWh at ${fmtUtc(Date.parse(newest.ts) / 1000)}`,
+      )
+    : missing(`No reading of ${zone.zone} yet on this basis.`);
+
+  target.replaceChildren(
+    el(
+      'p',
+      { class: 'crumbs' },
+      el('a', {
+        href: hrefWith('/', new URLSearchParams(), { basis: basis === 'lifecycle' ? null : basis }),
+        text: '← All zones',
+      }),
+    ),
+    el('h1', { text: `${zone.name} (${zone.zone})` }),
+    value,
+    el(
+      'div',
+      { class: 'controls' },
+      basisControl(basis, (next) => go({ basis: next === 'lifecycle' ? null : next })),
+      rangeGroup,
+    ),
+    compareBox,
+    intensity,
+    mixSection,
+    heat,
+    about,
+  );
+}

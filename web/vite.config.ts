@@ -1,0 +1,59 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * The dashboard's build: web/ -> dist/web, file names with a content hash under assets/ (served
+ * with immutable caching by src/http/dashboard.ts), and a .br and a .gz beside every text file so
+ * the server never compresses at request time.
+ */
+
+const OUT_DIR = fileURLToPath(new URL('../dist/web', import.meta.url));
+const COMPRESSIBLE = /\.(html|js|css|svg|json|txt)$/;
+
+function precompress(): Plugin {
+  return {
+    name: 'gridco2-precompress',
+    apply: 'build',
+    closeBundle() {
+      const walk = (dir: string): string[] =>
+        readdirSync(dir).flatMap((name) => {
+          const path = join(dir, name);
+          return statSync(path).isDirectory() ? walk(path) : [path];
+        });
+      for (const file of walk(OUT_DIR).filter((path) => COMPRESSIBLE.test(path))) {
+        const body = readFileSync(file);
+        writeFileSync(
+          `${file}.br`,
+          brotliCompressSync(body, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+              [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+            },
+          }),
+        );
+        writeFileSync(`${file}.gz`, gzipSync(body, { level: 9 }));
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/',
+  publicDir: false,
+  logLevel: 'warn',
+  build: {
+    outDir: OUT_DIR,
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    target: 'es2022',
+    // Inline nothing: every asset is its own hashed file (a CSP without inline sources).
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    reportCompressedSize: false,
+  },
+  plugins: [precompress()],
+});
