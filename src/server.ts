@@ -4,6 +4,7 @@ import { type Config, redactUrl } from './config.js';
 import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
+import { ForecastEngine } from './forecast/engine.js';
 import { ReadingCache } from './serving/reading-cache.js';
 import { openStore } from './open-store.js';
 import type { Store } from './storage/store.js';
@@ -14,6 +15,8 @@ export interface RunningServer {
   readonly url: string;
   /** Whether this instance currently runs ingestion. */
   readonly ingesting: () => boolean;
+  /** The prepared forecasts (tests call `tick()` instead of waiting for the next check). */
+  readonly forecasts: ForecastEngine;
   /** Stops accepting, finishes in-flight requests and background work, closes the store. */
   close(): Promise<void>;
 }
@@ -49,8 +52,14 @@ export async function startServer(
   const cacheMode = options.cache ?? 'background';
   const cache = cacheMode === 'off' ? undefined : new ReadingCache(store, logger);
   if (cacheMode === 'ready') await cache?.refresh();
+  const forecasts = new ForecastEngine({
+    store,
+    logger,
+    ...(options.clock && { clock: options.clock }),
+  });
   const app = await buildApp({
     cache,
+    forecasts,
     config,
     store,
     logger,
@@ -68,6 +77,7 @@ export async function startServer(
     throw listenFailure(error, config);
   }
   cache?.start();
+  forecasts.start();
   // With INGEST=on, this instance competes for the one ingestion lease of the store.
   const leadership = config.ingest
     ? startIngestionLeadership({
@@ -97,11 +107,13 @@ export async function startServer(
     store,
     url,
     ingesting: () => leadership?.leading ?? false,
+    forecasts,
     close: () =>
       (closing ??= (async () => {
         stopWatching();
         await app.close();
         await leadership?.stop();
+        await forecasts.stop();
         await cache?.stop();
         await store.close();
       })()),

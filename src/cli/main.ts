@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerBackfill } from './commands/backfill.js';
+import { registerBacktest } from './commands/backtest.js';
 import { registerDemo } from './commands/demo.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerMigrateStore } from './commands/migrate-store.js';
@@ -25,6 +26,7 @@ registerServe(program);
 registerIngest(program);
 registerBackfill(program);
 registerRecompute(program);
+registerBacktest(program);
 registerSimulateUpstreams(program);
 registerDemo(program);
 registerMigrateStore(program);

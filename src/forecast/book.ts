@@ -1,4 +1,6 @@
 import type { Basis } from '../core/factors.js';
+import type { BacktestRun } from '../core/forecast/backtest.js';
+import type { ZoneForecast } from '../core/forecast/prepare.js';
 
 /**
  * What the HTTP layer (forecast, schedule, compatibility routes, the page) reads of the forecasts:
@@ -6,26 +8,8 @@ import type { Basis } from '../core/factors.js';
  * (docs/forecast.md).
  */
 
-/** The basis a forecast is on: a basis, or GB's own operator figure (GB asked without a basis). */
-export type ForecastBasis = Basis | 'operator';
-
-/** One zone's forecast on one basis, interval by interval at the zone's resolution. */
-export interface ZoneForecast {
-  readonly zone: string;
-  /** What the response's `basis` echoes. */
-  readonly basis: ForecastBasis;
-  /** `name@version` of the model that made the value of each interval (the first one's). */
-  readonly model: string;
-  /** When this forecast was computed, epoch seconds. */
-  readonly generatedAt: number;
-  /** Start of the first interval forecast: the one after the zone's newest published reading. */
-  readonly startTs: number;
-  readonly stepSeconds: number;
-  /** One per interval from `startTs`; reaches at least 72 hours past `generatedAt`. */
-  readonly values: Float64Array;
-  readonly p10: Float64Array;
-  readonly p90: Float64Array;
-}
+export type { ForecastBasis } from '../core/forecast/backtest.js';
+export type { ZoneForecast } from '../core/forecast/prepare.js';
 
 export interface ForecastBook {
   /**
@@ -33,4 +17,6 @@ export interface ForecastBook {
    * the zone has too little history to forecast.
    */
   forecast(zone: string, basis: Basis | undefined): ZoneForecast | null;
+  /** The newest walk-forward backtest behind the forecasts, when there is one. */
+  readonly backtest?: BacktestRun | null;
 }

@@ -82,15 +82,15 @@ export class IssuedSeries {
   static build(
     forecasts: readonly { readonly ts: number; readonly issuedAt: number; readonly value: number }[],
     grid: Grid,
-    sourceStepSeconds: (ts: number) => number = () => grid.step,
   ): IssuedSeries {
-    // (slot, issuedAt) -> sum, count
+    const stepOf = sourceSteps(forecasts, grid.step);
+    // (slot, issuedAt) -> value-seconds and seconds covered
     const cells = new Map<string, { slot: number; issuedAt: number; sum: number; seconds: number }>();
     for (const { ts, issuedAt, value } of forecasts) {
       const slot = slotOf(grid, ts);
       if (slot < 0 || slot >= grid.length || !Number.isFinite(value)) continue;
       const key = `${slot}:${issuedAt}`;
-      const seconds = Math.min(sourceStepSeconds(ts), grid.step);
+      const seconds = stepOf.get(issuedAt)!;
       const cell = cells.get(key);
       if (cell) {
         cell.sum += value * seconds;
@@ -125,4 +125,23 @@ export class IssuedSeries {
     }
     return Number.NaN;
   }
+}
+
+/**
+ * The interval length of each issue: the smallest gap between its intervals, at most the grid
+ * step (an issue of one interval counts as a whole slot).
+ */
+function sourceSteps(
+  forecasts: readonly { readonly ts: number; readonly issuedAt: number }[],
+  gridStep: number,
+): Map<number, number> {
+  const last = new Map<number, number>();
+  const steps = new Map<number, number>();
+  for (const { ts, issuedAt } of forecasts) {
+    const previous = last.get(issuedAt);
+    const gap = previous === undefined ? gridStep : Math.abs(ts - previous);
+    if (gap > 0) steps.set(issuedAt, Math.min(steps.get(issuedAt) ?? gridStep, gap));
+    last.set(issuedAt, ts);
+  }
+  return steps;
 }

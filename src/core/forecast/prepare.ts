@@ -1,0 +1,111 @@
+import type { ForecastBasis, ZoneBacktest } from './backtest.js';
+import {
+  CLIMATOLOGY,
+  type ForecastModel,
+  horizonEnd,
+  OPERATOR_FORECAST,
+  UPSTREAM_REGRESSION,
+  type ZoneState,
+} from './models.js';
+import { bucketIndex, HORIZON_BUCKETS, horizonHours } from './series.js';
+
+/** One zone's forecast on one basis, interval by interval at the zone's resolution. */
+export interface ZoneForecast {
+  readonly zone: string;
+  /** What the response's `basis` echoes. */
+  readonly basis: ForecastBasis;
+  /** `name@version` of the model that made the first interval's value. */
+  readonly model: string;
+  /** When this forecast was computed, epoch seconds. */
+  readonly generatedAt: number;
+  /** Start of the first interval forecast: the one after the zone's newest published reading. */
+  readonly startTs: number;
+  readonly stepSeconds: number;
+  /** One per interval from `startTs`, up to 72 hours past `generatedAt`. */
+  readonly values: Float64Array;
+  /** NaN where the backtest has not measured the model's errors at that horizon yet. */
+  readonly p10: Float64Array;
+  readonly p90: Float64Array;
+}
+
+const MODELS: readonly ForecastModel[] = [CLIMATOLOGY, UPSTREAM_REGRESSION, OPERATOR_FORECAST];
+
+/**
+ * The forecast issued at `issueTs` from everything published so far: each horizon bucket by the
+ * model the backtest found best there (climatology without a backtest, or where the best model
+ * has no value), the band from that model's measured errors. GB's own figure is the operator's
+ * forecast alone, as far as it reaches. Null when the zone has too little history.
+ */
+export function prepareForecast(
+  zone: string,
+  basis: ForecastBasis,
+  state: ZoneState,
+  issueTs: number,
+  backtest: ZoneBacktest | undefined,
+): ZoneForecast | null {
+  const latest = state.latestSlot(state.series.values.length);
+  if (latest < 0 || !state.profile(latest + 1)) return null;
+  const issue = { issueTs, visibleEnd: latest + 1 };
+  const end = horizonEnd(state, issueTs);
+  const predictions = new Map<string, Float64Array>();
+  const predict = (model: ForecastModel): Float64Array => {
+    let values = predictions.get(model.id);
+    if (!values) {
+      values = model.predict(state, issue, end);
+      predictions.set(model.id, values);
+    }
+    return values;
+  };
+  const length = Math.max(0, end - issue.visibleEnd);
+  const values = new Float64Array(length);
+  const p10 = new Float64Array(length);
+  const p90 = new Float64Array(length);
+  let firstModel: string | undefined;
+  // The operator's forecast may start after the newest published half hour: GB's own starts there.
+  const skip = basis === 'operator' ? leadingGap(predict(OPERATOR_FORECAST)) : 0;
+  let count = length;
+  for (let i = skip; i < length; i++) {
+    const slot = issue.visibleEnd + i;
+    const hours = Math.max(1, horizonHours(state.slotTs(slot), state.series.step, issueTs));
+    const bucket = HORIZON_BUCKETS[Math.max(0, bucketIndex(hours))]!.label;
+    let model =
+      basis === 'operator'
+        ? OPERATOR_FORECAST
+        : (MODELS.find(({ id }) => id === backtest?.served[bucket]) ?? CLIMATOLOGY);
+    let value = predict(model)[i]!;
+    if (Number.isNaN(value) && basis !== 'operator') {
+      model = CLIMATOLOGY;
+      value = predict(model)[i]!;
+    }
+    if (Number.isNaN(value)) {
+      // The operator's forecast ends (about 48 hours out): so does GB's own.
+      count = i;
+      break;
+    }
+    firstModel ??= model.id;
+    const band = backtest?.bands[model.id];
+    values[i] = value;
+    p10[i] = value + measured(band?.q10[hours - 1]);
+    p90[i] = value + measured(band?.q90[hours - 1]);
+  }
+  return {
+    zone,
+    basis,
+    model: firstModel ?? (basis === 'operator' ? OPERATOR_FORECAST.id : CLIMATOLOGY.id),
+    generatedAt: issueTs,
+    startTs: state.slotTs(issue.visibleEnd + skip),
+    stepSeconds: state.series.step,
+    values: values.subarray(skip, Math.max(skip, count)),
+    p10: p10.subarray(skip, Math.max(skip, count)),
+    p90: p90.subarray(skip, Math.max(skip, count)),
+  };
+}
+
+/** A stored band quantile; unmeasured ones were NaN, which JSON keeps as null. */
+const measured = (quantile: number | null | undefined): number =>
+  typeof quantile === 'number' ? quantile : Number.NaN;
+
+function leadingGap(values: Float64Array): number {
+  const first = values.findIndex((value) => !Number.isNaN(value));
+  return first < 0 ? values.length : first;
+}

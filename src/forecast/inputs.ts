@@ -1,0 +1,82 @@
+import type { ForecastBasis } from '../core/forecast/backtest.js';
+import type { UpstreamInputs, ZoneInputs } from '../core/forecast/models.js';
+import { IssuedSeries, regularSeries, type Grid } from '../core/forecast/series.js';
+import type { ForecastKind } from '../core/reading.js';
+import { findZone, type SourceId } from '../core/zones.js';
+import type { Store } from '../storage/store.js';
+
+/** What the forecasts read from the store: one zone's values on one basis and its upstream inputs. */
+
+/** How long after an interval its value is usually published (issue 12; docs/forecast.md). */
+export const PUBLICATION_LAG_SECONDS: Readonly<Record<SourceId, number>> = {
+  'europe-tso': 3 * 3600,
+  'uk-operator': 3600,
+  'us-agency': 24 * 3600,
+};
+
+/** The upstream forecasts each source publishes, by the model input they feed. */
+const UPSTREAM_KINDS: Readonly<
+  Record<SourceId, Readonly<Partial<Record<keyof UpstreamInputs, ForecastKind>>>>
+> = {
+  'europe-tso': {
+    wind: 'europe-tso:wind',
+    solar: 'europe-tso:solar',
+    load: 'europe-tso:load',
+    generation: 'europe-tso:generation',
+  },
+  'us-agency': { demandForecast: 'us-agency:demand-forecast' },
+  'uk-operator': { operatorForecast: 'uk-operator:fw48h' },
+};
+
+/** The bases every zone is forecast on: both bases, and GB's own figure as its default. */
+export function forecastBases(zoneCode: string): ForecastBasis[] {
+  const zone = findZone(zoneCode);
+  return zone?.source === 'uk-operator' ? ['operator', 'lifecycle', 'direct'] : ['lifecycle', 'direct'];
+}
+
+/** The basis a request without `basis` is forecast on. */
+export function defaultForecastBasis(zoneCode: string): ForecastBasis {
+  return findZone(zoneCode)?.source === 'uk-operator' ? 'operator' : 'lifecycle';
+}
+
+const READ_LIMIT = 10_000_000;
+
+/**
+ * A zone's values on `basis` with `fromTs <= ts < toTs`, on a grid reaching `gridEndTs` (beyond
+ * the data, for the forecast's slots), and the upstream forecasts of intervals in
+ * `[upstreamFromTs, gridEndTs)`.
+ */
+export async function loadZoneInputs(
+  store: Store,
+  zoneCode: string,
+  basis: ForecastBasis,
+  window: {
+    readonly fromTs: number;
+    readonly toTs: number;
+    readonly upstreamFromTs: number;
+    readonly gridEndTs: number;
+  },
+): Promise<ZoneInputs> {
+  const zone = findZone(zoneCode);
+  if (!zone) throw new Error(`unknown zone ${zoneCode}`);
+  const step = zone.resolutionMin * 60;
+  const startTs = Math.floor(window.fromTs / step) * step;
+  const grid: Grid = { startTs, step, length: Math.ceil((window.gridEndTs - startTs) / step) };
+  const readings = await store.readingsInWindow(
+    zone.code,
+    startTs,
+    window.toTs,
+    READ_LIMIT,
+    basis === 'operator' ? undefined : basis,
+  );
+  const upstream: Partial<Record<keyof UpstreamInputs, IssuedSeries>> = {};
+  for (const [input, kind] of Object.entries(UPSTREAM_KINDS[zone.source])) {
+    const rows = await store.forecastsInWindow(zone.code, kind, window.upstreamFromTs, window.gridEndTs);
+    if (rows.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(rows, grid);
+  }
+  return {
+    actual: regularSeries(readings, grid),
+    upstream,
+    publicationLagSeconds: PUBLICATION_LAG_SECONDS[zone.source],
+  };
+}

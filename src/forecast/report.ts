@@ -1,0 +1,113 @@
+import type { BacktestRun, ForecastBasis, SkillRow } from '../core/forecast/backtest.js';
+import { HORIZON_BUCKETS } from '../core/forecast/series.js';
+import { formatTs } from '../core/time.js';
+import { ZONES } from '../core/zones.js';
+import { defaultForecastBasis } from './inputs.js';
+
+/**
+ * The backtest as people read it: a Markdown table of the served model of every zone and bucket
+ * on the zone's default basis, and the summary figures docs/forecast.md reports.
+ */
+
+export interface BacktestSummary {
+  readonly zones: number;
+  /** Zones whose served model beats persistence in every bucket. */
+  readonly zonesBeatingPersistence: number;
+  /** Medians over zones of the 7-24 h bucket. */
+  readonly medianDaySkillVsPersistence: number;
+  readonly medianDaySkillVsClimatology: number;
+  /** Range over zones of the coverage of all buckets pooled. */
+  readonly coverage: { readonly min: number; readonly median: number; readonly max: number };
+  readonly savingsCaptured: { readonly min: number; readonly median: number };
+}
+
+function servedRows(run: BacktestRun, basisOf: (zone: string) => ForecastBasis) {
+  return ZONES.flatMap(({ code }) => {
+    const entry = run.zones.find((zone) => zone.zone === code && zone.basis === basisOf(code));
+    if (!entry || entry.issues === 0) return [];
+    return [{ entry, rows: entry.rows.filter((row) => row.served) }];
+  });
+}
+
+const median = (values: number[]): number => {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+export function summarize(
+  run: BacktestRun,
+  basisOf: (zone: string) => ForecastBasis = defaultForecastBasis,
+): BacktestSummary {
+  const zones = servedRows(run, basisOf);
+  const day = (rows: readonly SkillRow[]) => rows.find((row) => row.bucket === '7-24');
+  const coverages = zones.map(({ rows }) => {
+    const n = rows.reduce((sum, row) => sum + (Number.isFinite(row.p10_p90_coverage) ? row.n : 0), 0);
+    return rows.reduce(
+      (sum, row) => sum + (Number.isFinite(row.p10_p90_coverage) ? row.p10_p90_coverage * row.n : 0),
+      0,
+    ) / n;
+  });
+  const savings = zones.map(({ rows }) => day(rows)?.savings_captured ?? Number.NaN);
+  return {
+    zones: zones.length,
+    zonesBeatingPersistence: zones.filter(
+      ({ rows }) =>
+        rows.length === HORIZON_BUCKETS.length && rows.every((row) => row.skill_vs_persistence > 0),
+    ).length,
+    medianDaySkillVsPersistence: median(zones.map(({ rows }) => day(rows)?.skill_vs_persistence ?? Number.NaN)),
+    medianDaySkillVsClimatology: median(zones.map(({ rows }) => day(rows)?.skill_vs_climatology ?? Number.NaN)),
+    coverage: {
+      min: Math.min(...coverages.filter(Number.isFinite)),
+      median: median(coverages),
+      max: Math.max(...coverages.filter(Number.isFinite)),
+    },
+    savingsCaptured: {
+      min: Math.min(...savings.filter(Number.isFinite)),
+      median: median(savings),
+    },
+  };
+}
+
+const pct = (value: number): string => (Number.isFinite(value) ? `${(value * 100).toFixed(1)} %` : 'n/a');
+const num = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : 'n/a');
+
+export function summaryText(summary: BacktestSummary): string {
+  return [
+    `zones evaluated: ${summary.zones}`,
+    `zones beating persistence in every bucket: ${summary.zonesBeatingPersistence} of ${summary.zones}`,
+    `median 7-24 h skill vs persistence: ${pct(summary.medianDaySkillVsPersistence)}`,
+    `median 7-24 h skill vs climatology: ${pct(summary.medianDaySkillVsClimatology)}`,
+    `P10-P90 coverage per zone: min ${pct(summary.coverage.min)}, median ${pct(summary.coverage.median)}, max ${pct(summary.coverage.max)}`,
+    `savings captured, 4-hour job within 24 h: min ${pct(summary.savingsCaptured.min)}, median ${pct(summary.savingsCaptured.median)}`,
+  ].join('\n');
+}
+
+/** One row per zone and bucket of the served model, on each zone's default basis. */
+export function markdownTable(
+  run: BacktestRun,
+  basisOf: (zone: string) => ForecastBasis = defaultForecastBasis,
+): string {
+  const lines = [
+    '| zone | basis | bucket (h) | model | n | MAE | RMSE | MAPE | skill vs persistence | skill vs climatology | Spearman | P10-P90 coverage | savings captured |',
+    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const { entry, rows } of servedRows(run, basisOf)) {
+    for (const row of rows) {
+      lines.push(
+        `| ${entry.zone} | ${entry.basis} | ${row.bucket} | ${row.model} | ${row.n} | ${num(row.mae)} | ` +
+          `${num(row.rmse)} | ${num(row.mape)} % | ${pct(row.skill_vs_persistence)} | ` +
+          `${pct(row.skill_vs_climatology)} | ${Number.isFinite(row.spearman) ? row.spearman.toFixed(2) : 'n/a'} | ` +
+          `${pct(row.p10_p90_coverage)} | ${pct(row.savings_captured)} |`,
+      );
+    }
+  }
+  const windows = run.zones.filter((zone) => zone.from !== null);
+  const from = Math.min(...windows.map((zone) => zone.from!));
+  const to = Math.max(...windows.map((zone) => zone.to!));
+  if (windows.length > 0) {
+    lines.push('', `Issue times ${formatTs(from)} to ${formatTs(to)}, one a day; run at ${formatTs(run.createdAt)}.`);
+  }
+  return lines.join('\n');
+}

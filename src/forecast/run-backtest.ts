@@ -1,0 +1,71 @@
+import {
+  backtestZone,
+  type BacktestRun,
+  dailyIssues,
+  type ZoneBacktest,
+} from '../core/forecast/backtest.js';
+import { CANDIDATE_MODELS, OPERATOR_FORECAST, ZoneState } from '../core/forecast/models.js';
+import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
+import { ZONES } from '../core/zones.js';
+import type { Store } from '../storage/store.js';
+import { forecastBases, loadZoneInputs } from './inputs.js';
+
+/** Runs the walk-forward backtest over stored history (`gridco2 backtest`, and `serve` daily). */
+
+export interface BacktestWindow {
+  /** Zones to evaluate (default: all 45). */
+  readonly zones?: readonly string[];
+  /** First issue time, epoch seconds (default: two weeks after each zone's first value, at most 400 days back). */
+  readonly fromTs?: number;
+  /** Last issue time (default: 72 hours before now, so every horizon can be scored). */
+  readonly toTs?: number;
+}
+
+/** Longest walk-forward `serve` runs on its own. */
+export const DEFAULT_BACKTEST_DAYS = 400;
+/** What a model looks back on before its first issue: ten weeks of profile, 35 days of fitting. */
+const LOOKBACK_SECONDS = (70 + 35 + 7) * DAY_SECONDS;
+/** A zone's first issue comes this long after its first value (at least a week of profile). */
+const WARM_UP_SECONDS = 14 * DAY_SECONDS;
+
+export async function runBacktest(
+  store: Store,
+  nowSeconds: number,
+  window: BacktestWindow = {},
+  onZone: (zone: string, done: number, total: number) => void = () => {},
+): Promise<BacktestRun> {
+  const zones = window.zones ?? ZONES.map((zone) => zone.code);
+  const toTs = alignToDay(window.toTs ?? nowSeconds - HORIZON_HOURS * HOUR_SECONDS);
+  const results: ZoneBacktest[] = [];
+  let done = 0;
+  for (const zone of zones) {
+    const first = (await store.readingsInWindow(zone, 0, toTs, 1))[0];
+    const earliest = first ? alignToDay(first.ts + WARM_UP_SECONDS + DAY_SECONDS - 1) : toTs + 1;
+    const fromTs = Math.max(
+      window.fromTs !== undefined ? alignToDay(window.fromTs) : toTs - DEFAULT_BACKTEST_DAYS * DAY_SECONDS,
+      earliest,
+    );
+    for (const basis of forecastBases(zone)) {
+      const gridEndTs = toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS;
+      const inputs = await loadZoneInputs(store, zone, basis, {
+        fromTs: fromTs - LOOKBACK_SECONDS,
+        toTs: gridEndTs,
+        upstreamFromTs: fromTs - LOOKBACK_SECONDS,
+        gridEndTs,
+      });
+      results.push(
+        backtestZone(zone, basis, new ZoneState(inputs), {
+          issueTimes: fromTs <= toTs ? dailyIssues(fromTs, toTs) : [],
+          candidates: basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS,
+        }),
+      );
+      // Serving goes on between zones while `serve` runs this.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    onZone(zone, ++done, zones.length);
+  }
+  return { createdAt: nowSeconds, zones: results };
+}
+
+/** Issue times fall on 00:00 UTC. */
+const alignToDay = (ts: number): number => Math.floor(ts / DAY_SECONDS) * DAY_SECONDS;

@@ -1,0 +1,179 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BacktestRun } from '../core/forecast/backtest.js';
+import { formatTs } from '../core/time.js';
+import { ZONES } from '../core/zones.js';
+import type { ForecastBook } from '../forecast/book.js';
+import { defaultForecastBasis } from '../forecast/inputs.js';
+import { CACHE_CONTROL } from './headers.js';
+import {
+  FORECAST_PARAMS,
+  interpretForecast,
+  interpretSkill,
+  readParams,
+  SKILL_PARAMS,
+} from './query.js';
+import {
+  errorResponses,
+  ForecastQuery,
+  type ForecastResponse,
+  okResponses,
+  SkillQuery,
+  type SkillResponse,
+} from './schemas.js';
+
+/** `GET /v1/intensity/forecast` and `/v1/intensity/forecast/skill` (extensions §4). */
+
+export interface ForecastDeps {
+  readonly clock: () => number;
+  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly forecasts: () => ForecastBook;
+  /** The newest backtest, or null before the first. */
+  readonly backtest: () => BacktestRun | null;
+}
+
+const UNIT = 'gCO2eq/kWh';
+const round1 = (value: number): number | null =>
+  Number.isFinite(value) ? Math.round(value * 10) / 10 : null;
+const round3 = (value: number): number | null =>
+  Number.isFinite(value) ? Math.round(value * 1000) / 1000 : null;
+const instantOrNull = (ts: number | null): string | null => (ts === null ? null : formatTs(ts));
+
+export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void {
+  const { clock, limit } = deps;
+
+  app.get(
+    '/v1/intensity/forecast',
+    {
+      schema: {
+        summary: 'Forecast of one zone, up to 72 hours ahead',
+        description:
+          "Every interval from the one after the zone's newest published reading up to now + " +
+          'horizon_hours, with a P10-P90 band from the measured errors of the model. Forecasts ' +
+          'are recomputed when new data or upstream forecasts arrive, not per request.',
+        operationId: 'getIntensityForecast',
+        querystring: ForecastQuery,
+        response: {
+          ...okResponses(
+            'ForecastResponse',
+            'The forecast; a zone with too little history to forecast gives count 0 and a note.',
+            { etag: true, limited: true },
+          ),
+          ...errorResponses(400, 404, 429),
+        },
+      },
+      config: { cacheControl: CACHE_CONTROL.forecast, etag: true },
+      onRequest: limit,
+    },
+    async (request): Promise<ForecastResponse> => {
+      const { zone, basis, horizonHours } = interpretForecast(
+        readParams(request.url, FORECAST_PARAMS),
+      );
+      const nowTs = Math.floor(clock() / 1000);
+      const forecast = deps.forecasts().forecast(zone.code, basis);
+      const echoed = basis ?? defaultForecastBasis(zone.code);
+      if (!forecast || forecast.values.length === 0) {
+        return {
+          zone: zone.code,
+          unit: UNIT,
+          basis: echoed,
+          model: null,
+          generated_at: null,
+          horizon_hours: horizonHours,
+          count: 0,
+          note:
+            'no forecast for this zone yet: it needs at least 7 days of published values ' +
+            '(and, for GB without a basis, the operator forecast); try again later.',
+          data: [],
+        };
+      }
+      const until = nowTs + horizonHours * 3600;
+      const data: ForecastResponse['data'] = [];
+      for (let i = 0; i < forecast.values.length; i++) {
+        const ts = forecast.startTs + i * forecast.stepSeconds;
+        if (ts >= until) break;
+        data.push({
+          ts: formatTs(ts),
+          gco2eq_kwh: round1(forecast.values[i]!) ?? 0,
+          p10: round1(forecast.p10[i]!),
+          p90: round1(forecast.p90[i]!),
+        });
+      }
+      return {
+        zone: zone.code,
+        unit: UNIT,
+        basis: forecast.basis,
+        model: forecast.model,
+        generated_at: formatTs(forecast.generatedAt),
+        horizon_hours: horizonHours,
+        count: data.length,
+        data,
+      };
+    },
+  );
+
+  app.get(
+    '/v1/intensity/forecast/skill',
+    {
+      schema: {
+        summary: 'How good the forecasts are: the newest walk-forward backtest',
+        description:
+          'Per zone, basis and horizon bucket, the errors and skill of the model serving it, ' +
+          'measured out of sample: at each daily issue time a model saw only what had been ' +
+          'published (and upstream forecasts issued) by then (docs/forecast.md).',
+        operationId: 'getForecastSkill',
+        querystring: SkillQuery,
+        response: {
+          ...okResponses('SkillResponse', 'The skill table; count 0 before the first backtest.', {
+            etag: true,
+            limited: true,
+          }),
+          ...errorResponses(400, 404, 429),
+        },
+      },
+      config: { cacheControl: CACHE_CONTROL.skill, etag: true },
+      onRequest: limit,
+    },
+    async (request): Promise<SkillResponse> => {
+      const zone = interpretSkill(readParams(request.url, SKILL_PARAMS));
+      const run = deps.backtest();
+      const order = new Map(ZONES.map((entry, index) => [entry.code, index]));
+      const data: SkillResponse['data'] = [];
+      const zones = (run?.zones ?? [])
+        .filter((entry) => zone === undefined || entry.zone === zone.code)
+        .sort((a, b) => (order.get(a.zone) ?? 0) - (order.get(b.zone) ?? 0));
+      for (const entry of zones) {
+        for (const row of entry.rows) {
+          if (!row.served) continue;
+          data.push({
+            zone: entry.zone,
+            basis: entry.basis,
+            bucket: row.bucket,
+            model: row.model,
+            from: instantOrNull(entry.from),
+            to: instantOrNull(entry.to),
+            issues: entry.issues,
+            n: row.n,
+            mae: round1(row.mae),
+            rmse: round1(row.rmse),
+            mape: round1(row.mape),
+            skill_vs_persistence: round3(row.skill_vs_persistence),
+            skill_vs_climatology: round3(row.skill_vs_climatology),
+            spearman: round3(row.spearman),
+            p10_p90_coverage: round3(row.p10_p90_coverage),
+            savings_captured: round3(row.savings_captured),
+          });
+        }
+      }
+      return {
+        generated_at: run ? formatTs(run.createdAt) : null,
+        count: data.length,
+        ...(data.length === 0 && {
+          note: run
+            ? 'the newest backtest has no issue time for this zone yet: it needs 14 days of history.'
+            : 'no backtest has run yet: serve runs one at start and daily, or run gridco2 backtest.',
+        }),
+        data,
+      };
+    },
+  );
+}
