@@ -127,6 +127,13 @@ export const API_ERRORS = {
     ),
   unknownZone: (given: string) =>
     new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes'),
+  /** `provider:region` that is not a region of the table (or not in one of the 45 zones). */
+  unknownCloudRegion: (given: string) =>
+    new ApiError(
+      404,
+      `unknown cloud region: ${echo(given)}`,
+      'see /v1/zones/cloud for the cloud regions located in the 45 zones, e.g. zone=aws:eu-central-1',
+    ),
   notFound: (path: string) =>
     new ApiError(404, `not found: ${echo(path)}`, 'see /v1 for the endpoints'),
   /** DASHBOARD=on, but the page was never built (a checkout run without `npm run build`). */

@@ -1,5 +1,6 @@
 import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../core/time.js';
 import { findZone, ZONES, type Zone } from '../core/zones.js';
+import { isCloudRegionForm, zoneOfCloudRegion } from '../core/cloud-regions.js';
 import { API_ERRORS } from './api-errors.js';
 import {
   ExportQuery,
@@ -276,10 +277,13 @@ function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined 
   return basis;
 }
 
+/** A zone code, or a cloud region as `provider:region` (`aws:eu-central-1`, /v1/zones/cloud). */
 function requireZone(given: string): Zone {
-  const zone = findZone(given);
-  if (!zone) throw API_ERRORS.unknownZone(given);
-  return zone;
+  const zone = findZone(given) ?? zoneOfCloudRegion(given);
+  if (zone) return zone;
+  throw isCloudRegionForm(given)
+    ? API_ERRORS.unknownCloudRegion(given)
+    : API_ERRORS.unknownZone(given);
 }
 
 function instant(
@@ -310,4 +314,20 @@ export function nextPageLink(url: string, nextFrom: number): string {
     encodeURIComponent(char),
   );
   return `<${target}>; rel="next"`;
+}
+
+/**
+ * Every value of a parameter that may be given several times (`location=a&location=b`, as the
+ * Carbon Aware SDK WebAPI takes it), in order, decoded as readParams decodes; [] when absent.
+ */
+export function readRepeatedParam(url: string, name: string): string[] {
+  const mark = url.indexOf('?');
+  if (mark < 0) return [];
+  const values: string[] = [];
+  for (const part of url.slice(mark + 1).split('&')) {
+    const equals = part.indexOf('=');
+    if (decode(equals < 0 ? part : part.slice(0, equals)) !== name) continue;
+    values.push(decode(equals < 0 ? '' : part.slice(equals + 1)));
+  }
+  return values;
 }

@@ -24,6 +24,9 @@ import {
   readParams,
 } from './query.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { registerCloudZones } from './cloud-zones.js';
+import { registerCarbonAware } from './compat/carbon-aware.js';
+import { registerElectricityMaps } from './compat/electricitymaps.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
   errorResponses,
@@ -82,6 +85,10 @@ function indexBody(demo: boolean): IndexResponse {
         '(default: the last 24 hours), ascending, at most 5000 points.',
     },
     other_endpoints: {
+      cloud_zones:
+        'GET /v1/zones/cloud: the AWS, Google Cloud and Azure regions in the 45 zones; zone= ' +
+        'takes them as provider:region (e.g. aws:eu-central-1). Compatibility APIs for existing ' +
+        'clients: /compat/electricitymaps/v3 and /compat/carbon-aware (docs/compat.md).',
       status: 'GET /v1/status: freshness of each source; 503 when a source is behind.',
       openapi: 'GET /v1/openapi.json: this API as an OpenAPI 3.1 document.',
       mix:
@@ -373,4 +380,16 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     limits: { ...DEFAULT_STREAM_LIMITS, maxInAll: config.streamMax, ...deps.streams },
     ...(deps.logger && { logger: deps.logger }),
   });
+  registerCloudZones(app, limit);
+  // Outside /v1, in the peers' formats (docs/compat.md); the same read model and rate limit.
+  const compat = {
+    store,
+    responder,
+    clock,
+    limiter,
+    clientAddress,
+    forecasts: () => app.forecasts,
+  };
+  registerElectricityMaps(app, compat);
+  registerCarbonAware(app, compat);
 }

@@ -120,6 +120,7 @@ export const IndexResponse = Type.Object(
       intensity: Type.String(),
     }),
     other_endpoints: Type.Object({
+      cloud_zones: Type.String(),
       status: Type.String(),
       openapi: Type.String(),
       mix: Type.String(),

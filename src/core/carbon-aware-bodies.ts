@@ -1,0 +1,151 @@
+/**
+ * Bodies of the Green Software Foundation Carbon Aware SDK WebAPI compatibility API
+ * (docs/compat.md), in that API's models: `EmissionsData {location, time, rating, duration}`,
+ * `EmissionsForecastDTO {generatedAt, requestedAt, location, dataStartAt, dataEndAt, windowSize,
+ * optimalDataPoints, forecastData}` whose points are `EmissionsDataDTO {location, timestamp,
+ * duration, value}`, and `CarbonIntensityDTO {location, startTime, endTime, carbonIntensity}`.
+ * Pure: the route reads, this shapes and computes the windows.
+ */
+
+/** A .NET `DateTimeOffset` as System.Text.Json writes it in UTC: `2022-06-01T14:45:00+00:00`. */
+export const dotnetTime = (epochSeconds: number): string =>
+  `${new Date(epochSeconds * 1000).toISOString().slice(0, 19)}+00:00`;
+
+/** A .NET `TimeSpan` as System.Text.Json writes it: `01:00:00` (hours may exceed 24). */
+export function dotnetDuration(seconds: number): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}:${pad(seconds % 60)}`;
+}
+
+/** Values are served with 1 decimal, as everywhere in gridco2. */
+const round1 = (value: number): number => Number(value.toFixed(1));
+
+export interface EmissionsData {
+  readonly location: string;
+  readonly time: string;
+  readonly rating: number;
+  readonly duration: string;
+}
+
+export function emissionsData(
+  location: string,
+  point: { ts: number; value: number },
+  stepSeconds: number,
+): EmissionsData {
+  return {
+    location,
+    time: dotnetTime(point.ts),
+    rating: round1(point.value),
+    duration: dotnetDuration(stepSeconds),
+  };
+}
+
+/** The lowest-rated points of a set (every one that ties), as `bylocations/best` answers. */
+export function bestOf(points: readonly EmissionsData[]): EmissionsData[] {
+  if (points.length === 0) return [];
+  const lowest = Math.min(...points.map((point) => point.rating));
+  return points.filter((point) => point.rating === lowest);
+}
+
+export interface EmissionsDataDto {
+  readonly location: string;
+  readonly timestamp: string;
+  /** Minutes. */
+  readonly duration: number;
+  readonly value: number;
+}
+
+export interface EmissionsForecastDto {
+  readonly generatedAt: string;
+  readonly requestedAt: string;
+  readonly location: string;
+  readonly dataStartAt: string;
+  readonly dataEndAt: string;
+  readonly windowSize: number;
+  readonly optimalDataPoints: EmissionsDataDto[];
+  readonly forecastData: EmissionsDataDto[];
+}
+
+export interface ForecastWindowRequest {
+  readonly location: string;
+  /** The forecast: one value per interval from `startTs`. */
+  readonly startTs: number;
+  readonly stepSeconds: number;
+  readonly values: ArrayLike<number>;
+  readonly generatedAt: number;
+  readonly requestedAt: number;
+  /** Scope, epoch seconds: points starting at or after `dataStartAt` and ending by `dataEndAt`. */
+  readonly dataStartAt: number;
+  readonly dataEndAt: number;
+  /** Minutes; undefined: one interval. */
+  readonly windowSize: number | undefined;
+}
+
+/**
+ * The SDK's `forecasts/current` for one location: the intervals inside the scope, averaged over
+ * windows of `windowSize` minutes (rounded up to whole intervals) starting at every interval, and
+ * the window with the lowest average (the earliest of equals) as the optimal point. A window
+ * longer than the scope gives empty arrays, as the SDK documents.
+ */
+export function emissionsForecast(request: ForecastWindowRequest): EmissionsForecastDto {
+  const { stepSeconds, values, startTs } = request;
+  const windowMinutes = request.windowSize ?? stepSeconds / 60;
+  const span = Math.max(1, Math.ceil((windowMinutes * 60) / stepSeconds));
+  const first = Math.max(0, Math.ceil((request.dataStartAt - startTs) / stepSeconds));
+  // The last interval that ends by dataEndAt.
+  const last = Math.min(
+    values.length - 1,
+    Math.floor((request.dataEndAt - startTs) / stepSeconds) - 1,
+  );
+  const forecastData: EmissionsDataDto[] = [];
+  for (let index = first; index + span - 1 <= last; index++) {
+    let sum = 0;
+    for (let offset = 0; offset < span; offset++) sum += values[index + offset]!;
+    forecastData.push({
+      location: request.location,
+      timestamp: dotnetTime(startTs + index * stepSeconds),
+      duration: windowMinutes,
+      value: round1(sum / span),
+    });
+  }
+  let optimal: EmissionsDataDto | undefined;
+  for (const point of forecastData) if (!optimal || point.value < optimal.value) optimal = point;
+  return {
+    generatedAt: dotnetTime(request.generatedAt),
+    requestedAt: dotnetTime(request.requestedAt),
+    location: request.location,
+    dataStartAt: dotnetTime(request.dataStartAt),
+    dataEndAt: dotnetTime(request.dataEndAt),
+    windowSize: windowMinutes,
+    optimalDataPoints: optimal ? [optimal] : [],
+    forecastData,
+  };
+}
+
+export interface CarbonIntensityDto {
+  readonly location: string;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly carbonIntensity: number;
+}
+
+/**
+ * The average over `[start, end)`, each interval weighted by how much of it lies inside (the
+ * SDK's average-carbon-intensity). Undefined when no interval overlaps.
+ */
+export function averageIntensity(
+  points: readonly { ts: number; value: number }[],
+  stepSeconds: number,
+  start: number,
+  end: number,
+): number | undefined {
+  let weighted = 0;
+  let covered = 0;
+  for (const point of points) {
+    const overlap = Math.min(end, point.ts + stepSeconds) - Math.max(start, point.ts);
+    if (overlap <= 0) continue;
+    weighted += point.value * overlap;
+    covered += overlap;
+  }
+  return covered > 0 ? round1(weighted / covered) : undefined;
+}

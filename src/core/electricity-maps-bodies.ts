@@ -1,0 +1,182 @@
+import type { Basis } from './factors.js';
+import { isCategory, RENEWABLE } from './factors.js';
+import type { Mix, Reading } from './reading.js';
+
+/**
+ * Bodies of the Electricity Maps v3 compatibility API (docs/compat.md), in that API's field
+ * names and formats, from our readings. Pure: the route reads, this shapes.
+ *
+ * Formats follow recorded Electricity Maps answers (docs/compat.md cites them): times as
+ * `2023-07-13T00:00:00.000Z`, `carbonIntensity` a whole number (the Carbon Aware SDK reads it
+ * into an `int` and fails on a fraction), `estimationMethod` null when not estimated.
+ */
+
+/** `2023-07-13T00:00:00.000Z`, as Electricity Maps writes times. */
+export const emTime = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
+
+/** What a value is when it is not a settled figure (the GB operator's forecast served as one). */
+export const OPERATOR_FORECAST_ESTIMATION = 'GRID_OPERATOR_FORECAST';
+
+export interface EmIntensity {
+  readonly zone: string;
+  readonly carbonIntensity: number;
+  readonly datetime: string;
+  readonly updatedAt: string;
+  readonly createdAt: string;
+  readonly emissionFactorType: Basis;
+  readonly isEstimated: boolean;
+  readonly estimationMethod: string | null;
+}
+
+/**
+ * One interval. We keep no write time per value, so `createdAt` and `updatedAt` are the end of
+ * the interval: the earliest instant the value can have existed (docs/compat.md says so).
+ */
+export function emIntensity(
+  zoneKey: string,
+  reading: Reading,
+  stepSeconds: number,
+  basis: Basis,
+): EmIntensity {
+  const estimated = reading.method === 'upstream:uk-operator:forecast';
+  const written = emTime(reading.ts + stepSeconds);
+  return {
+    zone: zoneKey,
+    carbonIntensity: Math.round(reading.value),
+    datetime: emTime(reading.ts),
+    updatedAt: written,
+    createdAt: written,
+    emissionFactorType: basis,
+    isEstimated: estimated,
+    estimationMethod: estimated ? OPERATOR_FORECAST_ESTIMATION : null,
+  };
+}
+
+export interface EmForecast {
+  readonly zone: string;
+  readonly forecast: { carbonIntensity: number; datetime: string }[];
+  readonly updatedAt: string;
+}
+
+/** A forecast series as `{zone, forecast: [{carbonIntensity, datetime}], updatedAt}`. */
+export function emForecast(
+  zoneKey: string,
+  points: readonly { ts: number; value: number }[],
+  generatedAt: number,
+): EmForecast {
+  return {
+    zone: zoneKey,
+    forecast: points.map((point) => ({
+      carbonIntensity: Math.round(point.value),
+      datetime: emTime(point.ts),
+    })),
+    updatedAt: emTime(generatedAt),
+  };
+}
+
+/** Electricity Maps' production categories, in the order its answers list them. */
+const EM_SOURCES = [
+  'nuclear',
+  'geothermal',
+  'biomass',
+  'coal',
+  'wind',
+  'solar',
+  'hydro',
+  'gas',
+  'oil',
+  'unknown',
+  'hydro discharge',
+  'battery discharge',
+] as const;
+
+/** Our categories as Electricity Maps names them; marine and other have no key of their own. */
+const EM_SOURCE_OF: Readonly<Record<string, (typeof EM_SOURCES)[number]>> = {
+  nuclear: 'nuclear',
+  geothermal: 'geothermal',
+  biomass: 'biomass',
+  coal: 'coal',
+  'wind-onshore': 'wind',
+  'wind-offshore': 'wind',
+  solar: 'solar',
+  hydro: 'hydro',
+  gas: 'gas',
+  oil: 'oil',
+  marine: 'unknown',
+  other: 'unknown',
+};
+
+export interface EmPowerBreakdown {
+  readonly zone: string;
+  readonly datetime: string;
+  readonly updatedAt: string;
+  readonly createdAt: string;
+  readonly powerConsumptionBreakdown: Record<string, number | null>;
+  readonly powerProductionBreakdown: Record<string, number | null>;
+  readonly powerImportBreakdown: Record<string, number>;
+  readonly powerExportBreakdown: Record<string, number>;
+  readonly fossilFreePercentage: number | null;
+  readonly renewablePercentage: number | null;
+  readonly powerConsumptionTotal: number | null;
+  readonly powerProductionTotal: number | null;
+  readonly powerImportTotal: number | null;
+  readonly powerExportTotal: number | null;
+  readonly isEstimated: boolean;
+  readonly estimationMethod: null;
+}
+
+/**
+ * One interval's generation as an Electricity Maps power breakdown, in MW. Our values are
+ * production-based (no flow tracing, no imports): consumption is given as production, imports
+ * and exports as empty. A mix in MWh over an hour is its mean MW; over a half hour, twice that.
+ * GB's mix is a share of generation (`%`), which has no MW: every MW field is null there and
+ * only the percentages are given.
+ */
+export function emPowerBreakdown(
+  zoneKey: string,
+  ts: number,
+  mix: Mix,
+  unit: 'MWh' | '%',
+  stepSeconds: number,
+): EmPowerBreakdown {
+  const toMw = unit === 'MWh' ? 3600 / stepSeconds : undefined;
+  const production: Record<string, number | null> = {};
+  for (const source of EM_SOURCES) production[source] = toMw === undefined ? null : 0;
+  let total = 0;
+  let renewable = 0;
+  let lowCarbon = 0;
+  for (const [category, amount] of Object.entries(mix)) {
+    const source = EM_SOURCE_OF[category];
+    if (source === undefined) continue;
+    total += amount;
+    const isRenewable = isCategory(category) && RENEWABLE.has(category);
+    if (isRenewable) renewable += amount;
+    if (isRenewable || category === 'nuclear') lowCarbon += amount;
+    if (toMw !== undefined) production[source] = (production[source] ?? 0) + amount * toMw;
+  }
+  for (const source of EM_SOURCES) {
+    const value = production[source];
+    if (value !== null && value !== undefined) production[source] = Math.round(value);
+  }
+  const share = (part: number) => (total > 0 ? Math.round((100 * part) / total) : null);
+  const productionTotal = toMw === undefined ? null : Math.round(total * toMw);
+  const written = emTime(ts + stepSeconds);
+  return {
+    zone: zoneKey,
+    datetime: emTime(ts),
+    updatedAt: written,
+    createdAt: written,
+    powerConsumptionBreakdown: { ...production },
+    powerProductionBreakdown: production,
+    powerImportBreakdown: {},
+    powerExportBreakdown: {},
+    fossilFreePercentage: share(lowCarbon),
+    renewablePercentage: share(renewable),
+    powerConsumptionTotal: productionTotal,
+    powerProductionTotal: productionTotal,
+    powerImportTotal: toMw === undefined ? null : 0,
+    powerExportTotal: toMw === undefined ? null : 0,
+    isEstimated: false,
+    estimationMethod: null,
+  };
+}

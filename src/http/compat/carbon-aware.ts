@@ -1,0 +1,309 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import {
+  averageIntensity,
+  bestOf,
+  type CarbonIntensityDto,
+  dotnetTime,
+  emissionsData,
+  type EmissionsData,
+  emissionsForecast,
+  type EmissionsForecastDto,
+} from '../../core/carbon-aware-bodies.js';
+import { CLOUD_REGIONS } from '../../core/cloud-regions.js';
+import type { Basis } from '../../core/factors.js';
+import { HOUR, parseInstant } from '../../core/time.js';
+import { resolveCompatZone } from '../../core/zone-keys.js';
+import { ZONES, type Zone } from '../../core/zones.js';
+import { ApiError } from '../../errors.js';
+import { echo } from '../api-errors.js';
+import { CACHE_CONTROL } from '../headers.js';
+import { readParams, readRepeatedParam } from '../query.js';
+import {
+  type CompatDeps,
+  describeError,
+  forecastOf,
+  rateLimitHook,
+  readingsIn,
+  stepOf,
+} from './read-model.js';
+
+/**
+ * The Green Software Foundation Carbon Aware SDK WebAPI (`/emissions/...`, `/locations`), as
+ * its clients call it (the Kubernetes carbon-intensity exporter, Camunda's carbon reductor):
+ * docs/compat.md lists the requests and the models. Locations are our zone codes, Electricity
+ * Maps keys, cloud regions as `provider:region` and, as the SDK names them, bare cloud region
+ * names (`westeurope`). Values are lifecycle intensities (the SDK has no basis parameter), in
+ * gCO2eq/kWh. An empty result is 204, errors are ASP.NET problem details
+ * `{type, title, status, detail, errors}`. Counts against the same per-IP rate limit as /v1.
+ */
+
+export const CARBON_AWARE_PREFIX = '/compat/carbon-aware';
+
+/** The basis every answer of this API is on: comparable across all 45 zones. */
+const BASIS: Basis = 'lifecycle';
+
+/** The longest observed window one request may read. */
+const MAX_WINDOW_DAYS = 100;
+
+const VALIDATION_TYPE = 'https://tools.ietf.org/html/rfc7231#section-6.5.1';
+
+/** A problem-details error: `errors` names the parameter, as ASP.NET model validation does. */
+class ProblemError extends ApiError {
+  constructor(
+    status: number,
+    readonly title: string,
+    detail: string,
+    readonly errors: Record<string, string[]> = {},
+  ) {
+    super(status, detail);
+  }
+}
+
+const ERRORS = {
+  required: (param: string) =>
+    new ProblemError(
+      400,
+      'One or more validation errors occurred.',
+      `The ${param} field is required.`,
+      {
+        [param]: [`The ${param} field is required.`],
+      },
+    ),
+  invalid: (param: string, given: string) =>
+    new ProblemError(
+      400,
+      'One or more validation errors occurred.',
+      `The value '${echo(given)}' is not valid for ${param}.`,
+      {
+        [param]: [`The value '${echo(given)}' is not valid for ${param}.`],
+      },
+    ),
+  unknownLocation: (given: string) =>
+    new ProblemError(
+      400,
+      'ArgumentException',
+      `Unknown location: '${echo(given)}'. Use a zone code or Electricity Maps key (e.g. DE, DK-DK1), ` +
+        'or a cloud region (e.g. westeurope, aws:eu-central-1); see /compat/carbon-aware/locations.',
+      { location: [`Unknown location: '${echo(given)}'`] },
+    ),
+  reversed: (from: string, to: string) =>
+    new ProblemError(400, 'ArgumentException', `${from} must be before ${to}.`),
+  tooLong: () =>
+    new ProblemError(400, 'ArgumentException', `A request covers at most ${MAX_WINDOW_DAYS} days.`),
+};
+
+interface Located {
+  /** As the client wrote it: echoed in `location`. */
+  readonly name: string;
+  readonly zone: Zone;
+}
+
+/** `location`, repeated or comma-separated; at least one, each known. */
+function locationsOf(url: string): Located[] {
+  const names = readRepeatedParam(url, 'location')
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0) throw ERRORS.required('location');
+  return names.map((name) => {
+    const zone = resolveCompatZone(name, true);
+    if (!zone) throw ERRORS.unknownLocation(name);
+    return { name, zone };
+  });
+}
+
+/** A .NET DateTimeOffset query value; a `+` of an offset sent unescaped reads as a space. */
+function instantOf(params: ReadonlyMap<string, string>, param: string): number | undefined {
+  const raw = params.get(param);
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
+  const parsed = parseInstant(text);
+  if (parsed === undefined) throw ERRORS.invalid(param, raw);
+  return Math.ceil(parsed / 1000);
+}
+
+function integerOf(params: ReadonlyMap<string, string>, param: string): number | undefined {
+  const raw = params.get(param);
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (!/^\d{1,6}$/.test(raw.trim())) throw ERRORS.invalid(param, raw);
+  return Number(raw.trim());
+}
+
+export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): void {
+  void app.register(
+    async (scope) => {
+      const limit = rateLimitHook(deps);
+      const now = () => Math.floor(deps.clock() / 1000);
+      const hidden = { hide: true };
+      const options = (cacheControl: string) => ({
+        schema: hidden,
+        config: { cacheControl, etag: true },
+        onRequest: limit,
+      });
+
+      scope.setErrorHandler((error, _request, reply) => sendProblem(reply, error));
+      scope.setNotFoundHandler((request, reply) =>
+        sendProblem(
+          reply,
+          new ProblemError(404, 'Not Found', `not found: ${echo(request.url.split('?')[0] ?? '')}`),
+        ),
+      );
+
+      /** Observed data of every location in `[time, toTime)` (default: the last 24 hours). */
+      const observed = async (url: string): Promise<EmissionsData[]> => {
+        const params = readParams(url, ['time', 'toTime', 'durationMinutes']);
+        const locations = locationsOf(url);
+        const to = instantOf(params, 'toTime') ?? now();
+        const from = instantOf(params, 'time') ?? to - 24 * HOUR;
+        integerOf(params, 'durationMinutes');
+        if (from >= to) throw ERRORS.reversed('time', 'toTime');
+        if (to - from > MAX_WINDOW_DAYS * 24 * HOUR) throw ERRORS.tooLong();
+        const all: EmissionsData[] = [];
+        for (const { name, zone } of locations) {
+          const readings = await readingsIn(deps, zone, from, to, BASIS);
+          for (const reading of readings) all.push(emissionsData(name, reading, stepOf(zone)));
+        }
+        return all;
+      };
+      const sendList = <T>(reply: FastifyReply, list: T[]) =>
+        list.length === 0 ? reply.code(204).send() : list;
+
+      scope.get(
+        '/emissions/bylocations',
+        options(CACHE_CONTROL.intensity),
+        async (request, reply) => sendList(reply, await observed(request.url)),
+      );
+      scope.get('/emissions/bylocation', options(CACHE_CONTROL.intensity), async (request, reply) =>
+        sendList(reply, await observed(request.url)),
+      );
+      scope.get(
+        '/emissions/bylocations/best',
+        options(CACHE_CONTROL.intensity),
+        async (request, reply) => sendList(reply, bestOf(await observed(request.url))),
+      );
+
+      scope.get(
+        '/emissions/forecasts/current',
+        options(CACHE_CONTROL.latest),
+        async (request, reply) => {
+          const params = readParams(request.url, ['dataStartAt', 'dataEndAt', 'windowSize']);
+          const locations = locationsOf(request.url);
+          const dataStartAt = instantOf(params, 'dataStartAt');
+          const dataEndAt = instantOf(params, 'dataEndAt');
+          const windowSize = integerOf(params, 'windowSize');
+          if (dataStartAt !== undefined && dataEndAt !== undefined && dataStartAt >= dataEndAt) {
+            throw ERRORS.reversed('dataStartAt', 'dataEndAt');
+          }
+          const requestedAt = now();
+          const results: EmissionsForecastDto[] = [];
+          for (const { name, zone } of locations) {
+            const forecast = forecastOf(deps, zone, BASIS);
+            if (!forecast) continue;
+            const step = forecast.stepSeconds;
+            // Default scope: from the interval in progress to the end of the forecast.
+            results.push(
+              emissionsForecast({
+                location: name,
+                startTs: forecast.startTs,
+                stepSeconds: step,
+                values: forecast.values,
+                generatedAt: forecast.generatedAt,
+                requestedAt,
+                dataStartAt: dataStartAt ?? requestedAt - (requestedAt % step),
+                dataEndAt: dataEndAt ?? forecast.startTs + forecast.values.length * step,
+                windowSize,
+              }),
+            );
+          }
+          // No location has a forecast: the SDK's empty answer.
+          return sendList(reply, results);
+        },
+      );
+
+      scope.get(
+        '/emissions/average-carbon-intensity',
+        options(CACHE_CONTROL.intensity),
+        async (request, reply) => {
+          const params = readParams(request.url, ['location', 'startTime', 'endTime']);
+          const given = params.get('location')?.trim();
+          if (given === undefined || given === '') throw ERRORS.required('location');
+          const start = instantOf(params, 'startTime');
+          if (start === undefined) throw ERRORS.required('startTime');
+          const end = instantOf(params, 'endTime');
+          if (end === undefined) throw ERRORS.required('endTime');
+          const zone = resolveCompatZone(given, true);
+          if (!zone) throw ERRORS.unknownLocation(given);
+          if (start >= end) throw ERRORS.reversed('startTime', 'endTime');
+          if (end - start > MAX_WINDOW_DAYS * 24 * HOUR) throw ERRORS.tooLong();
+          const step = stepOf(zone);
+          // The interval in progress at `start` counts for the part of it inside the window.
+          const readings = await readingsIn(deps, zone, start - (start % step), end, BASIS);
+          const average = averageIntensity(readings, step, start, end);
+          if (average === undefined) return reply.code(204).send();
+          const body: CarbonIntensityDto = {
+            location: given,
+            startTime: dotnetTime(start),
+            endTime: dotnetTime(end),
+            carbonIntensity: average,
+          };
+          return body;
+        },
+      );
+
+      scope.get('/locations', options(CACHE_CONTROL.zones), async () => LOCATIONS);
+    },
+    { prefix: CARBON_AWARE_PREFIX },
+  );
+}
+
+/**
+ * `/locations`: the SDK's dictionary of named locations. Cloud regions by their bare name (or
+ * `provider:region` where two providers share it) with their point, and our zone codes without
+ * coordinates.
+ */
+const LOCATIONS: Record<
+  string,
+  { latitude: number | null; longitude: number | null; name: string }
+> = (() => {
+  const names = new Map<string, number>();
+  for (const region of CLOUD_REGIONS) names.set(region.region, (names.get(region.region) ?? 0) + 1);
+  const entries: [string, { latitude: number | null; longitude: number | null; name: string }][] =
+    [];
+  for (const region of CLOUD_REGIONS) {
+    const name =
+      names.get(region.region) === 1 ? region.region : `${region.provider}:${region.region}`;
+    entries.push([name, { latitude: region.lat, longitude: region.lon, name }]);
+  }
+  for (const zone of ZONES)
+    entries.push([zone.code, { latitude: null, longitude: null, name: zone.code }]);
+  return Object.fromEntries(entries);
+})();
+
+/** An ASP.NET problem-details body with the error's status and headers, never cached. */
+function sendProblem(reply: FastifyReply, raised: unknown): FastifyReply {
+  const error = describeError(raised);
+  reply.header('cache-control', CACHE_CONTROL.error);
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  const problem =
+    raised instanceof ProblemError
+      ? raised
+      : new ProblemError(error.statusCode, titleOf(error.statusCode), detailOf(error));
+  const validation = problem.statusCode === 400 && problem.title.startsWith('One or more');
+  return reply.code(problem.statusCode).send({
+    ...(validation && { type: VALIDATION_TYPE }),
+    title: problem.title,
+    status: problem.statusCode,
+    detail: problem.message,
+    errors: problem.errors,
+  });
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
+const titleOf = (status: number) => TITLES[status] ?? 'Error';
+const detailOf = (error: ApiError) =>
+  error.hint === undefined ? error.message : `${error.message}: ${error.hint}`;

@@ -1,0 +1,285 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { cloudRegionNear, DATA_CENTRE_RADIUS_KM } from '../../core/cloud-regions.js';
+import {
+  emForecast,
+  emIntensity,
+  emPowerBreakdown,
+  type EmIntensity,
+  type EmPowerBreakdown,
+} from '../../core/electricity-maps-bodies.js';
+import type { Basis } from '../../core/factors.js';
+import { HOUR, parseInstant } from '../../core/time.js';
+import {
+  electricityMapsKeyOf,
+  electricityMapsZones,
+  resolveCompatZone,
+} from '../../core/zone-keys.js';
+import { findZone, type Zone } from '../../core/zones.js';
+import { ApiError } from '../../errors.js';
+import { echo } from '../api-errors.js';
+import { CACHE_CONTROL } from '../headers.js';
+import { readParams } from '../query.js';
+import {
+  type CompatDeps,
+  describeError,
+  forecastOf,
+  mixesIn,
+  mixUnitOf,
+  newestReading,
+  rateLimitHook,
+  readingsIn,
+  stepOf,
+} from './read-model.js';
+
+/**
+ * The Electricity Maps v3 API, as the clients that let users set its base URL call it (evcc's
+ * electricitymaps tariff, grid-intensity-go, the Carbon Aware SDK's Electricity Maps data
+ * source): docs/compat.md lists the exact requests and the fields each reads. Outside /v1, it
+ * follows that API's conventions: its paths, parameters, field names, time format, zone keys and
+ * error body `{"error": "..."}`. Any `auth-token` (or `X-BLOBR-KEY`) header is accepted and
+ * ignored. Requests count against the same per-IP rate limit as /v1.
+ */
+
+export const ELECTRICITY_MAPS_PREFIX = '/compat/electricitymaps/v3';
+
+/** The paths served, as Electricity Maps names them in a zone's `access` list. */
+const PATHS = [
+  'carbon-intensity/latest',
+  'carbon-intensity/history',
+  'carbon-intensity/past-range',
+  'carbon-intensity/forecast',
+  'power-breakdown/latest',
+  'power-breakdown/history',
+] as const;
+
+/** The longest past-range window: 100 days stays under 5000 half-hours (GB). */
+export const MAX_PAST_RANGE_DAYS = 100;
+const FORECAST_HORIZONS = [6, 24, 48, 72];
+const DEFAULT_HORIZON_HOURS = 24;
+
+const ZONE_PARAMS = ['zone', 'lat', 'lon', 'emissionFactorType'];
+
+/** An error in this API's format: status and `{"error": message}`. */
+const emError = (status: number, message: string, headers: Record<string, string> = {}) =>
+  new ApiError(status, message, undefined, headers);
+
+const ERRORS = {
+  noLocation: () => emError(400, 'give zone (e.g. zone=DE or zone=DK-DK1) or both lat and lon'),
+  invalid: (param: string, example: string) =>
+    emError(400, `invalid ${param}: use e.g. ${param}=${example}`),
+  unknownZone: (given: string) =>
+    emError(
+      404,
+      `zone ${echo(given)} is not served here: see ${ELECTRICITY_MAPS_PREFIX}/zones for the zone keys`,
+    ),
+  notNearDataCentre: (lat: number, lon: number) =>
+    emError(
+      404,
+      `no cloud region of /v1/zones/cloud lies within ${DATA_CENTRE_RADIUS_KM} km of lat=${lat}, lon=${lon}: ` +
+        'lat/lon is a data-centre lookup, not a geocoder; pass zone instead (e.g. zone=DE)',
+    ),
+  noData: (key: string) => emError(404, `no recent data for zone ${key}`),
+  noForecast: (key: string) => emError(404, `no forecast available for zone ${key}`),
+  windowTooLong: () =>
+    emError(400, `start to end spans at most ${MAX_PAST_RANGE_DAYS} days: split the range`),
+  windowReversed: () => emError(400, 'start must be before end'),
+};
+
+/** A coordinate as clients write it: `52.3667`, or `52,3667` from a culture with a decimal comma. */
+function coordinate(
+  text: string | undefined,
+  param: 'lat' | 'lon',
+  limit: number,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const normalized = text.trim().replace(',', '.');
+  const value = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(normalized) ? Number(normalized) : NaN;
+  if (!(Math.abs(value) <= limit)) throw ERRORS.invalid(param, param === 'lat' ? '52.37' : '4.90');
+  return value;
+}
+
+/** The zone of a request: `zone` (keys, our codes, `provider:region`), else `lat` and `lon`. */
+function zoneOf(params: ReadonlyMap<string, string>): Zone {
+  const given = params.get('zone')?.trim();
+  if (given !== undefined && given !== '') {
+    const zone = resolveCompatZone(given);
+    if (!zone) throw ERRORS.unknownZone(given);
+    return zone;
+  }
+  const lat = coordinate(params.get('lat'), 'lat', 90);
+  const lon = coordinate(params.get('lon'), 'lon', 180);
+  if (lat === undefined || lon === undefined) throw ERRORS.noLocation();
+  const region = cloudRegionNear(lat, lon);
+  if (!region) throw ERRORS.notNearDataCentre(lat, lon);
+  return findZone(region.zone)!;
+}
+
+/** `emissionFactorType`: lifecycle (Electricity Maps' default) or direct. */
+function basisOf(params: ReadonlyMap<string, string>): Basis {
+  const given = params.get('emissionFactorType') ?? 'lifecycle';
+  if (given !== 'lifecycle' && given !== 'direct') {
+    throw ERRORS.invalid('emissionFactorType', 'lifecycle or emissionFactorType=direct');
+  }
+  return given;
+}
+
+/** An instant as clients send it; a `+` of an offset that arrived unescaped reads as a space. */
+function instantOf(params: ReadonlyMap<string, string>, param: 'start' | 'end'): number {
+  const text = params
+    .get(param)
+    ?.trim()
+    .replace(/ (\d{2}:?\d{2})$/, '+$1');
+  const parsed = text === undefined ? undefined : parseInstant(text);
+  if (parsed === undefined) throw ERRORS.invalid(param, '2026-11-21T13:00:00Z');
+  return Math.ceil(parsed / 1000);
+}
+
+export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps): void {
+  void app.register(
+    async (scope) => {
+      const limit = rateLimitHook(deps);
+      const now = () => Math.floor(deps.clock() / 1000);
+      const config = (cacheControl: string) => ({ cacheControl, etag: true });
+      const hidden = { hide: true };
+
+      scope.setErrorHandler((error, _request, reply) => sendEmError(reply, describeError(error)));
+      scope.setNotFoundHandler((request, reply) =>
+        sendEmError(reply, emError(404, `not found: ${echo(request.url.split('?')[0] ?? '')}`)),
+      );
+
+      scope.get(
+        '/zones',
+        { schema: hidden, config: config(CACHE_CONTROL.zones), onRequest: limit },
+        async () =>
+          Object.fromEntries(
+            electricityMapsZones().map(({ zone, key }) => [
+              key,
+              { zoneName: zone.name, access: [...PATHS] },
+            ]),
+          ),
+      );
+
+      scope.get(
+        '/carbon-intensity/latest',
+        { schema: hidden, config: config(CACHE_CONTROL.latest), onRequest: limit },
+        async (request): Promise<EmIntensity> => {
+          const params = readParams(request.url, ZONE_PARAMS);
+          const zone = zoneOf(params);
+          const basis = basisOf(params);
+          const reading = await newestReading(deps, zone, basis);
+          const key = electricityMapsKeyOf(zone);
+          if (!reading) throw ERRORS.noData(key);
+          return emIntensity(key, reading, stepOf(zone), basis);
+        },
+      );
+
+      scope.get(
+        '/carbon-intensity/history',
+        { schema: hidden, config: config(CACHE_CONTROL.intensity), onRequest: limit },
+        async (request) => {
+          const params = readParams(request.url, ZONE_PARAMS);
+          const zone = zoneOf(params);
+          const basis = basisOf(params);
+          const to = now();
+          const readings = await readingsIn(deps, zone, to - 24 * HOUR, to, basis);
+          const key = electricityMapsKeyOf(zone);
+          return {
+            zone: key,
+            history: readings.map((reading) => emIntensity(key, reading, stepOf(zone), basis)),
+          };
+        },
+      );
+
+      scope.get(
+        '/carbon-intensity/past-range',
+        { schema: hidden, config: config(CACHE_CONTROL.intensity), onRequest: limit },
+        async (request) => {
+          const params = readParams(request.url, [...ZONE_PARAMS, 'start', 'end']);
+          const zone = zoneOf(params);
+          const basis = basisOf(params);
+          const start = instantOf(params, 'start');
+          const end = instantOf(params, 'end');
+          if (start >= end) throw ERRORS.windowReversed();
+          if (end - start > MAX_PAST_RANGE_DAYS * 24 * HOUR) throw ERRORS.windowTooLong();
+          const readings = await readingsIn(deps, zone, start, end, basis);
+          const key = electricityMapsKeyOf(zone);
+          return {
+            zone: key,
+            data: readings.map((reading) => emIntensity(key, reading, stepOf(zone), basis)),
+          };
+        },
+      );
+
+      scope.get(
+        '/carbon-intensity/forecast',
+        { schema: hidden, config: config(CACHE_CONTROL.latest), onRequest: limit },
+        async (request) => {
+          const params = readParams(request.url, [...ZONE_PARAMS, 'horizonHours']);
+          const zone = zoneOf(params);
+          const basis = basisOf(params);
+          const horizonText = params.get('horizonHours');
+          const horizon = horizonText === undefined ? DEFAULT_HORIZON_HOURS : Number(horizonText);
+          if (!FORECAST_HORIZONS.includes(horizon))
+            throw ERRORS.invalid('horizonHours', '24 (6, 24, 48 or 72)');
+          const key = electricityMapsKeyOf(zone);
+          const forecast = forecastOf(deps, zone, basis);
+          if (!forecast) throw ERRORS.noForecast(key);
+          // From the interval in progress to the horizon, as Electricity Maps forecasts.
+          const from = now() - (now() % forecast.stepSeconds);
+          const until = from + horizon * HOUR;
+          const points: { ts: number; value: number }[] = [];
+          forecast.values.forEach((value, index) => {
+            const ts = forecast.startTs + index * forecast.stepSeconds;
+            if (ts >= from && ts < until) points.push({ ts, value });
+          });
+          if (points.length === 0) throw ERRORS.noForecast(key);
+          return emForecast(key, points, forecast.generatedAt);
+        },
+      );
+
+      scope.get(
+        '/power-breakdown/latest',
+        { schema: hidden, config: config(CACHE_CONTROL.latest), onRequest: limit },
+        async (request): Promise<EmPowerBreakdown> => {
+          const params = readParams(request.url, ZONE_PARAMS);
+          const zone = zoneOf(params);
+          basisOf(params);
+          const to = now();
+          const mixes = await mixesIn(deps, zone, to - 7 * 24 * HOUR, to);
+          const newest = mixes.at(-1);
+          const key = electricityMapsKeyOf(zone);
+          if (!newest) throw ERRORS.noData(key);
+          return emPowerBreakdown(key, newest.ts, newest.mix, mixUnitOf(zone), stepOf(zone));
+        },
+      );
+
+      scope.get(
+        '/power-breakdown/history',
+        { schema: hidden, config: config(CACHE_CONTROL.mix), onRequest: limit },
+        async (request) => {
+          const params = readParams(request.url, ZONE_PARAMS);
+          const zone = zoneOf(params);
+          basisOf(params);
+          const to = now();
+          const mixes = await mixesIn(deps, zone, to - 24 * HOUR, to);
+          const key = electricityMapsKeyOf(zone);
+          return {
+            zone: key,
+            history: mixes.map((point) =>
+              emPowerBreakdown(key, point.ts, point.mix, mixUnitOf(zone), stepOf(zone)),
+            ),
+          };
+        },
+      );
+    },
+    { prefix: ELECTRICITY_MAPS_PREFIX },
+  );
+}
+
+/** `{"error": "..."}` with the error's status and headers, never cached. */
+function sendEmError(reply: FastifyReply, error: ApiError): FastifyReply {
+  reply.header('cache-control', CACHE_CONTROL.error);
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  const message = error.hint === undefined ? error.message : `${error.message}: ${error.hint}`;
+  return reply.code(error.statusCode).send({ error: message });
+}

@@ -1,0 +1,107 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Basis } from '../../core/factors.js';
+import type { Reading } from '../../core/reading.js';
+import { SOURCE_INFO, type Zone } from '../../core/zones.js';
+import type { ForecastBook, ZoneForecast } from '../../forecast/book.js';
+import type { MixPoint, Store } from '../../storage/store.js';
+import { type DataResponder, fromStore, MAX_POINTS } from '../data-responder.js';
+import { rateLimitHeaders } from '../headers.js';
+import type { RateLimiter } from '../rate-limiter.js';
+import { ApiError } from '../../errors.js';
+import { API_ERRORS } from '../api-errors.js';
+
+/**
+ * What the compatibility routes read: the same published series, mixes and forecasts as /v1,
+ * from memory when it is loaded or from the store. One instance per app.
+ */
+export interface CompatDeps {
+  readonly store: Store;
+  readonly responder: DataResponder;
+  readonly forecasts: () => ForecastBook;
+  readonly clock: () => number;
+  readonly limiter: RateLimiter;
+  readonly clientAddress: (request: FastifyRequest['raw']) => string;
+}
+
+export const stepOf = (zone: Zone): number => zone.resolutionMin * 60;
+
+/** Published readings of a zone on `basis` with `from <= ts < to`, at most MAX_POINTS. */
+export async function readingsIn(
+  deps: CompatDeps,
+  zone: Zone,
+  from: number,
+  to: number,
+  basis: Basis,
+): Promise<Reading[]> {
+  deps.responder.refuseWhenStoreLost();
+  const series = deps.responder.memorySeries(zone.code, basis);
+  if (series) {
+    const start = series.lowerBound(from);
+    const end = Math.min(series.lowerBound(to), start + MAX_POINTS);
+    const readings: Reading[] = [];
+    for (let i = start; i < end; i++) {
+      readings.push({ ts: series.ts(i), value: series.value(i), method: series.method(i) });
+    }
+    return readings;
+  }
+  return fromStore(() => deps.store.readingsInWindow(zone.code, from, to, MAX_POINTS, basis));
+}
+
+/** The newest published reading of a zone on `basis`, if any. */
+export async function newestReading(
+  deps: CompatDeps,
+  zone: Zone,
+  basis: Basis,
+): Promise<Reading | undefined> {
+  deps.responder.refuseWhenStoreLost();
+  const series = deps.responder.memorySeries(zone.code, basis);
+  if (series) {
+    const last = series.length - 1;
+    return last < 0
+      ? undefined
+      : { ts: series.ts(last), value: series.value(last), method: series.method(last) };
+  }
+  const latest = await fromStore(() => deps.store.latestPerZone(basis));
+  return latest.find((reading) => reading.zone === zone.code);
+}
+
+/** Published mixes of a zone with `from <= ts < to`, at most MAX_POINTS. */
+export async function mixesIn(
+  deps: CompatDeps,
+  zone: Zone,
+  from: number,
+  to: number,
+): Promise<MixPoint[]> {
+  deps.responder.refuseWhenStoreLost();
+  return fromStore(() => deps.store.mixesInWindow(zone.code, from, to, MAX_POINTS));
+}
+
+export const mixUnitOf = (zone: Zone) => SOURCE_INFO[zone.source].mixUnit;
+
+/** The prepared forecast of a zone on `basis`, or null when there is none. */
+export function forecastOf(deps: CompatDeps, zone: Zone, basis: Basis): ZoneForecast | null {
+  return deps.forecasts().forecast(zone.code, basis);
+}
+
+/**
+ * The per-IP rate limit of every other route (one request counts once): sets the RateLimit-*
+ * headers and throws the API's 429, which each compatibility API's error handler re-dresses in
+ * its own format.
+ */
+export function rateLimitHook(deps: CompatDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const state = await deps.limiter.hit(deps.clientAddress(request.raw));
+    reply.headers(rateLimitHeaders(state));
+    if (!state.allowed) throw API_ERRORS.rateLimited(state.limit, state.resetSeconds);
+  };
+}
+
+/** The status, headers and words of an error, whoever raised it; never a 500's internals. */
+export function describeError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = (error as { statusCode?: number }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return API_ERRORS.framework(status, 'bad request');
+  }
+  return API_ERRORS.internal();
+}

@@ -1,0 +1,536 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import type { Basis } from '../src/core/factors.js';
+import type { ForecastBook, ZoneForecast } from '../src/forecast/book.js';
+import { buildApp } from '../src/http/app.js';
+import { createStore } from '../src/storage/create-store.js';
+import type { Store } from '../src/storage/store.js';
+import { expectPeerShape, type PeerSchema } from './compat/peer-schemas.js';
+import {
+  DE_INCOMPLETE,
+  DE_LAST,
+  deValue,
+  fillFixedStore,
+  H,
+  HOUR_NOW,
+  NOW,
+  NOW_S,
+} from './support/fixed-store.js';
+
+/**
+ * The compatibility APIs as their known clients call them (docs/compat.md lists each request):
+ * every test sends exactly the path, parameters and headers the client's own code sends, and
+ * checks every field that client reads. Every response is checked against the peer's documented
+ * shape (test/compat/peer-schemas.ts), errors included. Real HTTP, real SQLite store, the fixed
+ * data set of the black-box suites, and a small ForecastBook filled with known series (the seam
+ * the forecast engine plugs into).
+ */
+
+const EM = '/compat/electricitymaps/v3';
+const CA = '/compat/carbon-aware';
+
+/** Known forecasts: DE and US-CAISO (lifecycle), hourly for 73 h after each zone's data. */
+const FORECAST_START = HOUR_NOW - H; // 12:00Z, the interval after DE's newest reading + 1
+const forecastValue = (index: number) => 200 + (index % 5) * 10 + 0.4;
+const GENERATED_AT = NOW_S - 600;
+
+class KnownForecasts implements ForecastBook {
+  asked: { zone: string; basis: Basis | undefined }[] = [];
+  forecast(zone: string, basis: Basis | undefined): ZoneForecast | null {
+    this.asked.push({ zone, basis });
+    if ((zone !== 'DE' && zone !== 'US-CAISO') || basis !== 'lifecycle') return null;
+    const values = Float64Array.from({ length: 73 }, (_, index) => forecastValue(index));
+    return {
+      zone,
+      basis,
+      model: 'test@1',
+      generatedAt: GENERATED_AT,
+      startTs: FORECAST_START,
+      stepSeconds: H,
+      values,
+      p10: values.map((value) => value - 20),
+      p90: values.map((value) => value + 20),
+    };
+  }
+}
+
+let store: Store;
+let app: FastifyInstance;
+let base: string;
+const book = new KnownForecasts();
+
+beforeAll(async () => {
+  store = await createStore('sqlite::memory:');
+  await fillFixedStore(store);
+  app = await buildApp({
+    config: loadConfig({ RATE_LIMIT_PER_MINUTE: '100000' }),
+    store,
+    clock: () => NOW,
+    forecasts: book,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  await store?.close();
+});
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+async function send(path: string, headers: Record<string, string>, schema?: PeerSchema) {
+  const response = await fetch(`${base}${path}`, { headers });
+  const text = await response.text();
+  const answer: Answer = {
+    status: response.status,
+    headers: response.headers,
+    body: text === '' ? undefined : JSON.parse(text),
+  };
+  if (schema) expectPeerShape(schema, answer.body);
+  return answer;
+}
+
+const emTime = (s: number) => new Date(s * 1000).toISOString();
+const dotnet = (s: number) => `${new Date(s * 1000).toISOString().slice(0, 19)}+00:00`;
+
+// The DE readings in the last 24 hours: hourly up to DE_LAST, without the incomplete hour.
+const DE_LAST_24H: number[] = [];
+for (let ts = Math.ceil((NOW_S - 24 * H) / H) * H; ts <= DE_LAST; ts += H) {
+  if (ts !== DE_INCOMPLETE) DE_LAST_24H.push(ts);
+}
+
+describe('evcc (tariff/electricitymaps.go)', () => {
+  // evcc: GET {uri}/carbon-intensity/forecast?zone={ZONE upper-cased}, header X-BLOBR-KEY, JSON.
+  const headers = { 'X-BLOBR-KEY': 'any-token', Accept: 'application/json' };
+
+  it('reads forecast[].carbonIntensity and forecast[].datetime', async () => {
+    const answer = await send(`${EM}/carbon-intensity/forecast?zone=DE`, headers, 'emForecast');
+    expect(answer.status).toBe(200);
+    const body = answer.body as {
+      zone: string;
+      forecast: { carbonIntensity: number; datetime: string }[];
+      updatedAt: string;
+    };
+    expect(body.zone).toBe('DE');
+    // From the interval in progress (13:00Z) for 24 hours, whole numbers as Electricity Maps.
+    expect(body.forecast).toHaveLength(24);
+    body.forecast.forEach((point, i) => {
+      const index = (HOUR_NOW - FORECAST_START) / H + i;
+      expect(point.datetime).toBe(emTime(HOUR_NOW + i * H));
+      expect(point.carbonIntensity).toBe(Math.round(forecastValue(index)));
+    });
+    expect(body.updatedAt).toBe(emTime(GENERATED_AT));
+    expect(book.asked.at(-1)).toEqual({ zone: 'DE', basis: 'lifecycle' });
+  });
+
+  it('gets the error it reads (`error`) when a zone has no forecast', async () => {
+    const answer = await send(`${EM}/carbon-intensity/forecast?zone=FR`, headers, 'emError');
+    expect(answer.status).toBe(404);
+    expect((answer.body as { error: string }).error).toContain('no forecast available for zone FR');
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('grid-intensity-go (pkg/provider/electricity_maps.go)', () => {
+  // GET {apiURL}/carbon-intensity/latest?zone={location}, header auth-token; needs 200.
+  it('reads carbonIntensity and datetime (RFC 3339) of the latest reading', async () => {
+    const answer = await send(
+      `${EM}/carbon-intensity/latest?zone=DE`,
+      { 'auth-token': 'token' },
+      'emLatest',
+    );
+    expect(answer.status).toBe(200);
+    const body = answer.body as { carbonIntensity: number; datetime: string; zone: string };
+    expect(body.zone).toBe('DE');
+    expect(body.carbonIntensity).toBe(Math.round(deValue(DE_LAST)));
+    expect(Date.parse(body.datetime) / 1000).toBe(DE_LAST);
+  });
+
+  it('also answers the history the exporter may read, with its rate-limit headers', async () => {
+    const answer = await send(
+      `${EM}/carbon-intensity/history?zone=DE`,
+      { 'auth-token': 'token' },
+      'emHistory',
+    );
+    expect(answer.status).toBe(200);
+    const history = (answer.body as { history: { carbonIntensity: number; datetime: string }[] })
+      .history;
+    expect(history.map((point) => point.datetime)).toEqual(DE_LAST_24H.map(emTime));
+    expect(history.map((point) => point.carbonIntensity)).toEqual(
+      DE_LAST_24H.map((ts) => Math.round(deValue(ts))),
+    );
+    expect(answer.headers.get('ratelimit-limit')).toBe('100000');
+  });
+});
+
+describe('Carbon Aware SDK, Electricity Maps data source (ElectricityMapsClient.cs)', () => {
+  // Accept: application/json and `auth-token`; paths relative to the base URL; zone or lat/lon.
+  const headers = { Accept: 'application/json', 'auth-token': 'token' };
+
+  it('zones: a dictionary of zone keys whose access lists the paths it calls', async () => {
+    const answer = await send(`${EM}/zones`, headers, 'emZones');
+    const zones = answer.body as Record<string, { zoneName: string; access: string[] }>;
+    expect(Object.keys(zones)).toHaveLength(45);
+    for (const key of ['DE', 'DK-DK1', 'SE-SE4', 'US-CAL-CISO', 'IT-NO', 'GB', 'IT-CALA']) {
+      for (const path of [
+        'carbon-intensity/history',
+        'carbon-intensity/forecast',
+        'carbon-intensity/past-range',
+      ]) {
+        expect(zones[key]?.access, `${key} ${path}`).toContain(path);
+      }
+    }
+    expect(zones['DK-DK1']!.zoneName).toBe('Denmark West (DK1)');
+  });
+
+  it('forecast by zone and by lat/lon (an Azure region point): zone, updatedAt, values', async () => {
+    const byZone = await send(`${EM}/carbon-intensity/forecast?zone=DE`, headers, 'emForecast');
+    // germanywestcentral, as the SDK's azure-regions.json gives it.
+    const byPoint = await send(
+      `${EM}/carbon-intensity/forecast?lat=50.110924&lon=8.682127`,
+      headers,
+      'emForecast',
+    );
+    expect(byPoint.status).toBe(200);
+    expect(byPoint.body).toEqual(byZone.body);
+    // A culture with a decimal comma (the SDK formats the forecast's lat/lon without a culture).
+    const comma = await send(
+      `${EM}/carbon-intensity/forecast?lat=50%2C110924&lon=8%2C682127`,
+      headers,
+      'emForecast',
+    );
+    expect(comma.body).toEqual(byZone.body);
+  });
+
+  it('history by zone and by lat/lon: every field of HistoryCarbonIntensityData', async () => {
+    const byZone = await send(`${EM}/carbon-intensity/history?zone=DE`, headers, 'emHistory');
+    const body = byZone.body as {
+      zone: string;
+      history: {
+        carbonIntensity: number;
+        datetime: string;
+        updatedAt: string;
+        createdAt: string;
+        emissionFactorType: string;
+        isEstimated: boolean;
+        estimationMethod: null;
+      }[];
+    };
+    expect(body.zone).toBe('DE');
+    expect(body.history).toHaveLength(DE_LAST_24H.length);
+    const first = body.history[0]!;
+    expect(first).toEqual({
+      zone: 'DE',
+      carbonIntensity: Math.round(deValue(DE_LAST_24H[0]!)),
+      datetime: emTime(DE_LAST_24H[0]!),
+      updatedAt: emTime(DE_LAST_24H[0]! + H),
+      createdAt: emTime(DE_LAST_24H[0]! + H),
+      emissionFactorType: 'lifecycle',
+      isEstimated: false,
+      estimationMethod: null,
+    });
+    const byPoint = await send(
+      `${EM}/carbon-intensity/history?lat=50.110924&lon=8.682127`,
+      headers,
+      'emHistory',
+    );
+    expect(byPoint.body).toEqual(byZone.body);
+  });
+
+  it('past-range by zone and lat/lon, with start/end as .NET and as RFC 3339 write them', async () => {
+    const start = DE_LAST - 3 * H;
+    const end = DE_LAST + H;
+    const forms = [
+      `start=${encodeURIComponent(dotnet(start))}&end=${encodeURIComponent(dotnet(end))}`,
+      `start=${emTime(start)}&end=${emTime(end)}`,
+      // An offset whose `+` arrived unescaped reads as a space; still the same instant.
+      `start=${dotnet(start)}&end=${dotnet(end)}`,
+    ];
+    for (const query of forms) {
+      const answer = await send(
+        `${EM}/carbon-intensity/past-range?zone=DE&${query}`,
+        headers,
+        'emPastRange',
+      );
+      expect(answer.status, query).toBe(200);
+      const data = (answer.body as { data: { datetime: string; carbonIntensity: number }[] }).data;
+      expect(data.map((point) => point.datetime)).toEqual(
+        [start, start + H, start + 2 * H, start + 3 * H]
+          .filter((ts) => ts !== DE_INCOMPLETE)
+          .map(emTime),
+      );
+    }
+    const byPoint = await send(
+      `${EM}/carbon-intensity/past-range?lat=50.110924&lon=8.682127&${forms[1]}`,
+      headers,
+      'emPastRange',
+    );
+    expect((byPoint.body as { zone: string }).zone).toBe('DE');
+  });
+
+  it('direct emission factors when asked, lifecycle otherwise', async () => {
+    const answer = await send(
+      `${EM}/carbon-intensity/latest?zone=DE&emissionFactorType=direct`,
+      headers,
+      'emLatest',
+    );
+    const body = answer.body as { carbonIntensity: number; emissionFactorType: string };
+    expect(body.emissionFactorType).toBe('direct');
+    expect(body.carbonIntensity).toBe(Math.round(deValue(DE_LAST) * 0.75));
+  });
+
+  it('a point far from every data centre: 404 in its format, with a hint to pass zone', async () => {
+    const answer = await send(
+      `${EM}/carbon-intensity/forecast?lat=36.6681&lon=-40.3889`,
+      headers,
+      'emError',
+    );
+    expect(answer.status).toBe(404);
+    const error = (answer.body as { error: string }).error;
+    expect(error).toContain('within 50 km');
+    expect(error).toContain('pass zone');
+  });
+});
+
+describe('Electricity Maps zone keys, power breakdown and errors', () => {
+  it.each([
+    ['DK-DK1', 'DK-DK1'],
+    ['dk-1', 'DK-DK1'],
+    ['SE-SE4', 'SE-SE4'],
+    ['US-CAL-CISO', 'US-CAL-CISO'],
+    ['IT-NO', 'IT-NO'],
+    ['aws:eu-central-1', 'DE'],
+  ])('zone=%s is answered as %s', async (zone, key) => {
+    const answer = await send(`${EM}/carbon-intensity/history?zone=${zone}`, {}, 'emHistory');
+    expect(answer.status).toBe(200);
+    expect((answer.body as { zone: string }).zone).toBe(key);
+  });
+
+  it.each([
+    ['/carbon-intensity/latest', 400, 'give zone'],
+    ['/carbon-intensity/latest?zone=XX', 404, 'not served here'],
+    ['/carbon-intensity/latest?zone=FR&zone=DE', 400, 'zone'],
+    ['/carbon-intensity/latest?zone=DE&emissionFactorType=marginal', 400, 'emissionFactorType'],
+    ['/carbon-intensity/latest?lat=91&lon=0', 400, 'lat'],
+    ['/carbon-intensity/latest?lat=50.11', 400, 'lat and lon'],
+    ['/carbon-intensity/latest?zone=IE', 404, 'no recent data'],
+    ['/carbon-intensity/past-range?zone=DE&start=2026-11-20T00:00:00Z', 400, 'end'],
+    ['/carbon-intensity/past-range?zone=DE&start=2026-11-20&end=2026-11-19', 400, 'before'],
+    ['/carbon-intensity/past-range?zone=DE&start=2026-01-01&end=2026-11-19', 400, '100 days'],
+    ['/carbon-intensity/forecast?zone=DE&horizonHours=5', 400, 'horizonHours'],
+    ['/no-such-path', 404, 'not found'],
+  ])('%s: %i in its format', async (path, status, words) => {
+    const answer = await send(`${EM}${path}`, {}, 'emError');
+    expect(answer.status).toBe(status);
+    expect((answer.body as { error: string }).error).toContain(words);
+  });
+
+  it('power-breakdown latest and history, production-based, in MW', async () => {
+    const latest = await send(`${EM}/power-breakdown/latest?zone=DE`, {}, 'emPowerLatest');
+    const body = latest.body as {
+      datetime: string;
+      powerProductionBreakdown: Record<string, number>;
+      powerProductionTotal: number;
+      renewablePercentage: number;
+      fossilFreePercentage: number;
+    };
+    // The fixed store's stand-in mix: 1 MWh of gas and 1 of coal in each hour.
+    expect(body.datetime).toBe(emTime(DE_LAST));
+    expect(body.powerProductionBreakdown.gas).toBe(1);
+    expect(body.powerProductionBreakdown.coal).toBe(1);
+    expect(body.powerProductionBreakdown.wind).toBe(0);
+    expect(body.powerProductionTotal).toBe(2);
+    expect(body.renewablePercentage).toBe(0);
+    expect(body.fossilFreePercentage).toBe(0);
+    const history = await send(`${EM}/power-breakdown/history?zone=DE`, {}, 'emPowerHistory');
+    expect((history.body as { history: unknown[] }).history).toHaveLength(DE_LAST_24H.length);
+  });
+});
+
+describe('Kubernetes carbon-intensity exporter (pkg/exporter/exporter.go)', () => {
+  // GetCurrentForecastData(ctx, []string{region}, {DataStartAt: empty, DataEndAt: empty}):
+  // GET {base}/emissions/forecasts/current?location={region}, Accept: application/json.
+  it('reads [0].forecastData[].value and [0].dataStartAt for an Azure region', async () => {
+    const answer = await send(
+      `${CA}/emissions/forecasts/current?location=westus`,
+      { Accept: 'application/json' },
+      'caForecasts',
+    );
+    expect(answer.status).toBe(200);
+    const [forecast] = answer.body as {
+      location: string;
+      dataStartAt: string;
+      dataEndAt: string;
+      windowSize: number;
+      generatedAt: string;
+      optimalDataPoints: { timestamp: string; value: number; duration: number }[];
+      forecastData: { location: string; timestamp: string; value: number; duration: number }[];
+    }[];
+    expect(forecast!.location).toBe('westus');
+    expect(forecast!.dataStartAt).toBe(dotnet(HOUR_NOW));
+    expect(forecast!.dataEndAt).toBe(dotnet(FORECAST_START + 73 * H));
+    expect(forecast!.generatedAt).toBe(dotnet(GENERATED_AT));
+    expect(forecast!.windowSize).toBe(60);
+    // From the interval in progress to the end of the forecast: 72 one-hour points.
+    expect(forecast!.forecastData).toHaveLength(72);
+    forecast!.forecastData.forEach((point, i) => {
+      expect(point.timestamp).toBe(dotnet(HOUR_NOW + i * H));
+      expect(point.value).toBe(forecastValue(i + 1));
+      expect(point.duration).toBe(60);
+      expect(point.location).toBe('westus');
+    });
+    const values = forecast!.forecastData.map((point) => point.value);
+    expect(forecast!.optimalDataPoints).toHaveLength(1);
+    expect(forecast!.optimalDataPoints[0]!.value).toBe(Math.min(...values));
+    expect(book.asked.at(-1)).toEqual({ zone: 'US-CAISO', basis: 'lifecycle' });
+  });
+
+  it('a location without a forecast: the SDK empty answer (204, no body)', async () => {
+    const answer = await send(`${CA}/emissions/forecasts/current?location=westeurope`, {
+      Accept: 'application/json',
+    });
+    expect(answer.status).toBe(204);
+    expect(answer.body).toBeUndefined();
+  });
+});
+
+describe('Carbon Aware SDK WebAPI: the other routes', () => {
+  it('forecasts/current with dataStartAt, dataEndAt and windowSize averages the windows', async () => {
+    const start = HOUR_NOW + 2 * H;
+    const end = HOUR_NOW + 8 * H;
+    const answer = await send(
+      `${CA}/emissions/forecasts/current?location=DE&location=aws:us-west-1` +
+        `&dataStartAt=${encodeURIComponent(dotnet(start))}&dataEndAt=${encodeURIComponent(dotnet(end))}&windowSize=120`,
+      {},
+      'caForecasts',
+    );
+    const forecasts = answer.body as {
+      location: string;
+      forecastData: { timestamp: string; value: number }[];
+    }[];
+    expect(forecasts.map((forecast) => forecast.location)).toEqual(['DE', 'aws:us-west-1']);
+    // 2-hour windows starting at 15:00 .. 19:00 (the last ends at 21:00 = dataEndAt).
+    const first = (start - FORECAST_START) / H;
+    expect(forecasts[0]!.forecastData.map((point) => point.value)).toEqual(
+      [0, 1, 2, 3, 4].map((i) =>
+        Number(((forecastValue(first + i) + forecastValue(first + i + 1)) / 2).toFixed(1)),
+      ),
+    );
+  });
+
+  it('bylocations, bylocation and bylocations/best: EmissionsData of the observed values', async () => {
+    const query = `time=${emTime(DE_LAST - 2 * H)}&toTime=${emTime(DE_LAST + H)}`;
+    const all = await send(
+      `${CA}/emissions/bylocations?location=DE&location=FR&${query}`,
+      {},
+      'caEmissionsData',
+    );
+    const list = all.body as { location: string; time: string; rating: number; duration: string }[];
+    expect(list.filter((point) => point.location === 'DE').map((point) => point.rating)).toEqual(
+      [DE_LAST - 2 * H, DE_LAST - H, DE_LAST].map((ts) => Number(deValue(ts).toFixed(1))),
+    );
+    expect(list[0]!.duration).toBe('01:00:00');
+    expect(list[0]!.time).toBe(dotnet(DE_LAST - 2 * H));
+    const one = await send(
+      `${CA}/emissions/bylocation?location=DE&${query}`,
+      {},
+      'caEmissionsData',
+    );
+    expect((one.body as unknown[]).length).toBe(3);
+    const best = await send(
+      `${CA}/emissions/bylocations/best?location=DE&location=FR&${query}`,
+      {},
+      'caEmissionsData',
+    );
+    const lowest = Math.min(...list.map((point) => point.rating));
+    expect((best.body as { rating: number }[]).every((point) => point.rating === lowest)).toBe(
+      true,
+    );
+    // Nothing in the window: 204.
+    const none = await send(`${CA}/emissions/bylocations?location=IE`, {});
+    expect(none.status).toBe(204);
+  });
+
+  it('average-carbon-intensity weights each interval by its overlap with the window', async () => {
+    const start = DE_LAST - H + 1800;
+    const end = DE_LAST + H;
+    const answer = await send(
+      `${CA}/emissions/average-carbon-intensity?location=germanywestcentral` +
+        `&startTime=${encodeURIComponent(dotnet(start))}&endTime=${encodeURIComponent(dotnet(end))}`,
+      {},
+      'caAverage',
+    );
+    const expected =
+      (Number(deValue(DE_LAST - H).toFixed(1)) * 1800 +
+        Number(deValue(DE_LAST).toFixed(1)) * 3600) /
+      5400;
+    expect(answer.body).toEqual({
+      location: 'germanywestcentral',
+      startTime: dotnet(start),
+      endTime: dotnet(end),
+      carbonIntensity: Number(expected.toFixed(1)),
+    });
+  });
+
+  it('locations: cloud regions with their points, and the zone codes', async () => {
+    const answer = await send(`${CA}/locations`, {}, 'caLocations');
+    const locations = answer.body as Record<string, { latitude: number | null; name: string }>;
+    expect(locations.westeurope).toEqual({ latitude: 52.3667, longitude: 4.9, name: 'westeurope' });
+    expect(locations['DK-1']).toEqual({ latitude: null, longitude: null, name: 'DK-1' });
+  });
+
+  it.each([
+    ['/emissions/forecasts/current', 400, 'location'],
+    ['/emissions/forecasts/current?location=nowhere', 400, 'nowhere'],
+    ['/emissions/forecasts/current?location=DE&windowSize=-5', 400, 'windowSize'],
+    ['/emissions/forecasts/current?location=DE&dataStartAt=tomorrow', 400, 'dataStartAt'],
+    ['/emissions/bylocations?location=DE&time=2026-11-20&toTime=2026-11-19', 400, 'time'],
+    ['/emissions/average-carbon-intensity?location=DE&startTime=2026-11-20', 400, 'endTime'],
+    ['/nothing-here', 404, 'not found'],
+  ])('%s: %i as problem details', async (path, status, words) => {
+    const answer = await send(`${CA}${path}`, {}, 'caProblem');
+    expect(answer.status).toBe(status);
+    const body = answer.body as {
+      detail: string;
+      status: number;
+      errors: Record<string, string[]>;
+    };
+    expect(body.status).toBe(status);
+    expect(JSON.stringify(body)).toContain(words);
+  });
+});
+
+describe('rate limit', () => {
+  it('counts compat requests with /v1, and refuses in each peer format', async () => {
+    const limitedStore = await createStore('sqlite::memory:');
+    const limited = await buildApp({
+      config: loadConfig({ RATE_LIMIT_PER_MINUTE: '2' }),
+      store: limitedStore,
+      clock: () => NOW,
+      forecasts: book,
+    });
+    try {
+      const ok = await limited.inject({ url: '/v1/zones' });
+      expect(ok.statusCode).toBe(200);
+      const second = await limited.inject({ url: `${EM}/zones` });
+      expect(second.statusCode).toBe(200);
+      const em = await limited.inject({ url: `${EM}/carbon-intensity/latest?zone=DE` });
+      expect(em.statusCode).toBe(429);
+      expectPeerShape('emError', em.json());
+      expect(em.headers['retry-after']).toBeDefined();
+      const ca = await limited.inject({ url: `${CA}/locations` });
+      expect(ca.statusCode).toBe(429);
+      expectPeerShape('caProblem', ca.json());
+    } finally {
+      await limited.close();
+      await limitedStore.close();
+    }
+  });
+});
