@@ -8,6 +8,7 @@ import {
 } from '../core/schedule.js';
 import { formatTs } from '../core/time.js';
 import type { Zone } from '../core/zones.js';
+import type { ZoneSeries } from '../serving/zone-series.js';
 import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
 import type { Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
@@ -80,9 +81,18 @@ export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void
       responder.refuseWhenStoreLost();
       const book = deps.forecasts();
       const series: ScheduleSeries[] = [];
+      // Published values come from memory at once; from the store, the zones' reads run together.
+      const reads: Promise<void>[] = [];
+      // One array for every zone's intervals: one allocation per request, a view per zone.
+      const all = new Float64Array(intervalsInAll(asked)).fill(Number.NaN);
+      let used = 0;
       for (const zone of asked.zones) {
-        series.push(await zoneSeries(zone, asked, book.forecast(zone.code, asked.basis), deps));
+        const forecast = book.forecast(zone.code, asked.basis);
+        const zoneSeriesOf = zoneSeries(zone, asked, forecast, deps, reads, all, used);
+        used += zoneSeriesOf.values.length;
+        series.push(zoneSeriesOf);
       }
+      if (reads.length > 0) await Promise.all(reads);
       const result = schedule({
         series,
         durationSeconds: asked.durationMinutes * 60,
@@ -98,56 +108,95 @@ export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void
 /**
  * One zone's intervals of `[earliest, deadline)` on its grid (UTC hours, or half hours for GB),
  * starting at the first boundary at or after earliest: values in tenths, NaN where none.
+ * Published values are set now from memory, or by a store read pushed onto `reads`.
  */
-async function zoneSeries(
+function zoneSeries(
   zone: Zone,
   asked: ScheduleRequest,
   forecast: ZoneForecast | null,
   deps: Pick<ScheduleDeps, 'store' | 'responder'>,
-): Promise<ScheduleSeries> {
+  reads: Promise<void>[],
+  all: Float64Array,
+  at: number,
+): ScheduleSeries {
   const step = zone.resolutionMin * 60;
-  const first = Math.ceil(asked.earliest / step) * step;
-  const count = Math.max(0, Math.floor(asked.deadline / step) - first / step);
-  const values = new Float64Array(count).fill(Number.NaN);
+  const { first, count } = gridOf(asked, step);
+  const values = all.subarray(at, at + count);
   const end = first + count * step;
   // Published values up to where the forecast starts (all of them without a forecast).
   const historyEnd = forecast ? Math.min(end, forecast.startTs) : end;
-  if (first < historyEnd)
-    await fillHistory(values, zone.code, first, historyEnd, step, asked.basis, deps);
-  if (forecast && forecast.startTs < end) {
-    const planned = tenths(asked.estimator === 'p90' ? forecast.p90 : forecast.values);
-    const fStep = forecast.stepSeconds;
-    for (let i = 0; i < count; i++) {
-      const ts = first + i * step;
-      if (ts < forecast.startTs) continue;
-      const offset = ts - forecast.startTs;
-      const index = offset / fStep;
-      if (offset % fStep === 0 && index < planned.length) values[i] = planned[index]!;
-    }
+  if (first < historyEnd) {
+    const memory = deps.responder.memorySeries(zone.code, asked.basis);
+    if (memory) fillFromMemory(values, memory, first, historyEnd, step);
+    else reads.push(fillFromStore(values, zone.code, first, historyEnd, step, asked.basis, deps));
   }
+  if (forecast && forecast.startTs < end) fillFromForecast(values, first, step, forecast, asked);
   return { zone: zone.code, startTs: first, stepSeconds: step, values };
 }
 
-/** Sets `values` from the zone's published readings in `[from, to)`: memory, else the store. */
-async function fillHistory(
+/** The whole intervals of a grid of `step` seconds inside `[earliest, deadline)`. */
+function gridOf(asked: ScheduleRequest, step: number): { first: number; count: number } {
+  const first = Math.ceil(asked.earliest / step) * step;
+  return { first, count: Math.max(0, Math.floor(asked.deadline / step) - first / step) };
+}
+
+function intervalsInAll(asked: ScheduleRequest): number {
+  let total = 0;
+  for (const zone of asked.zones) total += gridOf(asked, zone.resolutionMin * 60).count;
+  return total;
+}
+
+/** The forecast's intervals (or their p90) from its start on, where they fall on the grid. */
+function fillFromForecast(
+  values: Float64Array,
+  first: number,
+  step: number,
+  forecast: ZoneForecast,
+  asked: ScheduleRequest,
+): void {
+  const planned = tenths(asked.estimator === 'p90' ? forecast.p90 : forecast.values);
+  const fStep = forecast.stepSeconds;
+  // The first interval of the window at or after the forecast's start.
+  const from = Math.max(0, Math.ceil((forecast.startTs - first) / step));
+  if (fStep === step && (first - forecast.startTs) % step === 0) {
+    // The same grid, the usual case: one copy.
+    const offset = (first - forecast.startTs) / step;
+    const upTo = Math.min(values.length, planned.length - offset);
+    if (upTo > from) values.set(planned.subarray(offset + from, offset + upTo), from);
+    return;
+  }
+  for (let i = from; i < values.length; i++) {
+    const gap = first + i * step - forecast.startTs;
+    const index = gap / fStep;
+    if (gap % fStep === 0 && index < planned.length) values[i] = planned[index]!;
+  }
+}
+
+/** Published readings of `[from, to)` held in memory (already in tenths, as served). */
+function fillFromMemory(
+  values: Float64Array,
+  memory: ZoneSeries,
+  from: number,
+  to: number,
+  step: number,
+): void {
+  for (let i = memory.lowerBound(from), end = memory.lowerBound(to); i < end; i++) {
+    if (memory.method(i) === FORECAST_METHOD) continue;
+    const offset = memory.ts(i) - from;
+    if (offset % step === 0) values[offset / step] = Math.round(memory.value(i) * 10);
+  }
+}
+
+/** Published readings of `[from, to)` read from the store (its 503 when unreachable). */
+async function fillFromStore(
   values: Float64Array,
   zone: string,
   from: number,
   to: number,
   step: number,
   basis: Basis | undefined,
-  deps: Pick<ScheduleDeps, 'store' | 'responder'>,
+  deps: Pick<ScheduleDeps, 'store'>,
 ): Promise<void> {
-  const memory = deps.responder.memorySeries(zone, basis);
-  if (memory) {
-    for (let i = memory.lowerBound(from), end = memory.lowerBound(to); i < end; i++) {
-      if (memory.method(i) === FORECAST_METHOD) continue;
-      const offset = memory.ts(i) - from;
-      // Values are held in tenths already: this recovers the integer exactly.
-      if (offset % step === 0) values[offset / step] = Math.round(memory.value(i) * 10);
-    }
-    return;
-  }
   const rows = await fromStore(() =>
     deps.store.readingsInWindow(zone, from, to, values.length + 1, basis),
   );
@@ -177,11 +226,26 @@ function tenths(array: Float64Array): Float64Array {
 
 const grams = (tenthsValue: number): number => round1(tenthsValue / 10);
 
+/**
+ * formatTs of interval boundaries, kept: a response names up to a hundred of them, and they are
+ * the same hours from one request to the next. Bounded; emptied when full.
+ */
+const FORMATTED = new Map<number, string>();
+function formatBoundary(ts: number): string {
+  let text = FORMATTED.get(ts);
+  if (text === undefined) {
+    if (FORMATTED.size >= 4096) FORMATTED.clear();
+    text = formatTs(ts);
+    FORMATTED.set(ts, text);
+  }
+  return text;
+}
+
 function windowBody(window: ScheduledWindow) {
   return {
     zone: window.zone,
-    start: formatTs(window.start),
-    end: formatTs(window.end),
+    start: formatBoundary(window.start),
+    end: formatBoundary(window.end),
     gco2eq_kwh: grams(window.mean),
   };
 }
@@ -198,7 +262,10 @@ function responseBody(asked: ScheduleRequest, result: ScheduleResult): ScheduleR
   const bestBody = {
     ...windowBody(best),
     ...(best.slots && {
-      slots: best.slots.map((slot) => ({ ts: formatTs(slot.ts), gco2eq_kwh: grams(slot.value) })),
+      slots: best.slots.map((slot) => ({
+        ts: formatBoundary(slot.ts),
+        gco2eq_kwh: grams(slot.value),
+      })),
     }),
   };
   let savings: ScheduleResponse['savings'] = null;
