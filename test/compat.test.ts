@@ -6,7 +6,9 @@ import type { ForecastBook, ZoneForecast } from '../src/forecast/book.js';
 import { buildApp } from '../src/http/app.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
+import { ReadingCache } from '../src/serving/reading-cache.js';
 import { expectPeerShape, type PeerSchema } from './compat/peer-schemas.js';
+import { ApiClient } from './support/api-client.js';
 import {
   DE_INCOMPLETE,
   DE_LAST,
@@ -531,6 +533,64 @@ describe('rate limit', () => {
     } finally {
       await limited.close();
       await limitedStore.close();
+    }
+  });
+});
+
+describe('GET /v1/zones/cloud and provider:region on /v1', () => {
+  it('lists the table, valid against the OpenAPI document, and zone= takes provider:region', async () => {
+    const api = new ApiClient(base);
+    await api.loadOpenApi();
+    const cloud = await api.get('/v1/zones/cloud');
+    expect(cloud.status).toBe(200);
+    const rows = (cloud.json as { data: { id: string; zone: string; source: string }[] }).data;
+    expect(rows).toHaveLength(59);
+    expect(rows.find((row) => row.id === 'aws:eu-central-1')?.zone).toBe('DE');
+    const byRegion = await api.get('/v1/intensity?zone=aws:eu-central-1');
+    const byCode = await api.get('/v1/intensity?zone=DE');
+    expect(byRegion.status).toBe(200);
+    expect(byRegion.text).toBe(byCode.text);
+    const latest = await api.get('/v1/intensity/latest?zone=azure:germanywestcentral');
+    expect((latest.json as { data: { zone: string }[] }).data[0]!.zone).toBe('DE');
+    const unknown = await api.get('/v1/intensity?zone=aws:mars-north-1');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toEqual({
+      error: 'unknown cloud region: aws:mars-north-1',
+      hint: 'see /v1/zones/cloud for the cloud regions located in the 45 zones, e.g. zone=aws:eu-central-1',
+    });
+    const index = (await api.get('/v1')).json as { other_endpoints: Record<string, string> };
+    expect(index.other_endpoints.cloud_zones).toContain('/v1/zones/cloud');
+    expect(api.validated).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('from memory', () => {
+  it('answers the same bodies when the reading cache serves', async () => {
+    const cache = new ReadingCache(store, undefined, { pollMs: 60_000 });
+    const cached = await buildApp({
+      config: loadConfig({ RATE_LIMIT_PER_MINUTE: '100000' }),
+      store,
+      clock: () => NOW,
+      forecasts: book,
+      cache,
+    });
+    try {
+      await cache.refresh();
+      expect(cache.ready).toBe(true);
+      for (const path of [
+        `${EM}/carbon-intensity/latest?zone=DE`,
+        `${EM}/carbon-intensity/history?zone=DE&emissionFactorType=direct`,
+        `${EM}/carbon-intensity/past-range?zone=GB&start=2026-11-21T00:00:00Z&end=2026-11-21T14:00:00Z`,
+        `${CA}/emissions/bylocations?location=DE`,
+      ]) {
+        const fromMemory = await cached.inject({ url: path });
+        const fromStore = await fetch(`${base}${path}`);
+        expect(fromMemory.statusCode, path).toBe(200);
+        expect(fromMemory.body, path).toBe(await fromStore.text());
+      }
+    } finally {
+      await cached.close();
+      await cache.stop();
     }
   });
 });
