@@ -84,7 +84,9 @@ export class ForecastEngine implements ForecastBook {
   /** One check: reruns what is due. Resolves when done; never rejects (failures are logged). */
   tick(): Promise<void> {
     this.running ??= this.check()
-      .catch((error: unknown) => this.options.logger?.error({ err: error }, 'forecasts: update failed'))
+      .catch((error: unknown) =>
+        this.options.logger?.error({ err: error }, 'forecasts: update failed'),
+      )
       .finally(() => (this.running = undefined));
     return this.running;
   }
@@ -95,7 +97,8 @@ export class ForecastEngine implements ForecastBook {
     if (!this.backtestRun) this.useBacktest(await store.newestBacktest());
     if (await this.backtestDue(nowMs)) await this.rerunBacktest(nowMs);
     const version = await store.dataVersion();
-    if (version === this.computedVersion && nowMs - this.computedAtMs < RECOMPUTE_AT_LEAST_MS) return;
+    if (version === this.computedVersion && nowMs - this.computedAtMs < RECOMPUTE_AT_LEAST_MS)
+      return;
     await this.prepareAll(nowMs);
     this.computedVersion = version;
     this.computedAtMs = nowMs;
@@ -114,7 +117,9 @@ export class ForecastEngine implements ForecastBook {
     if (nowMs - this.backtestCheckedAtMs < BACKTEST_RECHECK_MS) return false;
     this.backtestCheckedAtMs = nowMs;
     // A zone the last run could not evaluate (no history yet) that now has its first forecast.
-    return run.zones.some(({ zone, basis, issues }) => issues === 0 && this.prepared.has(key(zone, basis)));
+    return run.zones.some(
+      ({ zone, basis, issues }) => issues === 0 && this.prepared.has(key(zone, basis)),
+    );
   }
 
   private async rerunBacktest(nowMs: number): Promise<void> {

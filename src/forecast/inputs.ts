@@ -31,7 +31,9 @@ const UPSTREAM_KINDS: Readonly<
 /** The bases every zone is forecast on: both bases, and GB's own figure as its default. */
 export function forecastBases(zoneCode: string): ForecastBasis[] {
   const zone = findZone(zoneCode);
-  return zone?.source === 'uk-operator' ? ['operator', 'lifecycle', 'direct'] : ['lifecycle', 'direct'];
+  return zone?.source === 'uk-operator'
+    ? ['operator', 'lifecycle', 'direct']
+    : ['lifecycle', 'direct'];
 }
 
 /** The basis a request without `basis` is forecast on. */
@@ -71,7 +73,12 @@ export async function loadZoneInputs(
   );
   const upstream: Partial<Record<keyof UpstreamInputs, IssuedSeries>> = {};
   for (const [input, kind] of Object.entries(UPSTREAM_KINDS[zone.source])) {
-    const rows = await store.forecastsInWindow(zone.code, kind, window.upstreamFromTs, window.gridEndTs);
+    const rows = await store.forecastsInWindow(
+      zone.code,
+      kind,
+      window.upstreamFromTs,
+      window.gridEndTs,
+    );
     if (rows.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(rows, grid);
   }
   return {

@@ -43,11 +43,17 @@ export function summarize(
   const zones = servedRows(run, basisOf);
   const day = (rows: readonly SkillRow[]) => rows.find((row) => row.bucket === '7-24');
   const coverages = zones.map(({ rows }) => {
-    const n = rows.reduce((sum, row) => sum + (Number.isFinite(row.p10_p90_coverage) ? row.n : 0), 0);
-    return rows.reduce(
-      (sum, row) => sum + (Number.isFinite(row.p10_p90_coverage) ? row.p10_p90_coverage * row.n : 0),
+    const n = rows.reduce(
+      (sum, row) => sum + (Number.isFinite(row.p10_p90_coverage) ? row.n : 0),
       0,
-    ) / n;
+    );
+    return (
+      rows.reduce(
+        (sum, row) =>
+          sum + (Number.isFinite(row.p10_p90_coverage) ? row.p10_p90_coverage * row.n : 0),
+        0,
+      ) / n
+    );
   });
   const savings = zones.map(({ rows }) => day(rows)?.savings_captured ?? Number.NaN);
   return {
@@ -56,8 +62,12 @@ export function summarize(
       ({ rows }) =>
         rows.length === HORIZON_BUCKETS.length && rows.every((row) => row.skill_vs_persistence > 0),
     ).length,
-    medianDaySkillVsPersistence: median(zones.map(({ rows }) => day(rows)?.skill_vs_persistence ?? Number.NaN)),
-    medianDaySkillVsClimatology: median(zones.map(({ rows }) => day(rows)?.skill_vs_climatology ?? Number.NaN)),
+    medianDaySkillVsPersistence: median(
+      zones.map(({ rows }) => day(rows)?.skill_vs_persistence ?? Number.NaN),
+    ),
+    medianDaySkillVsClimatology: median(
+      zones.map(({ rows }) => day(rows)?.skill_vs_climatology ?? Number.NaN),
+    ),
     coverage: {
       min: Math.min(...coverages.filter(Number.isFinite)),
       median: median(coverages),
@@ -70,7 +80,8 @@ export function summarize(
   };
 }
 
-const pct = (value: number): string => (Number.isFinite(value) ? `${(value * 100).toFixed(1)} %` : 'n/a');
+const pct = (value: number): string =>
+  Number.isFinite(value) ? `${(value * 100).toFixed(1)} %` : 'n/a';
 const num = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : 'n/a');
 
 export function summaryText(summary: BacktestSummary): string {
@@ -107,7 +118,10 @@ export function markdownTable(
   const from = Math.min(...windows.map((zone) => zone.from!));
   const to = Math.max(...windows.map((zone) => zone.to!));
   if (windows.length > 0) {
-    lines.push('', `Issue times ${formatTs(from)} to ${formatTs(to)}, one a day; run at ${formatTs(run.createdAt)}.`);
+    lines.push(
+      '',
+      `Issue times ${formatTs(from)} to ${formatTs(to)}, one a day; run at ${formatTs(run.createdAt)}.`,
+    );
   }
   return lines.join('\n');
 }

@@ -42,7 +42,9 @@ export async function runBacktest(
     const first = (await store.readingsInWindow(zone, 0, toTs, 1))[0];
     const earliest = first ? alignToDay(first.ts + WARM_UP_SECONDS + DAY_SECONDS - 1) : toTs + 1;
     const fromTs = Math.max(
-      window.fromTs !== undefined ? alignToDay(window.fromTs) : toTs - DEFAULT_BACKTEST_DAYS * DAY_SECONDS,
+      window.fromTs !== undefined
+        ? alignToDay(window.fromTs)
+        : toTs - DEFAULT_BACKTEST_DAYS * DAY_SECONDS,
       earliest,
     );
     for (const basis of forecastBases(zone)) {

@@ -80,6 +80,7 @@ function collectZone(value: string, previous: string[] | undefined): string[] {
 
 function instant(value: string): number {
   const ms = parseInstant(value.trim());
-  if (ms === undefined) throw new InvalidArgumentError('expected ISO 8601, e.g. 2026-01-01T00:00:00Z.');
+  if (ms === undefined)
+    throw new InvalidArgumentError('expected ISO 8601, e.g. 2026-01-01T00:00:00Z.');
   return Math.floor(ms / 1000);
 }

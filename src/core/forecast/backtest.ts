@@ -1,10 +1,11 @@
 import type { Basis } from '../factors.js';
+import type {
+  ZoneState} from './models.js';
 import {
   type ForecastModel,
   horizonEnd,
   PERSISTENCE,
-  WEEKLY_PROFILE,
-  ZoneState,
+  WEEKLY_PROFILE
 } from './models.js';
 import {
   type BucketLabel,
@@ -113,7 +114,8 @@ export function backtestZone(
     if (!state.profile(visibleEnd) || state.latestSlot(visibleEnd) < 0) continue;
     const end = horizonEnd(state, issueTs);
     const values = new Map<string, Float64Array>();
-    for (const model of models) values.set(model.id, model.predict(state, { issueTs, visibleEnd }, end));
+    for (const model of models)
+      values.set(model.id, model.predict(state, { issueTs, visibleEnd }, end));
     issues.push({ issueTs, visibleEnd, values });
   }
   const bands = new Map<string, ErrorBand>();
@@ -267,7 +269,10 @@ function scoreModel(
  * P10 and P90 of the errors of the `BAND_ISSUES` issues before `beforeIssue`, per hour ahead,
  * pooled with the neighbouring hours; NaN where fewer than MIN_BAND_SAMPLES are known.
  */
-function bandOf(errors: readonly { issue: number; error: number }[][], beforeIssue: number): ErrorBand {
+function bandOf(
+  errors: readonly { issue: number; error: number }[][],
+  beforeIssue: number,
+): ErrorBand {
   const q10: number[] = [];
   const q90: number[] = [];
   const since = beforeIssue - BAND_ISSUES;
@@ -321,7 +326,7 @@ export function spearman(a: readonly number[], b: readonly number[]): number | n
 function ranks(values: readonly number[]): number[] {
   const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
   const result = new Array<number>(values.length);
-  for (let start = 0; start < order.length; ) {
+  for (let start = 0; start < order.length;) {
     let end = start;
     while (end + 1 < order.length && order[end + 1]!.value === order[start]!.value) end++;
     const rank = (start + end) / 2 + 1;

@@ -188,7 +188,8 @@ export const PERSISTENCE: ForecastModel = {
   predict(zone, issue, end) {
     const out = nanArray(end - issue.visibleEnd);
     const latestSlot = zone.latestSlot(issue.visibleEnd);
-    if (latestSlot >= 0 && zone.profile(issue.visibleEnd)) out.fill(zone.series.values[latestSlot]!);
+    if (latestSlot >= 0 && zone.profile(issue.visibleEnd))
+      out.fill(zone.series.values[latestSlot]!);
     return out;
   },
 };

@@ -80,12 +80,19 @@ export class IssuedSeries {
   ) {}
 
   static build(
-    forecasts: readonly { readonly ts: number; readonly issuedAt: number; readonly value: number }[],
+    forecasts: readonly {
+      readonly ts: number;
+      readonly issuedAt: number;
+      readonly value: number;
+    }[],
     grid: Grid,
   ): IssuedSeries {
     const stepOf = sourceSteps(forecasts, grid.step);
     // (slot, issuedAt) -> value-seconds and seconds covered
-    const cells = new Map<string, { slot: number; issuedAt: number; sum: number; seconds: number }>();
+    const cells = new Map<
+      string,
+      { slot: number; issuedAt: number; sum: number; seconds: number }
+    >();
     for (const { ts, issuedAt, value } of forecasts) {
       const slot = slotOf(grid, ts);
       if (slot < 0 || slot >= grid.length || !Number.isFinite(value)) continue;

@@ -1,0 +1,269 @@
+import { describe, expect, it } from 'vitest';
+import { backtestZone, dailyIssues, quantile, spearman } from './backtest.js';
+import {
+  CANDIDATE_MODELS,
+  CLIMATOLOGY,
+  OPERATOR_FORECAST,
+  PERSISTENCE,
+  UPSTREAM_REGRESSION,
+  WEEKLY_PROFILE,
+  ZoneState,
+  type ZoneInputs,
+} from './models.js';
+import { prepareForecast } from './prepare.js';
+import { bucketIndex, horizonHours, IssuedSeries, regularSeries, type Grid } from './series.js';
+
+const H = 3600;
+const DAY = 24 * H;
+// A Monday 00:00 UTC.
+const START = Date.UTC(2026, 0, 5) / 1000;
+
+/** A deterministic pseudo-random sequence in [0, 1). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** A slowly varying "weather" series: an AR(1) with a day-long memory. */
+function weather(length: number, seed: number): Float64Array {
+  const next = random(seed);
+  const out = new Float64Array(length);
+  let value = 0.5;
+  for (let i = 0; i < length; i++) {
+    value = 0.5 + 0.96 * (value - 0.5) + 0.08 * (next() - 0.5);
+    out[i] = Math.min(1, Math.max(0, value));
+  }
+  return out;
+}
+
+describe('horizon buckets', () => {
+  it('counts hours ahead from the issue time, the interval ending in the first hour being 1', () => {
+    expect(horizonHours(START, H, START)).toBe(1);
+    expect(horizonHours(START + 5 * H, H, START)).toBe(6);
+    expect(horizonHours(START + 6 * H, H, START)).toBe(7);
+    expect(horizonHours(START - H, H, START)).toBe(0);
+    expect(horizonHours(START + 1800, 1800, START)).toBe(1);
+    expect(horizonHours(START + 3600, 1800, START)).toBe(2);
+    expect([0, 1, 6, 7, 24, 25, 48, 49, 72, 73].map(bucketIndex)).toEqual([
+      0, 0, 0, 1, 1, 2, 2, 3, 3, -1,
+    ]);
+  });
+});
+
+describe('IssuedSeries', () => {
+  const grid: Grid = { startTs: START, step: H, length: 4 };
+
+  it('gives the value last issued at or before the time asked, averaging finer intervals', () => {
+    const series = IssuedSeries.build(
+      [
+        // Issued at START - 10 h, in quarter hours: slot 0 averages 100, 110, 120, 130.
+        ...[100, 110, 120, 130].map((value, k) => ({
+          ts: START + k * 900,
+          issuedAt: START - 10 * H,
+          value,
+        })),
+        // Re-issued at START - 2 h, hourly.
+        { ts: START, issuedAt: START - 2 * H, value: 200 },
+        // Only half of slot 1 in quarter hours: not a value of the slot.
+        { ts: START + H, issuedAt: START - 10 * H, value: 7 },
+        { ts: START + H + 900, issuedAt: START - 10 * H, value: 9 },
+      ],
+      grid,
+    );
+    expect(series.valueAt(0, START - 11 * H)).toBeNaN();
+    expect(series.valueAt(0, START - 10 * H)).toBe(115);
+    expect(series.valueAt(0, START - 3 * H)).toBe(115);
+    expect(series.valueAt(0, START)).toBe(200);
+    expect(series.valueAt(1, START)).toBeNaN();
+    expect(series.valueAt(9, START)).toBeNaN();
+  });
+});
+
+describe('the models', () => {
+  const weeks = 12;
+  const length = weeks * 7 * 24 + 72;
+  const grid: Grid = { startTs: START, step: H, length };
+  // A daily and weekly cycle, exactly repeating.
+  const periodic = (slot: number) =>
+    300 + 80 * Math.sin((2 * Math.PI * slot) / 24) + (Math.floor(slot / 24) % 7 >= 5 ? -40 : 0);
+
+  it('climatology reproduces an exactly weekly series and persistence holds the newest value', () => {
+    const points = Array.from({ length: length - 72 }, (_, slot) => ({
+      ts: START + slot * H,
+      value: periodic(slot),
+    }));
+    const zone = new ZoneState({
+      actual: regularSeries(points, grid),
+      upstream: {},
+      publicationLagSeconds: 3 * H,
+    });
+    const issueTs = START + (length - 72) * H;
+    const issue = { issueTs, visibleEnd: length - 72 };
+    const end = length;
+    const climatology = CLIMATOLOGY.predict(zone, issue, end);
+    const profile = WEEKLY_PROFILE.predict(zone, issue, end);
+    for (let i = 0; i < 72; i++) {
+      expect(climatology[i]).toBeCloseTo(periodic(length - 72 + i), 9);
+      expect(profile[i]).toBeCloseTo(periodic(length - 72 + i), 9);
+    }
+    expect([...PERSISTENCE.predict(zone, issue, end)]).toEqual(
+      new Array(72).fill(periodic(length - 73)),
+    );
+    // No upstream forecasts: the regression has nothing to add and says so.
+    expect([...UPSTREAM_REGRESSION.predict(zone, issue, end)].every(Number.isNaN)).toBe(true);
+  });
+
+  it('cannot forecast with less than a week of values', () => {
+    const points = Array.from({ length: 6 * 24 }, (_, slot) => ({
+      ts: START + slot * H,
+      value: 1,
+    }));
+    const zone = new ZoneState({
+      actual: regularSeries(points, grid),
+      upstream: {},
+      publicationLagSeconds: 3 * H,
+    });
+    expect(prepareForecast('DE', 'lifecycle', zone, START + 6 * DAY, undefined)).toBeNull();
+  });
+
+  /** A zone whose intensity falls with the wind share, the wind forecast issued the day before. */
+  function windyZone(forecastError: number): { inputs: ZoneInputs; truth: Float64Array } {
+    const wind = weather(length, 7);
+    const noise = random(11);
+    const errors = weather(length, 13);
+    const truth = new Float64Array(length);
+    const windForecasts = [];
+    const loadForecasts = [];
+    const points = [];
+    for (let slot = 0; slot < length; slot++) {
+      const ts = START + slot * H;
+      const load = 1000 + 200 * Math.sin((2 * Math.PI * slot) / 24);
+      const windMw = 900 * wind[slot]!;
+      truth[slot] = 600 - 500 * (windMw / load) + 4 * (noise() - 0.5);
+      if (slot < length - 72) points.push({ ts, value: truth[slot]! });
+      // Day-ahead: issued at 17:00 the day before the interval's day.
+      const issuedAt = Math.floor(ts / DAY) * DAY - 7 * H;
+      windForecasts.push({ ts, issuedAt, value: windMw + forecastError * (errors[slot]! - 0.5) });
+      loadForecasts.push({ ts, issuedAt, value: load });
+    }
+    return {
+      truth,
+      inputs: {
+        actual: regularSeries(points, grid),
+        upstream: {
+          wind: IssuedSeries.build(windForecasts, grid),
+          load: IssuedSeries.build(loadForecasts, grid),
+        },
+        publicationLagSeconds: 3 * H,
+      },
+    };
+  }
+
+  it('the regression learns intensity from the forecast wind share and beats the climatology', () => {
+    const { inputs, truth } = windyZone(100);
+    const zone = new ZoneState(inputs);
+    const issueTs = START + (length - 72) * H;
+    const visibleEnd = length - 72;
+    const regression = UPSTREAM_REGRESSION.predict(zone, { issueTs, visibleEnd }, length);
+    const climatology = CLIMATOLOGY.predict(zone, { issueTs, visibleEnd }, length);
+    const rmse = (forecast: Float64Array, from: number, to: number) => {
+      let sum = 0;
+      for (let i = from; i < to; i++) sum += (forecast[i]! - truth[visibleEnd + i]!) ** 2;
+      return Math.sqrt(sum / (to - from));
+    };
+    // The day-ahead forecast reaches the end of the next day (24 h here); beyond it, nothing.
+    expect(regression.slice(0, 24).every(Number.isFinite)).toBe(true);
+    expect(regression.slice(48).every(Number.isNaN)).toBe(true);
+    expect(rmse(regression, 0, 24)).toBeLessThan(0.5 * rmse(climatology, 0, 24));
+  });
+
+  it('the backtest scores out of sample, picks the better model per bucket and calibrates its band', () => {
+    const { inputs } = windyZone(150);
+    const zone = new ZoneState(inputs);
+    const result = backtestZone('DE', 'lifecycle', zone, {
+      issueTimes: dailyIssues(START + 14 * DAY, START + (weeks * 7 - 3) * DAY),
+      candidates: CANDIDATE_MODELS,
+    });
+    expect(result.issues).toBe(weeks * 7 - 3 - 14 + 1);
+    const row = (bucket: string, model: string) =>
+      result.rows.find((entry) => entry.bucket === bucket && entry.model === model)!;
+    // The wind forecast covers up to 31 h ahead of a midnight issue: the regression serves there.
+    expect(result.served['1-6']).toBe(UPSTREAM_REGRESSION.id);
+    expect(result.served['7-24']).toBe(UPSTREAM_REGRESSION.id);
+    expect(result.served['49-72']).toBe(CLIMATOLOGY.id);
+    const day = row('7-24', UPSTREAM_REGRESSION.id);
+    expect(day.served).toBe(true);
+    expect(day.n).toBeGreaterThan(1000);
+    expect(day.skill_vs_climatology).toBeGreaterThan(0.3);
+    expect(day.skill_vs_persistence).toBeGreaterThan(0.3);
+    expect(day.spearman).toBeGreaterThan(0.5);
+    expect(day.p10_p90_coverage).toBeGreaterThan(0.7);
+    expect(day.p10_p90_coverage).toBeLessThan(0.9);
+    expect(day.savings_captured).toBeGreaterThan(0.5);
+    expect(day.savings_captured).toBeLessThanOrEqual(1);
+    expect(result.bands[UPSTREAM_REGRESSION.id]!.q10[11]).toBeLessThan(0);
+    expect(result.bands[UPSTREAM_REGRESSION.id]!.q90[11]).toBeGreaterThan(0);
+
+    // The forecast served from it: the served model per bucket, the band around each value.
+    const issueTs = START + (length - 72) * H;
+    const forecast = prepareForecast('DE', 'lifecycle', zone, issueTs, result)!;
+    expect(forecast.startTs).toBe(issueTs);
+    expect(forecast.values.length).toBe(72);
+    expect(forecast.model).toBe(UPSTREAM_REGRESSION.id);
+    for (let i = 0; i < 72; i++) {
+      expect(forecast.p10[i]!).toBeLessThan(forecast.p90[i]!);
+    }
+  });
+});
+
+describe('the operator forecast (GB, no basis)', () => {
+  it('is republished unchanged, from where it starts to where it ends', () => {
+    const step = 1800;
+    const length = 10 * 48 + 96;
+    const grid: Grid = { startTs: START, step, length };
+    const points = Array.from({ length: 10 * 48 }, (_, slot) => ({
+      ts: START + slot * step,
+      value: 200 + (slot % 48),
+    }));
+    const issueTs = START + 10 * DAY + 3600;
+    const fw48h = Array.from({ length: 96 }, (_, k) => ({
+      ts: issueTs + k * step,
+      issuedAt: issueTs,
+      value: 150 + k,
+    }));
+    const zone = new ZoneState({
+      actual: regularSeries(points, grid),
+      upstream: { operatorForecast: IssuedSeries.build(fw48h, grid) },
+      publicationLagSeconds: H,
+    });
+    const forecast = prepareForecast('GB', 'operator', zone, issueTs, undefined)!;
+    expect(forecast.model).toBe(OPERATOR_FORECAST.id);
+    expect(forecast.startTs).toBe(issueTs);
+    expect(forecast.stepSeconds).toBe(step);
+    expect([...forecast.values]).toEqual(
+      fw48h.filter(({ ts }) => ts < START + length * step).map(({ value }) => value),
+    );
+    // No backtest yet: no band.
+    expect(Number.isNaN(forecast.p10[0]!)).toBe(true);
+  });
+});
+
+describe('statistics', () => {
+  it('quantiles interpolate between order statistics', () => {
+    expect(quantile([1, 2, 3, 4, 5], 0.1)).toBeCloseTo(1.4, 12);
+    expect(quantile([1, 2, 3, 4, 5], 0.9)).toBeCloseTo(4.6, 12);
+    expect(quantile([7], 0.5)).toBe(7);
+  });
+
+  it("Spearman's rho by ranks, ties sharing their mean rank", () => {
+    expect(spearman([1, 2, 3, 4], [10, 20, 30, 40])).toBe(1);
+    expect(spearman([1, 2, 3, 4], [4, 3, 2, 1])).toBe(-1);
+    expect(spearman([1, 2, 3], [5, 5, 5])).toBeNull();
+    expect(spearman([1, 2], [1, 2])).toBeNull();
+    // Ranks 1, 2.5, 2.5, 4 against 1, 3, 2, 4: covariance 4.5, variances 4.5 and 5.
+    expect(spearman([1, 2, 2, 3], [1, 3, 2, 4])).toBeCloseTo(4.5 / Math.sqrt(4.5 * 5), 12);
+  });
+});
