@@ -1,0 +1,291 @@
+// Code run in the page (page.evaluate) is typed with the DOM.
+/// <reference lib="dom" />
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The dashboard in a real browser: Debian's Chromium (installed by .ci/run; nothing downloads a
+ * browser) driven by playwright-core, against `gridco2 demo` started as a user starts it (the
+ * CLI through tsx, in an empty folder), serving the page built by `npm run build` and synthetic
+ * data for all 45 zones. Screenshots at 1280 and 360 px are kept in test/artefacts/.
+ */
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'src/cli/main.ts');
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const CHROMIUM = process.env['CHROME_PATH'] ?? '/usr/bin/chromium';
+const ARTEFACTS = join(ROOT, 'test/artefacts');
+const BUILT = join(ROOT, 'dist/web/index.html');
+// Enough history for the forecasts (7 days), so the greenest hours can be shown.
+const DAYS = 9;
+
+const cwd = mkdtempSync(join(tmpdir(), 'gridco2-dashboard-browser-'));
+let child: ChildProcessWithoutNullStreams;
+let output = '';
+let url: string;
+let browser: Browser;
+const problems: string[] = [];
+
+function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const match = pattern.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout.off('data', check);
+      resolve(match);
+    };
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.slice(-3000)}`)),
+      timeoutMs,
+    );
+    child.stdout.on('data', check);
+    child.once('exit', () =>
+      reject(new Error(`gridco2 demo exited before ${pattern}:\n${output.slice(-3000)}`)),
+    );
+    check();
+  });
+}
+
+async function openPage(width: number): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  // Any console error or uncaught exception fails the suite (checked at the end).
+  page.on('console', (message) => {
+    if (message.type() === 'error')
+      problems.push(`${width}px console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => problems.push(`${width}px page error: ${error.message}`));
+  return page;
+}
+
+/** Waits until the view has drawn (the shell marks <body> after each render). */
+async function rendered(page: Page, view: string, after = 0): Promise<number> {
+  await page.waitForFunction(
+    ([name, previous]) =>
+      document.body.dataset['view'] === name &&
+      Number(document.body.dataset['ready'] ?? 0) > Number(previous),
+    [view, after] as const,
+    { timeout: 30_000 },
+  );
+  return Number(await page.evaluate(() => document.body.dataset['ready']));
+}
+
+/**
+ * Where the server serves /v1/schedule, waits until it has forecasts to plan with (computed from
+ * the stored history after the backfill): a 404 on the first screen would be a console error.
+ */
+async function untilForecastsServed(): Promise<void> {
+  const index = (await (await fetch(`${url}/v1`)).json()) as Record<string, unknown>;
+  if (!JSON.stringify(index).includes('/v1/schedule')) return;
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const response = await fetch(`${url}/v1/schedule?zones=all&duration_minutes=60`);
+    if (response.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('/v1/schedule never answered 200');
+}
+
+const tileValues = (page: Page) =>
+  page.$$eval('a.tile[data-zone]', (tiles) =>
+    Object.fromEntries(
+      tiles.map((tile) => [
+        tile.getAttribute('data-zone'),
+        tile.querySelector('.number')?.textContent ?? null,
+      ]),
+    ),
+  );
+
+beforeAll(async () => {
+  if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run npm run build first`);
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (as .ci/run does)`);
+  }
+  mkdirSync(ARTEFACTS, { recursive: true });
+  child = spawn(process.execPath, ['--import', TSX, CLI, 'demo', '--days', String(DAYS)], {
+    cwd,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    },
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  url = (await waitForOutput(/"url":"(http[^"]+)".*"msg":"gridco2 serving"/, 60_000))[1]!;
+  // Every zone current, and the history backfilled, before the page is opened.
+  await waitForOutput(/45 of 45 zones current/, 120_000);
+  await waitForOutput(/demo: backfill of \d+ days done/, 120_000);
+  await untilForecastsServed();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+describe('the dashboard in Chromium', () => {
+  let page: Page;
+
+  it('shows 45 tiles grouped Europe / US / GB, a ranking, and lights the first screen', async () => {
+    page = await openPage(1280);
+    await page.goto(`${url}/`);
+    await rendered(page, 'overview');
+    expect(await page.locator('a.tile[data-zone]').count()).toBe(45);
+    const groups = await page.$$eval('section.group', (sections) =>
+      sections.map((section) => [
+        section.querySelector('h2')?.textContent,
+        section.querySelectorAll('a.tile').length,
+      ]),
+    );
+    expect(groups).toEqual([
+      ['Europe (33)', 33],
+      ['United States (11)', 11],
+      ['Great Britain (1)', 1],
+    ]);
+    expect(await page.locator('.ranking li').count()).toBe(45);
+    // Sparklines drawn from the one export, each with a label for screen readers.
+    const sparks = await page.$$eval('a.tile svg.spark', (svgs) =>
+      svgs.map((svg) => [
+        svg.getAttribute('aria-label'),
+        svg.querySelector('polyline')?.getAttribute('points')?.split(' ').length ?? 0,
+      ]),
+    );
+    expect(sparks.length).toBe(45);
+    for (const [label, points] of sparks) {
+      expect(label).toMatch(/last 24 hours: from [\d.]+ to [\d.]+ gCO2eq\/kWh/);
+      expect(points).toBeGreaterThan(10);
+    }
+    // What the first screen transferred: page, assets and API answers.
+    const bytes = await page.evaluate(() =>
+      [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+        .map((entry) => (entry as PerformanceResourceTiming).transferSize)
+        .reduce((a, b) => a + b, 0),
+    );
+    expect(bytes).toBeGreaterThan(1000);
+    expect(bytes).toBeLessThan(150_000);
+    await page.screenshot({ path: join(ARTEFACTS, 'dashboard-1280.png'), fullPage: true });
+  });
+
+  it('changes the values when the basis toggle is used', async () => {
+    const lifecycle = await tileValues(page);
+    const before = Number(await page.evaluate(() => document.body.dataset['ready']));
+    await page.getByLabel('Direct').check();
+    await rendered(page, 'overview', before);
+    expect(page.url()).toContain('basis=direct');
+    const direct = await tileValues(page);
+    expect(Object.keys(direct)).toHaveLength(45);
+    const changed = Object.keys(lifecycle).filter((zone) => lifecycle[zone] !== direct[zone]);
+    // Direct factors are lower for every fuel: most zones change, and DE (coal, gas) must.
+    expect(changed.length).toBeGreaterThan(30);
+    expect(Number(direct['DE'])).toBeLessThan(Number(lifecycle['DE']));
+  });
+
+  it('goes to a zone by keyboard and draws its chart', async () => {
+    const before = Number(await page.evaluate(() => document.body.dataset['ready']));
+    await page.locator('a.tile[data-zone="DE"]').focus();
+    await page.keyboard.press('Enter');
+    await rendered(page, 'zone', before);
+    expect(page.url()).toMatch(/#\/zone\/DE\?basis=direct$/);
+    await expect(page.locator('h1').textContent()).resolves.toContain('(DE)');
+    const chart = page.locator('.chart').first();
+    expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThan(24);
+    // Pixels actually drawn on the plot's canvas, not an empty frame.
+    const inked = await chart.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+      let count = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) count++;
+      return count;
+    });
+    expect(inked).toBeGreaterThan(500);
+    // Words where a piece is missing or explained, never a blank panel.
+    await expect(page.locator('#mix-title').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.current-mix').textContent()).resolves.toMatch(/% renewable/);
+    await expect(page.locator('table.heatmap tbody tr').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('section.panel').last().textContent()).resolves.toContain('ENTSO-E');
+  });
+
+  it('compares three zones on one chart, and downloads what is shown as CSV', async () => {
+    for (const zone of ['FR', 'PL']) {
+      const before = Number(await page.evaluate(() => document.body.dataset['ready']));
+      await page.selectOption('#compare-zone', zone);
+      await page.click('#compare-add');
+      await rendered(page, 'zone', before);
+    }
+    expect(page.url()).toContain('compare=FR%2CPL');
+    const labels = await page.$$eval('.chart .u-legend .u-series .u-label', (cells) =>
+      cells.map((cell) => cell.textContent),
+    );
+    expect(labels).toEqual(expect.arrayContaining(['DE', 'FR', 'PL']));
+    const summary = await page.locator('figure .summary').first().textContent();
+    for (const zone of ['DE', 'FR', 'PL'])
+      expect(summary).toMatch(new RegExp(`${zone}: \\d+ readings`));
+    // No fourth zone: the chart holds three.
+    await expect(page.locator('#compare-zone').count()).resolves.toBe(0);
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click('#download-csv'),
+    ]);
+    const stream = await download.createReadStream();
+    let csv = '';
+    for await (const chunk of stream) csv += String(chunk);
+    const lines = csv.trim().split('\n');
+    expect(lines[0]).toBe('zone,ts,gco2eq_kwh,method,kind,p10,p90');
+    expect(new Set(lines.slice(1).map((line) => line.split(',')[0]))).toEqual(
+      expect.objectContaining({ size: expect.any(Number) }),
+    );
+    for (const zone of ['DE', 'FR', 'PL'])
+      expect(lines.some((line) => line.startsWith(`${zone},`))).toBe(true);
+    await page.screenshot({ path: join(ARTEFACTS, 'zone-1280.png'), fullPage: true });
+  });
+
+  it('says in words when a zone does not exist', async () => {
+    const before = Number(await page.evaluate(() => document.body.dataset['ready']));
+    await page.goto(`${url}/#/zone/XX`);
+    await rendered(page, 'zone', before);
+    await expect(page.locator('.missing').first().textContent()).resolves.toContain(
+      'There is no zone "XX"',
+    );
+  });
+
+  it('shows /v1/status as a table of sources', async () => {
+    await page.goto(`${url}/#/status`);
+    await rendered(page, 'status');
+    await expect(page.locator('.status-table tbody tr').count()).resolves.toBe(3);
+    await expect(page.locator('.status-note').textContent()).resolves.toMatch(/europe-tso/);
+  });
+
+  it('is usable at 360 px: 45 tiles, nothing wider than the screen', async () => {
+    const small = await openPage(360);
+    await small.goto(`${url}/`);
+    await rendered(small, 'overview');
+    expect(await small.locator('a.tile[data-zone]').count()).toBe(45);
+    const width = await small.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(360);
+    await small.screenshot({ path: join(ARTEFACTS, 'dashboard-360.png'), fullPage: true });
+    await small.goto(`${url}/#/zone/GB?range=24h`);
+    await rendered(small, 'zone');
+    expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
+    await small.screenshot({ path: join(ARTEFACTS, 'zone-360.png'), fullPage: true });
+    await small.close();
+  });
+
+  it('logged no console error on any page', () => {
+    expect(problems).toEqual([]);
+  });
+});
