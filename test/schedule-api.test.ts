@@ -32,7 +32,7 @@ function forecast(
   zone: string,
   base: number,
   dips: Record<number, number>,
-  options: { step?: number; length?: number; p90?: Record<number, number> } = {},
+  options: { step?: number; length?: number; p90?: Record<number, number>; startTs?: number } = {},
 ): ZoneForecast {
   const step = options.step ?? H;
   const length = options.length ?? (80 * H) / step;
@@ -45,7 +45,7 @@ function forecast(
     basis: 'lifecycle',
     model: 'test@1',
     generatedAt: NOW / 1000,
-    startTs: HOUR_NOW,
+    startTs: options.startTs ?? HOUR_NOW,
     stepSeconds: step,
     values,
     p10: values.map((value) => value - 40),
@@ -65,6 +65,9 @@ const GB_FORECAST = forecast('GB', 200, { 8: 40, 9: 60 }, { step: HALF });
 const DE_DIRECT = forecast('DE', 300, { 2: 10 });
 // zones=all: every other zone flat at 250 + its place; NO-2 lowest at 20 from 19:00 for 3 hours.
 const NO2_FORECAST = forecast('NO-2', 300, { 6: 20, 7: 20, 8: 20 });
+// US lags: its forecast starts at 08:00, after its newest published hour (07:00, 500); 600 but
+// 30 at 09:00. Its published 09:00 (5, as if revised later) is never planned on.
+const US_FORECAST = forecast('US', 600, { 1: 30 }, { startTs: HOUR_NOW - 5 * H });
 
 /** The book of the test: a forecast per zone and basis; PL (and GB without basis) have none. */
 class FixedBook implements ForecastBook {
@@ -74,6 +77,7 @@ class FixedBook implements ForecastBook {
     if (zone === 'DE') return basis === 'direct' ? DE_DIRECT : DE_FORECAST;
     if (zone === 'FR') return FR_FORECAST;
     if (zone === 'NO-2') return NO2_FORECAST;
+    if (zone === 'US') return US_FORECAST;
     const place = ZONES.findIndex((candidate) => candidate.code === zone);
     return forecast(zone, 250 + place, {});
   }
@@ -85,6 +89,8 @@ const DE_PUBLISHED = [310, 305.04, 120, 480, 330];
 const READINGS = [
   ...DE_PUBLISHED.map((value, i) => computed('DE', at(-5 + i), value)),
   ...[90, 80, 70, 95].map((value, i) => gb(HOUR_NOW - 2 * H + i * HALF, value)),
+  computed('US', at(-6), 500),
+  computed('US', at(-4), 5),
 ];
 
 interface Window {
@@ -262,6 +268,19 @@ describe.each(['ready', 'off'] as const)('GET /v1/schedule, reading cache %s', (
       `zones=DE&earliest=${iso(at(-4))}&deadline=${iso(at(-3))}&duration_minutes=60`,
     );
     expect(early.best.gco2eq_kwh).toBe(305);
+  });
+
+  it('plans on the forecast from its start, also where that start is in the past', async () => {
+    const body = await schedule(`zones=US&earliest=${iso(at(-7))}&deadline=${iso(at(-2))}`);
+    // 06:00 has no value; 07:00 published 500; from 08:00 the forecast: 600, 30 at 09:00.
+    expect(body.best).toEqual(win('US', at(-4), at(-3), 30));
+    expect(body.now).toBeNull();
+    expect(body.note).toBe('now is null: the job cannot start at earliest in US.');
+    const two = await schedule(
+      `zones=US&earliest=${iso(at(-6))}&deadline=${iso(at(-2))}&duration_minutes=120`,
+    );
+    expect(two.options).toEqual([win('US', at(-5), at(-3), 315)]);
+    expect(two.now).toEqual(win('US', at(-6), at(-4), 550));
   });
 
   it('reads published values and the forecast on the basis asked', async () => {
