@@ -28,6 +28,7 @@ const PARAM_HINTS: Readonly<Record<string, string>> = {
   interruptible: 'give interruptible once: interruptible=true or interruptible=false',
   estimator: 'give estimator once: estimator=expected or estimator=p90',
   energy_kwh: 'give energy_kwh once, e.g. energy_kwh=12.5',
+  horizon_hours: 'give horizon_hours once, e.g. horizon_hours=24',
 };
 const hintFor = (param: string) => PARAM_HINTS[param] ?? `give ${param} once`;
 
@@ -84,6 +85,12 @@ export const API_ERRORS = {
       400,
       'invalid param: estimator',
       'use estimator=expected or estimator=p90, or leave it out',
+    ),
+  invalidHorizon: (max: number) =>
+    new ApiError(
+      400,
+      'invalid param: horizon_hours',
+      `use a whole number of hours from 1 to ${max}, e.g. horizon_hours=24, or leave it out (48)`,
     ),
   invalidEnergy: () =>
     new ApiError(

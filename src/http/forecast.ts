@@ -139,7 +139,7 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
       const order = new Map(ZONES.map((entry, index) => [entry.code, index]));
       const data: SkillResponse['data'] = [];
       const zones = (run?.zones ?? [])
-        .filter((entry) => zone === undefined || entry.zone === zone.code)
+        .filter((entry) => entry.issues > 0 && (zone === undefined || entry.zone === zone.code))
         .sort((a, b) => (order.get(a.zone) ?? 0) - (order.get(b.zone) ?? 0));
       for (const entry of zones) {
         for (const row of entry.rows) {

@@ -31,6 +31,9 @@ export const CACHE_CONTROL = {
   stream: 'no-store',
   // A schedule depends on the request time (earliest defaults to now): never reused.
   schedule: 'no-store',
+  // Forecasts are recomputed when data arrives (about hourly), not per request.
+  forecast: 'public, max-age=300',
+  skill: 'public, max-age=300',
   openapi: 'public, max-age=3600',
   error: 'no-store',
 } as const;

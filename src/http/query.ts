@@ -8,6 +8,8 @@ import {
   LatestQuery,
   MixQuery,
   ScheduleQuery,
+  ForecastQuery,
+  SkillQuery,
   StreamQuery,
 } from './schemas.js';
 import { BASES, type Basis } from '../core/factors.js';
@@ -55,6 +57,8 @@ export const MIX_PARAMS = Object.keys(MixQuery.properties);
 export const EXPORT_PARAMS = Object.keys(ExportQuery.properties);
 export const STREAM_PARAMS = Object.keys(StreamQuery.properties);
 export const SCHEDULE_PARAMS = Object.keys(ScheduleQuery.properties);
+export const FORECAST_PARAMS = Object.keys(ForecastQuery.properties);
+export const SKILL_PARAMS = Object.keys(SkillQuery.properties);
 
 /** The longest window one export may cover (extensions §6). */
 export const MAX_EXPORT_DAYS = 400;
@@ -267,6 +271,37 @@ export function interpretSchedule(
     basis: interpretBasis(params),
     energyKwh,
   };
+}
+
+export interface ForecastRequest {
+  readonly zone: Zone;
+  /** Undefined: the zone's own value (GB: the operator's forecast). */
+  readonly basis: Basis | undefined;
+  readonly horizonHours: number;
+}
+
+/** The default and longest horizon of `/v1/intensity/forecast` (extensions §4). */
+export const FORECAST_HORIZON = { default: 48, max: 72 } as const;
+
+export function interpretForecast(params: ReadonlyMap<string, string>): ForecastRequest {
+  const given = params.get('zone')?.trim();
+  if (given === undefined || given === '') throw API_ERRORS.missingParam('zone');
+  const text = params.get('horizon_hours')?.trim();
+  const horizonHours = text === undefined ? FORECAST_HORIZON.default : Number(text);
+  if (
+    (text !== undefined && !/^\d{1,2}$/.test(text)) ||
+    horizonHours < 1 ||
+    horizonHours > FORECAST_HORIZON.max
+  ) {
+    throw API_ERRORS.invalidHorizon(FORECAST_HORIZON.max);
+  }
+  return { zone: requireZone(given), basis: interpretBasis(params), horizonHours };
+}
+
+/** `/v1/intensity/forecast/skill`: one zone, or every zone. */
+export function interpretSkill(params: ReadonlyMap<string, string>): Zone | undefined {
+  const given = params.get('zone')?.trim();
+  return given === undefined ? undefined : requireZone(given);
 }
 
 function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined {

@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
+import { registerForecast } from './forecast.js';
 import { factorsBody } from './factors-body.js';
 import { type DataResponder, representationFor } from './data-responder.js';
 import { CACHE_CONTROL, CORS_HEADERS, rateLimitHeaders } from './headers.js';
@@ -103,6 +104,10 @@ function indexBody(demo: boolean): IndexResponse {
       stream:
         'GET /v1/stream[?zones=Z,Z|all][&basis=B]: server-sent events, one per reading as it is ' +
         'published or revised; reconnect with Last-Event-ID to resume without loss.',
+      forecast:
+        'GET /v1/intensity/forecast?zone=Z[&basis=B][&horizon_hours=N]: the forecast of a zone ' +
+        'up to 72 hours ahead with its P10-P90 band; GET /v1/intensity/forecast/skill[?zone=Z]: ' +
+        'how good it is, from the newest walk-forward backtest.',
       schedule:
         'GET /v1/schedule?zones=Z,Z|all[&duration_minutes=N][&earliest=T][&deadline=T]' +
         '[&interruptible=true][&estimator=expected|p90][&basis=B][&energy_kwh=E]: when and ' +
@@ -371,6 +376,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   registerExport(app, { store, responder, clock, clientAddress, limit });
   registerSchedule(app, { store, responder, clock, limit, forecasts: () => app.forecasts });
+  registerForecast(app, {
+    clock,
+    limit,
+    forecasts: () => app.forecasts,
+    backtest: () => app.forecasts.backtest ?? null,
+  });
   registerStream(app, {
     store,
     cache: deps.cache,

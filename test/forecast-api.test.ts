@@ -1,0 +1,223 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import type { StoredForecast, StoredReading } from '../src/core/reading.js';
+import { startServer, type RunningServer } from '../src/server.js';
+import { createStore } from '../src/storage/create-store.js';
+import { ApiClient } from './support/api-client.js';
+import { computed, gb, H, HOUR_NOW, iso, NOW, NOW_S } from './support/fixed-store.js';
+
+/**
+ * `GET /v1/intensity/forecast` and `/v1/intensity/forecast/skill` over real HTTP on a real SQLite
+ * store: 40 days of DE and US history, GB's operator figures with a stored fw48h, FR without data.
+ * The server prepares the forecasts and runs its first backtest itself; every response is
+ * validated against the OpenAPI document.
+ */
+
+const DAYS = 40;
+const DE_NEWEST = HOUR_NOW - 3 * H;
+const US_NEWEST = HOUR_NOW - 26 * H;
+// A daily cycle and a slower swing that no weekly profile repeats.
+const deValue = (ts: number) =>
+  320 +
+  60 * Math.sin((2 * Math.PI * (ts / H)) / 24) +
+  15 * Math.sin((2 * Math.PI * (ts / H)) / 250);
+const history = (zone: string, newest: number): StoredReading[] =>
+  Array.from({ length: DAYS * 24 }, (_, k) => newest - k * H).map((ts) =>
+    computed(zone, ts, deValue(ts)),
+  );
+const GB_NEWEST = HOUR_NOW - 1800;
+const GB_READINGS = Array.from({ length: DAYS * 48 }, (_, k) => GB_NEWEST - k * 1800).map((ts) =>
+  gb(ts, 150 + ((ts / 1800) % 48)),
+);
+// The operator's fw48h as fetched at 13:00Z: from the half hour in progress, 96 half hours.
+const FW48H: StoredForecast[] = Array.from({ length: 96 }, (_, k) => ({
+  zone: 'GB',
+  ts: HOUR_NOW + k * 1800,
+  kind: 'uk-operator:fw48h',
+  issuedAt: HOUR_NOW,
+  value: 140 + k,
+}));
+
+interface Forecast {
+  zone: string;
+  unit: string;
+  basis: string;
+  model: string | null;
+  generated_at: string | null;
+  horizon_hours: number;
+  count: number;
+  note?: string;
+  data: { ts: string; gco2eq_kwh: number; p10: number | null; p90: number | null }[];
+}
+interface Skill {
+  generated_at: string | null;
+  count: number;
+  note?: string;
+  data: {
+    zone: string;
+    basis: string;
+    bucket: string;
+    model: string;
+    issues: number;
+    n: number;
+    rmse: number | null;
+    skill_vs_persistence: number | null;
+    p10_p90_coverage: number | null;
+  }[];
+}
+
+describe('forecast API', () => {
+  let server: RunningServer;
+  let api: ApiClient;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gridco2-forecast-'));
+    const databaseUrl = `sqlite:${join(dir, 'forecast.db')}`;
+    const store = await createStore(databaseUrl);
+    await store.upsertReadings([
+      ...history('DE', DE_NEWEST),
+      ...history('US', US_NEWEST),
+      ...GB_READINGS,
+    ]);
+    await store.upsertForecasts(FW48H);
+    await store.close();
+    const config = loadConfig({
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      INGEST: 'off',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    });
+    server = await startServer(config, { clock: () => NOW, cache: 'ready' });
+    // The first check runs the backtest (none is stored) and prepares every zone.
+    await server.forecasts.tick();
+    api = new ApiClient(server.url);
+    await api.loadOpenApi();
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const forecast = async (query: string) => {
+    const response = await api.get(`/v1/intensity/forecast?${query}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    return response.json as Forecast;
+  };
+
+  it('forecasts every interval after the newest reading up to now + horizon, with a band', async () => {
+    const body = await forecast('zone=de');
+    expect(body).toMatchObject({
+      zone: 'DE',
+      unit: 'gCO2eq/kWh',
+      basis: 'lifecycle',
+      generated_at: iso(NOW_S),
+      horizon_hours: 48,
+    });
+    expect(body.model).toMatch(/^climatology@\d+$/);
+    // From 11:00Z (the newest is 10:00Z) to the last hour starting before now + 48 h (13:20Z).
+    expect(body.data[0]!.ts).toBe(iso(DE_NEWEST + H));
+    expect(body.data.at(-1)!.ts).toBe(iso(HOUR_NOW + 48 * H));
+    expect(body.count).toBe(body.data.length);
+    expect(body.count).toBe(51);
+    for (const point of body.data) {
+      expect(point.p10).not.toBeNull();
+      expect(point.p10!).toBeLessThanOrEqual(point.p90!);
+      // The forecast stays within the range of the history.
+      expect(point.gco2eq_kwh).toBeGreaterThan(250);
+      expect(point.gco2eq_kwh).toBeLessThan(390);
+    }
+    const short = await forecast('zone=DE&horizon_hours=6');
+    expect(short.horizon_hours).toBe(6);
+    expect(short.data).toEqual(body.data.slice(0, short.count));
+    expect(short.data.at(-1)!.ts).toBe(iso(HOUR_NOW + 6 * H));
+  });
+
+  it('forecasts the US from now too, over the hours the EIA has not published', async () => {
+    const body = await forecast('zone=US&horizon_hours=1');
+    expect(body.data[0]!.ts).toBe(iso(US_NEWEST + H));
+    expect(body.data.at(-1)!.ts).toBe(iso(HOUR_NOW + H));
+  });
+
+  it('serves each basis; GB without one is the operator forecast republished unchanged', async () => {
+    const direct = await forecast('zone=DE&basis=direct');
+    const lifecycle = await forecast('zone=DE');
+    expect(direct.basis).toBe('direct');
+    // The stand-in store keeps direct at three quarters of lifecycle.
+    expect(direct.data[5]!.gco2eq_kwh).toBeCloseTo(0.75 * lifecycle.data[5]!.gco2eq_kwh, 0);
+
+    const gbBody = await forecast('zone=GB&horizon_hours=72');
+    expect(gbBody.basis).toBe('operator');
+    expect(gbBody.model).toBe('upstream:uk-operator:forecast');
+    expect(gbBody.data.map(({ ts, gco2eq_kwh }) => ({ ts, gco2eq_kwh }))).toEqual(
+      FW48H.map(({ ts, value }) => ({ ts: iso(ts), gco2eq_kwh: value })),
+    );
+    // GB on a basis has no mix here, so no values to forecast from.
+    const gbLifecycle = await forecast('zone=GB&basis=lifecycle');
+    expect(gbLifecycle).toMatchObject({ count: 0, basis: 'lifecycle', model: null, data: [] });
+  });
+
+  it('says in words why a zone without history has no forecast', async () => {
+    const body = await forecast('zone=FR');
+    expect(body).toMatchObject({ zone: 'FR', count: 0, model: null, generated_at: null, data: [] });
+    expect(body.note).toMatch(/7 days/);
+  });
+
+  it.each([
+    ['zone=DE&horizon_hours=0', 400, 'invalid param: horizon_hours'],
+    ['zone=DE&horizon_hours=73', 400, 'invalid param: horizon_hours'],
+    ['zone=DE&horizon_hours=1.5', 400, 'invalid param: horizon_hours'],
+    ['zone=DE&horizon_hours=', 400, 'invalid param: horizon_hours'],
+    ['zone=DE&horizon_hours=12&horizon_hours=24', 400, 'invalid param: horizon_hours'],
+    ['zone=DE&basis=market', 400, 'invalid param: basis'],
+    ['horizon_hours=12', 400, 'missing required param: zone'],
+    ['zone=XX', 404, 'unknown or empty zone: XX'],
+  ])('%s: %i %s', async (query, status, error) => {
+    const response = await api.get(`/v1/intensity/forecast?${query}`);
+    expect(response.status).toBe(status);
+    expect((response.json as { error: string }).error).toBe(error);
+  });
+
+  it('publishes the backtest behind the forecasts, per zone, basis and bucket', async () => {
+    const response = await api.get('/v1/intensity/forecast/skill?zone=DE');
+    expect(response.status).toBe(200);
+    const body = response.json as Skill;
+    expect(body.generated_at).toBe(iso(NOW_S));
+    expect(body.data.map(({ basis, bucket }) => `${basis} ${bucket}`)).toEqual([
+      'lifecycle 1-6',
+      'lifecycle 7-24',
+      'lifecycle 25-48',
+      'lifecycle 49-72',
+      'direct 1-6',
+      'direct 7-24',
+      'direct 25-48',
+      'direct 49-72',
+    ]);
+    for (const row of body.data) {
+      expect(row.zone).toBe('DE');
+      // Issue times from 14 days after the first value to 72 h before now, one a day.
+      expect(row.issues).toBe(DAYS - 14 - 3);
+      expect(row.n, `${row.basis} ${row.bucket}`).toBeGreaterThan(0);
+      expect(row.rmse).toBeGreaterThan(0);
+      // A daily cycle: holding the last value loses to any model of the cycle.
+      expect(row.skill_vs_persistence!).toBeGreaterThan(0.5);
+    }
+    const all = (await api.get('/v1/intensity/forecast/skill')).json as Skill;
+    expect(new Set(all.data.map(({ zone }) => zone))).toEqual(new Set(['DE', 'US', 'GB']));
+    const unknown = await api.get('/v1/intensity/forecast/skill?zone=XX');
+    expect(unknown.status).toBe(404);
+  });
+
+  it('answers 304 to a current ETag', async () => {
+    const first = await api.get('/v1/intensity/forecast?zone=DE');
+    const etag = first.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const again = await api.get('/v1/intensity/forecast?zone=DE', { 'if-none-match': etag });
+    expect(again.status).toBe(304);
+  });
+});
