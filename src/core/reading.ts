@@ -158,4 +158,6 @@ export interface IngestReport {
   readonly failures?: readonly IngestFailure[];
   /** Zones whose upstream answered without a single reading for the window. */
   readonly zonesWithoutData?: readonly string[];
+  /** Upstream forecasts written (forecast feeds; never readings). */
+  readonly forecastsStored?: number;
 }

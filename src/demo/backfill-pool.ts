@@ -125,7 +125,14 @@ export async function runBackfillPool(
 }
 
 function failed(message: string): BackfillResult {
-  return { chunks: 0, skipped: 0, pointsStored: 0, incompleteHours: 0, errors: [message] };
+  return {
+    chunks: 0,
+    skipped: 0,
+    pointsStored: 0,
+    incompleteHours: 0,
+    forecastsStored: 0,
+    errors: [message],
+  };
 }
 
 function combine(total: BackfillResult | undefined, result: BackfillResult): BackfillResult {
@@ -135,6 +142,7 @@ function combine(total: BackfillResult | undefined, result: BackfillResult): Bac
     skipped: total.skipped + result.skipped,
     pointsStored: total.pointsStored + result.pointsStored,
     incompleteHours: total.incompleteHours + result.incompleteHours,
+    forecastsStored: total.forecastsStored + result.forecastsStored,
     errors: [...total.errors, ...result.errors],
   };
 }

@@ -207,11 +207,13 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
     chunks: sum((result) => result.chunks),
     skipped: sum((result) => result.skipped),
     pointsStored: sum((result) => result.pointsStored),
+    forecastsStored: sum((result) => result.forecastsStored),
     errors: errors.length,
   };
   const line =
     `demo: backfill of ${plural(days, 'day')} done in ${seconds} s: ${fields.chunks} chunks ` +
-    `(${fields.skipped} already stored), ${fields.pointsStored} points stored`;
+    `(${fields.skipped} already stored), ${fields.pointsStored} points stored, ` +
+    `${fields.forecastsStored} upstream forecasts stored`;
   if (errors.length === 0) logger.info(fields, line);
   else {
     logger.warn(

@@ -2,8 +2,9 @@ import type { Logger } from 'pino';
 import type { Zone } from '../core/zones.js';
 import { splitWindow, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import type { SourceAdapter } from '../sources/adapter.js';
+import { isForecastOutcome, type SourceAdapter } from '../sources/adapter.js';
 import { createSourceStop } from './sources.js';
+import { storeZoneForecasts } from './store-forecasts.js';
 import { storeZoneMixes } from './store-mixes.js';
 import { storeZoneReadings } from './store-readings.js';
 
@@ -40,6 +41,8 @@ export interface BackfillResult {
   readonly skipped: number;
   readonly pointsStored: number;
   readonly incompleteHours: number;
+  /** Upstream forecasts written over the backfilled window (forecast feeds). */
+  readonly forecastsStored: number;
   readonly errors: readonly string[];
 }
 
@@ -52,6 +55,9 @@ export interface BackfillResult {
  * a chunk cut short is fetched again and upserted in place. Chunks the upstream cannot fill
  * completely (gaps, the present) are fetched again on every run.
  * Safe beside `serve`: writes go in short batches (SQLite WAL and busy timeout do the rest).
+ * The upstream's own forecasts are fetched over each chunk too, as issued (docs/upstreams.md §5):
+ * their failures are listed but never give the source up; after the stop rule trips on them, the
+ * remaining chunks are fetched without forecasts. A skipped chunk is skipped with its forecasts.
  */
 export async function runBackfill(options: BackfillOptions): Promise<BackfillResult> {
   const { store, adapter, logger, onProgress, signal } = options;
@@ -61,6 +67,9 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
   let skipped = 0;
   let pointsStored = 0;
   let incompleteHours = 0;
+  let forecastsStored = 0;
+  const stopsForecasts = createSourceStop();
+  let forecastsGivenUp = false;
 
   // Giving the source up starts no further zone; the outcomes already at hand (the other zones
   // of a failed EIA query) are still taken.
@@ -79,12 +88,33 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
         skipped += 1;
       } else {
         const limits = { signal: noFurtherZone.signal };
-        for await (const outcome of adapter.fetch(chunk.zones, chunk.window, limits)) {
+        const forecasts = forecastsGivenUp ? undefined : { window: chunk.window };
+        for await (const outcome of adapter.fetch(chunk.zones, chunk.window, limits, forecasts)) {
+          if (isForecastOutcome(outcome)) {
+            if ('error' in outcome) {
+              chunkErrors.push(
+                `${outcome.zone}: forecasts: ${adapter.scrub(outcome.error.message)}`,
+              );
+            } else if ('forecasts' in outcome && !('readings' in outcome)) {
+              forecastsStored += await storeZoneForecasts(
+                store,
+                outcome.zone,
+                outcome.forecasts,
+                chunk.window,
+              );
+            }
+            const stop = stopsForecasts(outcome);
+            if (stop !== null && !forecastsGivenUp) {
+              forecastsGivenUp = true;
+              chunkErrors.push(`${adapter.source}: forecasts given up: ${stop}`);
+            }
+            continue;
+          }
           if ('error' in outcome) {
             chunkErrors.push(`${outcome.zone}: ${adapter.scrub(outcome.error.message)}`);
           } else if ('mixes' in outcome) {
             chunkPoints += await storeZoneMixes(store, outcome.zone, outcome, chunk.window);
-          } else {
+          } else if ('readings' in outcome) {
             const quality = await storeZoneReadings(store, outcome.zone, outcome, chunk.window);
             chunkPoints += quality.pointsStored;
             incompleteHours += quality.incompleteHours;
@@ -115,7 +145,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
-  return { chunks: chunks.length, skipped, pointsStored, incompleteHours, errors };
+  return { chunks: chunks.length, skipped, pointsStored, incompleteHours, forecastsStored, errors };
 }
 
 /** Zone by zone, oldest chunk first; zones that share requests are fetched together. */

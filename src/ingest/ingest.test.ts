@@ -162,15 +162,22 @@ describe('runIngestion', () => {
     expect(fiBefore).toHaveLength(72);
 
     fault = ({ url }) =>
-      url.searchParams.get('in_Domain') === zone('FI').upstreamId ? { status: 500 } : undefined;
+      url.searchParams.get('in_Domain') === zone('FI').upstreamId &&
+      url.searchParams.get('documentType') === 'A75'
+        ? { status: 500 }
+        : undefined;
     replay.requests.length = 0;
     const report = await runAt(ANCHOR + H);
     expect(report.errors).toHaveLength(1);
     expect(report.errors[0]).toMatch(/^FI: europe-tso: GET .*securityToken=REDACTED.*HTTP 500$/);
     expect(report.zones).toBe(32);
     expect(await store.readStored('FI', 0, ANCHOR + H)).toEqual(fiBefore);
-    // Every other zone was still asked (FI twice: one retry).
-    expect(replay.requests).toHaveLength(34);
+    // Every other zone was still asked (FI twice: one retry), and every zone's forecasts.
+    const actuals = replay.requests.filter(
+      ({ url }) => url.searchParams.get('documentType') === 'A75',
+    );
+    expect(actuals).toHaveLength(34);
+    expect(replay.requests).toHaveLength(34 + 3 * 33);
     expect(await store.readStored('NO-5', 0, ANCHOR + H)).toHaveLength(47);
     expect(logLines.join('')).not.toContain(TOKEN);
   });
@@ -253,7 +260,10 @@ describe('runIngestion', () => {
     const { runAt } = ingestion('us-agency');
     await runAt(ANCHOR);
     const before = await store.readStored('US-PJM', 0, ANCHOR + H);
-    fault = () => ({ status: 200, body: '{"response": {"data": "oops"}}' });
+    fault = ({ url }) =>
+      url.pathname.includes('/fuel-type-data/')
+        ? { status: 200, body: '{"response": {"data": "oops"}}' }
+        : undefined;
     const report = await runAt(ANCHOR + H);
     expect(report.errors).toEqual([
       expect.stringMatching(/^US, US-PJM, .*, US-BPA: us-agency: unusable payload/),
@@ -286,6 +296,8 @@ describe('runIngestion', () => {
     expect(replay.requests.map(({ url }) => url.pathname)).toEqual([
       '/intensity/2026-11-13T13:00Z/2026-11-20T13:00Z',
       '/generation/2026-11-13T13:00Z/2026-11-20T13:00Z',
+      // The forecast feed: the operator's 48 hours from one minute past the half hour.
+      '/intensity/2026-11-20T12:01Z/fw48h',
     ]);
     // The replayed mix ends at ANCHOR, like the settled figures; both start before the window.
     const stored = await store.readStored('GB', ANCHOR - 7 * 24 * H + H, ANCHOR + H);
@@ -314,9 +326,11 @@ describe('runIngestion', () => {
     expect(again).toMatchObject({ errors: [], pointsStored: 0 });
     const changes = await store.changesSince(version, 1000);
     expect(changes.changes).toEqual([]);
-    expect(changes.forecasts.map(({ ts, issuedAt }) => [ts, issuedAt])).toEqual([
-      [ANCHOR, ANCHOR + 20 * 60],
-    ]);
+    expect(
+      changes.forecasts
+        .filter(({ kind }) => kind === 'uk-operator:intensity')
+        .map(({ ts, issuedAt }) => [ts, issuedAt]),
+    ).toEqual([[ANCHOR, ANCHOR + 20 * 60]]);
   });
 
   it('reports a failed mix feed and still stores the operator figures', async () => {
@@ -351,6 +365,11 @@ describe('runIngestion against a hanging or interrupted upstream', () => {
       clock,
       http: { random: () => 0 },
       fetch: async (input, init) => {
+        // The forecast feeds (A69, A65, A71) answer at once, without data: these runs are about
+        // the actuals; forecast-feed failures are src/ingest/forecasts.test.ts's.
+        if (new URL(String(input)).searchParams.get('documentType') !== 'A75') {
+          return new Response(NO_DATA, { status: 200 });
+        }
         const eic = new URL(String(input)).searchParams.get('in_Domain');
         const index = zones.findIndex((zone) => zone.upstreamId === eic);
         requested.push(zones[index]?.code ?? '?');
@@ -437,8 +456,9 @@ describe('runIngestion against a hanging or interrupted upstream', () => {
     const adapter = createSourceAdapter(configFor(replay), 'europe-tso', {
       logger,
       clock,
-      fetch: async () => {
-        if (++requests === 3) interrupt.abort();
+      fetch: async (input) => {
+        const actuals = new URL(String(input)).searchParams.get('documentType') === 'A75';
+        if (actuals && ++requests === 3) interrupt.abort();
         return new Response(NO_DATA, { status: 200 });
       },
     });

@@ -6,8 +6,9 @@ import { floorToHour, HOUR } from '../core/time.js';
 import type { SourceId, Zone } from '../core/zones.js';
 import { systemClock, type Clock, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import type { SourceAdapter } from '../sources/adapter.js';
+import { isForecastOutcome, type SourceAdapter, type ZoneOutcome } from '../sources/adapter.js';
 import { createSourceStop } from './sources.js';
+import { storeZoneForecasts } from './store-forecasts.js';
 import { storeZoneMixes } from './store-mixes.js';
 import { storeZoneReadings } from './store-readings.js';
 
@@ -30,6 +31,14 @@ export const MAX_CATCH_UP_SECONDS = 7 * 24 * HOUR;
  * keep what is stored and are asked again by the next run.
  */
 export const RUN_DEADLINE_MS = 20 * 60_000;
+
+/**
+ * The upstream forecasts each run asks (docs/upstreams.md §5.4): from 24 hours back (or from the
+ * zone's newest stored hour when it is further back: what a run catches up, it catches up in
+ * forecasts too) to 48 hours ahead.
+ */
+export const FORECAST_LOOKBACK_SECONDS = 24 * HOUR;
+export const FORECAST_HORIZON_SECONDS = 48 * HOUR;
 
 export interface IngestionOptions {
   readonly store: Store;
@@ -83,6 +92,7 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
     failures.set(scrubbed, [...(failures.get(scrubbed) ?? []), zone]);
     failureKinds.set(kind, [...(failureKinds.get(kind) ?? []), zone]);
   };
+  let forecastsStored = 0;
   const storeOutcome = async (
     fetched: (ZoneReadings | ZoneMixes) & { zone: string },
     window: TimeWindow,
@@ -107,6 +117,32 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
   };
 
   const stopsSource = createSourceStop();
+  // The forecast feeds have a stop of their own: their failures never give the source (and its
+  // actuals) up, but once the rule trips no further forecast is asked in this run.
+  const stopsForecasts = createSourceStop();
+  let forecastsGivenUp: string | undefined;
+  const takeForecasts = async (outcome: ZoneOutcome, window: TimeWindow) => {
+    if ('error' in outcome) {
+      const { kind, failure, message } = outcome.error;
+      fail(outcome.zone, `forecasts: ${message}`, failure);
+      logger.warn(
+        { source: adapter.source, zone: outcome.zone, feed: 'forecasts', kind, failure },
+        adapter.scrub(message),
+      );
+    } else if ('forecasts' in outcome && !('readings' in outcome)) {
+      try {
+        forecastsStored += await storeZoneForecasts(store, outcome.zone, outcome.forecasts, window);
+      } catch (error) {
+        fail(outcome.zone, `forecasts not stored: ${String(error)}`, 'not-stored');
+        logger.error({ source: adapter.source, zone: outcome.zone, err: error }, 'store failed');
+      }
+    }
+    const stop = stopsForecasts(outcome);
+    if (stop !== null && forecastsGivenUp === undefined) {
+      forecastsGivenUp = `forecasts given up for this run: ${stop}`;
+      logger.warn({ source: adapter.source }, forecastsGivenUp);
+    }
+  };
   const tried = new Set<string>();
   // Why the run ends before its last zone, if it does.
   let cut: { kind: 'interrupted' | 'deadline' | 'stopped'; why: string } | undefined;
@@ -126,10 +162,17 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
   if (signal?.aborted) onAbort();
   const limits = { signal: noFurtherZone.signal, deadline };
   try {
-    for (const { window, zones } of await plan(store, adapter, toTs, initialWindowSeconds)) {
+    const planned = await plan(store, adapter, toTs, initialWindowSeconds);
+    for (const { window, zones, forecastWindow } of planned) {
       if ((cut ??= cutShort())) break;
-      for await (const outcome of adapter.fetch(zones, window, limits)) {
+      const forecasts = forecastsGivenUp === undefined ? { window: forecastWindow } : undefined;
+      for await (const outcome of adapter.fetch(zones, window, limits, forecasts)) {
         tried.add(outcome.zone);
+        if (isForecastOutcome(outcome)) {
+          await takeForecasts(outcome, forecastWindow);
+          if ((cut ??= cutShort())) noFurtherZone.abort();
+          continue;
+        }
         if ('error' in outcome) {
           const { kind, failure, message } = outcome.error;
           fail(outcome.zone, message, failure);
@@ -137,7 +180,7 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
             { source: adapter.source, zone: outcome.zone, kind, failure },
             adapter.scrub(message),
           );
-        } else {
+        } else if ('readings' in outcome || 'mixes' in outcome) {
           await storeOutcome(outcome, window);
         }
         const stop = stopsSource(outcome);
@@ -152,6 +195,7 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
   }
   if (signal?.aborted) cut = cutShort();
   const errors = [...failures].map(([message, zones]) => `${zones.join(', ')}: ${message}`);
+  if (forecastsGivenUp !== undefined) errors.push(forecastsGivenUp);
   const untried = adapter.zones.filter((zone) => !tried.has(zone.code)).map((zone) => zone.code);
   if (cut && untried.length > 0) {
     errors.push(
@@ -173,6 +217,7 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
     quality: stored,
     failures: [...failureKinds].map(([kind, zones]): IngestFailure => ({ kind, zones })),
     zonesWithoutData: withoutData,
+    forecastsStored,
   };
   await store.recordIngestReport(report);
   logReport(logger, report);
@@ -212,27 +257,51 @@ export async function reportDisabledSource(
   return report;
 }
 
-/** The window of each zone; one shared window when the upstream fetches zones together. */
+/**
+ * The window of each zone, and of its upstream forecasts; one shared window when the upstream
+ * fetches zones together. `toTs` is the end of the hour in progress.
+ */
 async function plan(
   store: Store,
   adapter: SourceAdapter,
   toTs: number,
   initialWindowSeconds: number,
-): Promise<{ window: TimeWindow; zones: Zone[] }[]> {
-  const starts = new Map<Zone, number>();
+): Promise<{ window: TimeWindow; zones: Zone[]; forecastWindow: TimeWindow }[]> {
+  const nowHour = toTs - HOUR;
+  const starts = new Map<Zone, { fromTs: number; forecastFromTs: number }>();
   for (const zone of adapter.zones) {
     const newest = await store.newestStoredTs(zone.code);
-    const fromTs =
+    const fromTs = Math.min(
       newest === null
         ? toTs - initialWindowSeconds
-        : Math.max(floorToHour(newest) - REVISION_WINDOW_SECONDS, toTs - MAX_CATCH_UP_SECONDS);
-    starts.set(zone, Math.min(fromTs, toTs - HOUR));
+        : Math.max(floorToHour(newest) - REVISION_WINDOW_SECONDS, toTs - MAX_CATCH_UP_SECONDS),
+      toTs - HOUR,
+    );
+    const forecastFromTs = Math.max(
+      fromTs,
+      Math.min(newest === null ? fromTs : floorToHour(newest), nowHour - FORECAST_LOOKBACK_SECONDS),
+    );
+    starts.set(zone, { fromTs, forecastFromTs });
   }
+  const forecastToTs = nowHour + FORECAST_HORIZON_SECONDS;
   if (adapter.zonesShareRequests) {
-    const fromTs = Math.min(...starts.values());
-    return [{ window: { fromTs, toTs }, zones: [...adapter.zones] }];
+    const all = [...starts.values()];
+    return [
+      {
+        window: { fromTs: Math.min(...all.map(({ fromTs }) => fromTs)), toTs },
+        zones: [...adapter.zones],
+        forecastWindow: {
+          fromTs: Math.min(...all.map(({ forecastFromTs }) => forecastFromTs)),
+          toTs: forecastToTs,
+        },
+      },
+    ];
   }
-  return [...starts].map(([zone, fromTs]) => ({ window: { fromTs, toTs }, zones: [zone] }));
+  return [...starts].map(([zone, { fromTs, forecastFromTs }]) => ({
+    window: { fromTs, toTs },
+    zones: [zone],
+    forecastWindow: { fromTs: forecastFromTs, toTs: forecastToTs },
+  }));
 }
 
 export function plural(count: number, noun: string): string {
@@ -252,7 +321,10 @@ export function logReport(logger: Logger, report: IngestReport): void {
   const line =
     `${report.source}: ${report.zones} zones, ${report.pointsStored} points stored, ` +
     `${report.incompleteHours} incomplete hours, ${plural(report.errors.length, 'error')}` +
-    (withoutData.length > 0 ? `, no data returned for ${plural(withoutData.length, 'zone')}` : '');
+    (withoutData.length > 0 ? `, no data returned for ${plural(withoutData.length, 'zone')}` : '') +
+    (report.forecastsStored
+      ? `, ${plural(report.forecastsStored, 'upstream forecast')} stored`
+      : '');
   const fields = {
     source: report.source,
     zones: report.zones,
@@ -261,6 +333,7 @@ export function logReport(logger: Logger, report: IngestReport): void {
     errors: report.errors,
     failures: report.failures,
     zonesWithoutData: withoutData,
+    forecastsStored: report.forecastsStored ?? 0,
     seconds: report.finishedAt - report.startedAt,
   };
   if (report.errors.length > 0 || withoutData.length > 0) logger.warn(fields, line);

@@ -264,7 +264,7 @@ describe('EIA refusals', () => {
   });
 
   it('answers another route with 404', async () => {
-    const response = await fetch(`${sim.url}/v2/electricity/rto/region-data/data/?api_key=k`);
+    const response = await fetch(`${sim.url}/v2/electricity/rto/interchange-data/data/?api_key=k`);
     expect(response.status).toBe(404);
   });
 });

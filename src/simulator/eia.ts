@@ -1,4 +1,5 @@
-import { computeMix, hourGap, isReported } from './mix-model.js';
+import { forecastError } from './forecast-model.js';
+import { computeDemand, computeMix, hourGap, isReported } from './mix-model.js';
 import { unitNoise } from './noise.js';
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import { US_DATA_START_MS, US_PROFILES, type UsProfile } from './zone-profiles.js';
@@ -15,8 +16,10 @@ export interface EiaContext extends ReplyContext {
 }
 
 const ROUTE = '/v2/electricity/rto/fuel-type-data/data/';
+const REGION_ROUTE = '/v2/electricity/rto/region-data/data/';
 const MAX_ROWS = 5000;
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 const SIX_HOURS_MS = 6 * HOUR_MS;
 // A published hour is revised every six hours during its first day, then stays final.
 const REVISION_STAGES = 4;
@@ -77,15 +80,17 @@ export function answerEia(
       'An invalid api_key was supplied. Get one at https://api.data.gov:443/signup/',
     );
   }
-  if (pathname.replace(/\/?$/, '/') !== ROUTE) {
+  const route = pathname.replace(/\/?$/, '/');
+  if (route !== ROUTE && route !== REGION_ROUTE) {
     return jsonReply(404, {
-      error: `Invalid route ${pathname}: this simulator serves ${ROUTE} only.`,
+      error: `Invalid route ${pathname}: this simulator serves ${ROUTE} and ${REGION_ROUTE} only.`,
       code: 404,
     });
   }
-  const request = parseRequest(query);
+  const facet = route === ROUTE ? 'fueltype' : 'type';
+  const request = parseRequest(query, facet);
   if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
-  return jsonReply(200, page(request, context));
+  return jsonReply(200, route === ROUTE ? page(request, context) : regionPage(request, context));
 }
 
 /** A valid query that matches no rows: `total` 0 and no data (fixtures/us-agency empty result). */
@@ -122,7 +127,7 @@ interface EiaRequest {
   readonly echo: Record<string, unknown>;
 }
 
-function parseRequest(query: URLSearchParams): EiaRequest | string {
+function parseRequest(query: URLSearchParams, codeFacet: 'fueltype' | 'type'): EiaRequest | string {
   const frequency = query.get('frequency') ?? 'hourly';
   if (frequency !== 'hourly') {
     return `Invalid frequency '${frequency}' provided. This simulator serves 'hourly' only.`;
@@ -137,8 +142,8 @@ function parseRequest(query: URLSearchParams): EiaRequest | string {
     }
     const facet = FACET_KEY.exec(key)?.[1];
     if (facet !== undefined) {
-      if (facet !== 'respondent' && facet !== 'fueltype') {
-        return `Invalid facet '${facet}' provided. The only valid facets are 'respondent', 'fueltype'.`;
+      if (facet !== 'respondent' && facet !== codeFacet) {
+        return `Invalid facet '${facet}' provided. The only valid facets are 'respondent', '${codeFacet}'.`;
       }
       (facets[facet] ??= []).push(value);
     }
@@ -180,7 +185,7 @@ function parseRequest(query: URLSearchParams): EiaRequest | string {
     respondents: US_PROFILES.filter((profile) => !wanted || wanted.has(profile.respondent)).sort(
       (a, b) => (a.respondent < b.respondent ? -1 : 1),
     ),
-    fueltypes: facets.fueltype ? new Set(facets.fueltype) : null,
+    fueltypes: facets[codeFacet] ? new Set(facets[codeFacet]) : null,
     firstPeriodMs: Math.max(firstPeriodMs, US_DATA_START_MS + HOUR_MS),
     lastPeriodMs,
     descending: sortDirection === 'desc',
@@ -305,4 +310,158 @@ function revisionFactor(
     hour * REVISION_STAGES + stage,
   );
   return 1 + 0.04 * (draw - 0.5);
+}
+
+// region-data (docs/upstreams.md §2.6): demand, day-ahead demand forecast, net generation and
+// total interchange of the same synthetic grid.
+
+const REGION_TYPES = ['D', 'DF', 'NG', 'TI'] as const;
+type RegionType = (typeof REGION_TYPES)[number];
+const REGION_TYPE_NAMES: Readonly<Record<RegionType, string>> = {
+  D: 'Demand',
+  DF: 'Day-ahead demand forecast',
+  NG: 'Net generation',
+  TI: 'Total interchange',
+};
+const REGION_DESCRIPTION =
+  'Hourly demand, day-ahead demand forecast, net generation, and interchange by balancing authority.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
+const DEMAND_FORECAST_CHANNEL = 4300;
+/** A local day's demand forecast is published six hours before the day starts. */
+export const DF_PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
+
+/** One record of a region-data reply, as the real API words it. */
+export interface EiaRegionRow {
+  period: string;
+  respondent: string;
+  'respondent-name': string;
+  type: string;
+  'type-name': string;
+  value?: string;
+  'value-units'?: string;
+}
+
+/** The respondent's standard-time offset from UTC in whole hours (its local day). */
+function utcOffsetMs(profile: UsProfile): number {
+  return Math.round(profile.longitude / 15) * HOUR_MS;
+}
+
+/** When the demand forecast of the hour starting `hourStartMs` is published, and its issue number. */
+export function demandForecastIssue(
+  profile: UsProfile,
+  hourStartMs: number,
+): { readonly publishedMs: number; readonly issueIndex: number } {
+  const offset = utcOffsetMs(profile);
+  const localDay = Math.floor((hourStartMs + offset) / DAY_MS);
+  return {
+    publishedMs: localDay * DAY_MS - offset - DF_PUBLISHED_BEFORE_DAY_MS,
+    issueIndex: localDay,
+  };
+}
+
+/**
+ * Each type has its own frontier, as recorded: NG and TI as fuel-type-data (the zone's lag), D one
+ * to two hours behind the clock, DF to the end of the local day whose forecast is out (the next
+ * local day's from 18:00 local time on).
+ */
+function isPublished(
+  profile: UsProfile,
+  type: RegionType,
+  periodMs: number,
+  nowMs: number,
+): boolean {
+  switch (type) {
+    case 'NG':
+    case 'TI':
+      return periodMs <= Math.floor((nowMs - profile.publicationLagMs) / HOUR_MS) * HOUR_MS;
+    case 'D':
+      return (
+        periodMs <= Math.floor((nowMs - (1 + (profile.zoneKey % 2)) * HOUR_MS) / HOUR_MS) * HOUR_MS
+      );
+    case 'DF':
+      return demandForecastIssue(profile, periodMs - HOUR_MS).publishedMs <= nowMs;
+  }
+}
+
+function regionValue(profile: UsProfile, type: RegionType, periodMs: number, seed: number): number {
+  const startMs = periodMs - HOUR_MS;
+  const demand = computeDemand(profile, seed, startMs, HOUR_MS, 1)[0] as number;
+  if (type === 'D') return demand;
+  if (type === 'DF') {
+    const { publishedMs, issueIndex } = demandForecastIssue(profile, startMs);
+    const error = forecastError(
+      seed,
+      profile.zoneKey,
+      DEMAND_FORECAST_CHANNEL,
+      startMs + HOUR_MS / 2,
+      publishedMs,
+      issueIndex,
+    );
+    return demand * (1 + 0.05 * error);
+  }
+  const generation = computeMix(profile, seed, startMs, HOUR_MS, 1).reduce(
+    (sum, values) => sum + (values[0] ?? 0),
+    0,
+  );
+  // TI is positive for net export (docs/upstreams.md §2.6): generation beyond the zone's load.
+  return type === 'NG' ? generation : generation - demand;
+}
+
+function regionPage(request: EiaRequest, context: EiaContext): unknown {
+  // Demand forecasts reach at most two local days ahead.
+  const lastPeriodMs = Math.min(
+    request.lastPeriodMs,
+    Math.floor(context.nowMs / HOUR_MS) * HOUR_MS + 2 * DAY_MS,
+  );
+  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
+  const types = REGION_TYPES.filter((type) => !request.fueltypes || request.fueltypes.has(type));
+  const rows: EiaRegionRow[] = [];
+  let total = 0;
+  for (let step = 0; step < hourCount; step++) {
+    const periodMs = request.descending
+      ? lastPeriodMs - step * HOUR_MS
+      : request.firstPeriodMs + step * HOUR_MS;
+    const period = new Date(periodMs).toISOString().slice(0, 13);
+    for (const profile of request.respondents) {
+      for (const type of types) {
+        if (!isPublished(profile, type, periodMs, context.nowMs)) continue;
+        const position = total++;
+        if (position < request.offset || rows.length >= request.length) continue;
+        const row: EiaRegionRow = {
+          period,
+          respondent: profile.respondent,
+          'respondent-name': profile.respondentName,
+          type,
+          'type-name': REGION_TYPE_NAMES[type],
+        };
+        if (request.withValues) {
+          row.value = String(Math.round(regionValue(profile, type, periodMs, context.seed)));
+          row['value-units'] = 'megawatthours';
+        }
+        rows.push(row);
+      }
+    }
+  }
+  const truncated =
+    total - request.offset > MAX_ROWS && (!request.lengthAsked || request.length >= MAX_ROWS);
+  return {
+    response: {
+      ...(truncated && {
+        warnings: [
+          {
+            warning: 'incomplete return',
+            description:
+              'The API can only return 5000 rows in JSON format.  Please consider constraining your request with facet, start, or end, or using offset to paginate results.',
+          },
+        ],
+      }),
+      total: String(total),
+      dateFormat: DATE_FORMAT,
+      frequency: 'hourly',
+      data: rows,
+      description: REGION_DESCRIPTION,
+    },
+    request: { command: REGION_ROUTE, params: request.echo },
+    apiVersion: '2.1.8',
+    ExcelAddInVersion: '2.1.0',
+  };
 }

@@ -330,9 +330,16 @@ describe('ENTSO-E refusals', () => {
     ['no periodEnd', { ...valid, periodEnd: '' }, 400, /Mandatory parameter periodEnd is missing/],
     [
       'another document type',
-      { ...valid, documentType: 'A65' },
+      { ...valid, documentType: 'A44' },
       400,
       /check you request against dependency tables/,
+    ],
+    [
+      // The load documents name the area as outBiddingZone_Domain (recorded reply).
+      'A65 without outBiddingZone_Domain',
+      { ...valid, documentType: 'A65', processType: 'A01' },
+      400,
+      /Mandatory parameter OutBiddingZone_Domain is missing or is empty/,
     ],
     [
       'another process type',

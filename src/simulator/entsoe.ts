@@ -1,6 +1,7 @@
 import { computeMix, hourGap, isReported, type HourGap } from './mix-model.js';
 import { hashString, noiseHex } from './noise.js';
 import { formatMinute, textReply, type ReplyContext, type SourceReply } from './reply.js';
+import { answerEntsoeForecast } from './entsoe-forecast.js';
 import { EUROPE_BY_EIC, EUROPE_DATA_START_MS, type EuropeProfile } from './zone-profiles.js';
 
 /**
@@ -14,9 +15,9 @@ export interface EntsoeContext extends ReplyContext {
   readonly securityToken?: string;
 }
 
-const GL_NAMESPACE = 'urn:iec62325.351:tc57wg16:451-6:generationloaddocument:3:0';
+export const GL_NAMESPACE = 'urn:iec62325.351:tc57wg16:451-6:generationloaddocument:3:0';
 const ACK_NAMESPACE = 'urn:iec62325.351:tc57wg16:451-1:acknowledgementdocument:7:0';
-const PLATFORM_EIC = '10X1001A1001A450';
+export const PLATFORM_EIC = '10X1001A1001A450';
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const PSR_TYPE = /^B(0[1-9]|1\d|2[0-5])$/;
@@ -28,11 +29,23 @@ export function answerEntsoe(query: URLSearchParams, context: EntsoeContext): So
   if (!token || (context.securityToken !== undefined && token !== context.securityToken)) {
     return textReply(401, 'text/html', '<html><body><h1>401 Unauthorized</h1></body></html>');
   }
-  for (const name of ['documentType', 'processType', 'in_Domain', 'periodStart', 'periodEnd']) {
+  const documentType = query.get('documentType');
+  // Load documents name the area as the consumer side (docs/upstreams.md §1.7); the real reply
+  // to a missing one is recorded in test/fixtures/upstreams/europe-tso.
+  if (documentType === 'A65' && !query.get('outBiddingZone_Domain')) {
+    return invalidRequest(
+      context,
+      'Mandatory parameter OutBiddingZone_Domain is missing or is empty.',
+    );
+  }
+  const domain = documentType === 'A65' ? 'outBiddingZone_Domain' : 'in_Domain';
+  for (const name of ['documentType', 'processType', domain, 'periodStart', 'periodEnd']) {
     if (!query.get(name)) return invalidRequest(context, `Mandatory parameter ${name} is missing.`);
   }
-  const documentType = query.get('documentType');
   const processType = query.get('processType');
+  if (documentType === 'A69' || documentType === 'A65' || documentType === 'A71') {
+    return answerEntsoeForecast(documentType, query, context);
+  }
   if (documentType !== 'A75' || processType !== 'A16') {
     return invalidRequest(
       context,
@@ -80,11 +93,11 @@ export function noMatchingData(context: ReplyContext, eic = '', window = ''): So
   return acknowledgement(200, context, text);
 }
 
-function invalidRequest(context: ReplyContext, text: string): SourceReply {
+export function invalidRequest(context: ReplyContext, text: string): SourceReply {
   return acknowledgement(400, context, text);
 }
 
-function acknowledgement(status: number, context: ReplyContext, text: string): SourceReply {
+export function acknowledgement(status: number, context: ReplyContext, text: string): SourceReply {
   const id = noiseHex(context.seed, hashString(text), Math.floor(context.nowMs / 1000));
   const created = formatSecond(context.nowMs);
   const body = `<?xml version="1.0" encoding="UTF-8"?>
@@ -247,7 +260,7 @@ const OUT_OF_AREA = 2;
  * a million Points: holding them as strings until a final join costs more in garbage collection
  * than making them, and one Buffer.write per Point costs more than the Point.
  */
-class AsciiSink {
+export class AsciiSink {
   private buffer: Buffer;
   private length = 0;
   private pending = '';
@@ -298,7 +311,7 @@ function timeSeriesHead(
 `;
 }
 
-function periodHead(startMs: number, endMs: number, resolution: string): string {
+export function periodHead(startMs: number, endMs: number, resolution: string): string {
   return `\t\t<Period>
 \t\t\t<timeInterval>
 \t\t\t\t<start>${formatMinute(startMs)}</start>
@@ -316,7 +329,7 @@ function hourGaps(profile: EuropeProfile, seed: number, startMs: number, endMs: 
   return gaps;
 }
 
-function parsePeriodParam(text: string): number | undefined {
+export function parsePeriodParam(text: string): number | undefined {
   const match = PERIOD_PARAM.exec(text);
   if (!match) return undefined;
   const [, year, month, day, hour, minute] = match.map(Number) as number[];
@@ -325,7 +338,7 @@ function parsePeriodParam(text: string): number | undefined {
   return formatMinute(ms).replace(/\D/g, '') === text ? ms : undefined;
 }
 
-function formatSecond(ms: number): string {
+export function formatSecond(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19) + 'Z';
 }
 

@@ -20,9 +20,15 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+/** Which requests of a source a fault hits: the actuals, the forecast feeds, or (absent) both. */
+export const FAULT_FEEDS = ['actuals', 'forecasts'] as const;
+export type FaultFeed = (typeof FAULT_FEEDS)[number];
+
 export interface FaultSpec {
   readonly source: SourceId;
   readonly fault: FaultKind;
+  /** Only the requests of that feed (each upstream's `feedOf`); every request while absent. */
+  readonly feed?: FaultFeed;
   /** Only the next `count` requests to that source; every request while absent. */
   readonly count?: number;
   /** server-error: the HTTP status, 500-599 (default 503). */
@@ -47,6 +53,9 @@ export function parseFaultSpec(input: unknown): FaultSpec | string {
   if (!FAULT_KINDS.includes(spec.fault as FaultKind)) {
     return `fault must be one of ${FAULT_KINDS.join(', ')}`;
   }
+  if (spec.feed !== undefined && !FAULT_FEEDS.includes(spec.feed as FaultFeed)) {
+    return `feed must be one of ${FAULT_FEEDS.join(', ')}`;
+  }
   const limits: [string, number, number][] = [
     ['count', 1, 1e9],
     ['status', 500, 599],
@@ -63,26 +72,32 @@ export function parseFaultSpec(input: unknown): FaultSpec | string {
   return spec as unknown as FaultSpec;
 }
 
-/** The active fault of each source, used up request by request when it has a count. */
+/**
+ * The active faults: one per source and feed (or per source for both feeds), used up request by
+ * request when it has a count. A fault of one feed wins over one of both.
+ */
 export class FaultBoard {
-  private readonly active = new Map<SourceId, ActiveFault>();
+  private readonly active = new Map<string, ActiveFault>();
 
   set(spec: FaultSpec): void {
-    this.active.set(spec.source, { ...spec, remaining: spec.count ?? null });
+    this.active.set(keyOf(spec.source, spec.feed), { ...spec, remaining: spec.count ?? null });
   }
 
   clear(source?: SourceId): void {
     if (source === undefined) this.active.clear();
-    else this.active.delete(source);
+    else for (const feed of [undefined, ...FAULT_FEEDS]) this.active.delete(keyOf(source, feed));
   }
 
-  /** The fault that hits the request now arriving at `source`, if any. */
-  take(source: SourceId): ActiveFault | undefined {
-    const fault = this.active.get(source);
-    if (!fault) return undefined;
+  /** The fault that hits the request of `feed` now arriving at `source`, if any. */
+  take(source: SourceId, feed: FaultFeed): ActiveFault | undefined {
+    const key = [keyOf(source, feed), keyOf(source, undefined)].find((each) =>
+      this.active.has(each),
+    );
+    const fault = key === undefined ? undefined : this.active.get(key);
+    if (key === undefined || !fault) return undefined;
     if (fault.remaining !== null) {
-      if (fault.remaining <= 1) this.active.delete(source);
-      else this.active.set(source, { ...fault, remaining: fault.remaining - 1 });
+      if (fault.remaining <= 1) this.active.delete(key);
+      else this.active.set(key, { ...fault, remaining: fault.remaining - 1 });
     }
     return fault;
   }
@@ -90,6 +105,10 @@ export class FaultBoard {
   list(): ActiveFault[] {
     return [...this.active.values()];
   }
+}
+
+function keyOf(source: SourceId, feed: FaultFeed | undefined): string {
+  return `${source} ${feed ?? '*'}`;
 }
 
 /** The reply of the faults that replace the upstream's answer outright. */

@@ -12,7 +12,14 @@ import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import { SIMULATED_UPSTREAMS } from './upstreams.js';
 import { EUROPE_PROFILES, US_PROFILES } from './zone-profiles.js';
 
-export { FAULT_KINDS, type ActiveFault, type FaultKind, type FaultSpec } from './faults.js';
+export {
+  FAULT_FEEDS,
+  FAULT_KINDS,
+  type ActiveFault,
+  type FaultFeed,
+  type FaultKind,
+  type FaultSpec,
+} from './faults.js';
 
 /**
  * One loopback HTTP server that answers like the real upstreams, at their real paths (each
@@ -108,7 +115,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const answerUpstream = (source: SourceId, url: URL, res: ServerResponse): void => {
     requests[source]++;
-    const fault = faults.take(source);
+    const fault = faults.take(source, SIMULATED_UPSTREAMS[source].feedOf(url));
     const context: ReplyContext = { seed, nowMs: clock() };
     switch (fault?.fault) {
       case 'hang':

@@ -126,6 +126,7 @@ const NEGATIVE_NIGHT_RATE = 0.04;
 // Noise channels: each fuel gets its own block so two wind fuels never move together.
 const CHANNELS_PER_FUEL = 8;
 const ZONE_CHANNEL = 1000;
+const DEMAND_CHANNEL = 1500;
 
 /**
  * Average MW of every fuel over `count` consecutive intervals of `stepMs` from `startMs`, one
@@ -147,7 +148,6 @@ export function computeMix(
   const available = new Float64Array(dispatchOrder.length);
   const sinLatitude = Math.sin(profile.latitude * DEGREE);
   const cosLatitude = Math.cos(profile.latitude * DEGREE);
-  const seasonSign = profile.peakSeason === 'winter' ? 1 : -1;
 
   for (let i = 0; i < count; i++) {
     const t = startMs + (i + 0.5) * stepMs;
@@ -211,11 +211,7 @@ export function computeMix(
       supply += mw;
     }
 
-    let residual =
-      profile.meanOutputMw *
-        demandFactor(t, localHour, profile.longitude) *
-        (1 + 0.12 * seasonSign * winter) -
-      supply;
+    let residual = demandAt(profile, seed, t, localHour, winter) - supply;
     // Plants on minimum load first, then the rest in merit order until the demand is met.
     for (let k = 0; k < dispatchOrder.length; k++) {
       const { index, minShare } = dispatchOrder[k] as (typeof dispatchOrder)[number];
@@ -254,6 +250,52 @@ function nightSolar(
   if (fuel.capacityMw === 0) return 0;
   if (unitNoise(seed, zoneKey, channel + 3, hour) >= NEGATIVE_NIGHT_RATE) return 0;
   return -(0.5 + 2.5 * unitNoise(seed, zoneKey, channel + 4, hour));
+}
+
+/**
+ * The zone's load (MW) at instant `t`: what its plants and net imports meet. A daily, weekly and
+ * seasonal shape, and a weather-driven deviation of a few percent that lasts days (a cold spell, a
+ * heat wave) with shorter swings on top, so that load is not a pure function of the calendar.
+ */
+function demandAt(
+  profile: MixProfile,
+  seed: number,
+  t: number,
+  localHour: number,
+  winter: number,
+): number {
+  const seasonSign = profile.peakSeason === 'winter' ? 1 : -1;
+  const days = t / DAY_MS;
+  const weather =
+    0.05 * (2 * smoothNoise(seed, profile.zoneKey, DEMAND_CHANNEL, days / 2.5) - 1) +
+    0.015 * (2 * smoothNoise(seed, profile.zoneKey, DEMAND_CHANNEL + 1, days * 3) - 1);
+  return (
+    profile.meanOutputMw *
+    demandFactor(t, localHour, profile.longitude) *
+    (1 + 0.12 * seasonSign * winter) *
+    (1 + weather)
+  );
+}
+
+/**
+ * The zone's load, MW averaged over `count` consecutive intervals of `stepMs` from `startMs` (the
+ * same instants computeMix uses): total generation plus the zone's net imports.
+ */
+export function computeDemand(
+  profile: MixProfile,
+  seed: number,
+  startMs: number,
+  stepMs: number,
+  count: number,
+): Float64Array {
+  const values = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const t = startMs + (i + 0.5) * stepMs;
+    const localHour = (((t / HOUR_MS + profile.longitude / 15) % 24) + 24) % 24;
+    const winter = Math.cos((TAU * (t / DAY_MS - 15)) / YEAR_DAYS);
+    values[i] = demandAt(profile, seed, t, localHour, winter);
+  }
+  return values;
 }
 
 /** Load relative to its mean: low before dawn, high in the afternoon and evening, lower at weekends. */

@@ -1,4 +1,5 @@
 import { computeMix } from './mix-model.js';
+import { forecastError } from './forecast-model.js';
 import { unitNoise } from './noise.js';
 import { formatMinute, jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import { GB_DATA_START_MS, GB_PROFILE } from './zone-profiles.js';
@@ -24,6 +25,8 @@ const FORECAST_HORIZON_MS = 48 * HOUR_MS;
 const REVISION_WINDOW_MS = 24 * HOUR_MS;
 const REVISION_STEP_MS = 2 * HOUR_MS;
 const FORECAST_CHANNEL = 3000;
+// The operator re-issues every half hour; its weather inputs change every six hours.
+const FORECAST_ISSUE_MS = 6 * HOUR_MS;
 const ACTUAL_CHANNEL = 3001;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z?$/;
 
@@ -229,12 +232,20 @@ function intensityOf(mix: Float64Array[], i: number): number {
   return generation > 0 ? emissions / generation : 0;
 }
 
-/** The latest forecast issued at `issuedAt`: the further ahead, the larger the error. */
+/**
+ * The latest forecast issued at `issuedAt`: the synthetic truth with the persistent error of
+ * forecast-model.ts (issues blend every six hours), larger the further ahead.
+ */
 function forecastOf(truth: number, start: number, issuedAt: number, seed: number): number {
-  const halfHoursAhead = (start - issuedAt) / HALF_HOUR_MS;
-  const spread = 0.03 + 0.003 * halfHoursAhead;
-  const draw = unitNoise(seed, FORECAST_CHANNEL, start / HALF_HOUR_MS, issuedAt / HALF_HOUR_MS);
-  return Math.round(truth * (1 + (draw - 0.5) * 2 * spread));
+  const error = forecastError(
+    seed,
+    GB_PROFILE.zoneKey,
+    FORECAST_CHANNEL,
+    start + HALF_HOUR_MS / 2,
+    issuedAt,
+    issuedAt / FORECAST_ISSUE_MS,
+  );
+  return Math.round(truth * (1 + 0.12 * error));
 }
 
 /** Settles within a day: before that a value is off by -1..+5, redrawn every two hours. */

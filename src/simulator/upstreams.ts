@@ -1,4 +1,5 @@
 import type { SourceId } from '../core/zones.js';
+import type { FaultFeed } from './faults.js';
 import { answerEia, emptyEiaReply } from './eia.js';
 import { answerEntsoe, noMatchingData } from './entsoe.js';
 import { answerNeso, emptyNesoReply } from './neso.js';
@@ -10,6 +11,8 @@ export interface SimulatedUpstream {
   readonly basePath: string;
   /** Whether a request path is this upstream's. */
   serves(pathname: string): boolean;
+  /** Which feed a request is (a fault may hit one feed only): actuals or the upstream's forecasts. */
+  feedOf(url: URL): FaultFeed;
   /** `credential`: when set, the only key the upstream accepts (else any non-empty one). */
   answer(url: URL, context: ReplyContext & { readonly credential?: string }): SourceReply;
   /** A valid answer without data: the `empty` fault. */
@@ -27,6 +30,10 @@ export const SIMULATED_UPSTREAMS: { readonly [S in SourceId]: SimulatedUpstream 
   'europe-tso': {
     basePath: '/api',
     serves: (pathname) => pathname === '/api' || pathname === '/api/',
+    feedOf: (url) =>
+      ['A69', 'A65', 'A71'].includes(url.searchParams.get('documentType') ?? '')
+        ? 'forecasts'
+        : 'actuals',
     answer: (url, { credential, ...context }) =>
       answerEntsoe(url.searchParams, { ...context, securityToken: credential }),
     empty: (context) => noMatchingData(context),
@@ -41,6 +48,7 @@ export const SIMULATED_UPSTREAMS: { readonly [S in SourceId]: SimulatedUpstream 
   'us-agency': {
     basePath: '/v2',
     serves: (pathname) => pathname.startsWith('/v2/'),
+    feedOf: (url) => (url.pathname.includes('/region-data/') ? 'forecasts' : 'actuals'),
     answer: (url, { credential, ...context }) =>
       answerEia(url.pathname, url.searchParams, { ...context, apiKey: credential }),
     empty: () => emptyEiaReply(),
@@ -55,6 +63,7 @@ export const SIMULATED_UPSTREAMS: { readonly [S in SourceId]: SimulatedUpstream 
   'uk-operator': {
     basePath: '',
     serves: (pathname) => /^\/(intensity|generation)(\/|$)/.test(pathname),
+    feedOf: (url) => (/\/fw(24|48)h\/?$/.test(url.pathname) ? 'forecasts' : 'actuals'),
     answer: (url, context) => answerNeso(url.pathname, context),
     empty: () => emptyNesoReply(),
     rateLimited: () =>

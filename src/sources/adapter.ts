@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ZoneReadings } from '../core/method.js';
+import type { StoredForecast } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
 import type { SourceId, Zone } from '../core/zones.js';
 import {
@@ -18,12 +19,37 @@ import {
 
 /**
  * What one fetch of one feed produced for one zone: readings to store, mixes to store (a source
- * whose mix is a second feed, GB), or why there are none.
+ * whose mix is a second feed, GB), the upstream's own forecasts (a forecast feed), or why there
+ * are none. A forecast feed's outcomes say so (`feed: 'forecasts'`): they are stored as
+ * forecasts only, never as readings, and their failures never give the source up (the actuals
+ * go on; docs/upstreams.md §5.4).
  */
 export type ZoneOutcome =
   | ({ readonly zone: string } & ZoneReadings)
   | ({ readonly zone: string } & ZoneMixes)
-  | { readonly zone: string; readonly error: UpstreamError };
+  | ({ readonly zone: string } & ZoneForecasts)
+  | { readonly zone: string; readonly error: UpstreamError; readonly feed?: 'forecasts' };
+
+/** What one fetch of one forecast feed of one zone produced. */
+export interface ZoneForecasts {
+  readonly feed: 'forecasts';
+  /** Forecasts of this zone inside the asked forecast window, with their issue times. */
+  readonly forecasts: readonly StoredForecast[];
+}
+
+/** Whether an outcome comes from a forecast feed (forecasts, or a forecast feed's failure). */
+export function isForecastOutcome(outcome: ZoneOutcome): boolean {
+  return 'feed' in outcome && outcome.feed === 'forecasts';
+}
+
+/**
+ * The upstream's own forecasts to fetch beside the actuals: their window (whole hours; it may
+ * reach into the future). Ingestion asks the last 24 hours to 48 hours ahead, backfill the
+ * backfilled chunk.
+ */
+export interface ForecastRequest {
+  readonly window: TimeWindow;
+}
 
 /** How an upstream is fetched: what its registry entry's factory builds. */
 export interface UpstreamFetcher {
@@ -41,11 +67,14 @@ export interface UpstreamFetcher {
    * done (readings first, then the mix of a `mixFeed` source; a failed feed never holds up the
    * other). Once `signal` is aborted, no further zone or feed is started, but outcomes already at
    * hand (the other zones of one EIA query) are still yielded; no request reaches past `deadline`.
+   * With `forecasts`, each zone's forecast feeds are fetched too, after its actuals (a source
+   * without forecast feeds ignores it).
    */
   fetch(
     zones: readonly Zone[],
     window: TimeWindow,
     limits?: RequestLimits,
+    forecasts?: ForecastRequest,
   ): AsyncGenerator<ZoneOutcome>;
 }
 
@@ -93,6 +122,14 @@ export interface UpstreamDefinition {
   createFetcher(context: AdapterContext): UpstreamFetcher;
 }
 
+/** A feed of actuals: readings, or the mixes of a second feed. */
+export type ActualsFeed = (zone: Zone) => Promise<ZoneReadings | ZoneMixes>;
+
+/** A forecast feed: the upstream's own forecasts of one zone. */
+export interface ForecastFeed {
+  readonly forecasts: (zone: Zone) => Promise<readonly StoredForecast[]>;
+}
+
 /**
  * Fetches zones one after the other, each from every feed in turn. A failed zone or feed does not
  * stop the others: whether the source is given up is the caller's decision (createSourceStop in
@@ -101,15 +138,24 @@ export interface UpstreamDefinition {
 export async function* eachZone(
   zones: readonly Zone[],
   { signal }: RequestLimits,
-  ...feeds: readonly ((zone: Zone) => Promise<ZoneReadings | ZoneMixes>)[]
+  ...feeds: readonly (ActualsFeed | ForecastFeed | undefined)[]
 ): AsyncGenerator<ZoneOutcome> {
   for (const zone of zones) {
     for (const feed of feeds) {
+      if (feed === undefined) continue;
       if (signal?.aborted) return;
+      if (typeof feed === 'function') {
+        try {
+          yield { zone: zone.code, ...(await feed(zone)) };
+        } catch (error) {
+          yield { zone: zone.code, error: asUpstreamError(error, signal) };
+        }
+        continue;
+      }
       try {
-        yield { zone: zone.code, ...(await feed(zone)) };
+        yield { zone: zone.code, feed: 'forecasts', forecasts: await feed.forecasts(zone) };
       } catch (error) {
-        yield { zone: zone.code, error: asUpstreamError(error, signal) };
+        yield { zone: zone.code, feed: 'forecasts', error: asUpstreamError(error, signal) };
       }
     }
   }

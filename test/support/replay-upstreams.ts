@@ -63,7 +63,7 @@ export interface ReplayUpstreams {
 interface EiaRow {
   readonly period: string;
   readonly respondent: string;
-  readonly fueltype: string;
+  readonly fueltype?: string;
   readonly [field: string]: unknown;
 }
 
@@ -87,6 +87,10 @@ const ENTSOE_FIXTURES: Readonly<Record<string, string>> = {
 };
 const ENTSOE_NO_DATA = readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml');
 const EIA_FIXTURE = 'eia_fuel-type-data_all-respondents_2025-04-20T17_to_2025-04-21T03_hourly.json';
+// Recorded in the same download run: its NG/TI rows end at the same label as the fuel-type rows,
+// so one shift moves both (its D and DF rows run 17 and 25-28 hours further).
+const EIA_REGION_FIXTURE =
+  'eia_region-data_all-respondents_2025-04-20T20_to_2025-04-22T07_hourly_D-DF-NG-TI.json';
 // The oldest recorded hour is cut by the 5000-row limit; tiling reuses the ten complete ones.
 const EIA_COMPLETE_LABELS = 10;
 
@@ -110,6 +114,12 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
     ...row,
     period: formatLabel(labelTs(row.period) + anchorTs - eiaLastLabel),
   }));
+  const regionRows = (
+    JSON.parse(readFixture('us-agency', EIA_REGION_FIXTURE)) as { response: { data: EiaRow[] } }
+  ).response.data.map((row) => ({
+    ...row,
+    period: formatLabel(labelTs(row.period) + anchorTs - eiaLastLabel),
+  }));
   const nesoEntries = nesoTimeline(anchorTs);
   const nesoMixEntries = nesoMixTimeline(anchorTs);
   const requests: ReplayRequest[] = [];
@@ -123,7 +133,7 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
       case 'europe-tso':
         return answerEntsoe(url, options.entsoeToken, entsoe);
       case 'us-agency':
-        return answerEia(url, options, eiaRows, anchorTs);
+        return answerEia(url, options, eiaRows, regionRows, anchorTs);
       case 'uk-operator':
         return answerNeso(url, request, nesoEntries, nesoMixEntries);
     }
@@ -192,17 +202,22 @@ function answerEntsoe(url: URL, token: string, documents: ReadonlyMap<string, st
   }
   const start = parsePeriod(query.get('periodStart'));
   const end = parsePeriod(query.get('periodEnd'));
-  const eic = query.get('in_Domain') ?? '';
+  const documentType = query.get('documentType') ?? '';
+  // Day-ahead forecasts (docs/upstreams.md §1.7): no recording of our zones at a replayable
+  // date, so every valid request is answered "no matching data", as for an area without them.
+  const forecast = ['A69', 'A65', 'A71'].includes(documentType);
+  const eic = query.get(documentType === 'A65' ? 'outBiddingZone_Domain' : 'in_Domain') ?? '';
   const valid =
     url.pathname === '/api' &&
-    query.get('documentType') === 'A75' &&
-    query.get('processType') === 'A16' &&
+    ((documentType === 'A75' && query.get('processType') === 'A16') ||
+      (forecast && query.get('processType') === 'A01')) &&
     /^[0-9A-Z-]{16}$/.test(eic) &&
     start !== undefined &&
     end !== undefined &&
     start < end &&
     end - start <= 366 * 24 * H;
   if (!valid) return { status: 400, headers: {}, body: `bad request: ${url.search}` };
+  if (forecast) return xml(ENTSOE_NO_DATA);
   const document = documents.get(eic);
   const interval = document && documentInterval(document);
   if (!document || !interval || interval.end <= start || interval.start >= end) {
@@ -212,7 +227,13 @@ function answerEntsoe(url: URL, token: string, documents: ReadonlyMap<string, st
 }
 
 /** docs/upstreams.md §2.1, §2.2: inclusive hour-ending labels, offset paging, echoed key. */
-function answerEia(url: URL, options: ReplayOptions, rows: readonly EiaRow[], anchorTs: number) {
+function answerEia(
+  url: URL,
+  options: ReplayOptions,
+  fuelTypeRows: readonly EiaRow[],
+  regionRows: readonly EiaRow[],
+  anchorTs: number,
+) {
   const query = url.searchParams;
   const params = Object.fromEntries(query);
   if (query.get('api_key') !== options.eiaApiKey) {
@@ -223,8 +244,11 @@ function answerEia(url: URL, options: ReplayOptions, rows: readonly EiaRow[], an
   const end = query.get('end') ?? '';
   const offset = Number(query.get('offset') ?? '0');
   const length = Math.min(Number(query.get('length') ?? '5000'), options.eiaMaxRows ?? 5000);
+  const region = url.pathname === '/v2/electricity/rto/region-data/data/';
+  const rows = region ? regionRows : fuelTypeRows;
+  const types = query.getAll('facets[type][]');
   const valid =
-    url.pathname === '/v2/electricity/rto/fuel-type-data/data/' &&
+    (url.pathname === '/v2/electricity/rto/fuel-type-data/data/' || region) &&
     query.get('frequency') === 'hourly' &&
     query.get('data[0]') === 'value' &&
     query.get('sort[0][column]') === 'period' &&
@@ -237,15 +261,19 @@ function answerEia(url: URL, options: ReplayOptions, rows: readonly EiaRow[], an
   if (!valid) return json(400, { error: `invalid parameters: ${url.search}`, code: 400 });
 
   const matching = (
-    options.tileEia ? tiledRows(rows, respondents, start, end, anchorTs) : rows
+    options.tileEia && !region ? tiledRows(rows, respondents, start, end, anchorTs) : rows
   ).filter(
-    (row) => respondents.includes(row.respondent) && row.period >= start && row.period <= end,
+    (row) =>
+      respondents.includes(row.respondent) &&
+      row.period >= start &&
+      row.period <= end &&
+      (!region || types.length === 0 || types.includes(String(row['type']))),
   );
   matching.sort(
     (a, b) =>
       a.period.localeCompare(b.period) ||
       a.respondent.localeCompare(b.respondent) ||
-      a.fueltype.localeCompare(b.fueltype),
+      String(a.fueltype ?? a['type']).localeCompare(String(b.fueltype ?? b['type'])),
   );
   const page = matching.slice(offset, offset + length);
   const truncated = offset + page.length < matching.length;
@@ -266,7 +294,7 @@ function answerEia(url: URL, options: ReplayOptions, rows: readonly EiaRow[], an
       description: 'Hourly net generation by balancing authority and energy source.',
     },
     // Like EIA, the key comes back in the body.
-    request: { command: '/v2/electricity/rto/fuel-type-data/data/', params },
+    request: { command: url.pathname, params },
     apiVersion: '2.1.8',
   });
 }
@@ -304,7 +332,12 @@ function answerNeso(
 ): Answer {
   const match = /^\/(intensity|generation)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
   const from = match && parseNesoInstant(decodeURIComponent(match[2] ?? ''));
-  const to = match && parseNesoInstant(decodeURIComponent(match[3] ?? ''));
+  // fw48h: the 96 half hours from the one containing `from` (a boundary `from`: one earlier).
+  const forward = match?.[1] === 'intensity' && match[3] === 'fw48h';
+  const first = from ? Math.floor((from - (from % 1800 === 0 ? 1 : 0)) / 1800) * 1800 : 0;
+  const to = forward
+    ? first + 48 * H
+    : match && parseNesoInstant(decodeURIComponent(match[3] ?? ''));
   if (!from || !to || to <= from || to - from > 14 * 24 * H) {
     return json(400, { error: { code: '400 Bad Request', message: `bad path ${url.pathname}` } });
   }
@@ -314,6 +347,7 @@ function answerNeso(
   // A `from` on a half-hour boundary also brings the half hour before it (docs/upstreams.md §3.1).
   const data = (match?.[1] === 'generation' ? mixEntries : entries).filter((entry) => {
     const start = Date.parse(entry.from) / 1000;
+    if (forward) return start >= first && start < to;
     return start >= from - 1800 && start < to;
   });
   return json(200, { data });

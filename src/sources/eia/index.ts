@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings, type ZoneReadings } from '../../core/method.js';
+import { eiaDemandForecastIssuedAt, eiaDemandIssuedAt } from '../../core/forecast-issue.js';
 import { eiaFuelTypesOf } from '../../core/production-types.js';
+import type { ForecastKind, StoredForecast } from '../../core/reading.js';
 import type { Zone } from '../../core/zones.js';
 import { UpstreamError, type RequestLimits, type TimeWindow, type UpstreamHttp } from '../http.js';
 import { parseFuelTypeData } from './parse.js';
-import { eiaFuelTypeUrl } from './request.js';
+import { parseRegionData } from './parse-region.js';
+import { eiaFuelTypeUrl, eiaRegionDataUrl } from './request.js';
 
 export interface EiaClient {
   readonly http: UpstreamHttp;
@@ -28,10 +31,104 @@ export async function fetchEiaZones(
 ): Promise<Map<string, ZoneReadings>> {
   const respondents = zones.map((zone) => zone.upstreamId);
   const collected = new Map<string, Map<string, Map<number, number>>>();
+  await readAllPages(
+    client,
+    (offset) => eiaFuelTypeUrl({ ...client, respondents, window, offset }),
+    parseFuelTypeData,
+    'fuel-type-data',
+    (page) => merge(collected, page.respondents),
+    limits,
+  );
+  return new Map(
+    zones.map((zone) => [
+      zone.code,
+      computeReadings(
+        zone.code,
+        collected.get(zone.upstreamId) ?? new Map(),
+        eiaFuelTypesOf(zone.upstreamId),
+      ),
+    ]),
+  );
+}
+
+/** The types of region-data the forecast feed stores, and the kind each is stored as. */
+const REGION_KINDS: Readonly<Record<string, ForecastKind>> = {
+  DF: 'us-agency:demand-forecast',
+  D: 'us-agency:demand',
+};
+
+/**
+ * The forecast feed: EIA's day-ahead demand forecast (`DF`) and demand (`D`) of several zones
+ * over `window` (hour starts, possibly in the future) in one paged region-data query, as stored
+ * forecasts per zone (MW, the hour's mean), issued by the rules of src/core/forecast-issue.ts
+ * with `fetchedAt` (epoch seconds, read when the last page arrived). Rejects like fetchEiaZones.
+ */
+export async function fetchEiaForecasts(
+  client: EiaClient,
+  zones: readonly Zone[],
+  window: TimeWindow,
+  fetchedAt: () => number,
+  limits: RequestLimits = {},
+): Promise<Map<string, StoredForecast[]>> {
+  const respondents = zones.map((zone) => zone.upstreamId);
+  const collected = new Map<string, Map<string, Map<number, number>>>();
+  await readAllPages(
+    client,
+    (offset) =>
+      eiaRegionDataUrl({ ...client, respondents, window, offset }, Object.keys(REGION_KINDS)),
+    parseRegionData,
+    'region-data',
+    (page) => merge(collected, page.respondents),
+    limits,
+  );
+  const now = fetchedAt();
+  return new Map(
+    zones.map((zone) => [
+      zone.code,
+      eiaStoredForecasts(zone, collected.get(zone.upstreamId), window, now),
+    ]),
+  );
+}
+
+/** One respondent's region-data as stored forecasts of `zone` inside `window`. Pure. */
+export function eiaStoredForecasts(
+  zone: Zone,
+  byType: ReadonlyMap<string, ReadonlyMap<number, number>> | undefined,
+  window: TimeWindow,
+  fetchedAt: number,
+): StoredForecast[] {
+  const forecasts: StoredForecast[] = [];
+  for (const [type, kind] of Object.entries(REGION_KINDS)) {
+    for (const [ts, mwh] of byType?.get(type) ?? []) {
+      if (ts < window.fromTs || ts >= window.toTs) continue;
+      const issuedAt =
+        type === 'DF' ? eiaDemandForecastIssuedAt(ts, fetchedAt) : eiaDemandIssuedAt(ts);
+      forecasts.push({ zone: zone.code, ts, kind, issuedAt, value: mwh });
+    }
+  }
+  return forecasts.sort((a, b) => a.ts - b.ts);
+}
+
+/**
+ * Reads every page of one query (upstreams README §2.1): stops at `offset >= total`, steps by
+ * the rows that came back. Rejects with an UpstreamError when any page fails.
+ */
+async function readAllPages<T extends { rows: number; total: number; dropped: readonly string[] }>(
+  client: EiaClient,
+  urlAt: (offset: number) => string,
+  parse: (
+    body: string,
+  ) =>
+    | ({ kind: 'generation' | 'region-data' } & T)
+    | { kind: 'upstream-error'; code: string; message: string }
+    | { kind: 'invalid-payload'; detail: string },
+  route: string,
+  take: (page: T) => void,
+  limits: RequestLimits,
+): Promise<void> {
   for (let offset = 0, total = Infinity; offset < total;) {
-    const url = eiaFuelTypeUrl({ ...client, respondents, window, offset });
-    const { body } = await client.http.getText(url, limits);
-    const page = parseFuelTypeData(body);
+    const { body } = await client.http.getText(urlAt(offset), limits);
+    const page = parse(body);
     if (page.kind === 'upstream-error') {
       const text = client.http.scrub(`${page.code} ${page.message}`.trim());
       const kind = /API_KEY/i.test(text) ? 'auth' : 'invalid';
@@ -45,7 +142,7 @@ export async function fetchEiaZones(
     if (page.dropped.length > 0) {
       client.logger?.warn(
         { offset, dropped: page.dropped.length, first: page.dropped.slice(0, 3) },
-        'us-agency: rows dropped from a fuel-type-data page',
+        `us-agency: rows dropped from a ${route} page`,
       );
     }
     if (page.rows === 0 && offset < page.total) {
@@ -57,23 +154,13 @@ export async function fetchEiaZones(
     total = page.total;
     // Step by what came back: a server that caps pages lower than asked loses no rows.
     offset += page.rows;
-    merge(collected, page.respondents);
+    take(page);
   }
-  return new Map(
-    zones.map((zone) => [
-      zone.code,
-      computeReadings(
-        zone.code,
-        collected.get(zone.upstreamId) ?? new Map(),
-        eiaFuelTypesOf(zone.upstreamId),
-      ),
-    ]),
-  );
 }
 
 function merge(
   into: Map<string, Map<string, Map<number, number>>>,
-  page: ReadonlyMap<string, GenerationByCode>,
+  page: ReadonlyMap<string, GenerationByCode | ReadonlyMap<string, ReadonlyMap<number, number>>>,
 ): void {
   for (const [respondent, byFuelType] of page) {
     const target = into.get(respondent) ?? new Map<string, Map<number, number>>();

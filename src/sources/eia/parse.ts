@@ -39,25 +39,9 @@ export type FuelTypeDataResult =
 const PAGING_WARNINGS = new Set(['incomplete return', 'parameter out of range']);
 
 export function parseFuelTypeData(body: string): FuelTypeDataResult {
-  const document = parseJson(body);
-  if (!isPlainObject(document)) return invalidPayload('body is not a JSON object');
-  if (document['error'] !== undefined && document['error'] !== null) return readError(document);
-
-  const response = document['response'];
-  if (!isPlainObject(response)) return invalidPayload('no `response` object');
-  const data = response['data'];
-  const total = parseDecimal(response['total']);
-  if (!Array.isArray(data)) return invalidPayload('`response.data` is not a list');
-  if (total === undefined) return invalidPayload('`response.total` is not a number');
-  const frequency = response['frequency'];
-  // Other frequencies label periods differently (local-hourly adds an offset): refuse, not misread.
-  if (frequency !== undefined && frequency !== 'hourly') {
-    return invalidPayload(`frequency ${String(frequency)}, expected hourly`);
-  }
-  const warnings = Array.isArray(response['warnings']) ? response['warnings'] : [];
-  const truncated = warnings.some(
-    (warning) => isPlainObject(warning) && PAGING_WARNINGS.has(String(warning['warning'])),
-  );
+  const page = readPageEnvelope(body);
+  if (page.kind !== 'page') return page;
+  const { data, total, truncated } = page;
 
   const dropped: string[] = [];
   const respondents = new Map<string, Map<string, Map<number, number>>>();
@@ -85,7 +69,45 @@ export function parseFuelTypeData(body: string): FuelTypeDataResult {
   return { kind: 'generation', respondents, total, rows: data.length, truncated, dropped };
 }
 
-function invalidPayload(detail: string): FuelTypeDataResult {
+/** The envelope every EIA v2 data route shares (fuel-type-data, region-data). */
+export type PageEnvelope =
+  | {
+      readonly kind: 'page';
+      readonly data: readonly unknown[];
+      readonly total: number;
+      readonly truncated: boolean;
+    }
+  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
+  | { readonly kind: 'invalid-payload'; readonly detail: string };
+
+/**
+ * Checks the envelope of one page (strictly: an unknown shape is an invalid payload) and returns
+ * its rows, unread, with `total` and the paging warning.
+ */
+export function readPageEnvelope(body: string): PageEnvelope {
+  const document = parseJson(body);
+  if (!isPlainObject(document)) return invalidPayload('body is not a JSON object');
+  if (document['error'] !== undefined && document['error'] !== null) return readError(document);
+
+  const response = document['response'];
+  if (!isPlainObject(response)) return invalidPayload('no `response` object');
+  const data = response['data'];
+  const total = parseDecimal(response['total']);
+  if (!Array.isArray(data)) return invalidPayload('`response.data` is not a list');
+  if (total === undefined) return invalidPayload('`response.total` is not a number');
+  const frequency = response['frequency'];
+  // Other frequencies label periods differently (local-hourly adds an offset): refuse, not misread.
+  if (frequency !== undefined && frequency !== 'hourly') {
+    return invalidPayload(`frequency ${String(frequency)}, expected hourly`);
+  }
+  const warnings = Array.isArray(response['warnings']) ? response['warnings'] : [];
+  const truncated = warnings.some(
+    (warning) => isPlainObject(warning) && PAGING_WARNINGS.has(String(warning['warning'])),
+  );
+  return { kind: 'page', data, total, truncated };
+}
+
+function invalidPayload(detail: string): { kind: 'invalid-payload'; detail: string } {
   return { kind: 'invalid-payload', detail };
 }
 
@@ -94,7 +116,11 @@ function invalidPayload(detail: string): FuelTypeDataResult {
  * `{"error": "…", "code": 400}` (parameter errors), possibly with HTTP 200
  * (docs/upstreams.md §2.2).
  */
-function readError(document: PlainObject): FuelTypeDataResult {
+function readError(document: PlainObject): {
+  kind: 'upstream-error';
+  code: string;
+  message: string;
+} {
   const error = document['error'];
   let code: unknown;
   let message: unknown;
@@ -146,7 +172,7 @@ function readRow(row: unknown): FuelTypeRow | string {
 }
 
 /** `2025-04-21T03` (UTC) → epoch seconds. */
-function readPeriod(period: unknown): number | undefined {
+export function readPeriod(period: unknown): number | undefined {
   if (typeof period !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}$/.test(period)) return undefined;
   const ms = parseInstant(`${period}:00Z`);
   return ms === undefined ? undefined : ms / 1000;

@@ -18,6 +18,26 @@ export interface EiaPageRequest {
 }
 
 export function eiaFuelTypeUrl(request: EiaPageRequest): string {
+  return eiaPageUrl('fuel-type-data', request, []);
+}
+
+/**
+ * `electricity/rto/region-data` (docs/upstreams.md §2.6) for the given types: `D` demand and `DF`
+ * day-ahead demand forecast for the forecast feed.
+ */
+export function eiaRegionDataUrl(request: EiaPageRequest, types: readonly string[]): string {
+  return eiaPageUrl(
+    'region-data',
+    request,
+    types.map((type): [string, string] => ['facets[type][]', type]),
+  );
+}
+
+function eiaPageUrl(
+  route: 'fuel-type-data' | 'region-data',
+  request: EiaPageRequest,
+  facets: readonly [string, string][],
+): string {
   const { fromTs, toTs } = request.window;
   // Hour-starts [a, b) are the hour-ending labels a+1h ... b.
   const params: [string, string][] = [
@@ -25,6 +45,7 @@ export function eiaFuelTypeUrl(request: EiaPageRequest): string {
     ['frequency', 'hourly'],
     ['data[0]', 'value'],
     ...request.respondents.map((code): [string, string] => ['facets[respondent][]', code]),
+    ...facets,
     ['start', eiaHour(fromTs + 3600)],
     ['end', eiaHour(toTs)],
     // Paging is only stable with an explicit sort (docs/upstreams.md §2.1).
@@ -35,7 +56,7 @@ export function eiaFuelTypeUrl(request: EiaPageRequest): string {
   ];
   // Brackets stay literal, as in EIA's own examples; values are encoded.
   const query = params.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
-  return `${request.baseUrl}/electricity/rto/fuel-type-data/data/?${query}`;
+  return `${request.baseUrl}/electricity/rto/${route}/data/?${query}`;
 }
 
 /** `YYYY-MM-DDTHH` in UTC. */

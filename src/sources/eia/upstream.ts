@@ -1,16 +1,20 @@
 import type { ZoneReadings } from '../../core/method.js';
+import type { StoredForecast } from '../../core/reading.js';
 import { asUpstreamError, type UpstreamDefinition } from '../adapter.js';
-import { fetchEiaZones } from './index.js';
+import { fetchEiaForecasts, fetchEiaZones } from './index.js';
 
 const DAY = 24 * 3600;
 
-/** EIA API v2 (docs/upstreams.md §2): one paged query for every zone. */
+/**
+ * EIA API v2 (docs/upstreams.md §2): one paged query for every zone, and when asked one paged
+ * region-data query for their demand and day-ahead demand forecast (§5).
+ */
 export const EIA_UPSTREAM: UpstreamDefinition = {
   settings: {
     baseUrl: { variable: 'EIA_BASE_URL', default: 'https://api.eia.gov/v2' },
     credential: { variable: 'EIA_API_KEY' },
   },
-  createFetcher: ({ settings, http, logger }) => {
+  createFetcher: ({ settings, http, clock, logger }) => {
     const client = {
       http: http(),
       baseUrl: settings.baseUrl,
@@ -22,8 +26,8 @@ export const EIA_UPSTREAM: UpstreamDefinition = {
       mixFeed: false,
       // About 2,600 rows a day for the 11 respondents: a week is a handful of pages.
       backfillChunkSeconds: 7 * DAY,
-      async *fetch(zones, window, limits = {}) {
-        let computed: Map<string, ZoneReadings>;
+      async *fetch(zones, window, limits = {}, forecasts) {
+        let computed: Map<string, ZoneReadings> | undefined;
         try {
           computed = await fetchEiaZones(client, zones, window, limits);
         } catch (error) {
@@ -31,9 +35,28 @@ export const EIA_UPSTREAM: UpstreamDefinition = {
           // counts it once).
           const upstreamError = asUpstreamError(error, limits.signal);
           for (const zone of zones) yield { zone: zone.code, error: upstreamError };
+        }
+        for (const [zone, readings] of computed ?? []) yield { zone, ...readings };
+        // The forecast feed (region-data D and DF) after the actuals, whatever became of them:
+        // a failure of one never stops the other (docs/upstreams.md §5.4).
+        if (!forecasts || limits.signal?.aborted) return;
+        let fetched: Map<string, StoredForecast[]>;
+        try {
+          fetched = await fetchEiaForecasts(
+            client,
+            zones,
+            forecasts.window,
+            () => Math.floor(clock.now() / 1000),
+            limits,
+          );
+        } catch (error) {
+          const upstreamError = asUpstreamError(error, limits.signal);
+          for (const zone of zones) {
+            yield { zone: zone.code, feed: 'forecasts', error: upstreamError };
+          }
           return;
         }
-        for (const [zone, readings] of computed) yield { zone, ...readings };
+        for (const [zone, stored] of fetched) yield { zone, feed: 'forecasts', forecasts: stored };
       },
     };
   },

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings, type ZoneReadings } from '../../core/method.js';
+import { entsoeDayAheadIssuedAt } from '../../core/forecast-issue.js';
 import { PSR_TYPES } from '../../core/production-types.js';
+import type { ForecastKind, StoredForecast } from '../../core/reading.js';
 import type { Zone } from '../../core/zones.js';
 import {
   splitWindow,
@@ -11,7 +13,12 @@ import {
   type UpstreamHttp,
 } from '../http.js';
 import { parseA75 } from './parse.js';
-import { ENTSOE_MAX_WINDOW_SECONDS, entsoeA75Url } from './request.js';
+import {
+  parseEntsoeForecast,
+  type EntsoeForecastQuantity,
+  type EntsoeForecastResult,
+} from './parse-forecast.js';
+import { ENTSOE_MAX_WINDOW_SECONDS, entsoeA75Url, entsoeForecastUrl } from './request.js';
 
 export interface EntsoeClient {
   readonly http: UpstreamHttp;
@@ -102,4 +109,131 @@ function concatenate(zone: string, parts: readonly ZoneReadings[]): ZoneReadings
       unknownCodes: [...new Set(parts.flatMap((part) => part.quality.unknownCodes))].sort(),
     },
   };
+}
+
+/** Which forecast documents are fetched, and the kind each quantity is stored as. */
+export const ENTSOE_FORECAST_DOCUMENTS = ['A69', 'A65', 'A71'] as const;
+
+const FORECAST_KIND: Readonly<Record<EntsoeForecastQuantity, ForecastKind>> = {
+  wind: 'europe-tso:wind',
+  solar: 'europe-tso:solar',
+  load: 'europe-tso:load',
+  generation: 'europe-tso:generation',
+};
+
+/**
+ * The zone's day-ahead forecast of one document type over `window` (whole hours, possibly in the
+ * future), as stored forecasts: the document's intervals at its own resolution, kept inside the
+ * window (the reply covers every market day the window touches), each issued by the rule of
+ * src/core/forecast-issue.ts with `fetchedAt` (epoch seconds). "No matching data" is no
+ * forecast; a refusal or an unusable document rejects with an UpstreamError.
+ */
+export async function fetchEntsoeForecasts(
+  client: EntsoeClient,
+  zone: Zone,
+  documentType: (typeof ENTSOE_FORECAST_DOCUMENTS)[number],
+  window: TimeWindow,
+  fetchedAt: () => number,
+  limits: RequestLimits = {},
+): Promise<StoredForecast[]> {
+  const documents: { revision: number; forecasts: StoredForecast[] }[] = [];
+  for (const chunk of splitWindow(window, ENTSOE_MAX_WINDOW_SECONDS)) {
+    const url = entsoeForecastUrl(
+      client.baseUrl,
+      client.token,
+      documentType,
+      zone.upstreamId,
+      chunk,
+    );
+    let body: string;
+    try {
+      ({ body } = await client.http.getText(url, limits));
+    } catch (error) {
+      if (error instanceof UpstreamError && error.status === 400 && error.body) {
+        if (parseEntsoeForecast(error.body).kind === 'no-data') continue;
+      }
+      throw error;
+    }
+    const parsed = parseEntsoeForecast(body);
+    const where = `europe-tso: ${zone.code} ${documentType}`;
+    switch (parsed.kind) {
+      case 'no-data':
+        continue;
+      case 'upstream-error':
+        throw new UpstreamError('invalid', `${where}: request refused: ${parsed.message}`, {
+          failure: 'rejected',
+        });
+      case 'invalid-payload':
+        throw new UpstreamError('invalid', `${where}: unusable payload: ${parsed.detail}`);
+      case 'not-day-ahead':
+        throw new UpstreamError(
+          'invalid',
+          `${where}: processType ${parsed.processType} is not day-ahead (A01)`,
+        );
+      case 'forecast':
+        if (parsed.documentType !== documentType) {
+          throw new UpstreamError('invalid', `${where}: answered with ${parsed.documentType}`);
+        }
+        if (parsed.dropped.length > 0) {
+          client.logger?.warn(
+            { zone: zone.code, dropped: parsed.dropped.length, first: parsed.dropped.slice(0, 3) },
+            `europe-tso: records dropped from an ${documentType} document`,
+          );
+        }
+        documents.push({
+          revision: parsed.revision,
+          forecasts: entsoeStoredForecasts(parsed, zone, chunk, fetchedAt()),
+        });
+    }
+  }
+  return keepLatestRevision(documents);
+}
+
+/**
+ * One parsed day-ahead document as stored forecasts of `zone` inside `window`: every interval at
+ * the document's resolution, issued at min(fetchedAt, market day start − 6 h). Pure.
+ */
+export function entsoeStoredForecasts(
+  parsed: Extract<EntsoeForecastResult, { kind: 'forecast' }>,
+  zone: Zone,
+  window: TimeWindow,
+  fetchedAt: number,
+): StoredForecast[] {
+  const forecasts: StoredForecast[] = [];
+  const quantities = parsed.areas.get(zone.upstreamId);
+  for (const [quantity, intervals] of quantities ?? []) {
+    for (const interval of intervals) {
+      if (interval.start < window.fromTs || interval.start >= window.toTs) continue;
+      forecasts.push({
+        zone: zone.code,
+        ts: interval.start,
+        kind: FORECAST_KIND[quantity],
+        issuedAt: entsoeDayAheadIssuedAt(interval.marketDayStart, fetchedAt),
+        value: interval.mw,
+      });
+    }
+  }
+  return forecasts;
+}
+
+/**
+ * Documents may be re-issued (revisionNumber above 1): where two documents give one (kind,
+ * interval), the higher revision wins, the later document on a tie.
+ */
+export function keepLatestRevision(
+  documents: readonly {
+    readonly revision: number;
+    readonly forecasts: readonly StoredForecast[];
+  }[],
+): StoredForecast[] {
+  const kept = new Map<string, { revision: number; forecast: StoredForecast }>();
+  for (const { revision, forecasts } of documents) {
+    for (const forecast of forecasts) {
+      const key = `${forecast.kind} ${forecast.ts}`;
+      const earlier = kept.get(key);
+      if (earlier === undefined || earlier.revision <= revision)
+        kept.set(key, { revision, forecast });
+    }
+  }
+  return [...kept.values()].map(({ forecast }) => forecast);
 }

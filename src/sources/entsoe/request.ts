@@ -31,6 +31,30 @@ export function entsoeA75Url(
   return `${baseUrl}?${query}`;
 }
 
+/**
+ * A day-ahead forecast document (docs/upstreams.md §1.7): A69 wind and solar (every psrType in one
+ * document), A65 total load (the area goes in `outBiddingZone_Domain`: `in_Domain` is refused with
+ * HTTP 400), A71 scheduled generation; processType A01. The reply covers every whole market day
+ * the window touches.
+ */
+export function entsoeForecastUrl(
+  baseUrl: string,
+  token: string,
+  documentType: 'A69' | 'A65' | 'A71',
+  eic: string,
+  window: TimeWindow,
+): string {
+  const query = new URLSearchParams({
+    securityToken: token,
+    documentType,
+    processType: 'A01',
+    [documentType === 'A65' ? 'outBiddingZone_Domain' : 'in_Domain']: eic,
+    periodStart: entsoePeriod(window.fromTs),
+    periodEnd: entsoePeriod(window.toTs),
+  });
+  return `${baseUrl}?${query}`;
+}
+
 /** `YYYYMMDDHH00` in UTC; minutes are always 00 because only whole hours are sent. */
 export function entsoePeriod(epochSeconds: number): string {
   if (epochSeconds % 3600 !== 0) throw new RangeError('ENTSO-E periods are whole UTC hours');

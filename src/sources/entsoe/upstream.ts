@@ -1,16 +1,20 @@
+import type { Zone } from '../../core/zones.js';
 import { eachZone, type UpstreamDefinition } from '../adapter.js';
-import { fetchEntsoeZone } from './index.js';
+import { ENTSOE_FORECAST_DOCUMENTS, fetchEntsoeForecasts, fetchEntsoeZone } from './index.js';
 import { ENTSOE_RATE_LIMIT } from './request.js';
 
 const DAY = 24 * 3600;
 
-/** ENTSO-E Transparency Platform (docs/upstreams.md §1): one A75 request per zone. */
+/**
+ * ENTSO-E Transparency Platform (docs/upstreams.md §1): one A75 request per zone, and when asked
+ * the zone's day-ahead forecasts (A69, A65, A71; §5).
+ */
 export const ENTSOE_UPSTREAM: UpstreamDefinition = {
   settings: {
     baseUrl: { variable: 'ENTSOE_BASE_URL', default: 'https://web-api.tp.entsoe.eu/api' },
     credential: { variable: 'ENTSOE_TOKEN' },
   },
-  createFetcher: ({ settings, http, logger }) => {
+  createFetcher: ({ settings, http, clock, logger }) => {
     const client = {
       http: http({ rateLimit: ENTSOE_RATE_LIMIT }),
       baseUrl: settings.baseUrl,
@@ -23,8 +27,28 @@ export const ENTSOE_UPSTREAM: UpstreamDefinition = {
       // Well inside the one-year limit: a month per request keeps documents small and a resumed
       // backfill loses at most a month of one zone.
       backfillChunkSeconds: 30 * DAY,
-      fetch: (zones, window, limits = {}) =>
-        eachZone(zones, limits, (zone) => fetchEntsoeZone(client, zone, window, limits)),
+      fetch: (zones, window, limits = {}, forecasts) =>
+        eachZone(
+          zones,
+          limits,
+          (zone) => fetchEntsoeZone(client, zone, window, limits),
+          // The day-ahead forecasts, one feed per document type, after the actuals.
+          ...ENTSOE_FORECAST_DOCUMENTS.map((documentType) =>
+            forecasts
+              ? {
+                  forecasts: (zone: Zone) =>
+                    fetchEntsoeForecasts(
+                      client,
+                      zone,
+                      documentType,
+                      forecasts.window,
+                      () => Math.floor(clock.now() / 1000),
+                      limits,
+                    ),
+                }
+              : undefined,
+          ),
+        ),
     };
   },
 };

@@ -7,6 +7,8 @@ import {
   type OperatorMixHalfHour,
   type ZoneMixes,
 } from '../../core/uk-operator.js';
+import { nesoForecastIssuedAt } from '../../core/forecast-issue.js';
+import type { StoredForecast } from '../../core/reading.js';
 import type { Zone } from '../../core/zones.js';
 import {
   splitWindow,
@@ -19,6 +21,7 @@ import { parseGeneration, parseIntensity } from './parse.js';
 import {
   NESO_HEADERS,
   NESO_MAX_WINDOW_SECONDS,
+  nesoForecastUrl,
   nesoGenerationUrl,
   nesoRangeUrl,
 } from './request.js';
@@ -82,6 +85,50 @@ export async function fetchNesoMixes(
     halfHours.push(...parsed.halfHours);
   }
   return operatorMixes(zone.code, halfHours);
+}
+
+/**
+ * The forecast feed: the operator's national 48-hour forecast (`/intensity/{from}/fw48h`) as
+ * issued now, one request from one minute past the current half hour. Every half hour from the
+ * one in progress on is stored as `uk-operator:fw48h` (gCO2/kWh as published), issued at the
+ * fetch time floored to the half hour. Only the present can be asked: the API answers a past
+ * `{from}` with its latest forecasts, not the ones issued then, so backfill has none.
+ */
+export async function fetchNesoForecasts(
+  client: NesoClient,
+  zone: Zone,
+  fetchedAt: () => number,
+  limits: RequestLimits = {},
+): Promise<StoredForecast[]> {
+  const asked = fetchedAt();
+  const url = nesoForecastUrl(client.baseUrl, nesoForecastIssuedAt(asked) + 60);
+  const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
+  const parsed = parseIntensity(body);
+  if (parsed.kind !== 'half-hours') throw replyError(parsed, 'forecast');
+  logDropped(client, parsed.dropped, 'forecast');
+  return nesoStoredForecasts(zone, parsed.halfHours, fetchedAt());
+}
+
+/** The fw48h half hours as stored forecasts issued at `fetchedAt` floored to the half hour. Pure. */
+export function nesoStoredForecasts(
+  zone: Zone,
+  halfHours: readonly OperatorHalfHour[],
+  fetchedAt: number,
+): StoredForecast[] {
+  const issuedAt = nesoForecastIssuedAt(fetchedAt);
+  const byStart = new Map<number, StoredForecast>();
+  for (const { start, forecast } of halfHours) {
+    // A half hour before the one in progress (the boundary quirk) is not a forecast any more.
+    if (forecast === null || start < issuedAt) continue;
+    byStart.set(start, {
+      zone: zone.code,
+      ts: start,
+      kind: 'uk-operator:fw48h',
+      issuedAt,
+      value: forecast,
+    });
+  }
+  return [...byStart.values()].sort((a, b) => a.ts - b.ts);
 }
 
 /**

@@ -22,6 +22,15 @@ export function nesoGenerationUrl(baseUrl: string, window: TimeWindow): string {
   return `${baseUrl}/generation/${nesoInstant(window.fromTs)}/${nesoInstant(window.toTs)}`;
 }
 
+/**
+ * The operator's national forecast for the 48 hours from the half hour containing `fromTs`
+ * (docs/upstreams.md §3.1). A `{from}` exactly on a half-hour boundary makes the reply start one
+ * half hour earlier, so callers ask one minute past it, as the recordings were made.
+ */
+export function nesoForecastUrl(baseUrl: string, fromTs: number): string {
+  return `${baseUrl}/intensity/${nesoInstant(fromTs)}/fw48h`;
+}
+
 /** `YYYY-MM-DDThh:mmZ` in UTC. */
 export function nesoInstant(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().slice(0, 16) + 'Z';

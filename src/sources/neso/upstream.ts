@@ -1,5 +1,5 @@
 import { eachZone, type UpstreamDefinition } from '../adapter.js';
-import { fetchNesoMixes, fetchNesoZone } from './index.js';
+import { fetchNesoForecasts, fetchNesoMixes, fetchNesoZone } from './index.js';
 import { NESO_MAX_WINDOW_SECONDS } from './request.js';
 
 /**
@@ -16,7 +16,7 @@ export const NESO_UPSTREAM: UpstreamDefinition = {
       zonesShareRequests: false,
       mixFeed: true,
       backfillChunkSeconds: NESO_MAX_WINDOW_SECONDS,
-      fetch: (zones, window, limits = {}) =>
+      fetch: (zones, window, limits = {}, forecasts) =>
         eachZone(
           zones,
           limits,
@@ -24,6 +24,14 @@ export const NESO_UPSTREAM: UpstreamDefinition = {
           // The generation mix over the same window: the operator's figure stays the default
           // value, the mix gives GB its values on each basis (docs/method.md, "Great Britain").
           (zone) => fetchNesoMixes(client, zone, window, limits),
+          // The operator's 48-hour forecast, as issued now: only when the forecast window reaches
+          // the future (an ingestion run); a backfill cannot ask past issues of it.
+          forecasts && forecasts.window.toTs > clock.now() / 1000
+            ? {
+                forecasts: (zone) =>
+                  fetchNesoForecasts(client, zone, () => Math.floor(clock.now() / 1000), limits),
+              }
+            : undefined,
         ),
     };
   },

@@ -1,0 +1,290 @@
+import {
+  AsciiSink,
+  acknowledgement,
+  formatSecond,
+  GL_NAMESPACE,
+  invalidRequest,
+  parsePeriodParam,
+  periodHead,
+  PLATFORM_EIC,
+} from './entsoe.js';
+import { forecastError, marketDayStart, nextMarketDayStart } from './forecast-model.js';
+import { computeDemand, computeMix } from './mix-model.js';
+import { hashString, noiseHex } from './noise.js';
+import { formatMinute, type ReplyContext, type SourceReply } from './reply.js';
+import { EUROPE_BY_EIC, EUROPE_DATA_START_MS, type EuropeProfile } from './zone-profiles.js';
+
+/**
+ * ENTSO-E day-ahead forecast documents (docs/upstreams.md §1.7, the recordings of
+ * test/fixtures/upstreams/europe-tso): A69 wind and solar (B16, B18, B19), A65 total load (area
+ * as `outBiddingZone_Domain`), A71 scheduled generation (an in-series, and an out-series of
+ * scheduled pumping where the zone publishes pumping as consumption), processType A01.
+ *
+ * As the real platform: every whole market day (CET/CEST, 23 to 25 hours) the window touches, one
+ * TimeSeries per day and type, the zone's own resolution and curve type. A market day's forecast
+ * is published six hours before the day starts; days not published yet are not in the reply.
+ * Values are the synthetic actuals of the same model (computeMix, computeDemand) plus the
+ * persistent errors of forecast-model.ts, issued at the publication.
+ */
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+export const PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
+
+const WIND_SOLAR = ['B16', 'B18', 'B19'];
+const ITEMS: Readonly<Record<string, string>> = {
+  A69: 'Generation Forecasts for Wind and Solar [14.1.D]',
+  A65: 'Total Load Forecast - Day Ahead [6.1.B]',
+  A71: 'Generation Forecast - Day ahead [14.1.C]',
+};
+const OTHER_PROCESSES: Readonly<Record<string, string>> = {
+  A18: 'Current Generation Forecasts for Wind and Solar [14.1.D]',
+  A40: 'Intraday Generation Forecasts for Wind and Solar [14.1.D]',
+};
+// Error channels, apart from every channel of the actuals.
+const WIND_SOLAR_CHANNEL = 4000;
+const LOAD_CHANNEL = 4100;
+const GENERATION_CHANNEL = 4200;
+
+type ForecastDocument = 'A69' | 'A65' | 'A71';
+
+export function answerEntsoeForecast(
+  documentType: ForecastDocument,
+  query: URLSearchParams,
+  context: ReplyContext,
+): SourceReply {
+  const processType = query.get('processType') as string;
+  const domain = documentType === 'A65' ? 'outBiddingZone_Domain' : 'in_Domain';
+  const eic = query.get(domain) as string;
+  const profile = EUROPE_BY_EIC.get(eic);
+  if (!profile) {
+    return invalidRequest(context, `Input parameter ${domain}=${eic} is not valid.`);
+  }
+  const start = parsePeriodParam(query.get('periodStart') as string);
+  const end = parsePeriodParam(query.get('periodEnd') as string);
+  if (start === undefined || end === undefined) {
+    return invalidRequest(
+      context,
+      'periodStart and periodEnd must be given as yyyyMMddHHmm (UTC).',
+    );
+  }
+  if (end <= start) return invalidRequest(context, 'periodEnd must be after periodStart.');
+  const oneYearOn = new Date(start);
+  oneYearOn.setUTCFullYear(oneYearOn.getUTCFullYear() + 1);
+  if (end > oneYearOn.getTime()) {
+    return invalidRequest(
+      context,
+      'The amount of requested data exceeds allowed limit. The maximum period per request is 1 year.',
+    );
+  }
+  const window = `${formatMinute(start)}/${formatMinute(end)}`;
+  if (processType !== 'A01') {
+    // Like CZ 2016: a day-ahead forecast exists, the current and intraday ones do not.
+    const item = documentType === 'A69' ? OTHER_PROCESSES[processType] : undefined;
+    if (item === undefined) {
+      return invalidRequest(
+        context,
+        `The combination of [documentType=${documentType}, processType=${processType}] is not ` +
+          'valid or not served. Please check you request against dependency tables.',
+      );
+    }
+    return noData(context, item, eic, window);
+  }
+  const psrType = query.get('psrType');
+  const days: { start: number; end: number }[] = [];
+  for (let day = marketDayStart(start); day < end; day = nextMarketDayStart(day)) {
+    if (day < EUROPE_DATA_START_MS) continue;
+    if (day - PUBLISHED_BEFORE_DAY_MS > context.nowMs) break;
+    days.push({ start: day, end: nextMarketDayStart(day) });
+  }
+  const body =
+    days.length === 0 ? undefined : forecastDocument(documentType, profile, days, psrType, context);
+  if (body === undefined) return noData(context, ITEMS[documentType] as string, eic, window);
+  return { status: 200, headers: { 'content-type': 'text/xml' }, body };
+}
+
+function noData(context: ReplyContext, item: string, eic: string, window: string): SourceReply {
+  return acknowledgement(
+    200,
+    context,
+    `No matching data found for Data item ${item} (${eic}) and interval ${window}.`,
+  );
+}
+
+interface Series {
+  readonly businessType: string;
+  readonly objectAggregation: string;
+  readonly outArea: boolean;
+  readonly psrType?: string;
+  readonly values: Float64Array;
+}
+
+function forecastDocument(
+  documentType: ForecastDocument,
+  profile: EuropeProfile,
+  days: readonly { start: number; end: number }[],
+  psrType: string | null,
+  context: ReplyContext,
+): Buffer | undefined {
+  const stepMs = profile.resolution === 'PT15M' ? 15 * MINUTE_MS : HOUR_MS;
+  const decimals = profile.resolution === 'PT15M' ? 100 : 1;
+  const first = days[0] as { start: number };
+  const last = days.at(-1) as { end: number };
+  const id = noiseHex(
+    context.seed,
+    profile.zoneKey,
+    hashString(`${documentType}@${first.start}@${context.nowMs}`),
+  );
+  const sink = new AsciiSink(8192 + days.length * 24 * 4 * 90);
+  sink.write(`<?xml version="1.0" encoding="UTF-8"?>
+<GL_MarketDocument xmlns="${GL_NAMESPACE}">
+\t<mRID>${id}</mRID>
+\t<revisionNumber>1</revisionNumber>
+\t<type>${documentType}</type>
+\t<process.processType>A01</process.processType>
+\t<sender_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</sender_MarketParticipant.mRID>
+\t<sender_MarketParticipant.marketRole.type>A32</sender_MarketParticipant.marketRole.type>
+\t<receiver_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</receiver_MarketParticipant.mRID>
+\t<receiver_MarketParticipant.marketRole.type>A33</receiver_MarketParticipant.marketRole.type>
+\t<createdDateTime>${formatSecond(context.nowMs)}</createdDateTime>
+\t<time_Period.timeInterval>
+\t\t<start>${formatMinute(first.start)}</start>
+\t\t<end>${formatMinute(last.end)}</end>
+\t</time_Period.timeInterval>
+`);
+  let mRID = 0;
+  for (const day of days) {
+    const count = (day.end - day.start) / stepMs;
+    const issueMs = day.start - PUBLISHED_BEFORE_DAY_MS;
+    const issueIndex = Math.round(day.start / DAY_MS);
+    const error = (channel: number, i: number) =>
+      forecastError(
+        context.seed,
+        profile.zoneKey,
+        channel,
+        day.start + (i + 0.5) * stepMs,
+        issueMs,
+        issueIndex,
+      );
+    for (const series of seriesOfDay(
+      documentType,
+      profile,
+      day.start,
+      stepMs,
+      count,
+      psrType,
+      context.seed,
+      error,
+    )) {
+      mRID++;
+      const domain = series.outArea ? 'outBiddingZone_Domain.mRID' : 'inBiddingZone_Domain.mRID';
+      sink.write(`\t<TimeSeries>
+\t\t<mRID>${mRID}</mRID>
+\t\t<businessType>${series.businessType}</businessType>
+\t\t<objectAggregation>${series.objectAggregation}</objectAggregation>
+\t\t<${domain} codingScheme="A01">${profile.eic}</${domain}>
+\t\t<quantity_Measure_Unit.name>MAW</quantity_Measure_Unit.name>
+\t\t<curveType>${profile.curveType}</curveType>
+`);
+      if (series.psrType !== undefined) {
+        sink.write(
+          `\t\t<MktPSRType>\n\t\t\t<psrType>${series.psrType}</psrType>\n\t\t</MktPSRType>\n`,
+        );
+      }
+      sink.write(periodHead(day.start, day.end, profile.resolution));
+      let previous = NaN;
+      for (let i = 0; i < count; i++) {
+        const quantity = Math.round((series.values[i] as number) * decimals) / decimals;
+        // A03 sends a Point only where the value changes (docs/upstreams.md §1.4).
+        if (profile.curveType === 'A03' && quantity === previous) continue;
+        previous = quantity;
+        sink.write(
+          `\t\t\t<Point>\n\t\t\t\t<position>${i + 1}</position>\n\t\t\t\t<quantity>${quantity}</quantity>\n\t\t\t</Point>\n`,
+        );
+      }
+      sink.write('\t\t</Period>\n\t</TimeSeries>\n');
+    }
+  }
+  if (mRID === 0) return undefined;
+  sink.write('</GL_MarketDocument>');
+  return sink.toBuffer();
+}
+
+/**
+ * The forecast series of one market day: the synthetic actuals of the same instants with the
+ * forecast error applied. Wind misses by a share of its capacity (about 5 % standard deviation),
+ * solar by about a tenth of its value, load and scheduled generation by about 2 %.
+ */
+function seriesOfDay(
+  documentType: ForecastDocument,
+  profile: EuropeProfile,
+  startMs: number,
+  stepMs: number,
+  count: number,
+  psrType: string | null,
+  seed: number,
+  error: (channel: number, i: number) => number,
+): Series[] {
+  const mix = documentType === 'A65' ? [] : computeMix(profile, seed, startMs, stepMs, count);
+  if (documentType === 'A65') {
+    const load = computeDemand(profile, seed, startMs, stepMs, count);
+    const values = load.map((mw, i) => mw * (1 + 0.05 * error(LOAD_CHANNEL, i)));
+    return [{ businessType: 'A04', objectAggregation: 'A01', outArea: true, values }];
+  }
+  if (documentType === 'A71') {
+    const generation = new Float64Array(count);
+    const pumping = new Float64Array(count);
+    profile.fuels.forEach((fuel, f) => {
+      const values = mix[f] as Float64Array;
+      for (let i = 0; i < count; i++) {
+        const mw = values[i] as number;
+        if (mw > 0) generation[i] = (generation[i] as number) + mw;
+        else if (fuel.code === 'B10') pumping[i] = (pumping[i] as number) - mw;
+      }
+    });
+    const series: Series[] = [
+      {
+        businessType: 'A01',
+        objectAggregation: 'A01',
+        outArea: false,
+        values: generation.map((mw, i) => mw * (1 + 0.06 * error(GENERATION_CHANNEL, i))),
+      },
+    ];
+    // Like the CZ recording: scheduled consumption as an out-series, which is not generation.
+    if (profile.pumpingAsConsumption && profile.fuels.some((fuel) => fuel.code === 'B10')) {
+      series.push({
+        businessType: 'A01',
+        objectAggregation: 'A01',
+        outArea: true,
+        values: pumping,
+      });
+    }
+    return series;
+  }
+  const series: Series[] = [];
+  profile.fuels.forEach((fuel, f) => {
+    if (!WIND_SOLAR.includes(fuel.code) || (psrType !== null && psrType !== fuel.code)) return;
+    const actual = mix[f] as Float64Array;
+    const channel = WIND_SOLAR_CHANNEL + 8 * f;
+    const values = new Float64Array(count);
+    for (let i = 0; i < count; i++) {
+      const truth = Math.max(actual[i] as number, 0);
+      values[i] =
+        fuel.code === 'B16'
+          ? truth * Math.max(0, 1 + 0.25 * error(channel, i))
+          : Math.min(
+              0.95 * fuel.capacityMw,
+              Math.max(0, truth + 0.12 * fuel.capacityMw * error(channel, i)),
+            );
+    }
+    series.push({
+      businessType: fuel.code === 'B16' ? 'A94' : 'A93',
+      objectAggregation: 'A08',
+      outArea: false,
+      psrType: fuel.code,
+      values,
+    });
+  });
+  return series;
+}

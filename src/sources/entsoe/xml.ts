@@ -1,0 +1,174 @@
+/**
+ * What every ENTSO-E document reader shares (docs/upstreams.md §1.2–1.5): the XML turned into plain
+ * objects, the Acknowledgement, and one Period expanded into intervals. Pure; never throws on a bad
+ * payload.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { PowerInterval } from '../../core/generation.js';
+import { isPlainObject, parseDecimal, type PlainObject } from '../../core/payload.js';
+import { parseInstant } from '../../core/time.js';
+
+export type AcknowledgementResult =
+  | { readonly kind: 'no-data'; readonly message: string }
+  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
+  | { readonly kind: 'invalid-payload'; readonly detail: string };
+
+const REPEATABLE = new Set(['TimeSeries', 'Period', 'Point', 'Reason']);
+
+const xmlParser = new XMLParser({
+  // Any namespace prefix (`<ns2:GL_MarketDocument>`) reads like none.
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  // Keep text as text: numbers are parsed here, strictly.
+  parseTagValue: false,
+  // No document we read needs entities; never expand a DOCTYPE's.
+  processEntities: false,
+  isArray: (name) => REPEATABLE.has(name),
+});
+
+/** The root element's name and content, or why the payload is not one XML document. */
+export function readXmlRoot(
+  xml: string,
+): { readonly root: string; readonly body: PlainObject } | { readonly invalid: string } {
+  const validation = XMLValidator.validate(xml);
+  if (validation !== true) {
+    const { msg, line } = validation.err;
+    return { invalid: `not well-formed XML (line ${line}): ${msg}` };
+  }
+  let document: unknown;
+  try {
+    document = xmlParser.parse(xml);
+  } catch (error) {
+    return { invalid: `XML could not be read: ${String(error)}` };
+  }
+  if (!isPlainObject(document)) return { invalid: 'no root element' };
+  const roots = Object.keys(document);
+  const [root] = roots;
+  if (root === undefined || roots.length > 1) {
+    return { invalid: `expected one root element, found ${roots.length}` };
+  }
+  const body = document[root];
+  if (!isPlainObject(body)) return { invalid: `<${root}> is empty` };
+  return { root, body };
+}
+
+/** docs/upstreams.md §1.5: "no data" and refusals both come as an Acknowledgement, often HTTP 200. */
+export function readAcknowledgement(body: PlainObject): AcknowledgementResult {
+  const reasons = listOf(body, 'Reason').filter(isPlainObject);
+  if (reasons.length === 0) {
+    return { kind: 'invalid-payload', detail: 'Acknowledgement_MarketDocument without a Reason' };
+  }
+  const stated = reasons.map((reason) => ({
+    code: textOf(reason, 'code') ?? '',
+    text: textOf(reason, 'text') ?? '',
+  }));
+  // 999 is ENTSO-E's catch-all code, also used for refused requests: the text tells "no data" apart.
+  const noData = stated.find(
+    ({ code, text }) => code === '999' && /^no matching data found/i.test(text),
+  );
+  if (noData) return { kind: 'no-data', message: noData.text };
+  return {
+    kind: 'upstream-error',
+    code: stated.map(({ code }) => code).join(', '),
+    message: stated.map(({ text }) => text).join('; '),
+  };
+}
+
+export type CurveType = 'A01' | 'A03';
+
+/** A Period's time interval (epoch seconds), or undefined when unreadable. */
+export function periodBounds(
+  period: unknown,
+): { readonly start: number; readonly end: number } | undefined {
+  const timeInterval = childOf(period, 'timeInterval');
+  const startMs = parseInstant(textOf(timeInterval, 'start') ?? '');
+  const endMs = parseInstant(textOf(timeInterval, 'end') ?? '');
+  if (startMs === undefined || endMs === undefined) return undefined;
+  return { start: startMs / 1000, end: endMs / 1000 };
+}
+
+/**
+ * Expands one Period into intervals. Positions count from 1 at THIS Period's start (§1.2).
+ * A01: one Point per position, a missing position is missing data. A03: a Point's value lasts
+ * until the next Point's position, the last one until the Period's end (§1.4).
+ */
+export function readPeriod(
+  period: unknown,
+  curveType: CurveType,
+  label: string,
+  dropped: string[],
+): PowerInterval[] {
+  const bounds = periodBounds(period);
+  const resolutionText = textOf(period, 'resolution');
+  const resolution = parseResolution(resolutionText ?? '');
+  if (bounds === undefined || resolution === undefined) {
+    dropped.push(`${label}: Period without a readable timeInterval or resolution`);
+    return [];
+  }
+  const { start } = bounds;
+  const slots = (bounds.end - start) / resolution;
+  if (!Number.isInteger(slots) || slots <= 0) {
+    dropped.push(`${label}: Period is not a whole number of ${resolutionText} steps`);
+    return [];
+  }
+
+  // position → MW; undefined marks a Point whose quantity is unreadable (it still ends an A03 block)
+  const points = new Map<number, number | undefined>();
+  for (const point of listOf(period, 'Point')) {
+    const positionText = textOf(point, 'position') ?? '';
+    const position = /^\d+$/.test(positionText) ? Number(positionText) : 0;
+    if (position < 1 || position > slots) {
+      dropped.push(`${label}: Point position ${positionText || '(none)'} outside its Period`);
+      continue;
+    }
+    if (points.has(position)) {
+      dropped.push(`${label}: Point position ${position} repeated`);
+      continue;
+    }
+    const quantity = parseDecimal(textOf(point, 'quantity'));
+    if (quantity === undefined)
+      dropped.push(`${label}: Point ${position} has no readable quantity`);
+    points.set(position, quantity);
+  }
+
+  const positions = [...points.keys()].sort((a, b) => a - b);
+  const intervals: PowerInterval[] = [];
+  positions.forEach((position, index) => {
+    const mw = points.get(position);
+    if (mw === undefined) return;
+    const lastPosition = curveType === 'A01' ? position : (positions[index + 1] ?? slots + 1) - 1;
+    for (let p = position; p <= lastPosition; p += 1) {
+      const intervalStart = start + (p - 1) * resolution;
+      intervals.push({ start: intervalStart, end: intervalStart + resolution, mw });
+    }
+  });
+  return intervals;
+}
+
+/** `PT15M`, `PT30M`, `PT60M` (also `PT1H`) → seconds. */
+export function parseResolution(text: string): number | undefined {
+  const match = /^PT(\d+)([MH])$/.exec(text);
+  if (!match) return undefined;
+  const seconds = Number(match[1]) * (match[2] === 'H' ? 3600 : 60);
+  return seconds > 0 ? seconds : undefined;
+}
+
+export function childOf(node: unknown, key: string): PlainObject | undefined {
+  if (!isPlainObject(node)) return undefined;
+  const child = node[key];
+  return isPlainObject(child) ? child : undefined;
+}
+
+export function textOf(node: unknown, key: string): string | undefined {
+  if (!isPlainObject(node)) return undefined;
+  const value = node[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function listOf(node: unknown, key: string): unknown[] {
+  if (!isPlainObject(node)) return [];
+  const value = node[key];
+  return Array.isArray(value) ? value : [];
+}
