@@ -25,8 +25,8 @@ import { errorResponses, okResponses, ScheduleQuery, type ScheduleResponse } fro
  * forecast or its p90 from there on), in tenths of gCO2eq/kWh as served, and handed to the pure
  * scheduler (core/schedule.ts), which documents the alignment and tie rules.
  *
- * Work per request is O(zones x intervals): at most 45 zones x 144 half hours, one small array
- * per zone, no sort of the intervals. Forecast arrays are converted to tenths once per forecast
+ * Work per request is O(zones x intervals): at most 45 zones x 144 half hours, one array for
+ * all of them, no sort of the intervals. Forecast arrays are converted to tenths once per forecast
  * (kept by identity), not per request.
  */
 
@@ -88,9 +88,9 @@ export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void
       let used = 0;
       for (const zone of asked.zones) {
         const forecast = book.forecast(zone.code, asked.basis);
-        const zoneSeriesOf = zoneSeries(zone, asked, forecast, deps, reads, all, used);
-        used += zoneSeriesOf.values.length;
-        series.push(zoneSeriesOf);
+        const intervals = zoneSeries(zone, asked, forecast, deps, reads, all, used);
+        used += intervals.values.length;
+        series.push(intervals);
       }
       if (reads.length > 0) await Promise.all(reads);
       const result = schedule({
