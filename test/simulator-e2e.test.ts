@@ -137,8 +137,19 @@ async function everyRow(store: Store): Promise<StoredReading[]> {
   return rows;
 }
 
+/**
+ * Requests of the actuals since `before` (this suite is about the actuals; the forecast feeds,
+ * asked too, have their own suite: test/forecast-ingest-e2e.test.ts).
+ */
+function actualRequests(): Record<SourceId, number> {
+  const { requestsByFeed } = simulator.state();
+  return Object.fromEntries(
+    SOURCES.map((source) => [source, requestsByFeed[source].actuals]),
+  ) as Record<SourceId, number>;
+}
+
 function requestsSince(before: Readonly<Record<SourceId, number>>): Record<SourceId, number> {
-  const now = simulator.state().requests;
+  const now = actualRequests();
   return Object.fromEntries(
     SOURCES.map((source) => [source, now[source] - before[source]]),
   ) as Record<SourceId, number>;
@@ -153,7 +164,7 @@ async function statusNote(): Promise<string> {
 
 describe('ingestion from the simulator, served over HTTP', () => {
   it('a clean pass of every source serves all 45 zones, their history and an ok status', async () => {
-    const before = simulator.state().requests;
+    const before = actualRequests();
     const reports = await Promise.all(SOURCES.map((source) => ingest(source)));
     for (const report of reports) expect(report.errors).toEqual([]);
     expect(reports.map((report) => report.zones)).toEqual([33, 11, 1]);
@@ -264,9 +275,11 @@ describe('ingestion from the simulator, served over HTTP', () => {
     '$fault on every source: tried as it should be, nothing stored or lost, reported',
     async ({ fault, options, retried, error, failure }) => {
       const stored = await everyRow(server.store);
-      const before = simulator.state().requests;
+      const before = actualRequests();
       waits.length = 0;
-      for (const source of SOURCES) simulator.setFault({ source, fault, ...options });
+      for (const source of SOURCES) {
+        simulator.setFault({ source, fault, feed: 'actuals', ...options });
+      }
       const stopExpiring = expireHeldRequests();
       let reports: IngestReport[];
       try {
@@ -317,9 +330,9 @@ describe('ingestion from the simulator, served over HTTP', () => {
     // Two hours later: new hours are published everywhere.
     nowMs += 2 * H * 1000;
     const newestBefore = await server.store.newestStoredTs('DE');
-    const before = simulator.state().requests;
+    const before = actualRequests();
     for (const source of SOURCES) {
-      simulator.setFault({ source, fault: 'server-error', count: 1 });
+      simulator.setFault({ source, fault: 'server-error', count: 1, feed: 'actuals' });
     }
     const reports = await Promise.all(SOURCES.map((source) => ingest(source)));
     for (const report of reports) expect(report.errors).toEqual([]);

@@ -6,6 +6,7 @@ import {
   failureReply,
   parseFaultSpec,
   type ActiveFault,
+  type FaultFeed,
   type FaultSpec,
 } from './faults.js';
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
@@ -47,6 +48,8 @@ export interface SimulatorState {
   readonly seed: number;
   /** Upstream requests received per source, faulted ones included (control calls are not). */
   readonly requests: Readonly<Record<SourceId, number>>;
+  /** The same per feed: actuals, and the upstream's own forecasts. */
+  readonly requestsByFeed: Readonly<Record<SourceId, Readonly<Record<FaultFeed, number>>>>;
   /** Requests held unanswered now by a `slow` or `hang` fault, their connection still open. */
   readonly held: Readonly<Record<SourceId, number>>;
   readonly faults: readonly ActiveFault[];
@@ -92,6 +95,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const perSource = <T>(value: (source: SourceId) => T) =>
     Object.fromEntries(SOURCES.map((source) => [source, value(source)])) as Record<SourceId, T>;
   const requests = perSource(() => 0);
+  const requestsByFeed = perSource((): Record<FaultFeed, number> => ({ actuals: 0, forecasts: 0 }));
   const held = perSource(() => 0);
   const hold = (source: SourceId, res: ServerResponse) => {
     held[source]++;
@@ -105,6 +109,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     now: new Date(clock()).toISOString(),
     seed,
     requests: { ...requests },
+    requestsByFeed: perSource((source) => ({ ...requestsByFeed[source] })),
     held: { ...held },
     faults: faults.list(),
     publicationLagMinutes: PUBLICATION_LAG_MINUTES,
@@ -115,7 +120,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const answerUpstream = (source: SourceId, url: URL, res: ServerResponse): void => {
     requests[source]++;
-    const fault = faults.take(source, SIMULATED_UPSTREAMS[source].feedOf(url));
+    const feed = SIMULATED_UPSTREAMS[source].feedOf(url);
+    requestsByFeed[source][feed]++;
+    const fault = faults.take(source, feed);
     const context: ReplyContext = { seed, nowMs: clock() };
     switch (fault?.fault) {
       case 'hang':
