@@ -100,7 +100,24 @@ async function runLighthouse(url: string): Promise<Record<string, number>> {
         (audit) => audit.score !== null && audit.score < 1 && audit.scoreDisplayMode === 'binary',
       )
       .map((audit) => audit.id);
-    if (failing.length > 0) process.stderr.write(`audits not passed: ${failing.join(', ')}\n`);
+    if (process.env['LH_DEBUG']) {
+      process.stderr.write(
+        JSON.stringify(audits['layout-shifts']?.details, null, 1).slice(0, 4000) + '\n',
+      );
+    }
+    for (const id of failing) {
+      const items =
+        (
+          audits[id]?.details as
+            { items?: { node?: { snippet?: string; explanation?: string } }[] } | undefined
+        )?.items ?? [];
+      process.stderr.write(`audit not passed: ${id}\n`);
+      for (const item of items.slice(0, 5)) {
+        process.stderr.write(
+          `  ${item.node?.snippet ?? ''} ${item.node?.explanation?.split('\n')[1] ?? ''}\n`,
+        );
+      }
+    }
     return {
       ...Object.fromEntries(
         Object.entries(categories).map(([id, category]) => [
@@ -112,6 +129,9 @@ async function runLighthouse(url: string): Promise<Record<string, number>> {
       lcpMs: Math.round(audits['largest-contentful-paint']?.numericValue ?? NaN),
       ttiMs: Math.round(audits['interactive']?.numericValue ?? NaN),
       totalBytes: Math.round(audits['total-byte-weight']?.numericValue ?? NaN),
+      tbtMs: Math.round(audits['total-blocking-time']?.numericValue ?? NaN),
+      cls: audits['cumulative-layout-shift']?.numericValue ?? NaN,
+      siMs: Math.round(audits['speed-index']?.numericValue ?? NaN),
     };
   } finally {
     chrome.kill();
@@ -181,7 +201,7 @@ try {
     );
   }
   console.log(
-    `  simulated: first contentful paint ${scores['fcpMs']} ms, largest ${scores['lcpMs']} ms, interactive ${scores['ttiMs']} ms, ${Math.round((scores['totalBytes'] ?? 0) / 1024)} KiB`,
+    `  simulated: first contentful paint ${scores['fcpMs']} ms, largest ${scores['lcpMs']} ms, interactive ${scores['ttiMs']} ms, speed index ${scores['siMs']} ms, blocking ${scores['tbtMs']} ms, layout shift ${scores['cls']?.toFixed(3)}, ${Math.round((scores['totalBytes'] ?? 0) / 1024)} KiB`,
   );
   console.log(`First screen on loopback (${LOADS} cold loads, 1280 px):`);
   console.log(

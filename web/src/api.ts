@@ -116,7 +116,8 @@ async function problem(response: Response, what: string): Promise<ApiProblem> {
 async function request(path: string, what: string, accept: number[] = [200]): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(path, { headers: { accept: 'application/json' } });
+    // A plain GET, so that the page's preloaded answers are used as they are.
+    response = await fetch(path);
   } catch {
     throw new ApiProblem(0, `${what} failed: the API could not be reached.`);
   }

@@ -17,7 +17,6 @@ export interface Shared {
 }
 
 const main = document.getElementById('main')!;
-const banner = document.getElementById('banner')!;
 
 const shared: Shared = (() => {
   const index = api.index().catch(() => null);
@@ -29,15 +28,17 @@ const shared: Shared = (() => {
   };
 })();
 
-void shared.index.then((index) => {
+// Drawn inside each view, in the same frame as its content: a banner added above the view later
+// would push the whole page down.
+let demoBanner: HTMLElement | null = null;
+const bannerSet = shared.index.then((index) => {
   if (index?.attribution) document.getElementById('attribution')!.textContent = index.attribution;
   if (index?.status?.includes('DEMO MODE')) {
-    banner.append(
-      el('p', {
-        class: 'demo',
-        text: 'Demo mode: every value on this page is synthetic, made up by a local simulator, not a real measurement.',
-      }),
-    );
+    demoBanner = el('p', {
+      class: 'demo',
+      role: 'note',
+      text: 'Demo mode: every value on this page is synthetic, made up by a local simulator, not a real measurement.',
+    });
   }
 });
 
@@ -93,14 +94,24 @@ async function render(): Promise<void> {
   const generation = ++rendered;
   const target = el('div', { class: `view view-${route.view}` });
   const isCurrent = () => generation === rendered;
+  // Shows the view as soon as it has something to show (the tiles before their sparklines).
+  const show = () => {
+    if (!isCurrent() || target.parentNode === main) return;
+    // A control that had the focus keeps it in the view drawn anew (the basis radios, say).
+    const focused = document.activeElement?.id;
+    if (demoBanner) target.prepend(demoBanner.cloneNode(true));
+    main.replaceChildren(target);
+    if (focused) document.getElementById(focused)?.focus();
+  };
   try {
+    await bannerSet;
     if (route.view === 'zone') {
       const { renderZone } = await import('./zone-page.js');
       await renderZone(target, route, shared, isCurrent);
     } else if (route.view === 'status') {
       await renderStatus(target, shared);
     } else {
-      await renderOverview(target, route, shared, isCurrent);
+      await renderOverview(target, route, shared, isCurrent, show);
     }
   } catch (error) {
     target.replaceChildren(
@@ -108,7 +119,7 @@ async function render(): Promise<void> {
     );
   }
   if (!isCurrent()) return;
-  main.replaceChildren(target);
+  show();
   document.body.dataset['view'] = route.view;
   document.body.dataset['ready'] = String(generation);
   // Measured by bench/lighthouse.ts: the first screen drawn with its data, and usable.

@@ -4,6 +4,7 @@ import {
   HOUR_MS,
   type Point,
   type Reading,
+  type Status,
   type Window,
   type Zone,
 } from './api.js';
@@ -62,7 +63,8 @@ function sparklines(zones: Zone[], latest: Reading[], basis: Basis): Promise<Map
 }
 
 function sparkline(points: Point[] | undefined, newestTs: number, zone: string): Element {
-  const recent = (points ?? []).filter((p) => p.t > newestTs - 24 * 3600 && p.t <= newestTs);
+  if (points === undefined) return el('span', { class: 'spark-missing', 'aria-hidden': 'true' });
+  const recent = points.filter((p) => p.t > newestTs - 24 * 3600 && p.t <= newestTs);
   if (recent.length < 2) return el('span', { class: 'spark-missing', text: 'no 24 h history' });
   const values = recent.map((p) => p.v);
   const min = Math.min(...values);
@@ -98,6 +100,7 @@ interface TileData {
   readonly stale: boolean;
   readonly points: Point[] | undefined;
   readonly green: Window | undefined;
+  readonly greenPending: boolean;
 }
 
 function tile(data: TileData, route: Route): HTMLElement {
@@ -126,7 +129,6 @@ function tile(data: TileData, route: Route): HTMLElement {
       href,
       'data-zone': zone.zone,
       style: `--bg:${background};--fg:${textOn(background)}`,
-      'aria-label': `${zone.name} (${zone.zone}): ${fmtValue(reading.gco2eq_kwh)} gCO2eq/kWh, ${fmtAge(data.ageHours)} old${data.stale ? ', stale' : ''}`,
     },
     el(
       'span',
@@ -137,6 +139,7 @@ function tile(data: TileData, route: Route): HTMLElement {
         { class: 'value' },
         el('strong', { class: 'number', text: fmtValue(reading.gco2eq_kwh) }),
         el('span', { class: 'unit', text: ' g' }),
+        el('span', { class: 'sr-only', text: 'CO2eq per kWh' }),
       ),
     ),
     el('span', { class: 'name', text: zone.name }),
@@ -147,6 +150,10 @@ function tile(data: TileData, route: Route): HTMLElement {
       data.stale && el('span', { class: 'badge', text: 'stale' }),
     ),
     sparkline(data.points, Date.parse(reading.ts) / 1000, zone.zone),
+    // While the greenest hours load, their line is held open: the tiles do not grow later.
+    !data.green &&
+      data.greenPending &&
+      el('span', { class: 'green', 'aria-hidden': 'true', text: '\u00a0' }),
     data.green &&
       el('span', {
         class: 'green',
@@ -161,6 +168,7 @@ export async function renderOverview(
   route: Route,
   shared: Shared,
   isCurrent: () => boolean,
+  show: () => void,
 ): Promise<void> {
   const basis = route.basis;
   const [zones, latest, features] = await Promise.all([
@@ -172,6 +180,11 @@ export async function renderOverview(
     (status) => ({ status, problem: null }),
     (error: Error) => ({ status: null, problem: error.message }),
   );
+  // The tiles at once with their values; sparklines and greenest hours when they arrive.
+  const pending = { map: undefined, problem: null };
+  const noSchedule = { options: [] as readonly Window[], problem: null };
+  draw(target, route, zones, latest, features, statusResult, pending, noSchedule, true);
+  show();
   const [spark, schedule] = await Promise.all([
     sparklines(zones, latest, basis).then(
       (map) => ({ map, problem: null }),
@@ -185,7 +198,21 @@ export async function renderOverview(
       : Promise.resolve({ options: [] as readonly Window[], problem: null }),
   ]);
   if (!isCurrent()) return;
+  draw(target, route, zones, latest, features, statusResult, spark, schedule, false);
+}
 
+function draw(
+  target: HTMLElement,
+  route: Route,
+  zones: Zone[],
+  latest: Reading[],
+  features: { forecast: boolean; schedule: boolean },
+  statusResult: { status: Status | null; problem: string | null },
+  spark: { map: Map<string, Point[]> | undefined; problem: string | null },
+  schedule: { options: readonly Window[]; problem: string | null },
+  partial: boolean,
+): void {
+  const basis = route.basis;
   const now = Date.now();
   const byZone = new Map(latest.map((r) => [r.zone, r]));
   const thresholds = new Map(
@@ -201,8 +228,9 @@ export async function renderOverview(
       reading,
       ageHours,
       stale: reading !== undefined && threshold !== undefined && ageHours > threshold,
-      points: spark.map.get(zone.zone),
+      points: spark.map ? (spark.map.get(zone.zone) ?? []) : undefined,
       green: greens.get(zone.zone),
+      greenPending: partial && features.schedule,
     };
   });
 
@@ -231,6 +259,8 @@ export async function renderOverview(
       ),
     );
   } else if (schedule.problem) notes.append(missing(`No greenest hours: ${schedule.problem}`));
+  if (partial) target.dataset['partial'] = 'true';
+  else delete target.dataset['partial'];
   const absent = tiles.filter((t) => !t.reading).map((t) => t.zone.zone);
   if (absent.length > 0) {
     notes.append(missing(`No data yet on this basis for ${absent.join(', ')}.`));

@@ -33,7 +33,7 @@ export function textOn(background: string): string {
     return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
   });
   const luminance = 0.2126 * linear[0]! + 0.7152 * linear[1]! + 0.0722 * linear[2]!;
-  return (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) ? '#111' : '#fff';
+  return (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) ? '#000' : '#fff';
 }
 
 export const LEGEND_GRADIENT = `linear-gradient(to right, ${STOPS.join(', ')})`;
