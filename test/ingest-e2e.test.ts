@@ -247,8 +247,10 @@ describe('gridco2 ingest', () => {
       entsoeToken: TOKEN,
       eiaApiKey: KEY,
       delayMs: 150,
-      fault: ({ source }) => {
-        if (source === 'europe-tso' && ++europeRequests === 3) child?.kill('SIGTERM');
+      fault: ({ source, url }) => {
+        // The zones' actuals (A75); each zone's forecast documents follow its actuals.
+        const actuals = url.searchParams.get('documentType') === 'A75';
+        if (source === 'europe-tso' && actuals && ++europeRequests === 3) child?.kill('SIGTERM');
         return undefined;
       },
     });

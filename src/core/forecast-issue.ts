@@ -1,5 +1,5 @@
 /**
- * When an upstream forecast counts as issued (docs/upstreams.md §5.3). Pure: the fetch time is
+ * When an upstream forecast counts as issued (docs/upstreams.md §8.3). Pure: the fetch time is
  * passed in. A walk-forward backtest only lets a model see forecasts issued before its own issue
  * time, so every rule here errs late: a forecast is never said to be known earlier than the
  * upstream can have published it, and never later than we fetched it.

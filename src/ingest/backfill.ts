@@ -55,7 +55,7 @@ export interface BackfillResult {
  * a chunk cut short is fetched again and upserted in place. Chunks the upstream cannot fill
  * completely (gaps, the present) are fetched again on every run.
  * Safe beside `serve`: writes go in short batches (SQLite WAL and busy timeout do the rest).
- * The upstream's own forecasts are fetched over each chunk too, as issued (docs/upstreams.md §5):
+ * The upstream's own forecasts are fetched over each chunk too, as issued (docs/upstreams.md §8):
  * their failures are listed but never give the source up; after the stop rule trips on them, the
  * remaining chunks are fetched without forecasts. A skipped chunk is skipped with its forecasts.
  */

@@ -33,7 +33,7 @@ export const MAX_CATCH_UP_SECONDS = 7 * 24 * HOUR;
 export const RUN_DEADLINE_MS = 20 * 60_000;
 
 /**
- * The upstream forecasts each run asks (docs/upstreams.md §5.4): from 24 hours back (or from the
+ * The upstream forecasts each run asks (docs/upstreams.md §8.4): from 24 hours back (or from the
  * zone's newest stored hour when it is further back: what a run catches up, it catches up in
  * forecasts too) to 48 hours ahead.
  */

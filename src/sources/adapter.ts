@@ -22,7 +22,7 @@ import {
  * whose mix is a second feed, GB), the upstream's own forecasts (a forecast feed), or why there
  * are none. A forecast feed's outcomes say so (`feed: 'forecasts'`): they are stored as
  * forecasts only, never as readings, and their failures never give the source up (the actuals
- * go on; docs/upstreams.md §5.4).
+ * go on; docs/upstreams.md §8.4).
  */
 export type ZoneOutcome =
   | ({ readonly zone: string } & ZoneReadings)

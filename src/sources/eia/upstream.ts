@@ -7,7 +7,7 @@ const DAY = 24 * 3600;
 
 /**
  * EIA API v2 (docs/upstreams.md §2): one paged query for every zone, and when asked one paged
- * region-data query for their demand and day-ahead demand forecast (§5).
+ * region-data query for their demand and day-ahead demand forecast (docs/upstreams.md §8).
  */
 export const EIA_UPSTREAM: UpstreamDefinition = {
   settings: {
@@ -38,7 +38,7 @@ export const EIA_UPSTREAM: UpstreamDefinition = {
         }
         for (const [zone, readings] of computed ?? []) yield { zone, ...readings };
         // The forecast feed (region-data D and DF) after the actuals, whatever became of them:
-        // a failure of one never stops the other (docs/upstreams.md §5.4).
+        // a failure of one never stops the other (docs/upstreams.md §8.4).
         if (!forecasts || limits.signal?.aborted) return;
         let fetched: Map<string, StoredForecast[]>;
         try {

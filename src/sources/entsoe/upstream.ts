@@ -7,7 +7,7 @@ const DAY = 24 * 3600;
 
 /**
  * ENTSO-E Transparency Platform (docs/upstreams.md §1): one A75 request per zone, and when asked
- * the zone's day-ahead forecasts (A69, A65, A71; §5).
+ * the zone's day-ahead forecasts (A69, A65, A71; docs/upstreams.md §8).
  */
 export const ENTSOE_UPSTREAM: UpstreamDefinition = {
   settings: {
