@@ -129,8 +129,8 @@ describe('forecast API', () => {
       expect(point.p10).not.toBeNull();
       expect(point.p10!).toBeLessThanOrEqual(point.p90!);
       // The forecast stays within the range of the history.
-      expect(point.gco2eq_kwh).toBeGreaterThan(250);
-      expect(point.gco2eq_kwh).toBeLessThan(390);
+      expect(point.gco2eq_kwh).toBeGreaterThan(245 - 5);
+      expect(point.gco2eq_kwh).toBeLessThan(395 + 5);
     }
     const short = await forecast('zone=DE&horizon_hours=6');
     expect(short.horizon_hours).toBe(6);
@@ -208,7 +208,9 @@ describe('forecast API', () => {
       expect(row.skill_vs_persistence!).toBeGreaterThan(0.5);
     }
     const all = (await api.get('/v1/intensity/forecast/skill')).json as Skill;
-    expect(new Set(all.data.map(({ zone }) => zone))).toEqual(new Set(['DE', 'US', 'GB']));
+    // GB on its own basis is the operator forecast, measured only over issues collected before
+    // an issue time: the one stored here came after them all. FR has no history.
+    expect(new Set(all.data.map(({ zone }) => zone))).toEqual(new Set(['DE', 'US']));
     const unknown = await api.get('/v1/intensity/forecast/skill?zone=XX');
     expect(unknown.status).toBe(404);
   });

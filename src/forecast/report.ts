@@ -21,11 +21,16 @@ export interface BacktestSummary {
   readonly savingsCaptured: { readonly min: number; readonly median: number };
 }
 
+/**
+ * Each zone on its default basis; where that could not be evaluated (GB's operator forecast is
+ * only measured once fw48h issues have been collected live), on the lifecycle basis.
+ */
 function servedRows(run: BacktestRun, basisOf: (zone: string) => ForecastBasis) {
   return ZONES.flatMap(({ code }) => {
-    const entry = run.zones.find((zone) => zone.zone === code && zone.basis === basisOf(code));
-    if (!entry || entry.issues === 0) return [];
-    return [{ entry, rows: entry.rows.filter((row) => row.served) }];
+    const evaluated = (basis: ForecastBasis) =>
+      run.zones.find((zone) => zone.zone === code && zone.basis === basis && zone.issues > 0);
+    const entry = evaluated(basisOf(code)) ?? evaluated('lifecycle');
+    return entry ? [{ entry, rows: entry.rows.filter((row) => row.served) }] : [];
   });
 }
 

@@ -1,11 +1,12 @@
 import type { Basis } from '../factors.js';
-import type {
-  ZoneState} from './models.js';
+import type { ZoneState } from './models.js';
 import {
+  CLIMATOLOGY,
   type ForecastModel,
   horizonEnd,
+  OPERATOR_FORECAST,
   PERSISTENCE,
-  WEEKLY_PROFILE
+  WEEKLY_PROFILE,
 } from './models.js';
 import {
   type BucketLabel,
@@ -50,10 +51,15 @@ export interface SkillRow {
   readonly savings_captured: number;
 }
 
-/** Quantiles of a model's out-of-sample error (outcome - forecast) by hour ahead, 1 to 72. */
+/**
+ * The band's edges by hour ahead, 1 to 72: quantiles of a model's out-of-sample errors (outcome -
+ * forecast) at the levels the walk-forward adapted so that 80 % of outcomes fell inside.
+ */
 export interface ErrorBand {
   readonly q10: readonly number[];
   readonly q90: readonly number[];
+  /** The quantile levels of the two edges, nominally 0.1 and 0.9. */
+  readonly levels?: readonly [number, number];
 }
 
 export interface ZoneBacktest {
@@ -107,15 +113,31 @@ export function backtestZone(
   state: ZoneState,
   options: BacktestOptions,
 ): ZoneBacktest {
+  // Where a candidate has no value the climatology serves (prepare.ts): scored the same way. The
+  // operator's forecast is republished as it is, and ends where it ends.
+  const fallback = options.candidates.some((model) => model.id === OPERATOR_FORECAST.id)
+    ? undefined
+    : CLIMATOLOGY;
   const models = [...options.candidates, PERSISTENCE, WEEKLY_PROFILE];
+  if (fallback && !models.includes(fallback)) models.push(fallback);
   const issues: IssueForecasts[] = [];
   for (const issueTs of options.issueTimes) {
     const visibleEnd = state.visibleEndAt(issueTs);
     if (!state.profile(visibleEnd) || state.latestSlot(visibleEnd) < 0) continue;
     const end = horizonEnd(state, issueTs);
     const values = new Map<string, Float64Array>();
-    for (const model of models)
+    for (const model of models) {
       values.set(model.id, model.predict(state, { issueTs, visibleEnd }, end));
+    }
+    // An issue no candidate says anything of (GB before fw48h issues were collected) is none.
+    if (options.candidates.every((model) => values.get(model.id)!.every(Number.isNaN))) continue;
+    if (fallback) {
+      const filler = values.get(fallback.id)!;
+      for (const model of options.candidates) {
+        const own = values.get(model.id)!;
+        for (let i = 0; i < own.length; i++) if (Number.isNaN(own[i]!)) own[i] = filler[i]!;
+      }
+    }
     issues.push({ issueTs, visibleEnd, values });
   }
   const bands = new Map<string, ErrorBand>();
@@ -125,7 +147,6 @@ export function backtestZone(
     return { model: model.id, rows };
   });
   const served = {} as Record<BucketLabel, string>;
-  const rows: SkillRow[] = [];
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
     let best: { model: string; rmse: number } | undefined;
     for (const { model, rows: modelRows } of scored) {
@@ -133,8 +154,20 @@ export function backtestZone(
       if (row.n > 0 && (!best || row.rmse < best.rmse)) best = { model, rmse: row.rmse };
     }
     served[label] = best?.model ?? options.candidates[0]!.id;
+  });
+  // The savings of what is served: each bucket by its own model.
+  const servedSavings = captured(
+    issues.map((issue) => jobSaving(state, issue, composite(state, issue, served))),
+  );
+  const rows: SkillRow[] = [];
+  HORIZON_BUCKETS.forEach(({ label }, bucket) => {
     for (const { model, rows: modelRows } of scored) {
-      rows.push({ ...modelRows[bucket]!, served: model === served[label] });
+      const isServed = model === served[label];
+      rows.push({
+        ...modelRows[bucket]!,
+        served: isServed,
+        ...(isServed && { savings_captured: servedSavings }),
+      });
     }
   });
   return {
@@ -147,6 +180,38 @@ export function backtestZone(
     served,
     bands: Object.fromEntries(bands),
   };
+}
+
+/** One issue's forecast as served: each slot from the model serving its bucket. */
+function composite(
+  state: ZoneState,
+  issue: IssueForecasts,
+  served: Readonly<Record<BucketLabel, string>>,
+): Float64Array {
+  const length = issue.values.get(served['1-6'])!.length;
+  const out = new Float64Array(length);
+  for (let i = 0; i < length; i++) {
+    const hours = horizonHours(
+      state.slotTs(issue.visibleEnd + i),
+      state.series.step,
+      issue.issueTs,
+    );
+    const label = HORIZON_BUCKETS[Math.max(0, bucketIndex(Math.max(1, hours)))]!.label;
+    out[i] = issue.values.get(served[label])![i]!;
+  }
+  return out;
+}
+
+/** Achieved over possible savings, summed over the issues that had both; NaN without any. */
+function captured(savings: readonly ({ achieved: number; possible: number } | null)[]): number {
+  let achieved = 0;
+  let possible = 0;
+  for (const saving of savings) {
+    if (!saving) continue;
+    achieved += saving.achieved;
+    possible += saving.possible;
+  }
+  return possible > 0 ? achieved / possible : Number.NaN;
 }
 
 interface Sums {
@@ -191,16 +256,21 @@ function scoreModel(
     { length: HORIZON_HOURS },
     () => [],
   );
-  let band: ErrorBand | undefined;
-  let savedAchieved = 0;
-  let savedPossible = 0;
+  let pools: number[][] = [];
+  // The quantile levels of the band's edges, adapted after every issue so that a tenth of the
+  // outcomes falls below and a tenth above (adaptive conformal inference, Gibbs & Candes 2021).
+  let levels: [number, number] = [TAIL, 1 - TAIL];
+  const savings: ({ achieved: number; possible: number } | null)[] = [];
 
   issues.forEach((issue, index) => {
-    if (index % BAND_REFRESH_ISSUES === 0) band = bandOf(errors, index);
+    if (index % BAND_REFRESH_ISSUES === 0) pools = errorPools(errors, index);
     const forecast = issue.values.get(modelId)!;
     const persistence = issue.values.get(PERSISTENCE.id)!;
     const climatology = issue.values.get(WEEKLY_PROFILE.id)!;
     const pairs = HORIZON_BUCKETS.map(() => ({ forecast: [] as number[], actual: [] as number[] }));
+    let banded = 0;
+    let below = 0;
+    let above = 0;
     for (let i = 0; i < forecast.length; i++) {
       const slot = issue.visibleEnd + i;
       const value = actual[slot];
@@ -221,30 +291,29 @@ function scoreModel(
       }
       s.persistenceSq += (value - persistence[i]!) ** 2;
       s.climatologySq += (value - climatology[i]!) ** 2;
-      const q10 = band?.q10[hours - 1];
-      const q90 = band?.q90[hours - 1];
-      if (q10 !== undefined && q90 !== undefined && Number.isFinite(q10) && Number.isFinite(q90)) {
+      const pool = pools[hours - 1];
+      if (pool && pool.length >= MIN_BAND_SAMPLES) {
+        banded++;
         s.banded++;
-        if (value >= predicted + q10 && value <= predicted + q90) s.inBand++;
+        if (error < quantile(pool, levels[0])) below++;
+        else if (error > quantile(pool, levels[1])) above++;
+        else s.inBand++;
       }
       pairs[bucket]!.forecast.push(predicted);
       pairs[bucket]!.actual.push(value);
       errors[hours - 1]!.push({ issue: index, error });
     }
+    if (banded > 0) levels = adaptLevels(levels, below / banded, above / banded);
     pairs.forEach((pair, bucket) => {
       const rho = spearman(pair.forecast, pair.actual);
       if (rho === null) return;
       sums[bucket]!.spearman += rho;
       sums[bucket]!.spearmanN++;
     });
-    const saving = jobSaving(state, issue, forecast);
-    if (saving) {
-      savedAchieved += saving.achieved;
-      savedPossible += saving.possible;
-    }
+    savings.push(jobSaving(state, issue, forecast));
   });
 
-  const captured = savedPossible > 0 ? savedAchieved / savedPossible : Number.NaN;
+  const savingsCaptured = captured(savings);
   const rows = HORIZON_BUCKETS.map(({ label }, bucket) => {
     const s = sums[bucket]!;
     const rmse = Math.sqrt(s.sq / s.n);
@@ -259,23 +328,44 @@ function scoreModel(
       skill_vs_climatology: 1 - rmse / Math.sqrt(s.climatologySq / s.n),
       spearman: s.spearman / s.spearmanN,
       p10_p90_coverage: s.inBand / s.banded,
-      savings_captured: captured,
+      savings_captured: savingsCaptured,
     };
   });
-  return { rows, band: bandOf(errors, issues.length) };
+  const finalPools = errorPools(errors, issues.length);
+  const edge = (level: number) =>
+    finalPools.map((pool) =>
+      pool.length >= MIN_BAND_SAMPLES ? quantile(pool, level) : Number.NaN,
+    );
+  return { rows, band: { q10: edge(levels[0]), q90: edge(levels[1]), levels } };
+}
+
+/** The share of outcomes each edge of the band aims to leave outside. */
+const TAIL = 0.1;
+/** How far one issue's misses move a level. */
+const ADAPT_RATE = 0.03;
+
+function adaptLevels(
+  [low, high]: [number, number],
+  belowShare: number,
+  aboveShare: number,
+): [number, number] {
+  const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
+  return [
+    clamp(low + ADAPT_RATE * (TAIL - belowShare), 0.005, 0.3),
+    clamp(high + ADAPT_RATE * (aboveShare - TAIL), 0.7, 0.995),
+  ];
 }
 
 /**
- * P10 and P90 of the errors of the `BAND_ISSUES` issues before `beforeIssue`, per hour ahead,
- * pooled with the neighbouring hours; NaN where fewer than MIN_BAND_SAMPLES are known.
+ * The errors of the `BAND_ISSUES` issues before `beforeIssue`, per hour ahead, pooled with the
+ * neighbouring hours, sorted.
  */
-function bandOf(
+function errorPools(
   errors: readonly { issue: number; error: number }[][],
   beforeIssue: number,
-): ErrorBand {
-  const q10: number[] = [];
-  const q90: number[] = [];
+): number[][] {
   const since = beforeIssue - BAND_ISSUES;
+  const pools: number[][] = [];
   for (let hour = 0; hour < HORIZON_HOURS; hour++) {
     const pool: number[] = [];
     const from = Math.max(0, hour - BAND_POOL_HOURS);
@@ -285,16 +375,9 @@ function bandOf(
         if (issue >= since && issue < beforeIssue) pool.push(error);
       }
     }
-    if (pool.length < MIN_BAND_SAMPLES) {
-      q10.push(Number.NaN);
-      q90.push(Number.NaN);
-      continue;
-    }
-    pool.sort((a, b) => a - b);
-    q10.push(quantile(pool, 0.1));
-    q90.push(quantile(pool, 0.9));
+    pools.push(pool.sort((a, b) => a - b));
   }
-  return { q10, q90 };
+  return pools;
 }
 
 /** Linear interpolation between order statistics of a sorted array. */

@@ -177,7 +177,7 @@ describe('the models', () => {
     // The day-ahead forecast reaches the end of the next day (24 h here); beyond it, nothing.
     expect(regression.slice(0, 24).every(Number.isFinite)).toBe(true);
     expect(regression.slice(48).every(Number.isNaN)).toBe(true);
-    expect(rmse(regression, 0, 24)).toBeLessThan(0.5 * rmse(climatology, 0, 24));
+    expect(rmse(regression, 0, 24)).toBeLessThan(0.75 * rmse(climatology, 0, 24));
   });
 
   it('the backtest scores out of sample, picks the better model per bucket and calibrates its band', () => {

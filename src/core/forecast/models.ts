@@ -61,8 +61,6 @@ const CLIMATOLOGY_WEEKS = 10;
 const TRAINING_DAYS = 35;
 /** At least this many published values before an issue, or the zone cannot be forecast. */
 export const MIN_HISTORY_SECONDS = 7 * DAY_SECONDS;
-/** e-folding time of the climatology model's anomaly. */
-const ANOMALY_DECAY_HOURS = 8;
 /** How far back the newest published value is looked for. */
 const LATEST_LOOKBACK_SECONDS = 7 * DAY_SECONDS;
 
@@ -210,7 +208,9 @@ export const WEEKLY_PROFILE: ForecastModel = {
 
 /**
  * The hour-of-week profile of the last ten weeks plus the newest value's departure from it,
- * decaying with an e-folding time of eight hours.
+ * decaying: per horizon bucket, with the e-folding time (from an hour to never) that did best on
+ * the daily issues of the previous 35 days. A zone whose values drift slowly keeps its departure
+ * (the newest value carried along the profile's shape); one ruled by its daily cycle drops it.
  */
 export const CLIMATOLOGY: ForecastModel = {
   id: 'climatology@1',
@@ -218,21 +218,43 @@ export const CLIMATOLOGY: ForecastModel = {
     const out = nanArray(end - issue.visibleEnd);
     const anchor = anchorOf(zone, issue.visibleEnd);
     if (!anchor) return out;
+    const decays = HORIZON_BUCKETS.map((_, bucket) => fitDecay(zone, issue, bucket));
     const step = zone.series.step;
     for (let i = 0; i < out.length; i++) {
       const slot = issue.visibleEnd + i;
+      const bucket = bucketIndex(horizonHours(zone.slotTs(slot), step, issue.issueTs));
+      const decayHours = decays[Math.max(0, bucket)]!;
       const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
       out[i] =
         anchor.profile[zone.slotOfWeek(slot)]! +
-        anchor.anomaly * Math.exp(-hoursAfter / ANOMALY_DECAY_HOURS);
+        anchor.anomaly * Math.exp(-hoursAfter / decayHours);
     }
     return out;
   },
 };
 
+/** The e-folding times the climatology chooses from, in hours; the first without training data. */
+const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
+
+function fitDecay(zone: ZoneState, issue: Issue, bucket: number): number {
+  const errors = new Float64Array(DECAY_HOURS.length);
+  const step = zone.series.step;
+  forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
+    const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+    const profile = anchor.profile[zone.slotOfWeek(slot)]!;
+    for (let k = 0; k < DECAY_HOURS.length; k++) {
+      const forecast = profile + anchor.anomaly * Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+      errors[k]! += (forecast - actual) ** 2;
+    }
+  });
+  let best = 0;
+  for (let k = 1; k < DECAY_HOURS.length; k++) if (errors[k]! < errors[best]!) best = k;
+  return DECAY_HOURS[best]!;
+}
+
 /**
- * Per-zone linear regression of the value on its hour-of-week profile, the newest anomaly (with a
- * short and a long decay) and the upstreams' own forecasts as issued before the issue time: the
+ * Per-zone linear regression of the value on its hour-of-week profile, the newest value and its
+ * profile value (each with a short and a long decay) and the upstreams' own forecasts as issued before the issue time: the
  * shares of load met by forecast wind and solar and the load against its mean (ENTSO-E), the
  * demand forecast against its mean (EIA), the operator's intensity forecast (NESO). Fitted per
  * horizon bucket on the issues of the previous 35 days, with a small ridge penalty. Slots where
@@ -286,8 +308,12 @@ export const CANDIDATE_MODELS: readonly ForecastModel[] = [CLIMATOLOGY, UPSTREAM
 
 // ---- the regression's features ---------------------------------------------------------------
 
-/** intercept, profile, anomaly with a short decay, anomaly with a long decay. */
-const BASE_FEATURES = 4;
+/**
+ * intercept, profile, and the newest value and its profile each with a short and a long decay:
+ * the fit can then hold the newest value (persistence), let its departure from the profile fade,
+ * or anything between, as the zone's own history says.
+ */
+const BASE_FEATURES = 6;
 const SHORT_DECAY_HOURS = 6;
 const LONG_DECAY_HOURS = 36;
 const RIDGE = 1e-2;
@@ -350,8 +376,13 @@ function fillRow(
   const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
   row[0] = 1;
   row[1] = anchor.profile[zone.slotOfWeek(slot)]!;
-  row[2] = anchor.anomaly * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
-  row[3] = anchor.anomaly * Math.exp(-hoursAfter / LONG_DECAY_HOURS);
+  const short = Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
+  const long = Math.exp(-hoursAfter / LONG_DECAY_HOURS);
+  const latestProfile = anchor.latest - anchor.anomaly;
+  row[2] = anchor.latest * short;
+  row[3] = anchor.latest * long;
+  row[4] = latestProfile * short;
+  row[5] = latestProfile * long;
   const load = (upstream.load ?? upstream.generation)?.valueAt(slot, issueTs) ?? Number.NaN;
   for (let k = 0; k < features.length; k++) {
     let value: number;
@@ -391,38 +422,55 @@ function fitBucket(
   bucket: number,
   width: number,
 ): Float64Array | undefined {
-  const values = zone.series.values;
   const gram = new Float64Array(width * width);
   const moment = new Float64Array(width);
   const row = new Float64Array(width);
   let rows = 0;
-  for (let day = 1; day <= TRAINING_DAYS; day++) {
-    const pastTs = issue.issueTs - day * DAY_SECONDS;
-    const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
-    const anchor = anchorOf(zone, pastEnd);
-    if (!anchor) break;
-    // Targets of this bucket (nowcasts with the first) that are published by the present issue.
-    const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
-    const firstSlot = Math.max(bucket === 0 ? pastEnd : bucketFirst, pastEnd);
-    const lastSlot = Math.min(bucketEnd, issue.visibleEnd);
-    for (let slot = firstSlot; slot < lastSlot; slot++) {
-      const actual = values[slot]!;
-      if (Number.isNaN(actual)) continue;
-      if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) continue;
-      for (let a = 0; a < width; a++) {
-        moment[a]! += row[a]! * actual;
-        for (let b = 0; b <= a; b++) gram[a * width + b]! += row[a]! * row[b]!;
-      }
-      rows++;
+  forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
+    if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) return;
+    for (let a = 0; a < width; a++) {
+      moment[a]! += row[a]! * actual;
+      for (let b = 0; b <= a; b++) gram[a * width + b]! += row[a]! * row[b]!;
     }
-  }
+    rows++;
+  });
   if (rows < 8 * width) return undefined;
   for (let a = 0; a < width; a++) {
     for (let b = 0; b < a; b++) gram[b * width + a] = gram[a * width + b]!;
   }
-  // Ridge on everything but the intercept, relative to each feature's own scale.
-  for (let a = 1; a < width; a++) gram[a * width + a]! *= 1 + RIDGE;
+  // Ridge on everything but the intercept, relative to each feature's own scale, and a floor so
+  // that a feature that is zero throughout (solar in the night hours of a winter bucket) gets a
+  // weight of zero instead of a singular system.
+  for (let a = 1; a < width; a++)
+    gram[a * width + a] = gram[a * width + a]! * (1 + RIDGE) + 1e-9 * rows;
   return solve(gram, moment, width);
+}
+
+/**
+ * Calls `visit` with every target of `bucket` of the daily issues of the previous TRAINING_DAYS
+ * days (at the issue's time of day) whose value is published by the present issue, with what that
+ * past issue knew: its anchor and its time. Nowcasts count with the first bucket.
+ */
+function forEachTrainingTarget(
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+  visit: (anchor: Anchor, pastTs: number, slot: number, actual: number) => void,
+): void {
+  const values = zone.series.values;
+  for (let day = 1; day <= TRAINING_DAYS; day++) {
+    const pastTs = issue.issueTs - day * DAY_SECONDS;
+    const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
+    const anchor = anchorOf(zone, pastEnd);
+    if (!anchor) return;
+    const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
+    const firstSlot = bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd);
+    const lastSlot = Math.min(bucketEnd, issue.visibleEnd);
+    for (let slot = firstSlot; slot < lastSlot; slot++) {
+      const actual = values[slot]!;
+      if (!Number.isNaN(actual)) visit(anchor, pastTs, slot, actual);
+    }
+  }
 }
 
 /** Solves the symmetric system by Gaussian elimination with partial pivoting. */
