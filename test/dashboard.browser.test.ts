@@ -156,6 +156,8 @@ describe('the dashboard in Chromium', () => {
       ['Great Britain (1)', 1],
     ]);
     expect(await page.locator('.ranking li').count()).toBe(45);
+    // The demo's data are synthetic, and the page says so.
+    await expect(page.locator('main .demo').textContent()).resolves.toContain('synthetic');
     // Sparklines drawn from the one export, each with a label for screen readers.
     const sparks = await page.$$eval('a.tile svg.spark', (svgs) =>
       svgs.map((svg) => [

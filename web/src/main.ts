@@ -92,15 +92,17 @@ let rendered = 0;
 async function render(): Promise<void> {
   const route = parseRoute();
   const generation = ++rendered;
-  const target = el('div', { class: `view view-${route.view}` });
+  // The renderers draw into `target`; the view around it also holds the demo banner.
+  const target = el('div', { class: 'view-content' });
+  const view = el('div', { class: `view view-${route.view}` }, target);
   const isCurrent = () => generation === rendered;
   // Shows the view as soon as it has something to show (the tiles before their sparklines).
   const show = () => {
-    if (!isCurrent() || target.parentNode === main) return;
+    if (!isCurrent() || view.parentNode === main) return;
     // A control that had the focus keeps it in the view drawn anew (the basis radios, say).
     const focused = document.activeElement?.id;
-    if (demoBanner) target.prepend(demoBanner.cloneNode(true));
-    main.replaceChildren(target);
+    if (demoBanner) view.prepend(demoBanner.cloneNode(true));
+    main.replaceChildren(view);
     if (focused) document.getElementById(focused)?.focus();
   };
   try {
