@@ -40,6 +40,8 @@ export interface ServerOptions {
   readonly connections?: AppDeps['connections'];
   /** Bounds and timing of event streams (tests shorten them). */
   readonly streams?: AppDeps['streams'];
+  /** How often the forecasts check for new data (the demo, filling its store, checks often). */
+  readonly forecastCheckMs?: number;
 }
 
 /** The composition root of `gridco2 serve`: config -> store -> app -> listen. */
@@ -56,6 +58,7 @@ export async function startServer(
     store,
     logger,
     ...(options.clock && { clock: options.clock }),
+    ...(options.forecastCheckMs && { checkMs: options.forecastCheckMs }),
   });
   const app = await buildApp({
     cache,

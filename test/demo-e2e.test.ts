@@ -18,7 +18,9 @@ import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 // Absolute: the child runs elsewhere than the repository, where a bare `tsx` would not resolve.
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const DAYS = 2;
+// Forecasts need a week of values (the US publishes up to 30 hours late): the shortest demo
+// that forecasts every zone.
+const DAYS = 9;
 const H = 3600;
 
 const cwd = mkdtempSync(join(tmpdir(), 'gridco2-demo-e2e-'));
@@ -99,6 +101,26 @@ describe('gridco2 demo', () => {
     expect({ status, ok }).toEqual({ status: 200, ok: true });
   }, 60_000);
 
+  it('serves a forecast of every zone and a schedule of all zones within 60 s of start', async () => {
+    const counts = new Map<string, number>();
+    let options = 0;
+    while (Date.now() - startedMs < 60_000) {
+      for (const { code } of ZONES) {
+        if ((counts.get(code) ?? 0) > 0) continue;
+        const forecast = await getJson<{ count: number }>(`/v1/intensity/forecast?zone=${code}`);
+        counts.set(code, forecast.status === 200 ? forecast.body.count : 0);
+      }
+      const schedule = await getJson<{ options?: unknown[] }>('/v1/schedule?zones=all');
+      options = schedule.status === 200 ? (schedule.body.options?.length ?? 0) : 0;
+      if ([...counts.values()].every((count) => count > 0) && options === ZONES.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(ZONES.filter(({ code }) => !(counts.get(code)! > 0)).map(({ code }) => code)).toEqual(
+      [],
+    );
+    expect(options).toBe(ZONES.length);
+  }, 60_000);
+
   it('says the data is synthetic, in the banner, the log and the /v1 index', async () => {
     expect(stderr).toMatch(/DEMO MODE: every value served is SYNTHETIC/);
     expect(stderr).toContain('Not used in demo mode: DATABASE_URL.');
@@ -108,11 +130,12 @@ describe('gridco2 demo', () => {
   });
 
   it('backfills the window while serving, into data/demo.db and never DATABASE_URL', async () => {
-    await outputMatching(() => /demo: backfill of 2 days done/.test(stdout), 60_000, 'backfill');
-    expect(stdout).toMatch(/"errors":0,"msg":"demo: backfill of 2 days done/);
-    // Not a terminal: one plain progress line per chunk, for every source.
-    for (const source of ['europe-tso 33/33', 'us-agency 1/1', 'uk-operator 1/1']) {
-      expect(stderr).toContain(`backfill ${source} `);
+    const done = new RegExp(`demo: backfill of ${DAYS} days done`);
+    await outputMatching(() => done.test(stdout), 60_000, 'backfill');
+    expect(stdout).toMatch(new RegExp(`"errors":0,"msg":"demo: backfill of ${DAYS} days done`));
+    // Not a terminal: one plain progress line per chunk, for every source, up to the last.
+    for (const source of ['europe-tso', 'us-agency', 'uk-operator']) {
+      expect(stderr).toMatch(new RegExp(`backfill ${source} (\\d+)/\\1 `));
     }
     expect(existsSync(join(cwd, 'data', 'demo.db'))).toBe(true);
     expect(existsSync(realDatabase)).toBe(false);

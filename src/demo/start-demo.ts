@@ -63,6 +63,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     logger,
     // The demo runs the first pass itself, at once; the schedule takes over one interval later.
     ingestion: { firstRunDelayMs: config.ingestIntervalSeconds * 1000 },
+    // Forecasts follow the backfill as it fills the store, not half a minute behind it.
+    forecastCheckMs: 5_000,
   }).catch(async (error: unknown) => {
     await simulator.close();
     throw error;
