@@ -77,6 +77,22 @@ const HOUR = 3600;
  */
 export const FORECASTS_READY_TIMEOUT_MS = 120_000;
 
+/**
+ * A bound on this part for the bench's time limit: the wait for forecasts at its longest, then
+ * three load runs per round (forecast on both servers, schedule) and their warm-ups, each with a
+ * few seconds of waiting for idle servers and starting the load generator, and some start-ups.
+ * About 10 s quick and 60 s full on a 2-core machine when the forecasts come in 3 s.
+ */
+export const forecastsSeconds = (
+  rounds: number,
+  durationSeconds: number,
+  warmUpSeconds: number,
+): number =>
+  FORECASTS_READY_TIMEOUT_MS / 1000 +
+  3 * rounds * (durationSeconds + 4) +
+  (warmUpSeconds > 0 ? 3 * (warmUpSeconds + 4) : 0) +
+  60;
+
 /** The zones whose forecasts are waited for: DE and US-PJM, as asked, and GB, prepared last. */
 const READY_ZONES = ['DE', 'US-PJM', 'GB'] as const;
 

@@ -19,6 +19,12 @@ import { captureResponse, verifyReplay, type CapturedResponse } from './capture.
 import { LARGE_STORE, SMALL_STORE, type StoreSpec } from './dataset.js';
 import { defencesPlan, defencesSeconds, measureDefences, type DefencesResult } from './defences.js';
 import {
+  forecastsSeconds,
+  measureForecasts,
+  renderForecasts,
+  type ForecastsResult,
+} from './forecasts.js';
+import {
   CONNECTIONS,
   detectLoadGenerator,
   runLoad,
@@ -128,7 +134,9 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     sqliteStores * defencesSeconds(options.quick) +
     recomputeSeconds(options.quick) +
     // Streams, export and delivery on the largest store: about 15 s quick, 40 s full.
-    (options.quick ? 60 : 180);
+    (options.quick ? 60 : 180) +
+    // Forecasts and the scheduler on a store of their own: about 10 s quick, 60 s full.
+    forecastsSeconds(options.rounds, options.duration, warmup);
   return options.quick ? measuring + 60 : 2 * measuring + 1200;
 }
 
@@ -349,6 +357,7 @@ async function main(): Promise<void> {
   const defences: DefencesResult[] = [];
   let recompute: RecomputeRun | undefined;
   let streamsExport: StreamsExportResult | undefined;
+  let forecasts: ForecastsResult | undefined;
   try {
     for (const backend of backends) {
       if (backend === 'sqlite') {
@@ -423,6 +432,18 @@ async function main(): Promise<void> {
         emergencyCleanups.delete(database.drop);
       }
     }
+    // Once per run, on a throwaway SQLite store ending now: the bench stores end 2026-11-01,
+    // where gridco2 has no forecast (issue 12).
+    log('forecasts: a 40-day store ending now, the DE forecast and the schedule of every zone');
+    forecasts = await measureForecasts({
+      repoDir: REPO_DIR,
+      scratchDir,
+      generator,
+      rounds: options.rounds,
+      durationSeconds: options.duration,
+      warmUpSeconds: options.quick ? 0 : 2,
+      log,
+    });
   } finally {
     await removeScratch();
   }
@@ -452,9 +473,12 @@ async function main(): Promise<void> {
     defences,
     recompute,
   );
-  const fullReport = streamsExport
-    ? `${report.trimEnd()}\n\n${renderStreamsExport([streamsExport])}`
-    : report;
+  const sections = [
+    report.trimEnd(),
+    ...(streamsExport ? [renderStreamsExport([streamsExport])] : []),
+    ...(forecasts ? [renderForecasts(forecasts)] : []),
+  ];
+  const fullReport = sections.length > 1 ? sections.join('\n\n') : report;
   console.log(fullReport);
   const resultsDir = join(BENCH_DIR, 'results');
   mkdirSync(resultsDir, { recursive: true });
