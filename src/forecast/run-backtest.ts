@@ -1,5 +1,5 @@
 import {
-  backtestZone,
+  backtestZoneSteps,
   type BacktestRun,
   dailyIssues,
   type ZoneBacktest,
@@ -27,6 +27,8 @@ export const DEFAULT_BACKTEST_DAYS = 400;
 const LOOKBACK_SECONDS = (70 + 35 + 7) * DAY_SECONDS;
 /** A zone's first issue comes this long after its first value (at least a week of profile). */
 const WARM_UP_SECONDS = 14 * DAY_SECONDS;
+/** The longest the backtest holds the event loop at a time. */
+const SLICE_MS = 20;
 
 export async function runBacktest(
   store: Store,
@@ -55,14 +57,23 @@ export async function runBacktest(
         upstreamFromTs: fromTs - LOOKBACK_SECONDS,
         gridEndTs,
       });
-      results.push(
-        backtestZone(zone, basis, new ZoneState(inputs), {
-          issueTimes: fromTs <= toTs ? dailyIssues(fromTs, toTs) : [],
-          candidates: basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS,
-        }),
-      );
-      // Serving goes on between zones while `serve` runs this.
-      await new Promise((resolve) => setImmediate(resolve));
+      const steps = backtestZoneSteps(zone, basis, new ZoneState(inputs), {
+        issueTimes: fromTs <= toTs ? dailyIssues(fromTs, toTs) : [],
+        candidates: basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS,
+      });
+      // Requests are served between slices of at most SLICE_MS while `serve` runs this.
+      let sliceStarted = Date.now();
+      for (;;) {
+        const step = steps.next();
+        if (step.done) {
+          results.push(step.value);
+          break;
+        }
+        if (Date.now() - sliceStarted >= SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStarted = Date.now();
+        }
+      }
     }
     onZone(zone, ++done, zones.length);
   }

@@ -113,6 +113,23 @@ export function backtestZone(
   state: ZoneState,
   options: BacktestOptions,
 ): ZoneBacktest {
+  const steps = backtestZoneSteps(zone, basis, state, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `backtestZone` one issue at a time: a caller that serves requests meanwhile (`serve`'s daily
+ * run) gives the event loop a turn between steps.
+ */
+export function* backtestZoneSteps(
+  zone: string,
+  basis: ForecastBasis,
+  state: ZoneState,
+  options: BacktestOptions,
+): Generator<void, ZoneBacktest> {
   // Where a candidate has no value the climatology serves (prepare.ts): scored the same way. The
   // operator's forecast is republished as it is, and ends where it ends.
   const fallback = options.candidates.some((model) => model.id === OPERATOR_FORECAST.id)
@@ -139,6 +156,7 @@ export function backtestZone(
       }
     }
     issues.push({ issueTs, visibleEnd, values });
+    yield;
   }
   const bands = new Map<string, ErrorBand>();
   const scored = options.candidates.map((model) => {
