@@ -146,6 +146,8 @@ export interface ForecastsResult {
   readonly backtestMs: number | null;
   readonly rounds: number;
   readonly durationSeconds: number;
+  /** This whole part, from building the store to stopping the servers. */
+  readonly wallSeconds: number;
   readonly forecast: {
     readonly path: string;
     readonly model: string;
@@ -388,6 +390,14 @@ const asServer = (name: string, running: RunningProcess) => ({
 
 /** Builds the store, starts gridco2 on it, measures; every process it starts is stopped. */
 export async function measureForecasts(options: ForecastsOptions): Promise<ForecastsResult> {
+  const started = performance.now();
+  const measured = await measureOnStore(options);
+  return { ...measured, wallSeconds: (performance.now() - started) / 1000 };
+}
+
+async function measureOnStore(
+  options: ForecastsOptions,
+): Promise<Omit<ForecastsResult, 'wallSeconds'>> {
   const { log, generator, rounds, durationSeconds, warmUpSeconds } = options;
   const nowTs = Math.floor((options.nowMs ?? Date.now()) / 1000);
   const storeEndTs = Math.floor(nowTs / HOUR) * HOUR;
@@ -490,7 +500,7 @@ export async function measureForecasts(options: ForecastsOptions): Promise<Forec
       }
       refuseErrors('/v1/schedule', scheduleRounds);
 
-      const result: ForecastsResult = {
+      const result: Omit<ForecastsResult, 'wallSeconds'> = {
         readings: built.readings,
         operatorForecasts: built.operatorForecasts,
         buildSeconds,
@@ -538,7 +548,7 @@ function median(values: readonly number[]): number {
 }
 
 /** The median of each round's gridco2/baseline pair, as the scenarios' ratio. */
-const forecastRatio = (result: ForecastsResult): number =>
+const forecastRatio = (result: Pick<ForecastsResult, 'forecast'>): number =>
   median(
     result.forecast.gridco2.map(
       (round, i) => round.requestsPerSecond / result.forecast.baseline[i]!.requestsPerSecond,
@@ -582,7 +592,8 @@ export function renderForecasts(result: ForecastsResult): string {
       (result.backtestMs === null
         ? ''
         : `, the start-up backtest done after ${(result.backtestMs / 1000).toFixed(1)} s`) +
-      `. ${result.rounds} round(s) of ${result.durationSeconds} s per server, medians.`,
+      `. ${result.rounds} round(s) of ${result.durationSeconds} s per server, medians; the ` +
+      `whole part took ${result.wallSeconds.toFixed(0)} s.`,
     '',
     '| Request | gridco2 req/s | baseline req/s | ratio | p50 ms | p99 ms | target | body |',
     '|---|--:|--:|--:|--:|--:|---|---|',
