@@ -132,6 +132,8 @@ export interface ForecastsOptions {
   readonly start?: StartForecastServer;
   /** Milliseconds since the epoch; the store ends at its hour, the deadline follows from it. */
   readonly nowMs?: number;
+  /** From spawn to every waited forecast, at most (default FORECASTS_READY_TIMEOUT_MS). */
+  readonly readyTimeoutMs?: number;
 }
 
 export interface ForecastsResult {
@@ -419,7 +421,10 @@ async function measureOnStore(
   const start = options.start ?? ((url: string) => startFromDist(options.repoDir, url));
   const server = await start(databaseUrl);
   try {
-    const readyMs = await waitForForecasts(server, FORECASTS_READY_TIMEOUT_MS);
+    const readyMs = await waitForForecasts(
+      server,
+      options.readyTimeoutMs ?? FORECASTS_READY_TIMEOUT_MS,
+    );
     const backtestMs = await Promise.race([server.backtestDone, delay(0, null)]);
     await server.cacheLoaded;
     log(
