@@ -19,4 +19,5 @@ export interface ForecastBook {
   forecast(zone: string, basis: Basis | undefined): ZoneForecast | null;
   /** The newest walk-forward backtest behind the forecasts, when there is one. */
   readonly backtest?: BacktestRun | null;
+  readonly ready?: boolean; // false while the first forecasts are prepared after start
 }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Basis } from '../core/factors.js';
 import type { BacktestRun, ForecastBasis, ZoneBacktest } from '../core/forecast/backtest.js';
-import { ZoneState } from '../core/forecast/models.js';
+import { LOOKBACK_SECONDS, UPSTREAM_LOOKBACK_SECONDS, ZoneState } from '../core/forecast/models.js';
 import { prepareForecast, type ZoneForecast } from '../core/forecast/prepare.js';
 import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
 import { ZONES } from '../core/zones.js';
@@ -15,7 +15,8 @@ import { runBacktest } from './run-backtest.js';
  * Keeps every zone's forecast on every basis prepared in memory (the routes only read them):
  * recomputed when the store's data version moves (new readings or upstream forecasts) and at
  * least hourly as time moves on, from the newest stored backtest's choice of model and error
- * band. Reruns the backtest once a day, on one instance at a time (a store lease).
+ * band. Reruns the backtest once a day, on one instance at a time (a store lease); the others,
+ * and `gridco2 backtest` runs, are picked up from the store.
  */
 
 export interface ForecastEngineOptions {
@@ -25,19 +26,20 @@ export interface ForecastEngineOptions {
   readonly clock?: () => number;
   /** How often the store's data version is checked. */
   readonly checkMs?: number;
-  /** Whether this instance may run the daily backtest. */
-  readonly backtests?: boolean;
 }
 
-/** Values a model looks back on: ten weeks of profile and 35 days of fitting, with a margin. */
-const LOOKBACK_SECONDS = (70 + 35 + 7) * DAY_SECONDS;
-/** Upstream forecasts a model looks back on: its fitting window. */
-const UPSTREAM_LOOKBACK_SECONDS = (35 + 3) * DAY_SECONDS;
 const RECOMPUTE_AT_LEAST_MS = 3_600_000;
+/** Issue times fall on this grid, so that every instance computes the same forecast. */
+const ISSUE_GRID_SECONDS = 300;
 const BACKTEST_EVERY_SECONDS = DAY_SECONDS;
+/** After a failed backtest, the next attempt waits this long. */
+const BACKTEST_RETRY_MS = 3_600_000;
+/** How often the newest stored backtest is looked up (another instance's, or the CLI's). */
+const BACKTEST_LOOKUP_MS = 10 * 60_000;
 /**
  * A stored backtest that evaluated no issue of a zone is rerun once the zone has a forecast (a
- * store being filled: the demo, a first backfill); at most this often.
+ * store being filled: the demo, a first backfill); at most this often, or ten times as long as
+ * the last run took.
  */
 const BACKTEST_RECHECK_MS = 60_000;
 const BACKTEST_LEASE = 'backtest';
@@ -51,13 +53,17 @@ export class ForecastEngine implements ForecastBook {
   private readonly backtestByZone = new Map<string, ZoneBacktest>();
   private computedVersion = -1;
   private computedAtMs = 0;
+  private backtestLookedUpAtMs = Number.NEGATIVE_INFINITY;
+  private backtestAttemptedAtMs = Number.NEGATIVE_INFINITY;
   private backtestCheckedAtMs = 0;
   private backtestTookMs = 0;
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly stopping = new AbortController();
   private readonly clock: () => number;
   private readonly holder = `${hostname()}:${process.pid}:forecasts`;
+  /** False until every zone has been prepared once. */
+  ready = false;
 
   constructor(private readonly options: ForecastEngineOptions) {
     this.clock = options.clock ?? Date.now;
@@ -79,33 +85,53 @@ export class ForecastEngine implements ForecastBook {
     this.timer.unref();
   }
 
+  /** Stops checking and interrupts a backtest under way; resolves once nothing runs. */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.stopping.abort();
     clearInterval(this.timer);
     await this.running;
   }
 
   /** One check: reruns what is due. Resolves when done; never rejects (failures are logged). */
   tick(): Promise<void> {
-    this.running ??= this.check()
-      .catch((error: unknown) =>
-        this.options.logger?.error({ err: error }, 'forecasts: update failed'),
-      )
-      .finally(() => (this.running = undefined));
+    this.running ??= this.check().finally(() => (this.running = undefined));
     return this.running;
   }
 
   private async check(): Promise<void> {
-    const { store } = this.options;
+    const { logger } = this.options;
+    const prepare = () =>
+      this.prepareIfDue().catch((error: unknown) =>
+        logger?.error({ err: error }, 'forecasts: update failed'),
+      );
+    // Forecasts first: a backtest that fails or takes long never holds them back.
+    await prepare();
+    const ran = await this.backtestIfDue().catch((error: unknown) => {
+      if (!this.stopping.signal.aborted)
+        logger?.error({ err: error }, 'forecasts: backtest failed');
+      return false;
+    });
+    // With the new choice of models and bands at once.
+    if (ran) await prepare();
+  }
+
+  private async prepareIfDue(): Promise<void> {
     const nowMs = this.clock();
-    if (!this.backtestRun) this.useBacktest(await store.newestBacktest());
-    if (await this.backtestDue(nowMs)) await this.rerunBacktest(nowMs);
-    const version = await store.dataVersion();
+    if (nowMs - this.backtestLookedUpAtMs >= BACKTEST_LOOKUP_MS) {
+      this.backtestLookedUpAtMs = nowMs;
+      const stored = await this.options.store.newestBacktest();
+      if (stored && stored.createdAt !== this.backtestRun?.createdAt) {
+        this.useBacktest(stored);
+        this.computedVersion = -1;
+      }
+    }
+    const version = await this.options.store.dataVersion();
     if (version === this.computedVersion && nowMs - this.computedAtMs < RECOMPUTE_AT_LEAST_MS)
       return;
     await this.prepareAll(nowMs);
     this.computedVersion = version;
     this.computedAtMs = nowMs;
+    this.ready = true;
   }
 
   private useBacktest(run: BacktestRun | null): void {
@@ -114,70 +140,97 @@ export class ForecastEngine implements ForecastBook {
     for (const zone of run?.zones ?? []) this.backtestByZone.set(key(zone.zone, zone.basis), zone);
   }
 
-  private async backtestDue(nowMs: number): Promise<boolean> {
-    if (this.options.backtests === false) return false;
+  private isFresh(run: BacktestRun | null, nowMs: number): boolean {
+    return run !== null && nowMs / 1000 - run.createdAt < BACKTEST_EVERY_SECONDS;
+  }
+
+  /** Runs the backtest when it is due and this instance holds the lease; true if it ran. */
+  private async backtestIfDue(): Promise<boolean> {
+    const nowMs = this.clock();
+    const stale =
+      !this.isFresh(this.backtestRun, nowMs) &&
+      nowMs - this.backtestAttemptedAtMs >= BACKTEST_RETRY_MS;
+    if (this.stopping.signal.aborted || !(stale || this.missingZones(nowMs))) return false;
+    this.backtestAttemptedAtMs = nowMs;
+    const { store, logger } = this.options;
+    if (!(await store.acquireLease(BACKTEST_LEASE, this.holder, BACKTEST_LEASE_MS))) return false;
+    try {
+      // Another instance may have stored this day's run meanwhile.
+      const stored = await store.newestBacktest();
+      if (stale && this.isFresh(stored, nowMs)) {
+        this.useBacktest(stored);
+        this.computedVersion = -1;
+        return true;
+      }
+      // Real time, not the injected clock: how long the work took.
+      const started = Date.now();
+      const run = await runBacktest(
+        store,
+        Math.floor(nowMs / 1000),
+        {},
+        () => {},
+        this.stopping.signal,
+      );
+      await store.saveBacktest(run);
+      this.useBacktest(run);
+      this.backtestTookMs = Date.now() - started;
+      this.backtestCheckedAtMs = nowMs;
+      this.computedVersion = -1;
+      logger?.info(
+        { zones: run.zones.length, ms: this.backtestTookMs },
+        'forecasts: backtest done',
+      );
+      return true;
+    } finally {
+      await store.releaseLease(BACKTEST_LEASE, this.holder).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Whether the newest backtest left out a zone that has a forecast now (a store being filled:
+   * the demo, a first backfill); checked at most every BACKTEST_RECHECK_MS, or ten times as long
+   * as the last run took. GB's operator forecast is measured over fw48h issues collected live:
+   * the daily run picks them up.
+   */
+  private missingZones(nowMs: number): boolean {
     const run = this.backtestRun;
-    if (!run || nowMs / 1000 - run.createdAt >= BACKTEST_EVERY_SECONDS) return true;
-    // Spent mostly idle: a run over a large store takes a minute or more of CPU.
+    if (!run) return false;
     const recheckMs = Math.max(BACKTEST_RECHECK_MS, 10 * this.backtestTookMs);
     if (nowMs - this.backtestCheckedAtMs < recheckMs) return false;
     this.backtestCheckedAtMs = nowMs;
-    // A zone the last run could not evaluate that has a forecast now (a store being filled: the
-    // demo, a first backfill). GB's operator forecast is measured over fw48h issues collected
-    // live: the daily run picks them up.
     return run.zones.some(
       ({ zone, basis, issues }) =>
         issues === 0 && basis !== 'operator' && this.prepared.has(key(zone, basis)),
     );
   }
 
-  private async rerunBacktest(nowMs: number): Promise<void> {
-    const { store, logger } = this.options;
-    if (!(await store.acquireLease(BACKTEST_LEASE, this.holder, BACKTEST_LEASE_MS))) {
-      // Another instance runs it: take its result when it is stored.
-      this.useBacktest(await store.newestBacktest());
-      return;
-    }
-    try {
-      // Real time, not the injected clock: how long the work took.
-      const started = Date.now();
-      const run = await runBacktest(store, Math.floor(nowMs / 1000));
-      if (this.stopped) return;
-      await store.saveBacktest(run);
-      this.useBacktest(run);
-      this.backtestTookMs = Date.now() - started;
-      this.backtestCheckedAtMs = nowMs;
-      logger?.info(
-        { zones: run.zones.length, ms: this.backtestTookMs },
-        'forecasts: backtest done',
-      );
-    } finally {
-      await store.releaseLease(BACKTEST_LEASE, this.holder);
-    }
-  }
-
   private async prepareAll(nowMs: number): Promise<void> {
-    const { store } = this.options;
-    const nowTs = Math.floor(nowMs / 1000);
-    const gridEndTs = nowTs + (HORIZON_HOURS + 1) * HOUR_SECONDS;
+    const { store, logger } = this.options;
+    const nowTs = Math.floor(nowMs / 1000 / ISSUE_GRID_SECONDS) * ISSUE_GRID_SECONDS;
+    const gridEndTs = nowTs + (HORIZON_HOURS + 2) * HOUR_SECONDS;
     for (const { code } of ZONES) {
       for (const basis of forecastBases(code)) {
-        if (this.stopped) return;
-        const inputs = await loadZoneInputs(store, code, basis, {
-          fromTs: nowTs - LOOKBACK_SECONDS,
-          toTs: gridEndTs,
-          upstreamFromTs: nowTs - UPSTREAM_LOOKBACK_SECONDS,
-          gridEndTs,
-        });
-        const forecast = prepareForecast(
-          code,
-          basis,
-          new ZoneState(inputs),
-          nowTs,
-          this.backtestByZone.get(key(code, basis)),
-        );
-        if (forecast) this.prepared.set(key(code, basis), forecast);
-        else this.prepared.delete(key(code, basis));
+        if (this.stopping.signal.aborted) return;
+        try {
+          const inputs = await loadZoneInputs(store, code, basis, {
+            fromTs: nowTs - LOOKBACK_SECONDS,
+            toTs: gridEndTs,
+            upstreamFromTs: nowTs - UPSTREAM_LOOKBACK_SECONDS,
+            gridEndTs,
+          });
+          const forecast = prepareForecast(
+            code,
+            basis,
+            new ZoneState(inputs),
+            nowTs,
+            this.backtestByZone.get(key(code, basis)),
+          );
+          if (forecast) this.prepared.set(key(code, basis), forecast);
+          else this.prepared.delete(key(code, basis));
+        } catch (error) {
+          // One zone's failure leaves its previous forecast; the others are still prepared.
+          logger?.error({ err: error, zone: code, basis }, 'forecasts: zone not prepared');
+        }
       }
       await new Promise((resolve) => setImmediate(resolve));
     }

@@ -4,7 +4,12 @@ import {
   dailyIssues,
   type ZoneBacktest,
 } from '../core/forecast/backtest.js';
-import { CANDIDATE_MODELS, OPERATOR_FORECAST, ZoneState } from '../core/forecast/models.js';
+import {
+  CANDIDATE_MODELS,
+  LOOKBACK_SECONDS,
+  OPERATOR_FORECAST,
+  ZoneState,
+} from '../core/forecast/models.js';
 import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
@@ -23,8 +28,6 @@ export interface BacktestWindow {
 
 /** Longest walk-forward `serve` runs on its own. */
 export const DEFAULT_BACKTEST_DAYS = 400;
-/** What a model looks back on before its first issue: ten weeks of profile, 35 days of fitting. */
-const LOOKBACK_SECONDS = (70 + 35 + 7) * DAY_SECONDS;
 /** A zone's first issue comes this long after its first value (at least a week of profile). */
 const WARM_UP_SECONDS = 14 * DAY_SECONDS;
 /** The longest the backtest holds the event loop at a time. */
@@ -35,6 +38,7 @@ export async function runBacktest(
   nowSeconds: number,
   window: BacktestWindow = {},
   onZone: (zone: string, done: number, total: number) => void = () => {},
+  signal?: AbortSignal,
 ): Promise<BacktestRun> {
   const zones = window.zones ?? ZONES.map((zone) => zone.code);
   const toTs = alignToDay(window.toTs ?? nowSeconds - HORIZON_HOURS * HOUR_SECONDS);
@@ -71,6 +75,7 @@ export async function runBacktest(
         }
         if (Date.now() - sliceStarted >= SLICE_MS) {
           await new Promise((resolve) => setImmediate(resolve));
+          signal?.throwIfAborted();
           sliceStarted = Date.now();
         }
       }

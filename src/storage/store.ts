@@ -13,6 +13,9 @@ import type {
 } from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
 
+/** Backtests a store keeps: the newest is served, a few before it are kept for comparison. */
+export const BACKTESTS_KEPT = 10;
+
 export interface StoreKey {
   readonly zone: string;
   readonly ts: number;
@@ -119,7 +122,10 @@ export interface Store {
     toTs: number,
   ): Promise<StoredForecast[]>;
 
-  /** Keeps the result of a walk-forward backtest (`gridco2 backtest`, or `serve` once a day). */
+  /**
+   * Keeps the result of a walk-forward backtest (`gridco2 backtest`, or `serve` once a day), and
+   * the BACKTESTS_KEPT newest only.
+   */
   saveBacktest(run: BacktestRun): Promise<void>;
 
   /** The newest backtest saved, or null. */

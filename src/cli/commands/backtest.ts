@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
 import { parseInstant } from '../../core/time.js';
-import { findZone } from '../../core/zones.js';
+import { findZone, ZONES } from '../../core/zones.js';
 import { markdownTable, summarize, summaryText } from '../../forecast/report.js';
 import { runBacktest } from '../../forecast/run-backtest.js';
 import { createStore } from '../../storage/create-store.js';
@@ -23,7 +23,11 @@ export function registerBacktest(program: Command): void {
         '24 h), stored as the skill table /v1/intensity/forecast/skill serves. ' +
         'On the demo: DATABASE_URL=sqlite:data/demo.db gridco2 backtest',
     )
-    .option('--zone <zone>', 'a zone to evaluate (repeatable; default: all 45)', collectZone)
+    .option(
+      '--zone <zone>',
+      "a zone to evaluate (repeatable; default: all 45); its rows replace that zone's in the newest backtest",
+      collectZone,
+    )
     .option('--from <time>', 'first issue time, ISO 8601 (default: 400 days before --to)', instant)
     .option('--to <time>', 'last issue time, ISO 8601 (default: 72 hours ago)', instant)
     .option('--table', 'print the whole table (Markdown), not only the summary')
@@ -42,7 +46,7 @@ export function registerBacktest(program: Command): void {
           : undefined;
         try {
           const started = Date.now();
-          bar?.start(zones?.length ?? 45, 0, { zone: '' });
+          bar?.start(zones?.length ?? ZONES.length, 0, { zone: '' });
           const run = await runBacktest(
             store,
             Math.floor(Date.now() / 1000),
@@ -57,7 +61,19 @@ export function registerBacktest(program: Command): void {
             },
           );
           bar?.stop();
-          await store.saveBacktest(run);
+          // A run over some zones replaces only theirs: the other zones keep the rows (models
+          // and bands) `serve` uses.
+          const newest = zones ? await store.newestBacktest() : null;
+          const evaluated = new Set(run.zones.map(({ zone, basis }) => `${zone}|${basis}`));
+          await store.saveBacktest({
+            createdAt: run.createdAt,
+            zones: [
+              ...(newest?.zones ?? []).filter(
+                ({ zone, basis }) => !evaluated.has(`${zone}|${basis}`),
+              ),
+              ...run.zones,
+            ],
+          });
           if (flags.table) process.stdout.write(`${markdownTable(run)}\n\n`);
           process.stdout.write(`${summaryText(summarize(run))}\n`);
           process.stderr.write(

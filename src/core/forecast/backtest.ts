@@ -13,8 +13,10 @@ import {
   bucketIndex,
   HORIZON_BUCKETS,
   HORIZON_HOURS,
+  DAY_SECONDS,
   HOUR_SECONDS,
   horizonHours,
+  servedHours,
 } from './series.js';
 
 /**
@@ -58,8 +60,6 @@ export interface SkillRow {
 export interface ErrorBand {
   readonly q10: readonly number[];
   readonly q90: readonly number[];
-  /** The quantile levels of the two edges, nominally 0.1 and 0.9. */
-  readonly levels?: readonly [number, number];
 }
 
 export interface ZoneBacktest {
@@ -159,11 +159,13 @@ export function* backtestZoneSteps(
     yield;
   }
   const bands = new Map<string, ErrorBand>();
-  const scored = options.candidates.map((model) => {
+  const scored: { model: string; rows: Omit<SkillRow, 'served'>[] }[] = [];
+  for (const model of options.candidates) {
     const { rows, band } = scoreModel(state, issues, model.id);
     bands.set(model.id, band);
-    return { model: model.id, rows };
-  });
+    scored.push({ model: model.id, rows });
+    yield;
+  }
   const served = {} as Record<BucketLabel, string>;
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
     let best: { model: string; rmse: number } | undefined;
@@ -214,7 +216,7 @@ function composite(
       state.series.step,
       issue.issueTs,
     );
-    const label = HORIZON_BUCKETS[Math.max(0, bucketIndex(Math.max(1, hours)))]!.label;
+    const label = HORIZON_BUCKETS[bucketIndex(servedHours(hours))]!.label;
     out[i] = issue.values.get(served[label])![i]!;
   }
   return out;
@@ -268,20 +270,26 @@ function scoreModel(
 ): { rows: Omit<SkillRow, 'served'>[]; band: ErrorBand } {
   const actual = state.series.values;
   const step = state.series.step;
+  const lag = state.inputs.publicationLagSeconds;
   const sums = HORIZON_BUCKETS.map(emptySums);
-  // Errors by hour ahead (index hours - 1), each with the index of its issue.
-  const errors: { issue: number; error: number }[][] = Array.from(
-    { length: HORIZON_HOURS },
-    () => [],
-  );
+  // Errors by hour ahead (index hours - 1), in issue order.
+  const errors: ScoredError[][] = Array.from({ length: HORIZON_HOURS }, () => []);
   let pools: number[][] = [];
-  // The quantile levels of the band's edges, adapted after every issue so that a tenth of the
-  // outcomes falls below and a tenth above (adaptive conformal inference, Gibbs & Candes 2021).
+  // The quantile levels of the band's edges, adapted so that a tenth of the outcomes falls below
+  // and a tenth above (adaptive conformal inference, Gibbs & Candes 2021). An issue's misses
+  // adapt them only once its outcomes would have been published.
   let levels: [number, number] = [TAIL, 1 - TAIL];
+  const pendingMisses: { knownAt: number; below: number; above: number; banded: number }[] = [];
   const savings: ({ achieved: number; possible: number } | null)[] = [];
 
   issues.forEach((issue, index) => {
-    if (index % BAND_REFRESH_ISSUES === 0) pools = errorPools(errors, index);
+    // What was published by this issue time: errors of intervals over by then, misses known.
+    const knownBy = issue.issueTs - lag;
+    while (pendingMisses.length > 0 && pendingMisses[0]!.knownAt <= knownBy) {
+      const { below, above, banded } = pendingMisses.shift()!;
+      levels = adaptLevels(levels, below / banded, above / banded);
+    }
+    if (index % BAND_REFRESH_ISSUES === 0) pools = errorPools(errors, index, knownBy);
     const forecast = issue.values.get(modelId)!;
     const persistence = issue.values.get(PERSISTENCE.id)!;
     const climatology = issue.values.get(WEEKLY_PROFILE.id)!;
@@ -289,12 +297,14 @@ function scoreModel(
     let banded = 0;
     let below = 0;
     let above = 0;
+    let lastEnd = issue.issueTs;
     for (let i = 0; i < forecast.length; i++) {
       const slot = issue.visibleEnd + i;
       const value = actual[slot];
       const predicted = forecast[i]!;
       if (value === undefined || Number.isNaN(value) || Number.isNaN(predicted)) continue;
-      const hours = horizonHours(state.slotTs(slot), step, issue.issueTs);
+      const slotTs = state.slotTs(slot);
+      const hours = horizonHours(slotTs, step, issue.issueTs);
       if (hours < 1) continue;
       const bucket = bucketIndex(hours);
       if (bucket < 0) continue;
@@ -319,9 +329,10 @@ function scoreModel(
       }
       pairs[bucket]!.forecast.push(predicted);
       pairs[bucket]!.actual.push(value);
-      errors[hours - 1]!.push({ issue: index, error });
+      errors[hours - 1]!.push({ issue: index, end: slotTs + step, error });
+      lastEnd = Math.max(lastEnd, slotTs + step);
     }
-    if (banded > 0) levels = adaptLevels(levels, below / banded, above / banded);
+    if (banded > 0) pendingMisses.push({ knownAt: lastEnd, below, above, banded });
     pairs.forEach((pair, bucket) => {
       const rho = spearman(pair.forecast, pair.actual);
       if (rho === null) return;
@@ -349,12 +360,20 @@ function scoreModel(
       savings_captured: savingsCaptured,
     };
   });
-  const finalPools = errorPools(errors, issues.length);
+  // The band served next: every error known after the last issue, at the levels reached.
+  const finalPools = errorPools(errors, issues.length, Number.POSITIVE_INFINITY);
   const edge = (level: number) =>
     finalPools.map((pool) =>
       pool.length >= MIN_BAND_SAMPLES ? quantile(pool, level) : Number.NaN,
     );
-  return { rows, band: { q10: edge(levels[0]), q90: edge(levels[1]), levels } };
+  return { rows, band: { q10: edge(levels[0]), q90: edge(levels[1]) } };
+}
+
+interface ScoredError {
+  readonly issue: number;
+  /** When the interval scored ended (its value was published a lag later). */
+  readonly end: number;
+  readonly error: number;
 }
 
 /** The share of outcomes each edge of the band aims to leave outside. */
@@ -375,24 +394,31 @@ function adaptLevels(
 }
 
 /**
- * The errors of the `BAND_ISSUES` issues before `beforeIssue`, per hour ahead, pooled with the
- * neighbouring hours, sorted.
+ * Per hour ahead, sorted: the errors of the `BAND_ISSUES` issues before `beforeIssue` whose
+ * intervals ended by `knownBy` (published by then), pooled with the neighbouring hours.
  */
 function errorPools(
-  errors: readonly { issue: number; error: number }[][],
+  errors: readonly (readonly ScoredError[])[],
   beforeIssue: number,
+  knownBy: number,
 ): number[][] {
   const since = beforeIssue - BAND_ISSUES;
+  // Each hour's errors in issue order: only the tail of each list is read.
+  const recent = errors.map((list) => {
+    const out: number[] = [];
+    for (let k = list.length - 1; k >= 0; k--) {
+      const entry = list[k]!;
+      if (entry.issue < since) break;
+      if (entry.issue < beforeIssue && entry.end <= knownBy) out.push(entry.error);
+    }
+    return out;
+  });
   const pools: number[][] = [];
   for (let hour = 0; hour < HORIZON_HOURS; hour++) {
     const pool: number[] = [];
     const from = Math.max(0, hour - BAND_POOL_HOURS);
     const to = Math.min(HORIZON_HOURS - 1, hour + BAND_POOL_HOURS);
-    for (let h = from; h <= to; h++) {
-      for (const { issue, error } of errors[h]!) {
-        if (issue >= since && issue < beforeIssue) pool.push(error);
-      }
-    }
+    for (let h = from; h <= to; h++) pool.push(...recent[h]!);
     pools.push(pool.sort((a, b) => a - b));
   }
   return pools;
@@ -482,6 +508,6 @@ function jobSaving(
 /** The issue times of a walk-forward over `[fromTs, toTs]`: one every 24 hours from `fromTs`. */
 export function dailyIssues(fromTs: number, toTs: number): number[] {
   const times: number[] = [];
-  for (let ts = fromTs; ts <= toTs; ts += 24 * HOUR_SECONDS) times.push(ts);
+  for (let ts = fromTs; ts <= toTs; ts += DAY_SECONDS) times.push(ts);
   return times;
 }

@@ -73,9 +73,10 @@ describe('IssuedSeries', () => {
       ],
       grid,
     );
-    expect(series.valueAt(0, START - 11 * H)).toBeNaN();
-    expect(series.valueAt(0, START - 10 * H)).toBe(115);
-    expect(series.valueAt(0, START - 3 * H)).toBe(115);
+    // Issued before the time asked, strictly: an issue at the very time is not yet known.
+    expect(series.valueAt(0, START - 10 * H)).toBeNaN();
+    expect(series.valueAt(0, START - 10 * H + 1)).toBe(115);
+    expect(series.valueAt(0, START - 2 * H)).toBe(115);
     expect(series.valueAt(0, START)).toBe(200);
     expect(series.valueAt(1, START)).toBeNaN();
     expect(series.valueAt(9, START)).toBeNaN();
@@ -130,7 +131,10 @@ describe('the models', () => {
   });
 
   /** A zone whose intensity falls with the wind share, the wind forecast issued the day before. */
-  function windyZone(forecastError: number): { inputs: ZoneInputs; truth: Float64Array } {
+  function windyZone(
+    forecastError: number,
+    poison: (ts: number, issuedAt?: number) => boolean = () => false,
+  ): { inputs: ZoneInputs; truth: Float64Array } {
     const wind = weather(length, 7);
     const noise = random(11);
     const errors = weather(length, 13);
@@ -143,11 +147,16 @@ describe('the models', () => {
       const load = 1000 + 200 * Math.sin((2 * Math.PI * slot) / 24);
       const windMw = 900 * wind[slot]!;
       truth[slot] = 600 - 500 * (windMw / load) + 4 * (noise() - 0.5);
-      if (slot < length - 72) points.push({ ts, value: truth[slot]! });
+      if (slot < length - 72) points.push({ ts, value: poison(ts) ? 1e6 : truth[slot]! });
       // Day-ahead: issued at 17:00 the day before the interval's day.
       const issuedAt = Math.floor(ts / DAY) * DAY - 7 * H;
-      windForecasts.push({ ts, issuedAt, value: windMw + forecastError * (errors[slot]! - 0.5) });
-      loadForecasts.push({ ts, issuedAt, value: load });
+      const bad = poison(ts, issuedAt);
+      windForecasts.push({
+        ts,
+        issuedAt,
+        value: bad ? 1e6 : windMw + forecastError * (errors[slot]! - 0.5),
+      });
+      loadForecasts.push({ ts, issuedAt, value: bad ? 1 : load });
     }
     return {
       truth,
@@ -178,6 +187,24 @@ describe('the models', () => {
     expect(regression.slice(0, 24).every(Number.isFinite)).toBe(true);
     expect(regression.slice(48).every(Number.isNaN)).toBe(true);
     expect(rmse(regression, 0, 24)).toBeLessThan(0.75 * rmse(climatology, 0, 24));
+  });
+
+  it('sees nothing published after the lag nor issued at or after the issue time', () => {
+    const issueTs = START + 60 * DAY;
+    const clean = windyZone(100, () => false);
+    // The same zone with every value it must not see, and every forecast issued at or after
+    // the issue time, replaced by absurd ones.
+    const poisoned = windyZone(100, (ts, issuedAt) =>
+      issuedAt === undefined ? ts >= issueTs - 3 * H : issuedAt >= issueTs,
+    );
+    for (const model of [CLIMATOLOGY, UPSTREAM_REGRESSION, PERSISTENCE, WEEKLY_PROFILE]) {
+      const forecastOf = ({ inputs }: { inputs: ZoneInputs }) => {
+        const zone = new ZoneState(inputs);
+        const issue = { issueTs, visibleEnd: zone.visibleEndAt(issueTs) };
+        return [...model.predict(zone, issue, issue.visibleEnd + 96)];
+      };
+      expect(forecastOf(poisoned), model.id).toEqual(forecastOf(clean));
+    }
   });
 
   it('the backtest scores out of sample, picks the better model per bucket and calibrates its band', () => {
@@ -211,9 +238,10 @@ describe('the models', () => {
     const issueTs = START + (length - 72) * H;
     const forecast = prepareForecast('DE', 'lifecycle', zone, issueTs, result)!;
     expect(forecast.startTs).toBe(issueTs);
-    expect(forecast.values.length).toBe(72);
+    // 72 hours, and one more for the hour it is served until the next recompute.
+    expect(forecast.values.length).toBe(73);
     expect(forecast.model).toBe(UPSTREAM_REGRESSION.id);
-    for (let i = 0; i < 72; i++) {
+    for (let i = 0; i < 73; i++) {
       expect(forecast.p10[i]!).toBeLessThan(forecast.p90[i]!);
     }
   });
@@ -231,7 +259,7 @@ describe('the operator forecast (GB, no basis)', () => {
     const issueTs = START + 10 * DAY + 3600;
     const fw48h = Array.from({ length: 96 }, (_, k) => ({
       ts: issueTs + k * step,
-      issuedAt: issueTs,
+      issuedAt: issueTs - 60,
       value: 150 + k,
     }));
     const zone = new ZoneState({

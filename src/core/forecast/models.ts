@@ -6,6 +6,7 @@ import {
   HOUR_SECONDS,
   horizonHours,
   type IssuedSeries,
+  servedHours,
   type RegularSeries,
   WEEK_SECONDS,
 } from './series.js';
@@ -59,6 +60,10 @@ export interface ForecastModel {
 const CLIMATOLOGY_WEEKS = 10;
 /** Days of earlier issues a regression is fitted on. */
 const TRAINING_DAYS = 35;
+/** Values a model looks back on from an issue: the profile's weeks and the fitting days. */
+export const LOOKBACK_SECONDS = (CLIMATOLOGY_WEEKS * 7 + TRAINING_DAYS + 7) * DAY_SECONDS;
+/** Upstream forecasts a model looks back on: its fitting days. */
+export const UPSTREAM_LOOKBACK_SECONDS = (TRAINING_DAYS + 3) * DAY_SECONDS;
 /** At least this many published values before an issue, or the zone cannot be forecast. */
 export const MIN_HISTORY_SECONDS = 7 * DAY_SECONDS;
 /** How far back the newest published value is looked for. */
@@ -222,8 +227,8 @@ export const CLIMATOLOGY: ForecastModel = {
     const step = zone.series.step;
     for (let i = 0; i < out.length; i++) {
       const slot = issue.visibleEnd + i;
-      const bucket = bucketIndex(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-      const decayHours = decays[Math.max(0, bucket)]!;
+      const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
+      const decayHours = decays[bucketIndex(hours)]!;
       const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
       out[i] =
         anchor.profile[zone.slotOfWeek(slot)]! +
@@ -277,8 +282,8 @@ export const UPSTREAM_REGRESSION: ForecastModel = {
     const row = new Float64Array(width);
     for (let i = 0; i < out.length; i++) {
       const slot = issue.visibleEnd + i;
-      const bucket = bucketIndex(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
-      const coefficients = bucket < 0 ? undefined : fits[bucket];
+      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
+      const coefficients = fits[bucketIndex(hours)];
       if (!coefficients) continue;
       if (!fillRow(row, zone, features, scale, anchor, issue.issueTs, slot)) continue;
       let value = 0;
@@ -462,7 +467,7 @@ function forEachTrainingTarget(
     const pastTs = issue.issueTs - day * DAY_SECONDS;
     const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
     const anchor = anchorOf(zone, pastEnd);
-    if (!anchor) return;
+    if (!anchor) continue;
     const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
     const firstSlot = bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd);
     const lastSlot = Math.min(bucketEnd, issue.visibleEnd);
@@ -509,10 +514,10 @@ function solve(matrix: Float64Array, vector: Float64Array, size: number): Float6
   return x.every(Number.isFinite) ? x : undefined;
 }
 
-/** The last slot (exclusive) a forecast issued at `issueTs` reaches. */
-export function horizonEnd(zone: ZoneState, issueTs: number): number {
+/** The last slot (exclusive) a forecast issued at `issueTs` reaches, `hours` ahead. */
+export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOURS): number {
   const { startTs, step } = zone.series;
-  return Math.ceil((issueTs + HORIZON_HOURS * HOUR_SECONDS - startTs) / step);
+  return Math.ceil((issueTs + hours * HOUR_SECONDS - startTs) / step);
 }
 
 /** Slots `[first, end)` whose horizon from `issueTs` falls in `bucket`. */

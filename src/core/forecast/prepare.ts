@@ -7,7 +7,13 @@ import {
   UPSTREAM_REGRESSION,
   type ZoneState,
 } from './models.js';
-import { bucketIndex, HORIZON_BUCKETS, horizonHours } from './series.js';
+import {
+  bucketIndex,
+  HORIZON_BUCKETS,
+  HORIZON_HOURS,
+  horizonHours,
+  servedHours,
+} from './series.js';
 
 /** One zone's forecast on one basis, interval by interval at the zone's resolution. */
 export interface ZoneForecast {
@@ -46,7 +52,8 @@ export function prepareForecast(
   const latest = state.latestSlot(state.series.values.length);
   if (latest < 0 || !state.profile(latest + 1)) return null;
   const issue = { issueTs, visibleEnd: latest + 1 };
-  const end = horizonEnd(state, issueTs);
+  // One hour past 72: a forecast served until the next recompute still reaches now + 72 h.
+  const end = horizonEnd(state, issueTs, HORIZON_HOURS + 1);
   const predictions = new Map<string, Float64Array>();
   const predict = (model: ForecastModel): Float64Array => {
     let values = predictions.get(model.id);
@@ -66,8 +73,8 @@ export function prepareForecast(
   let count = length;
   for (let i = skip; i < length; i++) {
     const slot = issue.visibleEnd + i;
-    const hours = Math.max(1, horizonHours(state.slotTs(slot), state.series.step, issueTs));
-    const bucket = HORIZON_BUCKETS[Math.max(0, bucketIndex(hours))]!.label;
+    const hours = servedHours(horizonHours(state.slotTs(slot), state.series.step, issueTs));
+    const bucket = HORIZON_BUCKETS[bucketIndex(hours)]!.label;
     let model =
       basis === 'operator'
         ? OPERATOR_FORECAST
@@ -84,9 +91,10 @@ export function prepareForecast(
     }
     firstModel ??= model.id;
     const band = backtest?.bands[model.id];
-    values[i] = value;
-    p10[i] = value + measured(band?.q10[hours - 1]);
-    p90[i] = value + measured(band?.q90[hours - 1]);
+    // Intensity is never negative: an additive departure or a regression can say so.
+    values[i] = Math.max(0, value);
+    p10[i] = Math.max(0, value + measured(band?.q10[hours - 1]));
+    p90[i] = Math.max(values[i]!, value + measured(band?.q90[hours - 1]));
   }
   return {
     zone,

@@ -28,6 +28,12 @@ export function horizonHours(ts: number, stepSeconds: number, issueTs: number): 
   return Math.ceil((ts + stepSeconds - issueTs) / HOUR_SECONDS);
 }
 
+/**
+ * The hours ahead a served interval counts as: nowcasts as 1, and a prepared forecast's last
+ * hour (it reaches one recompute past 72 h) as 72.
+ */
+export const servedHours = (hours: number): number => Math.min(HORIZON_HOURS, Math.max(1, hours));
+
 /** Index into HORIZON_BUCKETS; nowcasts count with the first bucket; -1 beyond 72 h. */
 export function bucketIndex(hours: number): number {
   if (hours <= 6) return 0;
@@ -123,12 +129,12 @@ export class IssuedSeries {
     return this.issued.length;
   }
 
-  /** The value of `slot` as last issued at or before `asOf`; NaN when none was. */
+  /** The value of `slot` as last issued before `asOf` (strictly); NaN when none was. */
   valueAt(slot: number, asOf: number): number {
     if (slot < 0 || slot >= this.grid.length) return Number.NaN;
     const first = this.offsets[slot]!;
     for (let entry = this.offsets[slot + 1]! - 1; entry >= first; entry--) {
-      if (this.issued[entry]! <= asOf) return this.values[entry]!;
+      if (this.issued[entry]! < asOf) return this.values[entry]!;
     }
     return Number.NaN;
   }

@@ -17,6 +17,7 @@ import type { SourceId } from '../../core/zones.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
+import { BACKTESTS_KEPT } from '../store.js';
 import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
@@ -358,10 +359,16 @@ export class PostgresStore implements Store {
   }
 
   async saveBacktest(run: BacktestRun): Promise<void> {
-    await this.pool.query(`INSERT INTO backtests (created_at, run) VALUES ($1, $2)`, [
-      run.createdAt,
-      JSON.stringify(run),
-    ]);
+    await this.inTransaction(async (client) => {
+      await client.query(`INSERT INTO backtests (created_at, run) VALUES ($1, $2)`, [
+        run.createdAt,
+        JSON.stringify(run),
+      ]);
+      await client.query(
+        `DELETE FROM backtests WHERE id NOT IN (SELECT id FROM backtests ORDER BY id DESC LIMIT $1)`,
+        [BACKTESTS_KEPT],
+      );
+    });
   }
 
   async newestBacktest(): Promise<BacktestRun | null> {

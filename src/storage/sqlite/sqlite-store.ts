@@ -17,6 +17,7 @@ import type { SourceId } from '../../core/zones.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
+import { BACKTESTS_KEPT } from '../store.js';
 import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
@@ -147,9 +148,10 @@ export class SqliteStore implements Store {
          WHERE zone = ? AND kind = ? AND ts >= ? AND ts < ? ORDER BY ts, issued_at`,
       ),
       insertBacktest: db.prepare(`INSERT INTO backtests (created_at, run) VALUES (?, ?)`),
-      newestBacktest: db
-        .prepare(`SELECT run FROM backtests ORDER BY id DESC LIMIT 1`)
-        .pluck(),
+      pruneBacktests: db.prepare(
+        `DELETE FROM backtests WHERE id NOT IN (SELECT id FROM backtests ORDER BY id DESC LIMIT ?)`,
+      ),
+      newestBacktest: db.prepare(`SELECT run FROM backtests ORDER BY id DESC LIMIT 1`).pluck(),
       upsertForecast: db.prepare(
         `INSERT INTO forecasts (zone, ts, kind, issued_at, value, version)
          VALUES (@zone, @ts, @kind, @issuedAt, @value, @version)
@@ -326,7 +328,13 @@ export class SqliteStore implements Store {
   }
 
   async saveBacktest(run: BacktestRun): Promise<void> {
-    this.write(() => this.statements.insertBacktest.run(run.createdAt, JSON.stringify(run)));
+    const { insertBacktest, pruneBacktests } = this.statements;
+    this.write(() =>
+      this.db.transaction(() => {
+        insertBacktest.run(run.createdAt, JSON.stringify(run));
+        pruneBacktests.run(BACKTESTS_KEPT);
+      })(),
+    );
   }
 
   async newestBacktest(): Promise<BacktestRun | null> {
