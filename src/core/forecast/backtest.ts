@@ -161,10 +161,9 @@ export function* backtestZoneSteps(
   const bands = new Map<string, ErrorBand>();
   const scored: { model: string; rows: Omit<SkillRow, 'served'>[] }[] = [];
   for (const model of options.candidates) {
-    const { rows, band } = scoreModel(state, issues, model.id);
+    const { rows, band } = yield* scoreModel(state, issues, model.id);
     bands.set(model.id, band);
     scored.push({ model: model.id, rows });
-    yield;
   }
   const served = {} as Record<BucketLabel, string>;
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
@@ -263,11 +262,12 @@ const emptySums = (): Sums => ({
 });
 
 /** Scores one model over every issue, walking forward; returns its rows and its final band. */
-function scoreModel(
+/** Scores one model over every issue, walking forward, a step per issue. */
+function* scoreModel(
   state: ZoneState,
   issues: readonly IssueForecasts[],
   modelId: string,
-): { rows: Omit<SkillRow, 'served'>[]; band: ErrorBand } {
+): Generator<void, { rows: Omit<SkillRow, 'served'>[]; band: ErrorBand }> {
   const actual = state.series.values;
   const step = state.series.step;
   const lag = state.inputs.publicationLagSeconds;
@@ -282,7 +282,8 @@ function scoreModel(
   const pendingMisses: { knownAt: number; below: number; above: number; banded: number }[] = [];
   const savings: ({ achieved: number; possible: number } | null)[] = [];
 
-  issues.forEach((issue, index) => {
+  for (const [index, issue] of issues.entries()) {
+    yield;
     // What was published by this issue time: errors of intervals over by then, misses known.
     const knownBy = issue.issueTs - lag;
     while (pendingMisses.length > 0 && pendingMisses[0]!.knownAt <= knownBy) {
@@ -340,7 +341,7 @@ function scoreModel(
       sums[bucket]!.spearmanN++;
     });
     savings.push(jobSaving(state, issue, forecast));
-  });
+  }
 
   const savingsCaptured = captured(savings);
   const rows = HORIZON_BUCKETS.map(({ label }, bucket) => {
