@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { StoredForecast, StoredReading } from '../src/core/reading.js';
@@ -73,10 +75,26 @@ describe('forecast API', () => {
   let server: RunningServer;
   let api: ApiClient;
   let dir: string;
+  let databaseUrl: string;
+
+  /** A server on the test store, its forecasts prepared; `off`: every request through Fastify. */
+  const startOn = async (cache: 'ready' | 'off', ratePerMinute: number) => {
+    const config = loadConfig({
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      INGEST: 'off',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: String(ratePerMinute),
+    });
+    const started = await startServer(config, { clock: () => NOW, cache });
+    // The first check runs the backtest (unless one is stored) and prepares every zone.
+    await started.forecasts.tick();
+    return started;
+  };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gridco2-forecast-'));
-    const databaseUrl = `sqlite:${join(dir, 'forecast.db')}`;
+    databaseUrl = `sqlite:${join(dir, 'forecast.db')}`;
     const store = await createStore(databaseUrl);
     await store.upsertReadings([
       ...history('DE', DE_NEWEST),
@@ -85,16 +103,7 @@ describe('forecast API', () => {
     ]);
     await store.upsertForecasts(FW48H);
     await store.close();
-    const config = loadConfig({
-      PORT: '0',
-      DATABASE_URL: databaseUrl,
-      INGEST: 'off',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-    });
-    server = await startServer(config, { clock: () => NOW, cache: 'ready' });
-    // The first check runs the backtest (none is stored) and prepares every zone.
-    await server.forecasts.tick();
+    server = await startOn('ready', 1_000_000);
     api = new ApiClient(server.url);
     await api.loadOpenApi();
   });
@@ -222,4 +231,198 @@ describe('forecast API', () => {
     const again = await api.get('/v1/intensity/forecast?zone=DE', { 'if-none-match': etag });
     expect(again.status).toBe(304);
   });
+  describe('fast path and framework path', () => {
+    // The same store with the reading cache loaded (the fast path answers forecasts) and without
+    // it (every request goes through Fastify): both must send the same bytes and headers.
+    let throughFramework: RunningServer;
+    beforeAll(async () => {
+      throughFramework = await startOn('off', 1_000_000);
+    });
+    afterAll(async () => {
+      await throughFramework?.close();
+    });
+
+    const comparable = ({ headers }: RawResponse) => {
+      const {
+        date: _date,
+        'ratelimit-remaining': _left,
+        'ratelimit-reset': _reset,
+        ...rest
+      } = headers;
+      return rest;
+    };
+
+    it.each([
+      '/v1/intensity/forecast?zone=DE',
+      '/v1/intensity/forecast?zone=+de+&horizon_hours=6&unknown=1',
+      '/v1/intensity/forecast?horizon_hours=72&zone=GB',
+      '/v1/intensity/forecast?zone=DE&basis=direct&horizon_hours=1',
+      '/v1/intensity/forecast?zone=aws:eu-central-1',
+      '/v1/intensity/forecast?zone=FR',
+      '/v1/intensity/forecast?zone=DE&horizon_hours=0',
+      '/v1/intensity/forecast?zone=XX',
+    ])('%s: same bytes and headers, GET and HEAD', async (path) => {
+      for (const method of ['GET', 'HEAD'] as const) {
+        for (const encoding of [undefined, 'br', 'gzip', 'br;q=0, gzip;q=0']) {
+          const headers: Record<string, string> = encoding ? { 'accept-encoding': encoding } : {};
+          const fast = await rawRequest(server.url, path, headers, method);
+          const framework = await rawRequest(throughFramework.url, path, headers, method);
+          const label = `${method} ${encoding ?? 'identity'}`;
+          expect(fast.status, label).toBe(framework.status);
+          expect(fast.raw.equals(framework.raw), label).toBe(true);
+          expect(comparable(fast), label).toEqual(comparable(framework));
+          expect(fast.headers['ratelimit-remaining'], label).toMatch(/^\d+$/);
+          if (method === 'HEAD') expect(fast.raw.length).toBe(0);
+        }
+      }
+    });
+
+    it('answers successful forecasts on the fast path, errors through Fastify', async () => {
+      // The fast path writes its headers in its own order, CORS first, so the two paths can be
+      // told apart on the wire although they send the same set.
+      const order = async (url: string, path: string) =>
+        (await rawRequest(url, path)).names.filter((name) => name !== 'date').join(' ');
+      const ok = '/v1/intensity/forecast?zone=DE';
+      expect(await order(server.url, ok)).not.toBe(await order(throughFramework.url, ok));
+      const bad = '/v1/intensity/forecast?zone=XX';
+      expect(await order(server.url, bad)).toBe(await order(throughFramework.url, bad));
+    });
+
+    it('compresses a forecast for clients that accept it, with its own ETag and 304', async () => {
+      const path = '/v1/intensity/forecast?zone=DE';
+      for (const url of [server.url, throughFramework.url]) {
+        const plain = await rawRequest(url, path);
+        expect(plain.headers['content-encoding']).toBeUndefined();
+        expect(plain.headers['vary']).toBe('accept-encoding');
+        for (const [encoding, decode] of [
+          ['br', brotliDecompressSync],
+          ['gzip', gunzipSync],
+        ] as const) {
+          const packed = await rawRequest(url, path, { 'accept-encoding': `${encoding}, deflate` });
+          expect(packed.headers['content-encoding']).toBe(encoding);
+          expect(decode(packed.raw).equals(plain.raw)).toBe(true);
+          expect(packed.headers['etag']).toBe(
+            `${plain.headers['etag']!.slice(0, -1)}-${encoding}"`,
+          );
+          const again = await rawRequest(url, path, {
+            'accept-encoding': encoding,
+            'if-none-match': packed.headers['etag']!,
+          });
+          expect(again.status).toBe(304);
+          // The identity tag does not match the compressed representation.
+          const other = await rawRequest(url, path, {
+            'accept-encoding': encoding,
+            'if-none-match': plain.headers['etag']!,
+          });
+          expect(other.status).toBe(200);
+        }
+      }
+    });
+
+    it('answers 304 to a current ETag the same way on both paths, HEAD included', async () => {
+      const path = '/v1/intensity/forecast?zone=DE&horizon_hours=12';
+      const etag = (await rawRequest(server.url, path)).headers['etag']!;
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      for (const method of ['GET', 'HEAD'] as const) {
+        for (const condition of [etag, `"other", W/${etag}`, '*']) {
+          const headers = { 'if-none-match': condition };
+          const fast = await rawRequest(server.url, path, headers, method);
+          const framework = await rawRequest(throughFramework.url, path, headers, method);
+          expect(fast.status).toBe(304);
+          expect(framework.status).toBe(304);
+          expect(fast.raw.length + framework.raw.length).toBe(0);
+          expect(comparable(fast)).toEqual(comparable(framework));
+          expect(fast.headers['etag']).toBe(etag);
+          expect(fast.headers['cache-control']).toBe('public, max-age=300');
+        }
+      }
+      const stale = await rawRequest(server.url, path, { 'if-none-match': '"stale"' });
+      expect(stale.status).toBe(200);
+    });
+
+    it('counts every forecast request against the rate limit, 429 once it is spent', async () => {
+      // Two fresh servers with a limit of 4 a minute get the same sequence: remaining counts
+      // down alike, a 400 counts too, and the fifth request is refused with the same body.
+      const limited = [await startOn('ready', 4), await startOn('off', 4)];
+      try {
+        const sequence = [
+          '/v1/intensity/forecast?zone=DE',
+          '/v1/intensity/forecast?zone=DE&basis=market',
+          '/v1/intensity/forecast?zone=GB',
+          '/v1/intensity/forecast?zone=FR',
+          '/v1/intensity/forecast?zone=DE',
+        ];
+        const answers = await Promise.all(
+          limited.map(async ({ url }) => {
+            const responses: RawResponse[] = [];
+            for (const path of sequence) responses.push(await rawRequest(url, path));
+            responses.push(await rawRequest(url, sequence[0]!, {}, 'HEAD'));
+            return responses;
+          }),
+        );
+        const [fast, framework] = answers as [RawResponse[], RawResponse[]];
+        expect(fast.map(({ status }) => status)).toEqual([200, 400, 200, 200, 429, 429]);
+        expect(fast.map(({ headers }) => headers['ratelimit-remaining'])).toEqual([
+          '3',
+          '2',
+          '1',
+          '0',
+          '0',
+          '0',
+        ]);
+        fast.forEach((response, i) => {
+          const other = framework[i]!;
+          expect(response.status, sequence[i]).toBe(other.status);
+          expect(response.raw.equals(other.raw), sequence[i]).toBe(true);
+          const { date: _a, 'ratelimit-reset': _b, ...headers } = response.headers;
+          const { date: _c, 'ratelimit-reset': _d, ...otherHeaders } = other.headers;
+          expect(headers, sequence[i]).toEqual(otherHeaders);
+          expect(response.headers['ratelimit-limit']).toBe('4');
+          expect(Number(response.headers['ratelimit-reset'])).toBeGreaterThan(0);
+        });
+        expect(JSON.parse(fast[4]!.raw.toString())).toMatchObject({
+          error: expect.stringMatching(/rate limit/),
+        });
+        expect(fast[4]!.headers['retry-after']).toMatch(/^\d+$/);
+      } finally {
+        await Promise.all(limited.map((running) => running.close()));
+      }
+    });
+  });
 });
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  /** Header names in the order they were sent. */
+  names: string[];
+  raw: Buffer;
+}
+
+/** One request over node:http: the bytes as sent (no decompression) and the headers in order. */
+function rawRequest(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string> = {},
+  method: 'GET' | 'HEAD' = 'GET',
+): Promise<RawResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ hostname, port, path, method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers as Record<string, string | undefined>,
+          names: response.rawHeaders
+            .filter((_, i) => i % 2 === 0)
+            .map((name) => name.toLowerCase()),
+          raw: Buffer.concat(chunks),
+        }),
+      );
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
+import { Readable } from 'node:stream';
 import proxyAddr from '@fastify/proxy-addr';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -27,6 +28,7 @@ import {
 } from './errors.js';
 import { DataResponder } from './data-responder.js';
 import { createFastPath } from './fast-path.js';
+import { ForecastBodies } from './forecast-bodies.js';
 import { DEFAULT_WEB_ROOT, registerDashboard } from './dashboard.js';
 import { registerMetrics, ServiceMetrics } from './metrics.js';
 import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE, matchesIfNoneMatch } from './headers.js';
@@ -121,7 +123,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiter = metrics ? metrics.countRefusals(rateLimiter) : rateLimiter;
   const clientAddress = createClientAddress(config.trustProxy);
   const responder = new DataResponder(store, deps.cache);
-  const fastPath = createFastPath({ responder, limiter, clientAddress, clock });
+  const forecastBook = deps.forecasts ?? NO_FORECASTS;
+  // The forecast route and the fast path send the same prepared bodies.
+  const forecastBodies = new ForecastBodies(() => forecastBook, clock);
+  const fastPath = createFastPath({
+    responder,
+    limiter,
+    clientAddress,
+    clock,
+    forecasts: forecastBodies,
+  });
   const limits = {
     ...DEFAULT_CONNECTION_LIMITS,
     ...DEFAULT_TIMEOUTS,
@@ -190,7 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('recordIngestRun', (source: SourceId, report: IngestReport | undefined) =>
     metrics?.recordIngestRun(source, report),
   );
-  app.decorate('forecasts', deps.forecasts ?? NO_FORECASTS);
+  app.decorate('forecasts', forecastBook);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   await app.register(swagger, {
@@ -242,7 +253,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }
       if (tag !== undefined && matchesIfNoneMatch(request.headers['if-none-match'], tag)) {
         reply.code(304);
-        return '';
+        // Without Content-Length, as the fast path sends it (RFC 9110 §8.6: on a 304 it could
+        // only be the 200's length): Fastify adds `content-length: 0` to any empty string, and
+        // its HEAD handler to anything but a stream (it fails on null).
+        return request.method === 'HEAD' ? Readable.from([]) : null;
       }
     }
     return payload;
@@ -269,6 +283,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     responder,
     limiter,
     clientAddress,
+    forecastBodies,
     cache: deps.cache,
     streams: deps.streams,
     logger: log,

@@ -4,6 +4,7 @@ import type { EncodedBody } from '../serving/response-cache.js';
 import { API_ERRORS } from './api-errors.js';
 import { type DataResponder, representationFor } from './data-responder.js';
 import { sendRawError } from './errors.js';
+import type { ForecastBodies } from './forecast-bodies.js';
 import {
   CACHE_CONTROL,
   CORS_HEADERS,
@@ -12,7 +13,9 @@ import {
   rateLimitHeaders,
 } from './headers.js';
 import {
+  FORECAST_PARAMS,
   HISTORY_PARAMS,
+  interpretForecast,
   interpretLatest,
   interpretWindow,
   LATEST_PARAMS,
@@ -27,6 +30,8 @@ export interface FastPathDeps {
   readonly limiter: RateLimiter;
   readonly clientAddress: (request: IncomingMessage) => string;
   readonly clock: () => number;
+  /** The forecast bodies the Fastify route serves too. */
+  readonly forecasts: ForecastBodies;
 }
 
 /** What the fast path will send once the limiter lets the request through. */
@@ -39,20 +44,23 @@ interface Plan {
 }
 
 /**
- * The two data endpoints, answered from memory without going through the framework: they are
- * most of the traffic and their bodies are already encoded, so routing, hooks and validation
- * would cost more than the response itself (issue 6 targets 0.8x of a bare node:http server).
+ * The data endpoints and the forecast, answered from memory without going through the framework:
+ * they are most of the traffic and their bodies are already encoded, so routing, hooks and
+ * validation would cost more than the response itself (issue 6 targets 0.8x of a bare node:http
+ * server for the data endpoints, issue 12 0.5x for the forecast).
  *
  * It reads the query with the same interpreter as the routes and takes only requests that it can
  * answer with a body; everything else (every error, a zone without reading, a cache still
  * loading) returns false and Fastify answers, so each error has one implementation. The rate
- * limiter is asked before any body is built: a refused request costs no encoding.
+ * limiter is asked before any body is built: a refused request costs no encoding. The whole fast
+ * path, forecasts included, serves only while the reading cache is current: one switch, and
+ * without the cache (tests) every request goes through Fastify, so the two can be compared.
  */
 export function createFastPath(deps: FastPathDeps) {
-  const { responder, limiter, clientAddress, clock } = deps;
+  const { responder, limiter, clientAddress } = deps;
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || !responder.cached) return false;
-    const plan = planResponse(request.url ?? '', responder, clock);
+    const plan = planResponse(request.url ?? '', deps);
     if (!plan) return false;
     const state = limiter.hit(clientAddress(request));
     if (state instanceof Promise) {
@@ -68,8 +76,7 @@ export function createFastPath(deps: FastPathDeps) {
 
 function planResponse(
   url: string,
-  responder: DataResponder,
-  clock: () => number,
+  { responder, clock, forecasts }: FastPathDeps,
 ): Plan | undefined {
   const mark = url.indexOf('?');
   const path = mark < 0 ? url : url.slice(0, mark);
@@ -99,6 +106,17 @@ function planResponse(
         cacheControl: CACHE_CONTROL.mix,
         fromMemory: () => responder.cachedMix(zone.code, from, to),
         fromResponder: () => responder.mix(zone, from, to),
+      };
+    }
+    if (path === '/v1/intensity/forecast') {
+      // Prepared in memory from the forecast book: every valid request has a body (count 0 and a
+      // note for a zone without forecast), so only the query's errors go to the route.
+      const query = interpretForecast(readParams(url, FORECAST_PARAMS));
+      const body = async () => forecasts.body(query);
+      return {
+        cacheControl: CACHE_CONTROL.forecast,
+        fromMemory: () => forecasts.body(query),
+        fromResponder: body,
       };
     }
   } catch (error) {

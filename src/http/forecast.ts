@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BacktestRun } from '../core/forecast/backtest.js';
 import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
-import type { ForecastBasis, ForecastBook, ZoneForecast } from '../forecast/book.js';
-import { defaultForecastBasis } from '../forecast/inputs.js';
+import { representationFor } from './data-responder.js';
+import type { ForecastBodies } from './forecast-bodies.js';
 import { CACHE_CONTROL } from './headers.js';
 import {
   FORECAST_PARAMS,
@@ -16,84 +15,33 @@ import {
 import {
   errorResponses,
   ForecastQuery,
-  type ForecastResponse,
   okResponses,
   SkillQuery,
   type SkillResponse,
 } from './schemas.js';
 
-/** `GET /v1/intensity/forecast` and `/v1/intensity/forecast/skill` (extensions §4). */
+/**
+ * `GET /v1/intensity/forecast` and `/v1/intensity/forecast/skill` (extensions §4). Successful
+ * forecast requests are usually answered by the fast path (fast-path.ts) from the same prepared
+ * bodies; this route answers the rest (every error) and serves without the fast path.
+ */
 
 export interface ForecastDeps {
-  readonly clock: () => number;
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  readonly forecasts: () => ForecastBook;
+  /** The prepared forecast bodies, shared with the fast path. */
+  readonly bodies: ForecastBodies;
   /** The newest backtest, or null before the first. */
   readonly backtest: () => BacktestRun | null;
 }
 
-const UNIT = 'gCO2eq/kWh';
 const round1 = (value: number): number | null =>
   Number.isFinite(value) ? Math.round(value * 10) / 10 : null;
 const round3 = (value: number): number | null =>
   Number.isFinite(value) ? Math.round(value * 1000) / 1000 : null;
 const instantOrNull = (ts: number | null): string | null => (ts === null ? null : formatTs(ts));
 
-/** A response body as sent, kept until the forecast or the intervals it covers change. */
-interface PreparedBody {
-  readonly forecast: ZoneForecast | null;
-  readonly count: number;
-  readonly body: Buffer;
-  readonly etag: string;
-}
-const MAX_PREPARED_BODIES = 2000;
-
-function forecastBody(
-  zone: string,
-  basis: ForecastBasis,
-  horizonHours: number,
-  forecast: ZoneForecast | null,
-  count: number,
-): ForecastResponse {
-  if (!forecast || count === 0) {
-    return {
-      zone,
-      unit: UNIT,
-      basis,
-      model: null,
-      generated_at: null,
-      horizon_hours: horizonHours,
-      count: 0,
-      note:
-        'no forecast for this zone yet: it needs at least 7 days of published values ' +
-        '(and, for GB without a basis, the operator forecast); try again later.',
-      data: [],
-    };
-  }
-  const data: ForecastResponse['data'] = [];
-  for (let i = 0; i < count; i++) {
-    data.push({
-      ts: formatTs(forecast.startTs + i * forecast.stepSeconds),
-      gco2eq_kwh: round1(forecast.values[i]!) ?? 0,
-      p10: round1(forecast.p10[i]!),
-      p90: round1(forecast.p90[i]!),
-    });
-  }
-  return {
-    zone,
-    unit: UNIT,
-    basis: forecast.basis,
-    model: forecast.model,
-    generated_at: formatTs(forecast.generatedAt),
-    horizon_hours: horizonHours,
-    count,
-    data,
-  };
-}
-
 export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void {
-  const { clock, limit } = deps;
-  const bodies = new Map<string, PreparedBody>();
+  const { limit } = deps;
 
   app.get(
     '/v1/intensity/forecast',
@@ -119,46 +67,13 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
       onRequest: limit,
     },
     async (request, reply): Promise<Buffer> => {
-      const { zone, basis, horizonHours } = interpretForecast(
-        readParams(request.url, FORECAST_PARAMS),
-      );
-      const forecast = deps.forecasts().forecast(zone.code, basis);
-      const until = Math.floor(clock() / 1000) + horizonHours * 3600;
-      const count = forecast
-        ? Math.max(
-            0,
-            Math.min(
-              forecast.values.length,
-              Math.ceil((until - forecast.startTs) / forecast.stepSeconds),
-            ),
-          )
-        : 0;
-      const key = `${zone.code}|${basis ?? ''}|${horizonHours}`;
-      let prepared = bodies.get(key);
-      if (!prepared || prepared.forecast !== forecast || prepared.count !== count) {
-        const body = Buffer.from(
-          JSON.stringify(
-            forecastBody(
-              zone.code,
-              basis ?? defaultForecastBasis(zone.code),
-              horizonHours,
-              forecast,
-              count,
-            ),
-          ),
-        );
-        prepared = {
-          forecast,
-          count,
-          body,
-          etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
-        };
-        // Bounded: 45 zones x 3 bases x 72 horizons at most, usually a few.
-        if (bodies.size >= MAX_PREPARED_BODIES) bodies.clear();
-        bodies.set(key, prepared);
-      }
-      reply.header('etag', prepared.etag);
-      return prepared.body;
+      const encoded = deps.bodies.body(interpretForecast(readParams(request.url, FORECAST_PARAMS)));
+      // As the data endpoints: br or gzip when accepted, each with its own ETag.
+      const representation = representationFor(encoded, request.headers['accept-encoding']);
+      reply.header('etag', representation.etag);
+      if (representation.varies) reply.header('vary', 'accept-encoding');
+      if (representation.encoding) reply.header('content-encoding', representation.encoding);
+      return representation.body;
     },
   );
 

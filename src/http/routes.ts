@@ -12,6 +12,7 @@ import { API_ERRORS } from './api-errors.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
 import { registerForecast } from './forecast.js';
+import type { ForecastBodies } from './forecast-bodies.js';
 import { factorsBody } from './factors-body.js';
 import { type DataResponder, representationFor } from './data-responder.js';
 import { CACHE_CONTROL, CORS_HEADERS, rateLimitHeaders } from './headers.js';
@@ -48,6 +49,8 @@ export interface RouteDeps {
   readonly responder: DataResponder;
   readonly limiter: RateLimiter;
   readonly clientAddress: (request: FastifyRequest['raw']) => string;
+  /** The forecast bodies, shared with the fast path. */
+  readonly forecastBodies: ForecastBodies;
   /** The in-memory readings, when there are: event streams follow the changes it applies. */
   readonly cache?: ReadingCache | undefined;
   readonly streams?: Partial<StreamLimits> | undefined;
@@ -377,9 +380,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerExport(app, { store, responder, clock, clientAddress, limit });
   registerSchedule(app, { store, responder, clock, limit, forecasts: () => app.forecasts });
   registerForecast(app, {
-    clock,
     limit,
-    forecasts: () => app.forecasts,
+    bodies: deps.forecastBodies,
     backtest: () => app.forecasts.backtest ?? null,
   });
   registerStream(app, {
