@@ -49,9 +49,13 @@ function axes(): uPlot.Axis[] {
   const grid = { stroke: cssVar('--grid'), width: 1 };
   return [
     { stroke, grid, ticks: grid },
-    { stroke, grid, ticks: grid, size: 50 },
+    // Wide enough for the longest tick label (a mix in MWh reaches 100,000).
+    { stroke, grid, ticks: grid, size: (_self, values) => yAxisWidth(values) },
   ];
 }
+
+const yAxisWidth = (values: readonly string[] | null): number =>
+  Math.max(40, 16 + 7 * Math.max(0, ...(values ?? []).map((value) => value.length)));
 
 /** A uPlot chart that follows its container's width. */
 function chart(
