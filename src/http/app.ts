@@ -119,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = config.metrics ? new ServiceMetrics() : undefined;
   const rateLimiter: RateLimiter = redis
     ? new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`)
-    : new LocalRateLimiter(config.rateLimitPerMinute);
+    : new LocalRateLimiter(config.rateLimitPerMinute, clock);
   const limiter = metrics ? metrics.countRefusals(rateLimiter) : rateLimiter;
   const clientAddress = createClientAddress(config.trustProxy);
   const responder = new DataResponder(store, deps.cache);
