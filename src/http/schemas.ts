@@ -528,9 +528,7 @@ export const ForecastQuery = Type.Object(
 );
 
 export const SkillQuery = Type.Object({
-  zone: Type.Optional(
-    Type.String({ ...ZoneParam, description: 'One zone; default: every zone.' }),
-  ),
+  zone: Type.Optional(Type.String({ ...ZoneParam, description: 'One zone; default: every zone.' })),
 });
 
 export const ScheduleQuery = Type.Object(
