@@ -211,3 +211,62 @@ describe('gridco2 CLI with synthetic data', () => {
     expect(await inspect(path)).toEqual({ synthetic: false, reports: 0 });
   });
 });
+
+describe('gridco2 backtest', () => {
+  const H = 3600;
+  // 30 days of DE up to 4 days ago: issue times from day 14 to 72 hours ago.
+  const newest = Math.floor(Date.now() / 1000 / H) * H - 4 * 24 * H;
+  const history = Array.from({ length: 30 * 24 }, (_, k): StoredReading => {
+    const ts = newest - k * H;
+    const value = 300 + 80 * Math.sin((2 * Math.PI * ts) / (24 * H)) + 20 * Math.sin(ts / 90_000);
+    return { ...reading, ts, value, lifecycle: value, direct: value / 2 };
+  });
+
+  it('stores the walk-forward skill table and prints its summary', async () => {
+    const path = join(dir, 'backtest.db');
+    const store = new SqliteStore(path);
+    await store.upsertReadings(history);
+    await store.close();
+    const result = run(['backtest', '--zone', 'de'], { DATABASE_URL: `sqlite:${path}` });
+    expect(result.stderr).toMatch(/backtest 1\/1 DE/);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/zones evaluated: 1\n/);
+    expect(result.stdout).toMatch(/zones beating persistence in every bucket: 1 of 1/);
+    const stored = new SqliteStore(path);
+    try {
+      const run = await stored.newestBacktest();
+      const de = run?.zones.find(({ zone, basis }) => zone === 'DE' && basis === 'lifecycle');
+      // Issue times from 14 days after the first value to 72 hours before now, one a day.
+      expect(de?.issues).toBeGreaterThanOrEqual(12);
+      expect(de?.rows.filter(({ served }) => served).map(({ bucket }) => bucket)).toEqual([
+        '1-6',
+        '7-24',
+        '25-48',
+        '49-72',
+      ]);
+    } finally {
+      await stored.close();
+    }
+  });
+
+  it('stores nothing, and says why, when no zone has enough history', async () => {
+    const path = join(dir, 'backtest-empty.db');
+    await storeWithData(path, false);
+    const result = run(['backtest'], { DATABASE_URL: `sqlite:${path}` });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/nothing to evaluate: no zone has 14 days of history/);
+    const stored = new SqliteStore(path);
+    expect(await stored.newestBacktest()).toBeNull();
+    await stored.close();
+  });
+
+  it.each([
+    [['--zone', 'XX'], /unknown zone "XX"/],
+    [['--from', 'yesterday'], /expected ISO 8601/],
+    [['--from', '2026-02-01', '--to', '2026-01-01'], /--from must not be after --to/],
+  ])('refuses %j', (args, message) => {
+    const result = run(['backtest', ...args], { DATABASE_URL: `sqlite:${join(dir, 'x.db')}` });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(message);
+  });
+});

@@ -33,6 +33,9 @@ export function registerBacktest(program: Command): void {
     .option('--table', 'print the whole table (Markdown), not only the summary')
     .action((flags: BacktestFlags) =>
       exitOnError(async () => {
+        if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) {
+          throw new Error('--from must not be after --to.');
+        }
         const config = loadConfig();
         // Not openStore: measuring the models is as right on the demo's synthetic store as on a
         // real one, and writes nothing but the skill table.
@@ -61,6 +64,13 @@ export function registerBacktest(program: Command): void {
             },
           );
           bar?.stop();
+          if (run.zones.every(({ issues }) => issues === 0)) {
+            // Stored, it would replace the run `serve` takes its models and bands from.
+            throw new Error(
+              'nothing to evaluate: no zone has 14 days of history before the last issue time ' +
+                '(--to, default 72 hours ago); the stored backtest is left as it was.',
+            );
+          }
           // A run over some zones replaces only theirs: the other zones keep the rows (models
           // and bands) `serve` uses.
           const newest = zones ? await store.newestBacktest() : null;
