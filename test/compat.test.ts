@@ -394,12 +394,94 @@ describe('Kubernetes carbon-intensity exporter (pkg/exporter/exporter.go)', () =
     expect(book.asked.at(-1)).toEqual({ zone: 'US-CAISO', basis: 'lifecycle' });
   });
 
-  it('a location without a forecast: the SDK empty answer (204, no body)', async () => {
-    const answer = await send(`${CA}/emissions/forecasts/current?location=westeurope`, {
-      Accept: 'application/json',
-    });
-    expect(answer.status).toBe(204);
-    expect(answer.body).toBeUndefined();
+  it('a location without a forecast: 404 problem details naming it, never 204 or a dropped entry', async () => {
+    const alone = await send(
+      `${CA}/emissions/forecasts/current?location=westeurope`,
+      { Accept: 'application/json' },
+      'caProblem',
+    );
+    expect(alone.status).toBe(404);
+    const problem = alone.body as { title: string; status: number; detail: string };
+    expect(problem.status).toBe(404);
+    expect(problem.title).toContain("'westeurope'");
+    expect(problem.detail).toContain("'westeurope'");
+    // With a location that has one: still the error, not a shorter list whose [0] is another.
+    const mixed = await send(
+      `${CA}/emissions/forecasts/current?location=westeurope&location=DE`,
+      {},
+      'caProblem',
+    );
+    expect(mixed.status).toBe(404);
+  });
+});
+
+describe('Camunda carbon reductor (CarbonAwareApiClient: getOptimalDataPoints().get(0))', () => {
+  it('dataEndAt = now + 30 min with windowSize=10 on hourly data: a window, not empty lists', async () => {
+    const end = NOW_S + 30 * 60;
+    const answer = await send(
+      `${CA}/emissions/forecasts/current?location=DE` +
+        `&dataEndAt=${encodeURIComponent(dotnet(end))}&windowSize=10`,
+      { Accept: 'application/json' },
+      'caForecasts',
+    );
+    expect(answer.status).toBe(200);
+    const [forecast] = answer.body as {
+      windowSize: number;
+      optimalDataPoints: { timestamp: string; duration: number; value: number }[];
+      forecastData: { timestamp: string; duration: number; value: number }[];
+    }[];
+    // One 10-minute window from the interval in progress (13:00-13:10); the next (14:00) ends
+    // after dataEndAt (13:50).
+    const index = (HOUR_NOW - FORECAST_START) / H;
+    expect(forecast!.forecastData).toEqual([
+      { location: 'DE', timestamp: dotnet(HOUR_NOW), duration: 10, value: forecastValue(index) },
+    ]);
+    expect(forecast!.optimalDataPoints[0]).toEqual(forecast!.forecastData[0]);
+    expect(forecast!.windowSize).toBe(10);
+  });
+
+  it('a window starts at dataStartAt, lasts exactly windowSize and weights the overlap', async () => {
+    const start = HOUR_NOW + 30 * 60; // 13:30
+    const end = HOUR_NOW + 3 * H; // 16:00
+    const answer = await send(
+      `${CA}/emissions/forecasts/current?location=DE&dataStartAt=${encodeURIComponent(dotnet(start))}` +
+        `&dataEndAt=${encodeURIComponent(dotnet(end))}&windowSize=90`,
+      {},
+      'caForecasts',
+    );
+    const [forecast] = answer.body as {
+      forecastData: { timestamp: string; duration: number; value: number }[];
+    }[];
+    const index = (HOUR_NOW - FORECAST_START) / H;
+    // 13:30-15:00 and 14:30-16:00: half of one interval and all of the next, one hour apart.
+    const weighted = (i: number) =>
+      Number(((forecastValue(i) * 30 + forecastValue(i + 1) * 60) / 90).toFixed(1));
+    expect(forecast!.forecastData).toEqual([
+      { location: 'DE', timestamp: dotnet(start), duration: 90, value: weighted(index) },
+      { location: 'DE', timestamp: dotnet(start + H), duration: 90, value: weighted(index + 1) },
+    ]);
+  });
+
+  it('windowSize=0 gives the intervals unchanged; a window longer than the scope gives none', async () => {
+    const end = HOUR_NOW + 3 * H;
+    const query = `location=DE&dataEndAt=${encodeURIComponent(dotnet(end))}`;
+    const zero = await send(
+      `${CA}/emissions/forecasts/current?${query}&windowSize=0`,
+      {},
+      'caForecasts',
+    );
+    const [points] = zero.body as { windowSize: number; forecastData: { duration: number }[] }[];
+    expect(points!.forecastData).toHaveLength(3);
+    expect(points!.forecastData.every((point) => point.duration === 60)).toBe(true);
+    expect(points!.windowSize).toBe(60);
+    const long = await send(
+      `${CA}/emissions/forecasts/current?${query}&windowSize=240`,
+      {},
+      'caForecasts',
+    );
+    const [none] = long.body as { forecastData: unknown[]; optimalDataPoints: unknown[] }[];
+    expect(none!.forecastData).toEqual([]);
+    expect(none!.optimalDataPoints).toEqual([]);
   });
 });
 

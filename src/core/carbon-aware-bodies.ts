@@ -77,45 +77,67 @@ export interface ForecastWindowRequest {
   /** Scope, epoch seconds: points starting at or after `dataStartAt` and ending by `dataEndAt`. */
   readonly dataStartAt: number;
   readonly dataEndAt: number;
-  /** Minutes; undefined: one interval. */
+  /** Minutes; undefined or 0: the intervals unchanged. */
   readonly windowSize: number | undefined;
 }
 
 /**
- * The SDK's `forecasts/current` for one location: the intervals inside the scope, averaged over
- * windows of `windowSize` minutes (rounded up to whole intervals) starting at every interval, and
- * the window with the lowest average (the earliest of equals) as the optimal point. A window
- * longer than the scope gives empty arrays, as the SDK documents.
+ * The SDK's `forecasts/current` for one location, as its CarbonAwareAggregator
+ * (ProcessAndValidateForecast) and EmissionsDataExtensions.RollingAverage compute it: the
+ * intervals that overlap the scope `[dataStartAt, dataEndAt)`; with a `windowSize`, windows of
+ * exactly `windowSize` minutes starting at `dataStartAt` (not before the first interval), one
+ * interval apart, each the overlap-weighted average of the intervals under it, as long as the
+ * window is fully covered by the forecast and ends by `dataEndAt`. Without a `windowSize` (or 0),
+ * the intervals themselves. The optimal point is the lowest (the earliest of equals); no window
+ * that fits gives empty arrays, as the SDK does.
  */
 export function emissionsForecast(request: ForecastWindowRequest): EmissionsForecastDto {
-  const { stepSeconds, values, startTs } = request;
-  const windowMinutes = request.windowSize ?? stepSeconds / 60;
-  const span = Math.max(1, Math.ceil((windowMinutes * 60) / stepSeconds));
-  const first = Math.max(0, Math.ceil((request.dataStartAt - startTs) / stepSeconds));
-  // The last interval that ends by dataEndAt.
-  const last = Math.min(
-    values.length - 1,
-    Math.floor((request.dataEndAt - startTs) / stepSeconds) - 1,
-  );
+  const { stepSeconds, values, startTs, dataStartAt, dataEndAt } = request;
+  const scope: { ts: number; value: number }[] = [];
+  for (let index = 0; index < values.length; index++) {
+    const ts = startTs + index * stepSeconds;
+    if (ts + stepSeconds > dataStartAt && ts < dataEndAt) scope.push({ ts, value: values[index]! });
+  }
+  const stepMinutes = stepSeconds / 60;
+  const windowMinutes = request.windowSize ? request.windowSize : stepMinutes;
   const forecastData: EmissionsDataDto[] = [];
-  for (let index = first; index + span - 1 <= last; index++) {
-    let sum = 0;
-    for (let offset = 0; offset < span; offset++) sum += values[index + offset]!;
-    forecastData.push({
-      location: request.location,
-      timestamp: dotnetTime(startTs + index * stepSeconds),
-      duration: windowMinutes,
-      value: round1(sum / span),
-    });
+  const point = (ts: number, duration: number, value: number): EmissionsDataDto => ({
+    location: request.location,
+    timestamp: dotnetTime(ts),
+    duration,
+    value: round1(value),
+  });
+  if (!request.windowSize) {
+    for (const interval of scope)
+      forecastData.push(point(interval.ts, stepMinutes, interval.value));
+  } else if (scope.length > 0) {
+    const windowSeconds = request.windowSize * 60;
+    const coveredUntil = Math.min(dataEndAt, scope.at(-1)!.ts + stepSeconds);
+    for (
+      let windowStart = Math.max(dataStartAt, scope[0]!.ts);
+      windowStart + windowSeconds <= coveredUntil;
+      windowStart += stepSeconds
+    ) {
+      const average = averageIntensity(
+        scope,
+        stepSeconds,
+        windowStart,
+        windowStart + windowSeconds,
+      );
+      if (average === undefined) break;
+      forecastData.push(point(windowStart, request.windowSize, average));
+    }
   }
   let optimal: EmissionsDataDto | undefined;
-  for (const point of forecastData) if (!optimal || point.value < optimal.value) optimal = point;
+  for (const candidate of forecastData) {
+    if (!optimal || candidate.value < optimal.value) optimal = candidate;
+  }
   return {
     generatedAt: dotnetTime(request.generatedAt),
     requestedAt: dotnetTime(request.requestedAt),
     location: request.location,
-    dataStartAt: dotnetTime(request.dataStartAt),
-    dataEndAt: dotnetTime(request.dataEndAt),
+    dataStartAt: dotnetTime(dataStartAt),
+    dataEndAt: dotnetTime(dataEndAt),
     windowSize: windowMinutes,
     optimalDataPoints: optimal ? [optimal] : [],
     forecastData,

@@ -33,7 +33,8 @@ import {
  * docs/compat.md lists the requests and the models. Locations are our zone codes, Electricity
  * Maps keys, cloud regions as `provider:region` and, as the SDK names them, bare cloud region
  * names (`westeurope`). Values are lifecycle intensities (the SDK has no basis parameter), in
- * gCO2eq/kWh. An empty result is 204, errors are ASP.NET problem details
+ * gCO2eq/kWh. An empty observed result is 204 (forecasts/current never: one entry per location
+ * or, for a location without a forecast, a 404), errors are ASP.NET problem details
  * `{type, title, status, detail, errors}`. Counts against the same per-IP rate limit as /v1.
  */
 
@@ -85,6 +86,15 @@ const ERRORS = {
       `Unknown location: '${echo(given)}'. Use a zone code or Electricity Maps key (e.g. DE, DK-DK1), ` +
         'or a cloud region (e.g. westeurope, aws:eu-central-1); see /compat/carbon-aware/locations.',
       { location: [`Unknown location: '${echo(given)}'`] },
+    ),
+  noForecast: (name: string) =>
+    new ProblemError(
+      404,
+      `No forecast for location '${echo(name)}'`,
+      `No forecast is available for location '${echo(name)}': forecasts/current answers one ` +
+        'entry per location, so a location without a forecast fails the request. Ask without it, ' +
+        'or read its observed values from emissions/bylocation.',
+      { location: [`No forecast for location '${echo(name)}'`] },
     ),
   reversed: (from: string, to: string) =>
     new ProblemError(400, 'ArgumentException', `${from} must be before ${to}.`),
@@ -182,43 +192,39 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
         async (request, reply) => sendList(reply, bestOf(await observed(request.url))),
       );
 
-      scope.get(
-        '/emissions/forecasts/current',
-        options(CACHE_CONTROL.latest),
-        async (request, reply) => {
-          const params = readParams(request.url, ['dataStartAt', 'dataEndAt', 'windowSize']);
-          const locations = locationsOf(request.url);
-          const dataStartAt = instantOf(params, 'dataStartAt');
-          const dataEndAt = instantOf(params, 'dataEndAt');
-          const windowSize = integerOf(params, 'windowSize');
-          if (dataStartAt !== undefined && dataEndAt !== undefined && dataStartAt >= dataEndAt) {
-            throw ERRORS.reversed('dataStartAt', 'dataEndAt');
-          }
-          const requestedAt = now();
-          const results: EmissionsForecastDto[] = [];
-          for (const { name, zone } of locations) {
-            const forecast = forecastOf(deps, zone, BASIS);
-            if (!forecast) continue;
-            const step = forecast.stepSeconds;
-            // Default scope: from the interval in progress to the end of the forecast.
-            results.push(
-              emissionsForecast({
-                location: name,
-                startTs: forecast.startTs,
-                stepSeconds: step,
-                values: forecast.values,
-                generatedAt: forecast.generatedAt,
-                requestedAt,
-                dataStartAt: dataStartAt ?? requestedAt - (requestedAt % step),
-                dataEndAt: dataEndAt ?? forecast.startTs + forecast.values.length * step,
-                windowSize,
-              }),
-            );
-          }
-          // No location has a forecast: the SDK's empty answer.
-          return sendList(reply, results);
-        },
-      );
+      scope.get('/emissions/forecasts/current', options(CACHE_CONTROL.latest), async (request) => {
+        const params = readParams(request.url, ['dataStartAt', 'dataEndAt', 'windowSize']);
+        const locations = locationsOf(request.url);
+        const dataStartAt = instantOf(params, 'dataStartAt');
+        const dataEndAt = instantOf(params, 'dataEndAt');
+        const windowSize = integerOf(params, 'windowSize');
+        if (dataStartAt !== undefined && dataEndAt !== undefined && dataStartAt >= dataEndAt) {
+          throw ERRORS.reversed('dataStartAt', 'dataEndAt');
+        }
+        const requestedAt = now();
+        const results: EmissionsForecastDto[] = [];
+        for (const { name, zone } of locations) {
+          const forecast = forecastOf(deps, zone, BASIS);
+          // The SDK answers one entry per location, always (clients read element [0]).
+          if (!forecast) throw ERRORS.noForecast(name);
+          const step = forecast.stepSeconds;
+          // Default scope: from the interval in progress to the end of the forecast.
+          results.push(
+            emissionsForecast({
+              location: name,
+              startTs: forecast.startTs,
+              stepSeconds: step,
+              values: forecast.values,
+              generatedAt: forecast.generatedAt,
+              requestedAt,
+              dataStartAt: dataStartAt ?? requestedAt - (requestedAt % step),
+              dataEndAt: dataEndAt ?? forecast.startTs + forecast.values.length * step,
+              windowSize,
+            }),
+          );
+        }
+        return results;
+      });
 
       scope.get(
         '/emissions/average-carbon-intensity',
