@@ -187,6 +187,8 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('Direct').check();
     await rendered(page, 'overview', before);
     expect(page.url()).toContain('basis=direct');
+    // The keyboard focus stays on the radio used, through both redraws of the first screen.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('basis-direct');
     const direct = await tileValues(page);
     expect(Object.keys(direct)).toHaveLength(45);
     const changed = Object.keys(lifecycle).filter((zone) => lifecycle[zone] !== direct[zone]);
@@ -201,7 +203,15 @@ describe('the dashboard in Chromium', () => {
     await page.keyboard.press('Enter');
     await rendered(page, 'zone', before);
     expect(page.url()).toMatch(/#\/zone\/DE\?basis=direct$/);
-    await expect(page.locator('h1').textContent()).resolves.toContain('(DE)');
+    await expect(page.locator('h1').textContent()).resolves.toMatch(/(\(DE\)| · DE)$/);
+    await expect(page.locator('figure strong').first().textContent()).resolves.toContain(
+      'times in UTC',
+    );
+    // The forecast's band is drawn only once its errors are measured, and said either way.
+    const note = await page.locator('#forecast-note').textContent();
+    const bandSeries = await page.locator('.chart .u-legend .u-series .u-label').allTextContents();
+    if (note?.includes('No P10-P90 band yet')) expect(bandSeries).not.toContain('P10');
+    else expect(note).toContain('the band spans P10 to P90');
     const chart = page.locator('.chart').first();
     expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThan(24);
     // Pixels actually drawn on the plot's canvas, not an empty frame.
@@ -251,7 +261,14 @@ describe('the dashboard in Chromium', () => {
     );
     for (const zone of ['DE', 'FR', 'PL'])
       expect(lines.some((line) => line.startsWith(`${zone},`))).toBe(true);
+    expect(csv).not.toContain('null');
     await page.screenshot({ path: join(ARTEFACTS, 'zone-1280.png'), fullPage: true });
+    // Removing a compared zone leaves the focus on the zone picker, not on <body>.
+    const before = Number(await page.evaluate(() => document.body.dataset['ready']));
+    await page.getByRole('button', { name: 'Stop comparing with FR' }).click();
+    await rendered(page, 'zone', before);
+    await page.waitForFunction(() => document.activeElement?.id === 'compare-zone');
+    expect(page.url()).toContain('compare=PL');
   });
 
   it('says in words when a zone does not exist', async () => {
@@ -268,6 +285,13 @@ describe('the dashboard in Chromium', () => {
     await rendered(page, 'status');
     await expect(page.locator('.status-table tbody tr').count()).resolves.toBe(3);
     await expect(page.locator('.status-note').textContent()).resolves.toMatch(/europe-tso/);
+    // The skip link moves the focus to the content and leaves the route alone.
+    const before = Number(await page.evaluate(() => document.body.dataset['ready']));
+    await page.locator('a.skip').focus();
+    await page.keyboard.press('Enter');
+    expect(page.url()).toMatch(/#\/status$/);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(Number(await page.evaluate(() => document.body.dataset['ready']))).toBe(before);
   });
 
   it('is usable at 360 px: 45 tiles, nothing wider than the screen', async () => {
@@ -278,8 +302,13 @@ describe('the dashboard in Chromium', () => {
     const width = await small.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(360);
     await small.screenshot({ path: join(ARTEFACTS, 'dashboard-360.png'), fullPage: true });
+    const asked: string[] = [];
+    small.on('request', (request) => asked.push(request.url()));
     await small.goto(`${url}/#/zone/GB?range=24h`);
     await rendered(small, 'zone');
+    // On 24 h the forecast asked for is no longer than the range shown.
+    for (const address of asked.filter((a) => a.includes('/v1/intensity/forecast')))
+      expect(address).toContain('horizon_hours=24');
     expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
       360,
     );

@@ -52,8 +52,9 @@ export interface MixPoint {
 export interface ForecastPoint {
   readonly ts: string;
   readonly gco2eq_kwh: number;
-  readonly p10: number;
-  readonly p90: number;
+  /** Null until the server's backtest has measured the model's errors. */
+  readonly p10: number | null;
+  readonly p90: number | null;
 }
 export interface Forecast {
   readonly zone: string;
@@ -201,9 +202,9 @@ export const api = {
     }
     return series;
   },
-  forecast: (zone: string, basis: Basis) =>
+  forecast: (zone: string, basis: Basis, horizonHours = 48) =>
     getJson<Forecast>(
-      `/v1/intensity/forecast?zone=${encodeURIComponent(zone)}&horizon_hours=48${basisQuery(basis)}`,
+      `/v1/intensity/forecast?zone=${encodeURIComponent(zone)}&horizon_hours=${horizonHours}${basisQuery(basis)}`,
       `Reading the forecast of ${zone}`,
     ),
   schedule: (basis: Basis) =>

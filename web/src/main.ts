@@ -50,7 +50,8 @@ export interface Route {
 }
 
 function parseRoute(): Route {
-  const hash = location.hash.replace(/^#/, '') || '/';
+  // Only "#/..." is a route: any other hash (an in-page anchor) is the overview.
+  const hash = location.hash.startsWith('#/') ? location.hash.slice(1) : '/';
   const [path = '/', query = ''] = hash.split('?');
   const params = new URLSearchParams(query);
   const asked = params.get('basis');
@@ -128,12 +129,22 @@ async function render(): Promise<void> {
   if (generation === 1) performance.mark('gridco2:first-screen');
 }
 
-let lastPath = location.hash.split('?')[0];
+// The view's path: '', '#' and '#/' are all the overview ('#/?basis=direct' too).
+const pathOf = (hash: string) => {
+  const path = hash.split('?')[0] ?? '';
+  return path.startsWith('#/') ? path : '#/';
+};
+let lastPath = pathOf(location.hash);
 window.addEventListener('hashchange', () => {
   // A new view takes the focus (readers announce it); a changed option keeps it where it is.
-  const path = location.hash.split('?')[0];
+  const path = pathOf(location.hash);
   const moved = path !== lastPath;
   lastPath = path;
   void render().then(() => moved && main.focus());
+});
+// The skip link moves the focus without touching the hash (the router would take "#main").
+document.querySelector<HTMLAnchorElement>('a.skip')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
 });
 void render();

@@ -157,10 +157,16 @@ function tile(data: TileData, route: Route): HTMLElement {
     data.green &&
       el('span', {
         class: 'green',
-        text: `Greenest ${fmtHourUtc(data.green.start)} UTC: ${fmtValue(data.green.gco2eq_kwh)}`,
+        text: `Greenest ${dayOf(data.green.start)} ${fmtHourUtc(data.green.start)} UTC: ${fmtValue(data.green.gco2eq_kwh)}`,
       }),
   );
   return el('li', {}, a);
+}
+
+/** "today" or "tomorrow" (UTC days) for a window's start, else its date. */
+function dayOf(iso: string): string {
+  const day = Math.floor(Date.parse(iso) / 86_400_000) - Math.floor(Date.now() / 86_400_000);
+  return day === 0 ? 'today' : day === 1 ? 'tomorrow' : iso.slice(0, 10);
 }
 
 export async function renderOverview(
@@ -311,10 +317,13 @@ function draw(
     ),
   );
 
+  // The control that had the focus (a basis radio, say) keeps it when the view is drawn anew.
+  const focused = document.activeElement?.id;
   target.replaceChildren(
     el('h1', { text: 'Grid carbon intensity now, in gCO2eq/kWh' }),
     controls,
     notes,
     el('div', { class: 'overview' }, el('div', { class: 'groups' }, ...groups), ranking),
   );
+  if (focused && target.isConnected) document.getElementById(focused)?.focus();
 }

@@ -40,6 +40,26 @@ const CATEGORY_COLOURS: Readonly<Record<string, string>> = {
 };
 const CATEGORIES = Object.keys(CATEGORY_COLOURS);
 const label = (category: string) => category.replace('_', ' ');
+// A mix in % (GB) whose categories sum below 100: the rest (imports, ...) drawn in grey.
+const REST = 'imports / not itemised';
+const REST_COLOUR = '#c7c7c7';
+
+/** The generation of a point with categories this page does not know counted as "other". */
+function generationOf(point: MixPoint): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [category, value] of Object.entries(point.generation)) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+    const key = category in CATEGORY_COLOURS ? category : 'other';
+    out[key] = (out[key] ?? 0) + value;
+  }
+  return out;
+}
+
+const restOf = (generation: Readonly<Record<string, number>>) =>
+  Math.max(0, 100 - Object.values(generation).reduce((a, b) => a + b, 0));
+
+// The charts in UTC like the rest of the page, not in the browser's time zone.
+const utc = (ts: number) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC');
 
 const cssVar = (name: string) =>
   getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#444';
@@ -134,6 +154,7 @@ function intensityChart(series: Series[], forecast: Forecast | null): HTMLElemen
     ],
     axes: axes(),
     scales: { x: { time: true } },
+    tzDate: utc,
     legend: { live: true },
     cursor: { drag: { x: true, y: false } },
   };
@@ -155,36 +176,42 @@ function intensityChart(series: Series[], forecast: Forecast | null): HTMLElemen
       p90[i] = f.p90;
     }
     const base = series.length + 1;
-    opts.series.push(
-      {
-        label: `${series[0]!.zone} forecast`,
-        stroke: LINE_COLOURS[0]!,
-        width: 2,
-        dash: [6, 4],
-        spanGaps: true,
-        points: { show: false },
-      },
-      {
-        label: 'P10',
-        stroke: 'rgba(0,114,178,0.35)',
-        width: 1,
-        spanGaps: true,
-        points: { show: false },
-      },
-      {
-        label: 'P90',
-        stroke: 'rgba(0,114,178,0.35)',
-        width: 1,
-        spanGaps: true,
-        points: { show: false },
-      },
-    );
-    opts.bands = [{ series: [base + 2, base + 1], fill: 'rgba(0,114,178,0.15)' }];
-    data.push(mean, p10, p90);
-    parts.push(`forecast: ${fc.length} intervals with a P10-P90 band`);
+    opts.series.push({
+      label: `${series[0]!.zone} forecast`,
+      stroke: LINE_COLOURS[0]!,
+      width: 2,
+      dash: [6, 4],
+      spanGaps: true,
+      points: { show: false },
+    });
+    data.push(mean);
+    const banded = fc.filter((f) => f.p10 !== null && f.p90 !== null).length;
+    if (banded === 0) {
+      parts.push(`forecast: ${fc.length} intervals, no P10-P90 band yet`);
+    } else {
+      opts.series.push(
+        {
+          label: 'P10',
+          stroke: 'rgba(0,114,178,0.35)',
+          width: 1,
+          spanGaps: true,
+          points: { show: false },
+        },
+        {
+          label: 'P90',
+          stroke: 'rgba(0,114,178,0.35)',
+          width: 1,
+          spanGaps: true,
+          points: { show: false },
+        },
+      );
+      opts.bands = [{ series: [base + 2, base + 1], fill: 'rgba(0,114,178,0.15)' }];
+      data.push(p10, p90);
+      parts.push(`forecast: ${fc.length} intervals, ${banded} with a P10-P90 band`);
+    }
   }
   return chart(
-    'Carbon intensity, gCO2eq/kWh (times in your time zone)',
+    'Carbon intensity, gCO2eq/kWh (times in UTC)',
     opts,
     [xs, ...data] as uPlot.AlignedData,
     parts.join('; ') + '.',
@@ -192,9 +219,15 @@ function intensityChart(series: Series[], forecast: Forecast | null): HTMLElemen
 }
 
 function mixChart(zone: string, unit: string, points: readonly MixPoint[]): HTMLElement {
-  const present = CATEGORIES.filter((c) => points.some((p) => (p.generation[c] ?? 0) > 0));
+  const gens = points.map(generationOf);
+  const present = CATEGORIES.filter((c) => gens.some((g) => (g[c] ?? 0) > 0));
   const xs = points.map((p) => Date.parse(p.ts) / 1000);
-  const raw = present.map((c) => points.map((p) => p.generation[c] ?? 0));
+  const raw = present.map((c) => gens.map((g) => g[c] ?? 0));
+  if (unit === '%' && gens.some((g) => restOf(g) > 0.05)) {
+    present.push(REST);
+    raw.push(gens.map(restOf));
+  }
+  const colour = (category: string) => CATEGORY_COLOURS[category] ?? REST_COLOUR;
   // Stacked by hand: series k is the sum of the first k+1 categories; drawn from the top down so
   // each filled area covers the one above it only where it belongs.
   const cumulative = raw.map((_, k) =>
@@ -206,8 +239,8 @@ function mixChart(zone: string, unit: string, points: readonly MixPoint[]): HTML
       {},
       ...order.map((k) => ({
         label: label(present[k]!),
-        stroke: CATEGORY_COLOURS[present[k]!]!,
-        fill: CATEGORY_COLOURS[present[k]!]!,
+        stroke: colour(present[k]!),
+        fill: colour(present[k]!),
         width: 0,
         points: { show: false },
         value: (_u: uPlot, _v: number | null, _s: number, i: number | null) =>
@@ -216,6 +249,7 @@ function mixChart(zone: string, unit: string, points: readonly MixPoint[]): HTML
     ],
     axes: axes(),
     scales: { x: { time: true } },
+    tzDate: utc,
   };
   const last = points[points.length - 1];
   return chart(
@@ -228,11 +262,16 @@ function mixChart(zone: string, unit: string, points: readonly MixPoint[]): HTML
   );
 }
 
-function currentMix(point: MixPoint): HTMLElement {
-  const entries = CATEGORIES.filter((c) => (point.generation[c] ?? 0) > 0).map(
-    (c) => [c, point.generation[c]!] as const,
+function currentMix(point: MixPoint, unit: string): HTMLElement {
+  const generation = generationOf(point);
+  const entries = CATEGORIES.filter((c) => (generation[c] ?? 0) > 0).map(
+    (c) => [c, generation[c]!] as const,
   );
-  const total = entries.reduce((sum, [, v]) => sum + v, 0) || 1;
+  // A mix in % is shown as published (not re-scaled to 100); one in MWh as shares of its sum.
+  const percent = unit === '%';
+  const rest = percent ? restOf(generation) : 0;
+  if (rest > 0.05) entries.push([REST, rest]);
+  const total = percent ? 100 : entries.reduce((sum, [, v]) => sum + v, 0) || 1;
   entries.sort((a, b) => b[1] - a[1]);
   return el(
     'div',
@@ -254,7 +293,7 @@ function currentMix(point: MixPoint): HTMLElement {
             { class: 'bar-track', 'aria-hidden': 'true' },
             el('span', {
               class: 'bar',
-              style: `width:${pct.toFixed(1)}%;background:${CATEGORY_COLOURS[category]}`,
+              style: `width:${Math.min(100, pct).toFixed(1)}%;background:${CATEGORY_COLOURS[category] ?? REST_COLOUR}`,
             }),
           ),
           el('span', { class: 'mix-pct', text: `${fmtValue(pct)} %` }),
@@ -280,10 +319,7 @@ function heatmap(points: Point[]): HTMLElement {
   const hours = Array.from({ length: 24 }, (_, h) => h);
   const table = el(
     'table',
-    { class: 'heatmap' },
-    el('caption', {
-      text: 'Mean intensity by month (rows) and hour of day, UTC (columns), gCO2eq/kWh',
-    }),
+    { class: 'heatmap', 'aria-labelledby': 'heatmap-caption' },
     el(
       'thead',
       {},
@@ -316,15 +352,25 @@ function heatmap(points: Point[]): HTMLElement {
       ),
     ),
   );
+  // The caption stays outside the scrolling box: it does not scroll away with the columns.
   return el(
     'div',
-    {
-      class: 'table-wrap',
-      tabindex: '0',
-      role: 'region',
-      'aria-label': 'Heatmap of the last year',
-    },
-    table,
+    {},
+    el('p', {
+      class: 'heatmap-caption',
+      id: 'heatmap-caption',
+      text: 'Mean intensity by month (rows) and hour of day, UTC (columns), gCO2eq/kWh',
+    }),
+    el(
+      'div',
+      {
+        class: 'table-wrap',
+        tabindex: '0',
+        role: 'region',
+        'aria-label': 'Heatmap of the last year',
+      },
+      table,
+    ),
   );
 }
 
@@ -339,11 +385,18 @@ function csvOf(series: Series[], forecast: Forecast | null): string {
   }
   for (const f of forecast?.data ?? []) {
     rows.push(
-      `${forecast!.zone},${f.ts},${f.gco2eq_kwh},${forecast!.model},forecast,${f.p10},${f.p90}`,
+      `${forecast!.zone},${f.ts},${f.gco2eq_kwh},${forecast!.model},forecast,${f.p10 ?? ''},${f.p90 ?? ''}`,
     );
   }
   return rows.join('\n') + '\n';
 }
+
+// The id of the control to focus once the next zone page is drawn (its old one went away).
+let refocus: string | null = null;
+
+/** "Germany (DE-LU bidding zone) · DE", not "Germany (DE-LU bidding zone) (DE)". */
+const zoneTitle = (name: string, code: string) =>
+  name.includes('(') ? `${name} · ${code}` : `${name} (${code})`;
 
 const settle = <T>(promise: Promise<T>) =>
   promise.then(
@@ -371,9 +424,12 @@ export async function renderZone(
   const { params, basis } = route;
   const asked = params.get('range');
   const range: RangeKey = asked && asked in RANGES ? (asked as RangeKey) : '7d';
-  const compare = (params.get('compare') ?? '')
+  const askedCompare = (params.get('compare') ?? '')
     .split(',')
     .map((code) => code.trim().toUpperCase())
+    .filter((code) => code !== '');
+  const unknownCompare = askedCompare.filter((code) => !byCode.has(code));
+  const compare = askedCompare
     .filter((code, i, all) => byCode.has(code) && code !== zone.zone && all.indexOf(code) === i)
     .slice(0, MAX_ZONES - 1);
   const shown = [zone, ...compare.map((code) => byCode.get(code)!)];
@@ -398,7 +454,9 @@ export async function renderZone(
 
   const [histories, forecast, mix, year] = await Promise.all([
     Promise.all(shown.map((z) => settle(api.history(z.zone, fromMs, toMs, basis)))),
-    features.forecast ? settle(api.forecast(zone.zone, basis)) : Promise.resolve(null),
+    features.forecast
+      ? settle(api.forecast(zone.zone, basis, Math.min(hours, 48)))
+      : Promise.resolve(null),
     settle(api.mix(zone.zone, mixFrom, toMs)),
     range === '1y' ? Promise.resolve(null) : settle(api.history(zone.zone, yearFrom, toMs, basis)),
   ]);
@@ -435,6 +493,8 @@ export async function renderZone(
         });
         button.addEventListener('click', () => {
           const rest = compare.filter((c) => c !== code);
+          // The chip goes away with the redraw: the focus goes to the zone picker, not to BODY.
+          refocus = 'compare-zone';
           go({ compare: rest.length ? rest.join(',') : null });
         });
         return button;
@@ -490,6 +550,12 @@ export async function renderZone(
     el('h2', { id: 'intensity-title', text: `Intensity, last ${RANGES[range].label}` }),
   );
   for (const problem of problems) intensity.append(missing(problem));
+  if (unknownCompare.length > 0)
+    intensity.append(
+      missing(
+        `Not compared: there is no zone ${unknownCompare.map((c) => `"${c}"`).join(', ')} (the 45 zones are on the first page).`,
+      ),
+    );
   const empty = series.filter((s) => s.points.length === 0).map((s) => s.zone);
   if (empty.length > 0)
     intensity.append(
@@ -510,10 +576,15 @@ export async function renderZone(
       ),
     );
   } else if (forecast?.value) {
+    const computed = `Forecast by ${forecast.value.model}, computed ${fmtUtc(Date.parse(forecast.value.generated_at) / 1000)}`;
+    const banded = forecast.value.data.some((f) => f.p10 !== null && f.p90 !== null);
     intensity.append(
       el('p', {
         class: 'hint',
-        text: `Forecast by ${forecast.value.model}, computed ${fmtUtc(Date.parse(forecast.value.generated_at) / 1000)}; the band spans P10 to P90 of its measured errors.`,
+        id: 'forecast-note',
+        text: banded
+          ? `${computed}; the band spans P10 to P90 of its measured errors.`
+          : `${computed}. No P10-P90 band yet: the forecast's errors have not been measured long enough.`,
       }),
     );
   }
@@ -536,7 +607,7 @@ export async function renderZone(
     mixSection.append(
       mixChart(zone.zone, mix.value.unit, mix.value.data),
       el('h3', { text: 'Current mix' }),
-      currentMix(mix.value.data[mix.value.data.length - 1]!),
+      currentMix(mix.value.data[mix.value.data.length - 1]!, mix.value.unit),
     );
   }
 
@@ -586,7 +657,7 @@ export async function renderZone(
         text: '← All zones',
       }),
     ),
-    el('h1', { text: `${zone.name} (${zone.zone})` }),
+    el('h1', { text: zoneTitle(zone.name, zone.zone) }),
     value,
     el(
       'div',
@@ -600,4 +671,10 @@ export async function renderZone(
     heat,
     about,
   );
+  if (refocus) {
+    const id = refocus;
+    refocus = null;
+    // After main.ts has put the view in the page (it does so once this function returns).
+    setTimeout(() => document.getElementById(id)?.focus(), 0);
+  }
 }
