@@ -17,8 +17,11 @@ import {
   H,
   HOUR_NOW,
   NOW,
+  computed,
   NOW_S,
+  US_LAST,
 } from './support/fixed-store.js';
+import { hourlyMixes } from '../src/core/electricity-maps-bodies.js';
 
 /**
  * The compatibility APIs as their known clients call them (docs/compat.md lists each request):
@@ -41,6 +44,21 @@ class KnownForecasts implements ForecastBook {
   asked: { zone: string; basis: Basis | undefined }[] = [];
   forecast(zone: string, basis: Basis | undefined): ZoneForecast | null {
     this.asked.push({ zone, basis });
+    if (zone === 'GB' && basis === 'lifecycle') {
+      // Half-hourly, from 13:00Z: 100, 101, 102, ...
+      const values = Float64Array.from({ length: 20 }, (_, index) => 100 + index);
+      return {
+        zone,
+        basis,
+        model: 'test@1',
+        generatedAt: GENERATED_AT,
+        startTs: HOUR_NOW,
+        stepSeconds: 1800,
+        values,
+        p10: values,
+        p90: values,
+      };
+    }
     if ((zone !== 'DE' && zone !== 'US-CAISO') || basis !== 'lifecycle') return null;
     const values = Float64Array.from({ length: 73 }, (_, index) => forecastValue(index));
     return {
@@ -141,7 +159,7 @@ describe('evcc (tariff/electricitymaps.go)', () => {
 });
 
 describe('grid-intensity-go (pkg/provider/electricity_maps.go)', () => {
-  // GET {apiURL}/carbon-intensity/latest?zone={location}, header auth-token; needs 200.
+  // Older provider: GET {apiURL}/carbon-intensity/latest?zone={location}, header auth-token.
   it('reads carbonIntensity and datetime (RFC 3339) of the latest reading', async () => {
     const answer = await send(
       `${EM}/carbon-intensity/latest?zone=DE`,
@@ -155,20 +173,172 @@ describe('grid-intensity-go (pkg/provider/electricity_maps.go)', () => {
     expect(Date.parse(body.datetime) / 1000).toBe(DE_LAST);
   });
 
-  it('also answers the history the exporter may read, with its rate-limit headers', async () => {
+  // Newer provider (commit cc6e43d): GET {apiURL}/carbon-intensity/history?zone={location},
+  // header auth-token; indexes result[0] and reads isEstimated, datetime, carbonIntensity.
+  it('history: isEstimated, datetime and carbonIntensity of every hour, with rate-limit headers', async () => {
     const answer = await send(
       `${EM}/carbon-intensity/history?zone=DE`,
       { 'auth-token': 'token' },
       'emHistory',
     );
     expect(answer.status).toBe(200);
-    const history = (answer.body as { history: { carbonIntensity: number; datetime: string }[] })
-      .history;
+    const history = (
+      answer.body as {
+        history: { carbonIntensity: number; datetime: string; isEstimated: boolean }[];
+      }
+    ).history;
     expect(history.map((point) => point.datetime)).toEqual(DE_LAST_24H.map(emTime));
+    expect(history.every((point) => point.isEstimated === false)).toBe(true);
     expect(history.map((point) => point.carbonIntensity)).toEqual(
       DE_LAST_24H.map((ts) => Math.round(deValue(ts))),
     );
     expect(answer.headers.get('ratelimit-limit')).toBe('100000');
+  });
+});
+
+describe('Electricity Maps shim: 1-hour data and lagging zones', () => {
+  const headers = { 'auth-token': 'token' };
+  // GB is half-hourly in our read model: here with values on each basis and a varying mix, every
+  // half hour of the last 24 hours up to 12:30Z (the fixed set's GB readings have none).
+  const gbValue = (ts: number) => 100 + (ts % 7);
+  const gbGas = (ts: number) => 1 + (ts % 5);
+  const gbHour = (hour: number) => Math.round((gbValue(hour) + gbValue(hour + 1800)) / 2);
+  let gbStore: Store;
+  let gbApp: FastifyInstance;
+  beforeAll(async () => {
+    gbStore = await createStore('sqlite::memory:');
+    const readings = [];
+    for (let ts = HOUR_NOW - 24 * H; ts < HOUR_NOW; ts += 1800) {
+      readings.push({
+        ...computed('GB', ts, gbValue(ts)),
+        mix: { gas: gbGas(ts), 'wind-onshore': 2 },
+      });
+    }
+    await gbStore.upsertReadings(readings);
+    gbApp = await buildApp({
+      config: loadConfig({ RATE_LIMIT_PER_MINUTE: '100000' }),
+      store: gbStore,
+      clock: () => NOW,
+      forecasts: book,
+    });
+  });
+  afterAll(async () => {
+    await gbApp?.close();
+    await gbStore?.close();
+  });
+  const gbGet = async (path: string, schema: PeerSchema) => {
+    const answer = await gbApp.inject({ url: `${EM}${path}`, headers });
+    expect(answer.statusCode, path).toBe(200);
+    const body = answer.json() as unknown;
+    expectPeerShape(schema, body);
+    return body;
+  };
+
+  it('GB latest, history and past-range: hourly means of both halves, stamped on the hour', async () => {
+    const latest = (await gbGet('/carbon-intensity/latest?zone=GB', 'emLatest')) as {
+      datetime: string;
+      carbonIntensity: number;
+      updatedAt: string;
+    };
+    expect(latest.datetime).toBe(emTime(HOUR_NOW - H));
+    expect(latest.carbonIntensity).toBe(gbHour(HOUR_NOW - H));
+    expect(latest.updatedAt).toBe(emTime(HOUR_NOW));
+
+    // history: [12:20Z yesterday, now); yesterday's 13:00Z hour has only its second half.
+    const history = (await gbGet('/carbon-intensity/history?zone=GB', 'emHistory')) as {
+      history: { datetime: string; carbonIntensity: number }[];
+    };
+    const expected = Array.from({ length: 23 }, (_, i) => HOUR_NOW - 23 * H + i * H);
+    expect(history.history.map((point) => point.datetime)).toEqual(expected.map(emTime));
+    expect(history.history.map((point) => point.carbonIntensity)).toEqual(expected.map(gbHour));
+
+    // past-range 09:30-12:00: the 10:00 and 11:00 hours, not the half-covered 09:00.
+    const range = (await gbGet(
+      `/carbon-intensity/past-range?zone=GB&start=${emTime(HOUR_NOW - 3.5 * H)}&end=${emTime(HOUR_NOW - H)}`,
+      'emPastRange',
+    )) as { data: { datetime: string }[] };
+    expect(range.data.map((point) => point.datetime)).toEqual([
+      emTime(HOUR_NOW - 3 * H),
+      emTime(HOUR_NOW - 2 * H),
+    ]);
+  });
+
+  it('GB power breakdown latest and history: hourly, the shares of both halves averaged', async () => {
+    const hour = HOUR_NOW - H;
+    const gas = (gbGas(hour) + gbGas(hour + 1800)) / 2;
+    const latest = (await gbGet('/power-breakdown/latest?zone=GB', 'emPowerLatest')) as {
+      datetime: string;
+      renewablePercentage: number;
+    };
+    expect(latest.datetime).toBe(emTime(hour));
+    expect(latest.renewablePercentage).toBe(Math.round((100 * 2) / (2 + gas)));
+    const history = (await gbGet('/power-breakdown/history?zone=GB', 'emPowerHistory')) as {
+      history: { datetime: string }[];
+    };
+    expect(history.history).toHaveLength(23);
+    expect(history.history.at(-1)!.datetime).toBe(emTime(hour));
+  });
+
+  it('GB forecast (evcc sets End = datetime + 1h): hourly means on the hour', async () => {
+    const answer = await send(
+      `${EM}/carbon-intensity/forecast?zone=GB&horizonHours=6`,
+      { 'X-BLOBR-KEY': 'any-token' },
+      'emForecast',
+    );
+    expect(answer.status).toBe(200);
+    const forecast = (answer.body as { forecast: { datetime: string; carbonIntensity: number }[] })
+      .forecast;
+    // Half hours 100, 101 | 102, 103 | ...: hour i is the mean 100.5 + 2i.
+    expect(forecast).toEqual(
+      Array.from({ length: 6 }, (_, i) => ({
+        datetime: emTime(HOUR_NOW + i * H),
+        carbonIntensity: Math.round(100.5 + 2 * i),
+      })),
+    );
+  });
+
+  it('power breakdown of a half-hourly mix: energies add up, shares average', () => {
+    const halves: { ts: number; mix: Record<string, number> }[] = [
+      { ts: HOUR_NOW, mix: { wind: 10, gas: 30 } },
+      { ts: HOUR_NOW + 1800, mix: { wind: 20, coal: 4 } },
+      { ts: HOUR_NOW + H, mix: { wind: 1 } },
+    ];
+    expect(hourlyMixes(halves, 1800, 'MWh')).toEqual([
+      { ts: HOUR_NOW, mix: { wind: 30, gas: 30, coal: 4 } },
+    ]);
+    expect(hourlyMixes(halves, 1800, '%')).toEqual([
+      { ts: HOUR_NOW, mix: { wind: 15, gas: 15, coal: 2 } },
+    ]);
+    expect(hourlyMixes(halves, H, 'MWh')).toEqual(halves);
+  });
+
+  it('history of a zone more than 24 h behind: the 24 hours up to its newest reading', async () => {
+    // Ten hours later, US's newest reading is 30 hours old: grid-intensity-go indexes result[0].
+    const later = await buildApp({
+      config: loadConfig({ RATE_LIMIT_PER_MINUTE: '100000' }),
+      store,
+      clock: () => NOW + 10 * H * 1000,
+      forecasts: book,
+    });
+    try {
+      const answer = await later.inject({
+        url: `${EM}/carbon-intensity/history?zone=US`,
+        headers,
+      });
+      expect(answer.statusCode).toBe(200);
+      const body = answer.json() as { history: { datetime: string; carbonIntensity: number }[] };
+      expect(body.history.map((point) => point.datetime)).toEqual([
+        emTime(US_LAST - H),
+        emTime(US_LAST),
+      ]);
+      expect(body.history[0]!.carbonIntensity).toBe(400);
+      // No reading at all: 404 like latest, not an empty list.
+      const none = await later.inject({ url: `${EM}/carbon-intensity/history?zone=IE`, headers });
+      expect(none.statusCode).toBe(404);
+      expect((none.json() as { error: string }).error).toContain('no recent data for zone IE');
+    } finally {
+      await later.close();
+    }
   });
 });
 
@@ -310,7 +480,12 @@ describe('Electricity Maps zone keys, power breakdown and errors', () => {
     ['IT-NO', 'IT-NO'],
     ['aws:eu-central-1', 'DE'],
   ])('zone=%s is answered as %s', async (zone, key) => {
-    const answer = await send(`${EM}/carbon-intensity/history?zone=${zone}`, {}, 'emHistory');
+    // past-range: 200 with the key even where we hold no data (history is then a 404).
+    const answer = await send(
+      `${EM}/carbon-intensity/past-range?zone=${zone}&start=2026-11-21T00:00:00Z&end=2026-11-21T06:00:00Z`,
+      {},
+      'emPastRange',
+    );
     expect(answer.status).toBe(200);
     expect((answer.body as { zone: string }).zone).toBe(key);
   });

@@ -1,9 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { cloudRegionNear, DATA_CENTRE_RADIUS_KM } from '../../core/cloud-regions.js';
 import {
+  EM_STEP_SECONDS,
   emForecast,
   emIntensity,
   emPowerBreakdown,
+  hourlyMixes,
+  hourlyPoints,
+  hourlyReadings,
   type EmIntensity,
   type EmPowerBreakdown,
 } from '../../core/electricity-maps-bodies.js';
@@ -14,6 +18,7 @@ import {
   electricityMapsZones,
   resolveCompatZone,
 } from '../../core/zone-keys.js';
+import type { Reading } from '../../core/reading.js';
 import { findZone, type Zone } from '../../core/zones.js';
 import { ApiError } from '../../errors.js';
 import { echo } from '../api-errors.js';
@@ -123,6 +128,38 @@ function basisOf(params: ReadonlyMap<string, string>): Basis {
   return given;
 }
 
+/**
+ * Readings of a zone in `[from, to)` as Electricity Maps serves them, hourly: a half-hourly zone
+ * (GB) as the means of its whole hours.
+ */
+async function hourlyReadingsIn(
+  deps: CompatDeps,
+  zone: Zone,
+  from: number,
+  to: number,
+  basis: Basis,
+): Promise<Reading[]> {
+  return hourlyReadings(await readingsIn(deps, zone, from, to, basis), stepOf(zone));
+}
+
+/** The newest whole hour of a zone, if any. */
+async function newestHourlyReading(
+  deps: CompatDeps,
+  zone: Zone,
+  basis: Basis,
+): Promise<Reading | undefined> {
+  const newest = await newestReading(deps, zone, basis);
+  if (!newest || stepOf(zone) >= EM_STEP_SECONDS) return newest;
+  const hour = newest.ts - (newest.ts % EM_STEP_SECONDS);
+  const to = newest.ts + stepOf(zone);
+  return (await hourlyReadingsIn(deps, zone, hour - EM_STEP_SECONDS, to, basis)).at(-1);
+}
+
+/** Hourly mixes of a zone in `[from, to)`. */
+async function hourlyMixesIn(deps: CompatDeps, zone: Zone, from: number, to: number) {
+  return hourlyMixes(await mixesIn(deps, zone, from, to), stepOf(zone), mixUnitOf(zone));
+}
+
 /** An instant as clients send it; a `+` of an offset that arrived unescaped reads as a space. */
 function instantOf(params: ReadonlyMap<string, string>, param: 'start' | 'end'): number {
   const text = params
@@ -166,10 +203,10 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const params = readParams(request.url, ZONE_PARAMS);
           const zone = zoneOf(params);
           const basis = basisOf(params);
-          const reading = await newestReading(deps, zone, basis);
+          const reading = await newestHourlyReading(deps, zone, basis);
           const key = electricityMapsKeyOf(zone);
           if (!reading) throw ERRORS.noData(key);
-          return emIntensity(key, reading, stepOf(zone), basis);
+          return emIntensity(key, reading, EM_STEP_SECONDS, basis);
         },
       );
 
@@ -181,11 +218,21 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const zone = zoneOf(params);
           const basis = basisOf(params);
           const to = now();
-          const readings = await readingsIn(deps, zone, to - 24 * HOUR, to, basis);
+          let readings = await hourlyReadingsIn(deps, zone, to - 24 * HOUR, to, basis);
+          if (readings.length === 0) {
+            // A zone more than 24 hours behind: the 24 hours up to its newest reading, not an
+            // empty list (clients index history[0]).
+            const newest = await newestReading(deps, zone, basis);
+            if (newest) {
+              const end = newest.ts + stepOf(zone);
+              readings = await hourlyReadingsIn(deps, zone, end - 24 * HOUR, end, basis);
+            }
+          }
           const key = electricityMapsKeyOf(zone);
+          if (readings.length === 0) throw ERRORS.noData(key);
           return {
             zone: key,
-            history: readings.map((reading) => emIntensity(key, reading, stepOf(zone), basis)),
+            history: readings.map((reading) => emIntensity(key, reading, EM_STEP_SECONDS, basis)),
           };
         },
       );
@@ -201,11 +248,11 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const end = instantOf(params, 'end');
           if (start >= end) throw ERRORS.windowReversed();
           if (end - start > MAX_PAST_RANGE_DAYS * 24 * HOUR) throw ERRORS.windowTooLong();
-          const readings = await readingsIn(deps, zone, start, end, basis);
+          const readings = await hourlyReadingsIn(deps, zone, start, end, basis);
           const key = electricityMapsKeyOf(zone);
           return {
             zone: key,
-            data: readings.map((reading) => emIntensity(key, reading, stepOf(zone), basis)),
+            data: readings.map((reading) => emIntensity(key, reading, EM_STEP_SECONDS, basis)),
           };
         },
       );
@@ -225,13 +272,16 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const forecast = forecastOf(deps, zone, basis);
           if (!forecast) throw ERRORS.noForecast(key);
           // From the interval in progress to the horizon, as Electricity Maps forecasts.
-          const from = now() - (now() % forecast.stepSeconds);
+          // Hourly: a half-hourly forecast as the means of its whole hours.
+          const from = now() - (now() % EM_STEP_SECONDS);
           const until = from + horizon * HOUR;
-          const points: { ts: number; value: number }[] = [];
-          forecast.values.forEach((value, index) => {
-            const ts = forecast.startTs + index * forecast.stepSeconds;
-            if (ts >= from && ts < until) points.push({ ts, value });
-          });
+          const all = Array.from(forecast.values, (value, index) => ({
+            ts: forecast.startTs + index * forecast.stepSeconds,
+            value,
+          }));
+          const points = hourlyPoints(all, forecast.stepSeconds).filter(
+            (point) => point.ts >= from && point.ts < until,
+          );
           if (points.length === 0) throw ERRORS.noForecast(key);
           return emForecast(key, points, forecast.generatedAt);
         },
@@ -245,11 +295,11 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const zone = zoneOf(params);
           basisOf(params);
           const to = now();
-          const mixes = await mixesIn(deps, zone, to - 7 * 24 * HOUR, to);
+          const mixes = await hourlyMixesIn(deps, zone, to - 7 * 24 * HOUR, to);
           const newest = mixes.at(-1);
           const key = electricityMapsKeyOf(zone);
           if (!newest) throw ERRORS.noData(key);
-          return emPowerBreakdown(key, newest.ts, newest.mix, mixUnitOf(zone), stepOf(zone));
+          return emPowerBreakdown(key, newest.ts, newest.mix, mixUnitOf(zone), EM_STEP_SECONDS);
         },
       );
 
@@ -261,12 +311,23 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const zone = zoneOf(params);
           basisOf(params);
           const to = now();
-          const mixes = await mixesIn(deps, zone, to - 24 * HOUR, to);
+          let mixes = await hourlyMixesIn(deps, zone, to - 24 * HOUR, to);
+          if (mixes.length === 0) {
+            // A zone more than 24 hours behind: the 24 hours up to its newest mix (within 100
+            // days), not an empty list.
+            const recent = await mixesIn(deps, zone, to - 100 * 24 * HOUR, to);
+            const newest = recent.at(-1);
+            if (newest) {
+              const end = newest.ts + stepOf(zone);
+              mixes = await hourlyMixesIn(deps, zone, end - 24 * HOUR, end);
+            }
+          }
           const key = electricityMapsKeyOf(zone);
+          if (mixes.length === 0) throw ERRORS.noData(key);
           return {
             zone: key,
             history: mixes.map((point) =>
-              emPowerBreakdown(key, point.ts, point.mix, mixUnitOf(zone), stepOf(zone)),
+              emPowerBreakdown(key, point.ts, point.mix, mixUnitOf(zone), EM_STEP_SECONDS),
             ),
           };
         },
