@@ -64,11 +64,23 @@ const utc = (ts: number) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC');
 const cssVar = (name: string) =>
   getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#444';
 
+// Time ticks in 24-hour UTC with ISO dates (uPlot's default is 12am/pm and M/D).
+// Columns: tick step, label, then what to add when the year, month, day, hour, minute change.
+const TIME_TICKS: (string | number | null)[][] = [
+  [3600 * 24 * 365, '{YYYY}', null, null, null, null, null, null, 1],
+  [3600 * 24 * 28, '{YYYY}-{MM}', null, null, null, null, null, null, 1],
+  [3600 * 24, '{MM}-{DD}', '\n{YYYY}', null, null, null, null, null, 1],
+  [3600, '{HH}:{mm}', '\n{YYYY}-{MM}-{DD}', null, '\n{MM}-{DD}', null, null, null, 1],
+  [60, '{HH}:{mm}', '\n{YYYY}-{MM}-{DD}', null, '\n{MM}-{DD}', null, null, null, 1],
+];
+// The legend's time while the cursor is on the chart.
+const TIME_SERIES: uPlot.Series = { value: '{YYYY}-{MM}-{DD} {HH}:{mm} UTC' };
+
 function axes(): uPlot.Axis[] {
   const stroke = cssVar('--fg');
   const grid = { stroke: cssVar('--grid'), width: 1 };
   return [
-    { stroke, grid, ticks: grid },
+    { stroke, grid, ticks: grid, values: TIME_TICKS },
     // Wide enough for the longest tick label (a mix in MWh reaches 100,000).
     { stroke, grid, ticks: grid, size: (_self, values) => yAxisWidth(values) },
   ];
@@ -142,7 +154,7 @@ function intensityChart(series: Series[], forecast: Forecast | null): HTMLElemen
   });
   const opts: Omit<uPlot.Options, 'width' | 'height'> = {
     series: [
-      {},
+      TIME_SERIES,
       ...series.map((s, i) => ({
         label: s.zone,
         stroke: LINE_COLOURS[i]!,
@@ -236,7 +248,7 @@ function mixChart(zone: string, unit: string, points: readonly MixPoint[]): HTML
   const order = present.map((_, k) => present.length - 1 - k);
   const opts: Omit<uPlot.Options, 'width' | 'height'> = {
     series: [
-      {},
+      TIME_SERIES,
       ...order.map((k) => ({
         label: label(present[k]!),
         stroke: colour(present[k]!),
@@ -394,6 +406,9 @@ function csvOf(series: Series[], forecast: Forecast | null): string {
 // The id of the control to focus once the next zone page is drawn (its old one went away).
 let refocus: string | null = null;
 
+/** The forecast's horizon, no longer than the range shown: it would stretch a short chart. */
+const horizonFor = (hours: number) => (hours <= 24 ? 24 : hours <= 24 * 7 ? 48 : 72);
+
 /** "Germany (DE-LU bidding zone) · DE", not "Germany (DE-LU bidding zone) (DE)". */
 const zoneTitle = (name: string, code: string) =>
   name.includes('(') ? `${name} · ${code}` : `${name} (${code})`;
@@ -455,7 +470,7 @@ export async function renderZone(
   const [histories, forecast, mix, year] = await Promise.all([
     Promise.all(shown.map((z) => settle(api.history(z.zone, fromMs, toMs, basis)))),
     features.forecast
-      ? settle(api.forecast(zone.zone, basis, Math.min(hours, 48)))
+      ? settle(api.forecast(zone.zone, basis, horizonFor(hours)))
       : Promise.resolve(null),
     settle(api.mix(zone.zone, mixFrom, toMs)),
     range === '1y' ? Promise.resolve(null) : settle(api.history(zone.zone, yearFrom, toMs, basis)),
