@@ -13,6 +13,8 @@ import {
   DE_INCOMPLETE,
   DE_LAST,
   deValue,
+  FR_COUNT,
+  FR_FIRST,
   fillFixedStore,
   H,
   HOUR_NOW,
@@ -715,6 +717,55 @@ describe('Carbon Aware SDK WebAPI: the other routes', () => {
     // Nothing in the window: 204.
     const none = await send(`${CA}/emissions/bylocations?location=IE`, {});
     expect(none.status).toBe(204);
+  });
+
+  it('bylocations, bylocation, best without time: the newest published point per location', async () => {
+    const frLast = FR_FIRST + (FR_COUNT - 1) * H;
+    const newest = await send(
+      `${CA}/emissions/bylocations?location=DE&location=FR`,
+      { Accept: 'application/json' },
+      'caEmissionsData',
+    );
+    expect(newest.status).toBe(200);
+    expect(
+      (newest.body as { location: string; time: string; rating: number }[]).map((point) => [
+        point.location,
+        point.time,
+        point.rating,
+      ]),
+    ).toEqual([
+      ['DE', dotnet(DE_LAST), Number(deValue(DE_LAST).toFixed(1))],
+      ['FR', dotnet(frLast), 50 + ((FR_COUNT - 1) % 7)],
+    ]);
+    const one = await send(`${CA}/emissions/bylocation?location=DE`, {}, 'caEmissionsData');
+    expect((one.body as { time: string }[]).map((point) => point.time)).toEqual([dotnet(DE_LAST)]);
+    const best = await send(
+      `${CA}/emissions/bylocations/best?location=DE&location=FR`,
+      {},
+      'caEmissionsData',
+    );
+    expect((best.body as { location: string }[]).map((point) => point.location)).toEqual(['FR']);
+    // time alone (toTime = time in the SDK): the interval covering it.
+    const at = await send(
+      `${CA}/emissions/bylocation?location=DE&time=${encodeURIComponent(dotnet(DE_LAST - H + 1800))}`,
+      {},
+      'caEmissionsData',
+    );
+    expect((at.body as { time: string }[]).map((point) => point.time)).toEqual([
+      dotnet(DE_LAST - H),
+    ]);
+  });
+
+  it('toTime without time: 400 in the SDK validation format, errors.time', async () => {
+    const answer = await send(
+      `${CA}/emissions/bylocations?location=DE&toTime=${encodeURIComponent(dotnet(DE_LAST))}`,
+      {},
+      'caProblem',
+    );
+    expect(answer.status).toBe(400);
+    const problem = answer.body as { title: string; errors: Record<string, string[]> };
+    expect(problem.title).toBe('One or more validation errors occurred.');
+    expect(problem.errors.time).toHaveLength(1);
   });
 
   it('average-carbon-intensity weights each interval by its overlap with the window', async () => {

@@ -11,6 +11,7 @@ import {
 } from '../../core/carbon-aware-bodies.js';
 import { CLOUD_REGIONS } from '../../core/cloud-regions.js';
 import type { Basis } from '../../core/factors.js';
+import type { Reading } from '../../core/reading.js';
 import { HOUR, parseInstant } from '../../core/time.js';
 import { resolveCompatZone } from '../../core/zone-keys.js';
 import { ZONES, type Zone } from '../../core/zones.js';
@@ -22,6 +23,7 @@ import {
   type CompatDeps,
   describeError,
   forecastOf,
+  newestReading,
   rateLimitHook,
   readingsIn,
   stepOf,
@@ -96,6 +98,13 @@ const ERRORS = {
         'or read its observed values from emissions/bylocation.',
       { location: [`No forecast for location '${echo(name)}'`] },
     ),
+  toTimeWithoutTime: () =>
+    new ProblemError(
+      400,
+      'One or more validation errors occurred.',
+      'toTime needs time: give time (the start) with toTime, or neither for the newest value.',
+      { time: ['The time field is required when toTime is given.'] },
+    ),
   reversed: (from: string, to: string) =>
     new ProblemError(400, 'ArgumentException', `${from} must be before ${to}.`),
   tooLong: () =>
@@ -159,19 +168,37 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
         ),
       );
 
-      /** Observed data of every location in `[time, toTime)` (default: the last 24 hours). */
+      /**
+       * Observed data of every location, as the SDK scopes it: `time ?? now` to `toTime ?? time`.
+       * With both, the intervals in `[time, toTime)`; with `time` only, the interval covering it;
+       * with neither (the SDK's point covering now, which our lagging data does not have yet),
+       * the newest published interval of each location. `toTime` alone is a validation error.
+       */
       const observed = async (url: string): Promise<EmissionsData[]> => {
         const params = readParams(url, ['time', 'toTime', 'durationMinutes']);
         const locations = locationsOf(url);
-        const to = instantOf(params, 'toTime') ?? now();
-        const from = instantOf(params, 'time') ?? to - 24 * HOUR;
+        const time = instantOf(params, 'time');
+        const toTime = instantOf(params, 'toTime');
         integerOf(params, 'durationMinutes');
-        if (from >= to) throw ERRORS.reversed('time', 'toTime');
-        if (to - from > MAX_WINDOW_DAYS * 24 * HOUR) throw ERRORS.tooLong();
+        if (toTime !== undefined && time === undefined) throw ERRORS.toTimeWithoutTime();
+        if (time !== undefined && toTime !== undefined) {
+          if (time >= toTime) throw ERRORS.reversed('time', 'toTime');
+          if (toTime - time > MAX_WINDOW_DAYS * 24 * HOUR) throw ERRORS.tooLong();
+        }
         const all: EmissionsData[] = [];
         for (const { name, zone } of locations) {
-          const readings = await readingsIn(deps, zone, from, to, BASIS);
-          for (const reading of readings) all.push(emissionsData(name, reading, stepOf(zone)));
+          const step = stepOf(zone);
+          let readings: Reading[];
+          if (time === undefined) {
+            const newest = await newestReading(deps, zone, BASIS);
+            readings = newest ? [newest] : [];
+          } else if (toTime === undefined) {
+            const start = time - (time % step);
+            readings = await readingsIn(deps, zone, start, start + 1, BASIS);
+          } else {
+            readings = await readingsIn(deps, zone, time, toTime, BASIS);
+          }
+          for (const reading of readings) all.push(emissionsData(name, reading, step));
         }
         return all;
       };
