@@ -817,6 +817,62 @@ describe('Carbon Aware SDK WebAPI: the other routes', () => {
   });
 });
 
+describe('timestamps as the Go and .NET clients write them', () => {
+  // The Kubernetes exporter's Go client formats time.Time with String(): `2026-11-21 13:00:00
+  // +0000 UTC`, or cut before the zone name; .NET sends `+00:00` whose `+` may arrive as a space.
+  const forms = (ts: number) => {
+    const base = new Date(ts * 1000).toISOString().slice(0, 19).replace('T', ' ');
+    const shifted = new Date((ts - 5 * H) * 1000).toISOString().slice(0, 19).replace('T', ' ');
+    return [
+      `${base} +0000 UTC`,
+      `${base} +0000`,
+      `${base} GMT`,
+      `${base.replace(' ', 'T')} 00:00`,
+      `${base.replace(' ', 'T')}+0000`,
+      `${shifted} -0500`,
+      `${shifted.replace(' ', 'T')}-05:00`,
+    ];
+  };
+
+  it.each(forms(HOUR_NOW + 2 * H))('forecasts/current dataStartAt=%s', async (form) => {
+    const answer = await send(
+      `${CA}/emissions/forecasts/current?location=DE&dataStartAt=${encodeURIComponent(form)}` +
+        `&dataEndAt=${encodeURIComponent(dotnet(HOUR_NOW + 4 * H))}`,
+      {},
+      'caForecasts',
+    );
+    expect(answer.status).toBe(200);
+    const [forecast] = answer.body as { dataStartAt: string; forecastData: unknown[] }[];
+    expect(forecast!.dataStartAt).toBe(dotnet(HOUR_NOW + 2 * H));
+    expect(forecast!.forecastData).toHaveLength(2);
+  });
+
+  it.each(forms(DE_LAST - H))('past-range start=%s', async (form) => {
+    const answer = await send(
+      `${EM}/carbon-intensity/past-range?zone=DE&start=${encodeURIComponent(form)}&end=${emTime(DE_LAST + H)}`,
+      {},
+      'emPastRange',
+    );
+    expect(answer.status).toBe(200);
+    expect((answer.body as { data: { datetime: string }[] }).data.map((p) => p.datetime)).toEqual([
+      emTime(DE_LAST - H),
+      emTime(DE_LAST),
+    ]);
+  });
+
+  it('a malformed time is still a 400 naming it', async () => {
+    const answer = await send(
+      `${CA}/emissions/forecasts/current?location=DE&dataStartAt=${encodeURIComponent('2026-11-21 13:00:00 +00000 UTC')}`,
+      {},
+      'caProblem',
+    );
+    expect(answer.status).toBe(400);
+    expect((answer.body as { errors: Record<string, string[]> }).errors.dataStartAt).toHaveLength(
+      1,
+    );
+  });
+});
+
 describe('rate limit', () => {
   it('counts compat requests with /v1, and refuses in each peer format', async () => {
     const limitedStore = await createStore('sqlite::memory:');

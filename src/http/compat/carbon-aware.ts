@@ -20,6 +20,7 @@ import { echo } from '../api-errors.js';
 import { CACHE_CONTROL } from '../headers.js';
 import { readParams, readRepeatedParam } from '../query.js';
 import {
+  compatInstantText,
   type CompatDeps,
   describeError,
   forecastOf,
@@ -131,11 +132,11 @@ function locationsOf(url: string): Located[] {
   });
 }
 
-/** A .NET DateTimeOffset query value; a `+` of an offset sent unescaped reads as a space. */
+/** A .NET DateTimeOffset query value, or a Go time as the Kubernetes exporter writes it (compatInstantText). */
 function instantOf(params: ReadonlyMap<string, string>, param: string): number | undefined {
   const raw = params.get(param);
   if (raw === undefined || raw.trim() === '') return undefined;
-  const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
+  const text = compatInstantText(raw);
   const parsed = parseInstant(text);
   if (parsed === undefined) throw ERRORS.invalid(param, raw);
   return Math.ceil(parsed / 1000);

@@ -25,6 +25,7 @@ import { echo } from '../api-errors.js';
 import { CACHE_CONTROL } from '../headers.js';
 import { readParams } from '../query.js';
 import {
+  compatInstantText,
   type CompatDeps,
   describeError,
   forecastOf,
@@ -160,12 +161,10 @@ async function hourlyMixesIn(deps: CompatDeps, zone: Zone, from: number, to: num
   return hourlyMixes(await mixesIn(deps, zone, from, to), stepOf(zone), mixUnitOf(zone));
 }
 
-/** An instant as clients send it; a `+` of an offset that arrived unescaped reads as a space. */
+/** An instant as clients send it, in any form compatInstantText reads. */
 function instantOf(params: ReadonlyMap<string, string>, param: 'start' | 'end'): number {
-  const text = params
-    .get(param)
-    ?.trim()
-    .replace(/ (\d{2}:?\d{2})$/, '+$1');
+  const given = params.get(param);
+  const text = given === undefined ? undefined : compatInstantText(given);
   const parsed = text === undefined ? undefined : parseInstant(text);
   if (parsed === undefined) throw ERRORS.invalid(param, '2026-11-21T13:00:00Z');
   return Math.ceil(parsed / 1000);

@@ -105,3 +105,23 @@ export function describeError(error: unknown): ApiError {
   }
   return API_ERRORS.internal();
 }
+
+/**
+ * An instant as the compatibility clients write it, rewritten to the ISO 8601 form parseInstant
+ * reads: a space for the `T` (`2026-11-21 13:00:00`), an offset as `+0000`/`-0500` or after a
+ * space, a trailing zone name ` UTC`/` GMT` (Go's `time.Time.String()`:
+ * `2026-11-21 13:00:00 +0000 UTC`), and a `+` of an offset that arrived unescaped and reads as a
+ * space. The sign of an offset is kept.
+ */
+export function compatInstantText(raw: string): string {
+  return raw
+    .trim()
+    .replace(/\s+(?:UTC|GMT)$/i, '')
+    .replace(/^(\d{4}-\d{2}-\d{2})\s+(?=\d{2}:\d{2})/, '$1T')
+    .replace(
+      /\s+([+-]?)(\d{2}):?(\d{2})$/,
+      (_match, sign: string, hours: string, minutes: string) =>
+        `${sign === '' ? '+' : sign}${hours}:${minutes}`,
+    )
+    .replace(/(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)([+-])(\d{2})(\d{2})$/, '$1$2$3:$4');
+}
