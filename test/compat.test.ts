@@ -362,6 +362,11 @@ describe('Carbon Aware SDK, Electricity Maps data source (ElectricityMapsClient.
       }
     }
     expect(zones['DK-DK1']!.zoneName).toBe('Denmark West (DK1)');
+    // The SDK looks a zone up exactly and case-sensitively: only the upper-case Electricity Maps
+    // keys are listed (docs/compat.md tells SDK users to configure those), not gridco2's codes.
+    expect(Object.keys(zones).every((key) => key === key.toUpperCase())).toBe(true);
+    expect(zones['DK-1']).toBeUndefined();
+    expect(zones['dk-dk1']).toBeUndefined();
   });
 
   it('forecast by zone and by lat/lon (an Azure region point): zone, updatedAt, values', async () => {
