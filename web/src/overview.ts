@@ -150,15 +150,19 @@ function tile(data: TileData, route: Route): HTMLElement {
       data.stale && el('span', { class: 'badge', text: 'stale' }),
     ),
     sparkline(data.points, Date.parse(reading.ts) / 1000, zone.zone),
-    // While the greenest hours load, their line is held open: the tiles do not grow later.
+    // While the greenest hours load, their two lines are held open: the tiles do not grow later.
     !data.green &&
       data.greenPending &&
-      el('span', { class: 'green', 'aria-hidden': 'true', text: '\u00a0' }),
+      el('span', { class: 'green', 'aria-hidden': 'true' }, '\u00a0', el('br'), '\u00a0'),
+    // Two lines, the day on the first ("Greenest tomorrow" / "04:00 UTC: 146"): one is too narrow.
     data.green &&
-      el('span', {
-        class: 'green',
-        text: `Greenest ${dayOf(data.green.start)} ${fmtHourUtc(data.green.start)} UTC: ${fmtValue(data.green.gco2eq_kwh)}`,
-      }),
+      el(
+        'span',
+        { class: 'green' },
+        `Greenest ${dayOf(data.green.start)}`,
+        el('br'),
+        `${fmtHourUtc(data.green.start)} UTC: ${fmtValue(data.green.gco2eq_kwh)}`,
+      ),
   );
   return el('li', {}, a);
 }
