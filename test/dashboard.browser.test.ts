@@ -278,6 +278,13 @@ describe('the dashboard in Chromium', () => {
     await expect(page.locator('.missing').first().textContent()).resolves.toContain(
       'There is no zone "XX"',
     );
+    // An unknown zone in compare= is said too, not silently dropped.
+    const again = Number(await page.evaluate(() => document.body.dataset['ready']));
+    await page.goto(`${url}/#/zone/FR?range=24h&compare=XX`);
+    await rendered(page, 'zone', again);
+    await expect(page.locator('section.panel .missing').allTextContents()).resolves.toEqual(
+      expect.arrayContaining([expect.stringContaining('there is no zone "XX"')]),
+    );
   });
 
   it('shows /v1/status as a table of sources', async () => {
@@ -307,8 +314,9 @@ describe('the dashboard in Chromium', () => {
     await small.goto(`${url}/#/zone/GB?range=24h`);
     await rendered(small, 'zone');
     // On 24 h the forecast asked for is no longer than the range shown.
-    for (const address of asked.filter((a) => a.includes('/v1/intensity/forecast')))
-      expect(address).toContain('horizon_hours=24');
+    const forecasts = asked.filter((a) => a.includes('/v1/intensity/forecast'));
+    expect(forecasts.length).toBeGreaterThan(0);
+    for (const address of forecasts) expect(address).toContain('horizon_hours=24');
     expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
       360,
     );
