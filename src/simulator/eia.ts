@@ -265,29 +265,7 @@ function page(request: EiaRequest, context: EiaContext): unknown {
       total += count;
     }
   }
-  const truncated =
-    total - request.offset > MAX_ROWS && (!request.lengthAsked || request.length >= MAX_ROWS);
-  return {
-    response: {
-      ...(truncated && {
-        warnings: [
-          {
-            warning: 'incomplete return',
-            description:
-              'The API can only return 5000 rows in JSON format.  Please consider constraining your request with facet, start, or end, or using offset to paginate results.',
-          },
-        ],
-      }),
-      total: String(total),
-      dateFormat: DATE_FORMAT,
-      frequency: 'hourly',
-      data: rows,
-      description: DESCRIPTION,
-    },
-    request: { command: ROUTE, params: request.echo },
-    apiVersion: '2.1.8',
-    ExcelAddInVersion: '2.1.0',
-  };
+  return envelope(request, rows, total, DESCRIPTION, ROUTE);
 }
 
 /**
@@ -441,6 +419,20 @@ function regionPage(request: EiaRequest, context: EiaContext): unknown {
       }
     }
   }
+  return envelope(request, rows, total, REGION_DESCRIPTION, REGION_ROUTE);
+}
+
+/**
+ * A page of rows as EIA API v2 (2.1.8) wraps it: the total as a string, the request echoed, and
+ * the "incomplete return" warning when more rows match than one page holds.
+ */
+function envelope(
+  request: EiaRequest,
+  rows: readonly unknown[],
+  total: number,
+  description: string,
+  route: string,
+): unknown {
   const truncated =
     total - request.offset > MAX_ROWS && (!request.lengthAsked || request.length >= MAX_ROWS);
   return {
@@ -458,9 +450,9 @@ function regionPage(request: EiaRequest, context: EiaContext): unknown {
       dateFormat: DATE_FORMAT,
       frequency: 'hourly',
       data: rows,
-      description: REGION_DESCRIPTION,
+      description,
     },
-    request: { command: REGION_ROUTE, params: request.echo },
+    request: { command: route, params: request.echo },
     apiVersion: '2.1.8',
     ExcelAddInVersion: '2.1.0',
   };

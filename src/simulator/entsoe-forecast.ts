@@ -4,7 +4,7 @@ import {
   formatSecond,
   GL_NAMESPACE,
   invalidRequest,
-  parsePeriodParam,
+  requestedPeriod,
   periodHead,
   PLATFORM_EIC,
 } from './entsoe.js';
@@ -61,23 +61,9 @@ export function answerEntsoeForecast(
   if (!profile) {
     return invalidRequest(context, `Input parameter ${domain}=${eic} is not valid.`);
   }
-  const start = parsePeriodParam(query.get('periodStart') as string);
-  const end = parsePeriodParam(query.get('periodEnd') as string);
-  if (start === undefined || end === undefined) {
-    return invalidRequest(
-      context,
-      'periodStart and periodEnd must be given as yyyyMMddHHmm (UTC).',
-    );
-  }
-  if (end <= start) return invalidRequest(context, 'periodEnd must be after periodStart.');
-  const oneYearOn = new Date(start);
-  oneYearOn.setUTCFullYear(oneYearOn.getUTCFullYear() + 1);
-  if (end > oneYearOn.getTime()) {
-    return invalidRequest(
-      context,
-      'The amount of requested data exceeds allowed limit. The maximum period per request is 1 year.',
-    );
-  }
+  const period = requestedPeriod(query, context);
+  if ('status' in period) return period;
+  const { start, end } = period;
   const window = `${formatMinute(start)}/${formatMinute(end)}`;
   if (processType !== 'A01') {
     // Like CZ 2016: a day-ahead forecast exists, the current and intraday ones do not.

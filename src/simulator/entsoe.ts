@@ -61,6 +61,24 @@ export function answerEntsoe(query: URLSearchParams, context: EntsoeContext): So
       `Input parameter in_Domain=${eic} is not valid. ${DEPENDENCY_TABLES}`,
     );
   }
+  const period = requestedPeriod(query, context);
+  if ('status' in period) return period;
+  const { start, end } = period;
+  const psrType = query.get('psrType');
+  if (psrType !== null && !PSR_TYPE.test(psrType)) {
+    return invalidRequest(context, `psrType ${psrType} is not valid for this area.`);
+  }
+  return generationDocument(profile, start, end, psrType, context);
+}
+
+/**
+ * `periodStart` and `periodEnd` as epoch ms, or the platform's refusal: unreadable, not in order,
+ * or more than the one year a request may cover.
+ */
+export function requestedPeriod(
+  query: URLSearchParams,
+  context: ReplyContext,
+): { start: number; end: number } | SourceReply {
   const start = parsePeriodParam(query.get('periodStart') as string);
   const end = parsePeriodParam(query.get('periodEnd') as string);
   if (start === undefined || end === undefined) {
@@ -78,11 +96,7 @@ export function answerEntsoe(query: URLSearchParams, context: EntsoeContext): So
       'The amount of requested data exceeds allowed limit. The maximum period per request is 1 year.',
     );
   }
-  const psrType = query.get('psrType');
-  if (psrType !== null && !PSR_TYPE.test(psrType)) {
-    return invalidRequest(context, `psrType ${psrType} is not valid for this area.`);
-  }
-  return generationDocument(profile, start, end, psrType, context);
+  return { start, end };
 }
 
 /** The reply to a valid request whose window holds no published data. */
