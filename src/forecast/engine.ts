@@ -29,8 +29,6 @@ export interface ForecastEngineOptions {
 }
 
 const RECOMPUTE_AT_LEAST_MS = 3_600_000;
-/** Issue times fall on this grid, so that every instance computes the same forecast. */
-const ISSUE_GRID_SECONDS = 300;
 const BACKTEST_EVERY_SECONDS = DAY_SECONDS;
 /** After a failed backtest, the next attempt waits this long. */
 const BACKTEST_RETRY_MS = 3_600_000;
@@ -206,7 +204,9 @@ export class ForecastEngine implements ForecastBook {
 
   private async prepareAll(nowMs: number): Promise<void> {
     const { store, logger } = this.options;
-    const nowTs = Math.floor(nowMs / 1000 / ISSUE_GRID_SECONDS) * ISSUE_GRID_SECONDS;
+    // The time itself, not a grid below it: an upstream forecast stamped with the current half
+    // hour (NESO's fw48h) is issued before now and must be seen at once.
+    const nowTs = Math.floor(nowMs / 1000);
     const gridEndTs = nowTs + (HORIZON_HOURS + 2) * HOUR_SECONDS;
     for (const { code } of ZONES) {
       for (const basis of forecastBases(code)) {
