@@ -11,10 +11,14 @@ import type { ZoneSeries } from '../serving/zone-series.js';
  * the hot path. The black-box suite validates every body they produce against the OpenAPI schemas.
  */
 
-const UNIT = 'gCO2eq/kWh';
+export const UNIT = 'gCO2eq/kWh';
 
 /** Served values carry 1 decimal (decisions.md, "Numbers"). */
 export const round1 = (value: number): number => Number(value.toFixed(1));
+
+/** `round1`, or null for a figure that could not be measured (NaN, stored as null). */
+export const round1OrNull = (value: number | null): number | null =>
+  value !== null && Number.isFinite(value) ? round1(value) : null;
 
 export interface HistoryBody {
   readonly zone: string;

@@ -2,6 +2,7 @@ import { formatTs } from '../core/time.js';
 import type { ForecastBasis, ForecastBook, ZoneForecast } from '../forecast/book.js';
 import { defaultForecastBasis } from '../forecast/inputs.js';
 import { EncodedBody } from '../serving/response-cache.js';
+import { round1, round1OrNull, UNIT } from './encode.js';
 import type { ForecastRequest } from './query.js';
 import type { ForecastResponse } from './schemas.js';
 
@@ -11,10 +12,6 @@ import type { ForecastResponse } from './schemas.js';
  * horizon, covered intervals) and kept, with its ETag and its compressed variants made on demand,
  * until the forecast changes or time moves the horizon over one more interval.
  */
-
-const UNIT = 'gCO2eq/kWh';
-const round1 = (value: number): number | null =>
-  Number.isFinite(value) ? Math.round(value * 10) / 10 : null;
 
 export const NOTE_NO_FORECAST =
   'no forecast for this zone yet: it needs at least 7 days of published values ' +
@@ -105,9 +102,9 @@ function forecastResponse(
   for (let i = 0; i < count; i++) {
     data.push({
       ts: formatTs(forecast.startTs + i * forecast.stepSeconds),
-      gco2eq_kwh: round1(forecast.values[i]!)!,
-      p10: round1(forecast.p10[i]!),
-      p90: round1(forecast.p90[i]!),
+      gco2eq_kwh: round1(forecast.values[i]!),
+      p10: round1OrNull(forecast.p10[i]!),
+      p90: round1OrNull(forecast.p90[i]!),
     });
   }
   return {

@@ -4,6 +4,7 @@ import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
 import { representationFor } from './data-responder.js';
 import type { ForecastBodies } from './forecast-bodies.js';
+import { round1OrNull } from './encode.js';
 import { CACHE_CONTROL } from './headers.js';
 import {
   FORECAST_PARAMS,
@@ -34,10 +35,9 @@ export interface ForecastDeps {
   readonly backtest: () => BacktestRun | null;
 }
 
-const round1 = (value: number): number | null =>
-  Number.isFinite(value) ? Math.round(value * 10) / 10 : null;
-const round3 = (value: number): number | null =>
-  Number.isFinite(value) ? Math.round(value * 1000) / 1000 : null;
+/** Ratios of the skill table carry 3 decimals; a figure that could not be measured is null. */
+const round3 = (value: number | null): number | null =>
+  value !== null && Number.isFinite(value) ? Number(value.toFixed(3)) : null;
 const instantOrNull = (ts: number | null): string | null => (ts === null ? null : formatTs(ts));
 
 export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void {
@@ -119,9 +119,9 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
             to: instantOrNull(entry.to),
             issues: entry.issues,
             n: row.n,
-            mae: round1(row.mae),
-            rmse: round1(row.rmse),
-            mape: round1(row.mape),
+            mae: round1OrNull(row.mae),
+            rmse: round1OrNull(row.rmse),
+            mape: round1OrNull(row.mape),
             skill_vs_persistence: round3(row.skill_vs_persistence),
             skill_vs_climatology: round3(row.skill_vs_climatology),
             spearman: round3(row.spearman),
