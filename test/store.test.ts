@@ -199,6 +199,9 @@ describe.each(backends)('store contract: $name', (backend) => {
     await store.saveBacktest(run(T0));
     await store.saveBacktest(run(T0 + H));
     expect(await store.newestBacktest()).toEqual(run(T0 + H));
+    // A caller holding the newest is not sent it again; one holding an older one is.
+    expect(await store.newestBacktest(T0 + H)).toBeNull();
+    expect(await store.newestBacktest(T0)).toEqual(run(T0 + H));
   });
 
   it('serves each basis from its own column, and the mix of published intervals', async () => {

@@ -117,8 +117,9 @@ export class ForecastEngine implements ForecastBook {
     const nowMs = this.clock();
     if (nowMs - this.backtestLookedUpAtMs >= BACKTEST_LOOKUP_MS) {
       this.backtestLookedUpAtMs = nowMs;
-      const stored = await this.options.store.newestBacktest();
-      if (stored && stored.createdAt !== this.backtestRun?.createdAt) {
+      // Read and parsed only when another instance or the CLI stored a newer one.
+      const stored = await this.options.store.newestBacktest(this.backtestRun?.createdAt);
+      if (stored) {
         this.useBacktest(stored);
         this.computedVersion = -1;
       }

@@ -128,8 +128,11 @@ export interface Store {
    */
   saveBacktest(run: BacktestRun): Promise<void>;
 
-  /** The newest backtest saved, or null. */
-  newestBacktest(): Promise<BacktestRun | null>;
+  /**
+   * The newest backtest saved, or null; also null when the newest is the one created at
+   * `unlessCreatedAt`, which the caller already holds (the run is then not read nor parsed).
+   */
+  newestBacktest(unlessCreatedAt?: number): Promise<BacktestRun | null>;
 
   /** Every stored row of a zone in `[fromTs, toTs)`, complete or not, ascending. */
   readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]>;

@@ -371,9 +371,11 @@ export class PostgresStore implements Store {
     });
   }
 
-  async newestBacktest(): Promise<BacktestRun | null> {
+  async newestBacktest(unlessCreatedAt?: number): Promise<BacktestRun | null> {
     const { rows } = await this.pool.query<{ run: string }>(
-      `SELECT run FROM backtests ORDER BY id DESC LIMIT 1`,
+      `SELECT run FROM backtests WHERE id = (SELECT max(id) FROM backtests)
+       AND created_at IS DISTINCT FROM $1`,
+      [unlessCreatedAt ?? null],
     );
     return rows[0] ? (JSON.parse(rows[0].run) as BacktestRun) : null;
   }

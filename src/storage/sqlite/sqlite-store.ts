@@ -151,7 +151,12 @@ export class SqliteStore implements Store {
       pruneBacktests: db.prepare(
         `DELETE FROM backtests WHERE id NOT IN (SELECT id FROM backtests ORDER BY id DESC LIMIT ?)`,
       ),
-      newestBacktest: db.prepare(`SELECT run FROM backtests ORDER BY id DESC LIMIT 1`).pluck(),
+      newestBacktest: db
+        .prepare(
+          `SELECT run FROM backtests WHERE id = (SELECT max(id) FROM backtests)
+           AND created_at IS NOT ?`,
+        )
+        .pluck(),
       upsertForecast: db.prepare(
         `INSERT INTO forecasts (zone, ts, kind, issued_at, value, version)
          VALUES (@zone, @ts, @kind, @issuedAt, @value, @version)
@@ -337,8 +342,8 @@ export class SqliteStore implements Store {
     );
   }
 
-  async newestBacktest(): Promise<BacktestRun | null> {
-    const text = this.statements.newestBacktest.get() as string | undefined;
+  async newestBacktest(unlessCreatedAt?: number): Promise<BacktestRun | null> {
+    const text = this.statements.newestBacktest.get(unlessCreatedAt ?? null) as string | undefined;
     return text === undefined ? null : (JSON.parse(text) as BacktestRun);
   }
 
