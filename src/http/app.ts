@@ -28,6 +28,7 @@ import {
 } from './errors.js';
 import { DataResponder } from './data-responder.js';
 import { createFastPath } from './fast-path.js';
+import { adaptGridcarbon } from './compat/gridcarbon/adapter.js';
 import { ForecastBodies } from './forecast-bodies.js';
 import { DEFAULT_WEB_ROOT, registerDashboard } from './dashboard.js';
 import { registerMetrics, ServiceMetrics } from './metrics.js';
@@ -162,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           // First, so that every request is counted: refused, fast path and framework alike.
           metrics?.observe(request, response);
           if (!guard.admit(request, response)) return;
+          adaptGridcarbon(request, response);
           // No protocol is upgraded here, and after an Upgrade request Node parses nothing more
           // on the connection: answer it and close, rather than leave the client waiting.
           if (request.headers.upgrade !== undefined) response.setHeader('connection', 'close');

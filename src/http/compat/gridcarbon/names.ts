@@ -1,0 +1,156 @@
+import type { Method } from '../../../core/reading.js';
+import type { SourceId } from '../../../core/zones.js';
+
+/**
+ * The names of the hosted service gridco2 replaces ("gridcarbon"), for `/compat/gridcarbon/v1`
+ * (extensions §14, docs/compat.md): its clients compare `source` and `method` against these
+ * literals, so the same bodies are served with them. Pure text transforms over what /v1 sends;
+ * nothing else of a body changes.
+ */
+
+export const GRIDCARBON_PREFIX = '/compat/gridcarbon';
+
+const SOURCE_NAMES: Readonly<Record<SourceId, string>> = {
+  'europe-tso': 'entsoe',
+  'us-agency': 'eia',
+  'uk-operator': 'uk-neso',
+};
+
+const METHOD_NAMES: Readonly<Partial<Record<Method, string>>> = {
+  'upstream:uk-operator:actual': 'upstream:uk-neso:actual',
+  'upstream:uk-operator:forecast': 'upstream:uk-neso:forecast',
+};
+
+/** Our name -> the replaced service's name, for sources and methods (`computed:*` unchanged). */
+const OUTGOING: ReadonlyMap<string, string> = new Map([
+  ...Object.entries(SOURCE_NAMES),
+  ...Object.entries(METHOD_NAMES),
+]);
+
+/** The replaced service's name -> ours, for what clients send. */
+const INCOMING: ReadonlyMap<string, string> = new Map(
+  [...OUTGOING].map(([ours, theirs]) => [theirs, ours]),
+);
+
+/** A `/v1` path named in text (`GET /v1/zones`, `see /v1 for`), not `/v10` nor `x/v1`. */
+const V1_PATH = /(?<![\w./-])\/v1(?![\w-])/g;
+
+/** The text of a JSON string (or a CSV cell) as served under the prefix. */
+function renameValue(value: string): string {
+  const renamed = OUTGOING.get(value);
+  if (renamed !== undefined) return renamed;
+  return value.includes('/v1') ? value.replace(V1_PATH, `${GRIDCARBON_PREFIX}/v1`) : value;
+}
+
+/** Whether `text` may hold anything renameValue changes: most bodies do not, and stay as sent. */
+const mayRename = (text: string): boolean =>
+  text.includes('/v1') ||
+  text.includes('europe-tso') ||
+  text.includes('us-agency') ||
+  text.includes('uk-operator');
+
+/**
+ * JSON text (a document, or complete lines of one: JSON strings hold no raw line break) with
+ * every string token that is exactly a source or method name renamed, object keys included (the
+ * factor mappings are keyed by source), and `/v1` paths inside strings moved under the prefix.
+ * Everything between string tokens (numbers, spacing, order) is copied byte for byte.
+ */
+export function renameJson(text: string): string {
+  if (!mayRename(text)) return text;
+  let out = '';
+  let copied = 0;
+  let open = text.indexOf('"');
+  while (open !== -1) {
+    const close = closingQuote(text, open);
+    if (close === -1) break;
+    const value = text.slice(open + 1, close);
+    const renamed = renameValue(value);
+    if (renamed !== value) {
+      out += text.slice(copied, open + 1) + renamed;
+      copied = close;
+    }
+    open = text.indexOf('"', close + 1);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** The index of the quote that closes the string opened at `open`, or -1. */
+function closingQuote(text: string, open: number): number {
+  let at = text.indexOf('"', open + 1);
+  while (at !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) return at;
+    at = text.indexOf('"', at + 1);
+  }
+  return -1;
+}
+
+/** CSV lines (the export's): a cell that is exactly a source or method name is renamed. */
+export function renameCsv(text: string): string {
+  if (!mayRename(text)) return text;
+  return text
+    .split('\n')
+    .map((line) => (mayRename(line) ? line.split(',').map(renameValue).join(',') : line))
+    .join('\n');
+}
+
+/** A Link or Location header: its `/v1` URLs under the prefix, query values in the old names. */
+export function renameLinkHeader(value: string): string {
+  return value.replace(/<([^>]*)>/g, (_match, target: string) => `<${renameTarget(target)}>`);
+}
+
+function renameTarget(target: string): string {
+  const mark = target.indexOf('?');
+  const path = mark < 0 ? target : target.slice(0, mark);
+  const prefixed = path.startsWith('/v1') ? `${GRIDCARBON_PREFIX}${path}` : path;
+  if (mark < 0) return prefixed;
+  const query = target
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals < 0) return pair;
+      const renamed = OUTGOING.get(decodeOrKeep(pair.slice(equals + 1)));
+      return renamed === undefined ? pair : `${pair.slice(0, equals + 1)}${renamed}`;
+    })
+    .join('&');
+  return `${prefixed}?${query}`;
+}
+
+/**
+ * A request target under the prefix as the /v1 target it stands for: the prefix removed and every
+ * query value that is exactly an old source or method name given ours (clients send the names
+ * they know). Anything else, malformed escapes included, is passed on untouched for /v1 to judge.
+ */
+export function v1Target(target: string): string {
+  const rest = target.slice(GRIDCARBON_PREFIX.length);
+  const mark = rest.indexOf('?');
+  if (mark < 0) return rest;
+  const query = rest
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals < 0) return pair;
+      const ours = INCOMING.get(decodeOrKeep(pair.slice(equals + 1)));
+      return ours === undefined ? pair : `${pair.slice(0, equals + 1)}${ours}`;
+    })
+    .join('&');
+  return `${rest.slice(0, mark)}?${query}`;
+}
+
+/** Whether a request target is under `/compat/gridcarbon/v1` (the path, not a look-alike). */
+export function isGridcarbonTarget(target: string): boolean {
+  if (!target.startsWith(`${GRIDCARBON_PREFIX}/v1`)) return false;
+  const next = target.charAt(GRIDCARBON_PREFIX.length + 3);
+  return next === '' || next === '/' || next === '?';
+}
+
+function decodeOrKeep(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
+}
