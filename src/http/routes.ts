@@ -29,6 +29,7 @@ import type { RateLimiter } from './rate-limiter.js';
 import { registerCloudZones } from './cloud-zones.js';
 import { registerCarbonAware } from './compat/carbon-aware.js';
 import { registerElectricityMaps } from './compat/electricitymaps.js';
+import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
   errorResponses,
@@ -404,5 +405,6 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     forecasts: () => app.forecasts,
   };
   registerElectricityMaps(app, compat);
+  registerHomeAssistant(app, compat);
   registerCarbonAware(app, compat);
 }

@@ -69,7 +69,7 @@ const ZONE_PARAMS = ['zone', 'lat', 'lon', 'emissionFactorType'];
 const emError = (status: number, message: string, headers: Record<string, string> = {}) =>
   new ApiError(status, message, undefined, headers);
 
-const ERRORS = {
+export const ERRORS = {
   noLocation: () => emError(400, 'give zone (e.g. zone=DE or zone=DK-DK1) or both lat and lon'),
   invalid: (param: string, example: string) =>
     emError(400, `invalid ${param}: use e.g. ${param}=${example}`),
@@ -92,7 +92,7 @@ const ERRORS = {
 };
 
 /** A coordinate as clients write it: `52.3667`, or `52,3667` from a culture with a decimal comma. */
-function coordinate(
+export function coordinate(
   text: string | undefined,
   param: 'lat' | 'lon',
   limit: number,
@@ -121,7 +121,7 @@ function zoneOf(params: ReadonlyMap<string, string>): Zone {
 }
 
 /** `emissionFactorType`: lifecycle (Electricity Maps' default) or direct. */
-function basisOf(params: ReadonlyMap<string, string>): Basis {
+export function basisOf(params: ReadonlyMap<string, string>): Basis {
   const given = params.get('emissionFactorType') ?? 'lifecycle';
   if (given !== 'lifecycle' && given !== 'direct') {
     throw ERRORS.invalid('emissionFactorType', 'lifecycle or emissionFactorType=direct');
@@ -144,7 +144,7 @@ async function hourlyReadingsIn(
 }
 
 /** The newest whole hour of a zone, if any. */
-async function newestHourlyReading(
+export async function newestHourlyReading(
   deps: CompatDeps,
   zone: Zone,
   basis: Basis,
@@ -157,7 +157,7 @@ async function newestHourlyReading(
 }
 
 /** Hourly mixes of a zone in `[from, to)`. */
-async function hourlyMixesIn(deps: CompatDeps, zone: Zone, from: number, to: number) {
+export async function hourlyMixesIn(deps: CompatDeps, zone: Zone, from: number, to: number) {
   return hourlyMixes(await mixesIn(deps, zone, from, to), stepOf(zone), mixUnitOf(zone));
 }
 
@@ -337,7 +337,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
 }
 
 /** `{"error": "..."}` with the error's status and headers, never cached. */
-function sendEmError(reply: FastifyReply, error: ApiError): FastifyReply {
+export function sendEmError(reply: FastifyReply, error: ApiError): FastifyReply {
   reply.header('cache-control', CACHE_CONTROL.error);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   const message = error.hint === undefined ? error.message : `${error.message}: ${error.hint}`;
