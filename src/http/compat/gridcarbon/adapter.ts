@@ -147,7 +147,13 @@ function renameBody(body: Buffer, headers: Headers, rename: Rename): Buffer {
   const encoding = headerOf(headers, 'content-encoding')?.trim().toLowerCase();
   const codec = encoding === undefined ? IDENTITY : CODECS[encoding];
   if (!codec) return body;
-  const text = codec.decode(body).toString('utf8');
+  let text: string;
+  try {
+    text = codec.decode(body).toString('utf8');
+  } catch {
+    // Not what its Content-Encoding says: sent as it is rather than failing the response.
+    return body;
+  }
   const renamed = rename(text);
   return renamed === text ? body : codec.encode(Buffer.from(renamed, 'utf8'));
 }
