@@ -235,8 +235,8 @@ describe('the zone of a home location', () => {
     ['Enna', 37.57, 14.28, 'IT-SICI'],
     ['Alghero', 40.56, 8.32, 'IT-SARD'],
     ['Austin, Texas (the Lower 48)', 30.2672, -97.7431, 'US'],
-  ])('%s is in %s', (_place, lat, lon, zone) => {
-    expect(zoneAtHome(lat, lon)?.code).toBe(zone);
+  ])('%s is in %s', async (_place, lat, lon, zone) => {
+    expect((await zoneAtHome(lat, lon))?.code).toBe(zone);
   });
 
   it.each([
@@ -245,7 +245,7 @@ describe('the zone of a home location', () => {
     ['Tokyo', 35.6762, 139.6503],
     ['the North Sea', 56.0, 3.0],
     ['Reykjavík', 64.1466, -21.9426],
-  ])('%s is in none of our zones', (_place, lat, lon) => {
-    expect(zoneAtHome(lat, lon)).toBeUndefined();
+  ])('%s is in none of our zones', async (_place, lat, lon) => {
+    expect(await zoneAtHome(lat, lon)).toBeUndefined();
   });
 });

@@ -86,7 +86,9 @@ const noData = (countryCode: string): HomeAssistantBody => ({
 });
 
 /** The zone asked for, and the code to answer with when it has no data. */
-function locate(params: ReadonlyMap<string, string>): { zone?: Zone; asked: string } {
+async function locate(
+  params: ReadonlyMap<string, string>,
+): Promise<{ zone?: Zone; asked: string }> {
   const given = params.get('zone')?.trim();
   if (given !== undefined && given !== '') {
     const zone = resolveCompatZone(given);
@@ -95,7 +97,7 @@ function locate(params: ReadonlyMap<string, string>): { zone?: Zone; asked: stri
   const lat = coordinate(params.get('lat'), 'lat', 90);
   const lon = coordinate(params.get('lon'), 'lon', 180);
   if (lat === undefined || lon === undefined) throw EM_ERRORS.noLocation();
-  const zone = zoneAtHome(lat, lon);
+  const zone = await zoneAtHome(lat, lon);
   return zone ? { zone, asked: electricityMapsKeyOf(zone) } : { asked: '' };
 }
 
@@ -112,7 +114,7 @@ export function registerHomeAssistant(app: FastifyInstance, deps: CompatDeps): v
         },
         async (request): Promise<HomeAssistantBody> => {
           const params = readParams(request.url, PARAMS);
-          const { zone, asked } = locate(params);
+          const { zone, asked } = await locate(params);
           const basis = basisOf(params);
           if (!zone) return noData(asked);
           const reading = await newestHourlyReading(deps, zone, basis);

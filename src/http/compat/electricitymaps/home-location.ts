@@ -1,4 +1,4 @@
-import { iso1A2Code, isIn } from '@rapideditor/country-coder';
+import type * as CountryCoder from '@rapideditor/country-coder';
 import { findZone, type Zone } from '../../../core/zones.js';
 
 /**
@@ -7,8 +7,14 @@ import { findZone, type Zone } from '../../../core/zones.js';
  * country comes from country-coder's borders (OpenStreetMap iD's offline country lookup); a
  * country that is one of our zones is that zone; a country split into bidding zones (DK, SE,
  * NO, IT) gives the zone of its nearest reference town below, an approximation near the internal
- * borders that docs/compat.md states. Pure: no I/O.
+ * borders that docs/compat.md states. No I/O.
  */
+
+/**
+ * The borders cost some 0.3-0.6 s and 20 MB when loaded (measured on a busy 2-core machine), so
+ * they are loaded by the first request that needs them, not at every start.
+ */
+let countryCoder: Promise<typeof CountryCoder> | undefined;
 
 /** Countries (ISO 3166-1 alpha-2) that lie in one of our zones as a whole. */
 const ZONE_OF_COUNTRY: Readonly<Record<string, string>> = {
@@ -243,7 +249,8 @@ const SPLIT_COUNTRIES: Readonly<Record<string, string>> = {
 };
 
 /** The zone a home at `lat`, `lon` draws from, if it is one of ours. */
-export function zoneAtHome(lat: number, lon: number): Zone | undefined {
+export async function zoneAtHome(lat: number, lon: number): Promise<Zone | undefined> {
+  const { iso1A2Code, isIn } = await (countryCoder ??= import('@rapideditor/country-coder'));
   const location: [number, number] = [lon, lat];
   const country = iso1A2Code(location);
   if (country === null) return undefined;
