@@ -93,7 +93,8 @@ function indexBody(demo: boolean): IndexResponse {
       cloud_zones:
         'GET /v1/zones/cloud: the AWS, Google Cloud and Azure regions in the 45 zones; zone= ' +
         'takes them as provider:region (e.g. aws:eu-central-1). Compatibility APIs for existing ' +
-        'clients: /compat/electricitymaps/v3 and /compat/carbon-aware (docs/compat.md).',
+        'clients: /compat/electricitymaps/v3, /compat/carbon-aware, and /compat/gridcarbon/v1 ' +
+        "(this API with the replaced gridcarbon service's source names) (docs/compat.md).",
       status: 'GET /v1/status: freshness of each source; 503 when a source is behind.',
       openapi: 'GET /v1/openapi.json: this API as an OpenAPI 3.1 document.',
       mix:
