@@ -289,6 +289,16 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (cache) =>
     expect(cached.status).toBe(304);
     expect(cached.text).toBe('');
 
+    // A HEAD of a long response stays a HEAD: its headers, and no stream opened.
+    for (const path of ['/export?zones=DE,GB', '/stream?zones=GB']) {
+      const heads = await both(path, {}, 'HEAD');
+      expect(heads.compat.status).toBe(200);
+      expect(heads.compat.text).toBe('');
+      for (const name of ['content-type', 'cache-control', 'content-disposition']) {
+        expect(heads.compat.headers.get(name)).toBe(heads.v1.headers.get(name));
+      }
+    }
+
     expectRenamedHeadersOnly(await both('/zones', {}, 'OPTIONS'));
     const post = await both('/zones', {}, 'POST');
     expect(post.compat.status).toBe(405);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import {
   brotliCompressSync,
   brotliDecompressSync,
@@ -58,6 +59,7 @@ type Headers = OutgoingHttpHeaders | (string | string[] | number)[];
 function renameResponse(response: ServerResponse): void {
   const writeHead = response.writeHead.bind(response) as (
     status: number,
+    message: string | undefined,
     headers?: Headers,
   ) => ServerResponse;
   const write = response.write.bind(response) as (
@@ -68,9 +70,13 @@ function renameResponse(response: ServerResponse): void {
     chunk?: string | Buffer,
     callback?: () => void,
   ) => ServerResponse;
+  // As they are, for what is passed on untouched (with whatever arguments it was given).
+  const passWrite = response.write.bind(response);
+  const passEnd = response.end.bind(response);
 
   /** Set when the body is held whole until end; else lines are renamed as written. */
-  let held: { status: number; headers: Headers; chunks: Buffer[] } | undefined;
+  let held:
+    { status: number; message: string | undefined; headers: Headers; chunks: Buffer[] } | undefined;
   let rename: Rename | undefined;
   /** An unfinished line of a renamed stream, kept until its end arrives. */
   let tail = '';
@@ -78,16 +84,17 @@ function renameResponse(response: ServerResponse): void {
 
   const start = (status: number, statusMessageOrHeaders?: string | Headers, more?: Headers) => {
     started = true;
-    const given = typeof statusMessageOrHeaders === 'string' ? more : statusMessageOrHeaders;
+    const message = typeof statusMessageOrHeaders === 'string' ? statusMessageOrHeaders : undefined;
+    const given = message === undefined ? (statusMessageOrHeaders as Headers | undefined) : more;
     const headers = renameHeaders(given ?? {});
     renameSetHeaders(response);
     rename = renameFor(headerOf(headers, 'content-type') ?? stringHeader(response, 'content-type'));
     const length = headerOf(headers, 'content-length') ?? stringHeader(response, 'content-length');
     if (rename && length !== undefined && status !== 304) {
-      held = { status, headers, chunks: [] };
+      held = { status, message, headers, chunks: [] };
       return response;
     }
-    return writeHead(status, headers);
+    return writeHead(status, message, headers);
   };
 
   const renameLines = (text: string, last: boolean): string => {
@@ -98,8 +105,13 @@ function renameResponse(response: ServerResponse): void {
     return rename(all.slice(0, cut));
   };
 
-  const chunkText = (chunk: unknown): string =>
-    typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+  // Bytes of a character may arrive in two chunks: decoded across them.
+  const decoder = new StringDecoder('utf8');
+  const chunkText = (chunk: unknown, last = false): string => {
+    const text =
+      typeof chunk === 'string' ? chunk : chunk == null ? '' : decoder.write(toBuffer(chunk));
+    return last ? text + decoder.end() : text;
+  };
 
   response.writeHead = start as ServerResponse['writeHead'];
 
@@ -112,7 +124,9 @@ function renameResponse(response: ServerResponse): void {
       if (done) process.nextTick(done);
       return true;
     }
-    if (!rename) return write(chunk as string | Buffer, done);
+    if (!rename) {
+      return passWrite(...([chunk, encodingOrCallback, callback] as Parameters<typeof passWrite>));
+    }
     return write(renameLines(chunkText(chunk), false), done);
   }) as ServerResponse['write'];
 
@@ -124,16 +138,18 @@ function renameResponse(response: ServerResponse): void {
     if (!started) implicitHead();
     if (held) {
       if (body !== undefined) held.chunks.push(toBuffer(body));
-      const { status, headers, chunks } = held;
+      const { status, message, headers, chunks } = held;
       held = undefined;
       const renamed = renameBody(Buffer.concat(chunks), headers, rename!);
-      writeHead(status, setHeader(headers, 'content-length', String(renamed.length)));
+      const length = String(renamed.length);
+      if (response.hasHeader('content-length')) response.setHeader('content-length', length);
+      writeHead(status, message, setHeader(headers, 'content-length', length));
       return end(renamed, done);
     }
     if (!rename || (body === undefined && tail === '')) {
-      return end(body as string | Buffer | undefined, done);
+      return passEnd(...([chunk, encodingOrCallback, callback] as Parameters<typeof passEnd>));
     }
-    return end(renameLines(chunkText(body), true), done);
+    return end(renameLines(chunkText(body, true), true), done);
   }) as ServerResponse['end'];
 
   /** A body written without writeHead: its headers are the ones set on the response. */
