@@ -103,6 +103,8 @@ const ERRORS = [
   '/schedule',
   '/nope',
   '/intensity/latest/extra',
+  '/intensity?zone=%ZZ',
+  '/%E0%A4%A',
 ];
 
 describe.each(['off', 'ready'] as const)('with the reading cache %s', (cache) => {
