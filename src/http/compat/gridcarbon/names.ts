@@ -43,55 +43,35 @@ function renameValue(value: string): string {
 }
 
 /** Whether `text` may hold anything renameValue changes: most bodies do not, and stay as sent. */
-const mayRename = (text: string): boolean =>
-  text.includes('/v1') ||
-  text.includes('europe-tso') ||
-  text.includes('us-agency') ||
-  text.includes('uk-operator');
+const MAY_RENAME = /\/v1|europe-tso|us-agency|uk-operator/;
 
 /**
- * JSON text (a document, or complete lines of one: JSON strings hold no raw line break) with
- * every string token that is exactly a source or method name renamed, object keys included (the
- * factor mappings are keyed by source), and `/v1` paths inside strings moved under the prefix.
- * Everything between string tokens (numbers, spacing, order) is copied byte for byte.
+ * A JSON string token that is exactly one of our names. In valid JSON a quote preceded by a
+ * backslash is inside a string, and any other quote before a letter opens a token (a closing
+ * quote is followed by `:`, `,`, `}`, `]` or space), so these are exactly the names that are
+ * whole values or keys. (The names hold only letters, `-` and `:`: nothing to escape.)
+ */
+const NAME_TOKEN = new RegExp(`(?<!\\\\)"(${[...OUTGOING.keys()].join('|')})"`, 'g');
+
+/**
+ * JSON text (a document, or complete lines of one: server-sent events, NDJSON) with every string
+ * token that is exactly a source or method name renamed, object keys included (the factor
+ * mappings are keyed by source), and `/v1` paths (which JSON holds only inside strings) moved
+ * under the prefix. Every other byte is copied as it is.
  */
 export function renameJson(text: string): string {
-  if (!mayRename(text)) return text;
-  let out = '';
-  let copied = 0;
-  let open = text.indexOf('"');
-  while (open !== -1) {
-    const close = closingQuote(text, open);
-    if (close === -1) break;
-    const value = text.slice(open + 1, close);
-    const renamed = renameValue(value);
-    if (renamed !== value) {
-      out += text.slice(copied, open + 1) + renamed;
-      copied = close;
-    }
-    open = text.indexOf('"', close + 1);
-  }
-  return copied === 0 ? text : out + text.slice(copied);
-}
-
-/** The index of the quote that closes the string opened at `open`, or -1. */
-function closingQuote(text: string, open: number): number {
-  let at = text.indexOf('"', open + 1);
-  while (at !== -1) {
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === 92) backslashes++;
-    if (backslashes % 2 === 0) return at;
-    at = text.indexOf('"', at + 1);
-  }
-  return -1;
+  if (!MAY_RENAME.test(text)) return text;
+  return text
+    .replace(NAME_TOKEN, (_token, name: string) => `"${OUTGOING.get(name)!}"`)
+    .replace(V1_PATH, `${GRIDCARBON_PREFIX}/v1`);
 }
 
 /** CSV lines (the export's): a cell that is exactly a source or method name is renamed. */
 export function renameCsv(text: string): string {
-  if (!mayRename(text)) return text;
+  if (!MAY_RENAME.test(text)) return text;
   return text
     .split('\n')
-    .map((line) => (mayRename(line) ? line.split(',').map(renameValue).join(',') : line))
+    .map((line) => (MAY_RENAME.test(line) ? line.split(',').map(renameValue).join(',') : line))
     .join('\n');
 }
 
