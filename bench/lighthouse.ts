@@ -2,13 +2,14 @@
 /// <reference lib="dom" />
 /**
  * `npm run lighthouse`: the dashboard as a visitor gets it. Starts `gridco2 demo` (the built CLI,
- * in an empty folder, a year of synthetic history), then with Debian's Chromium:
+ * in an empty folder, a year of synthetic history), then with the browser test's Chromium (the one
+ * an npm package ships, or CHROME_PATH's: test/support/chromium.ts):
  *   1. Lighthouse (mobile preset, simulated throttling) on `/`: performance, accessibility and
  *      best practices, failing below 90 / 95 / 95;
  *   2. the first screen on loopback, five loads without cache: time until it is drawn with its
  *      data (the page's `gridco2:first-screen` mark) and the bytes transferred (page, assets, API);
  *   3. a screenshot at 1280 px for the README (docs/dashboard.png).
- * CHROME_PATH names another Chromium; --days sets the history (default 370).
+ * --days sets the history (default 370).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,9 +19,10 @@ import { fileURLToPath } from 'node:url';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
+import { chromiumForTests } from '../test/support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CHROME = process.env['CHROME_PATH'] ?? '/usr/bin/chromium';
+const CHROME = await chromiumForTests();
 const THRESHOLDS = { performance: 90, accessibility: 95, 'best-practices': 95 } as const;
 const daysArg = process.argv.indexOf('--days');
 const DAYS = daysArg > 0 ? Number(process.argv[daysArg + 1]) : 370;
@@ -83,8 +85,9 @@ async function startDemo(cwd: string) {
 
 async function runLighthouse(url: string): Promise<Record<string, number>> {
   const chrome = await chromeLauncher.launch({
-    chromePath: CHROME,
-    chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu'],
+    chromePath: CHROME.executablePath,
+    envVars: CHROME.env,
+    chromeFlags: ['--headless=new', '--disable-gpu', ...CHROME.args],
   });
   try {
     const result = await lighthouse(`${url}/`, {
@@ -139,7 +142,11 @@ async function runLighthouse(url: string): Promise<Record<string, number>> {
 }
 
 async function measureLoopback(url: string) {
-  const browser = await chromium.launch({ executablePath: CHROME, args: ['--no-sandbox'] });
+  const browser = await chromium.launch({
+    executablePath: CHROME.executablePath,
+    env: CHROME.env,
+    args: [...CHROME.args],
+  });
   try {
     const times: number[] = [];
     const bytes: number[] = [];
@@ -190,7 +197,7 @@ try {
   const scores = await runLighthouse(demo.url);
   const loopback = await measureLoopback(demo.url);
   console.log(
-    `Lighthouse ${(await import('lighthouse/package.json', { with: { type: 'json' } })).default.version} (mobile, simulated throttling), Chromium at ${CHROME}:`,
+    `Lighthouse ${(await import('lighthouse/package.json', { with: { type: 'json' } })).default.version} (mobile, simulated throttling), ${CHROME.origin}:`,
   );
   for (const [category, minimum] of Object.entries(THRESHOLDS)) {
     const score = scores[category] ?? 0;

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumForTests } from './support/chromium.js';
 
 /**
- * The dashboard in a real browser: Debian's Chromium (installed by .ci/run; nothing downloads a
- * browser) driven by playwright-core, against `gridco2 demo` started as a user starts it (the
+ * The dashboard in a real browser: the headless Chromium shipped inside an npm package (or
+ * CHROME_PATH's; see test/support/chromium.ts) driven by playwright-core, against `gridco2 demo` started as a user starts it (the
  * CLI through tsx, in an empty folder), serving the page built by `npm run build` and synthetic
  * data for all 45 zones. Screenshots at 1280 and 360 px are kept in test/artefacts/.
  */
@@ -19,7 +20,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'src/cli/main.ts');
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const CHROMIUM = process.env['CHROME_PATH'] ?? '/usr/bin/chromium';
 const ARTEFACTS = join(ROOT, 'test/artefacts');
 const BUILT = join(ROOT, 'dist/web/index.html');
 // Enough history for the forecasts (7 days), so the greenest hours can be shown.
@@ -103,9 +103,8 @@ const tileValues = (page: Page) =>
 
 beforeAll(async () => {
   if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run npm run build first`);
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (as .ci/run does)`);
-  }
+  const chromiumUsed = await chromiumForTests();
+  console.info(`dashboard browser test: ${chromiumUsed.origin}`);
   mkdirSync(ARTEFACTS, { recursive: true });
   child = spawn(process.execPath, ['--import', TSX, CLI, 'demo', '--days', String(DAYS)], {
     cwd,
@@ -123,7 +122,11 @@ beforeAll(async () => {
   await waitForOutput(/45 of 45 zones current/, 120_000);
   await waitForOutput(/demo: backfill of \d+ days done/, 120_000);
   await untilForecastsServed();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await chromium.launch({
+    executablePath: chromiumUsed.executablePath,
+    env: chromiumUsed.env,
+    args: [...chromiumUsed.args],
+  });
 }, 180_000);
 
 afterAll(async () => {
