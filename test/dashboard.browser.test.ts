@@ -241,6 +241,10 @@ describe('the dashboard in Chromium', () => {
     expect(bytes).toBeGreaterThan(1000);
     expect(bytes).toBeLessThan(150_000);
     await page.screenshot({ path: join(ARTEFACTS, 'dashboard-1280.png'), fullPage: true });
+    await page
+      .locator('ul.tiles')
+      .nth(1)
+      .screenshot({ path: join(ARTEFACTS, 'tiles-us-1280.png') });
   });
 
   it('changes the values when the basis toggle is used', async () => {
@@ -400,6 +404,10 @@ describe('the dashboard in Chromium', () => {
     await small.screenshot({ path: join(ARTEFACTS, 'dashboard-360-first-screen.png') });
     await small.setViewportSize({ width: 360, height: 900 });
     await small.screenshot({ path: join(ARTEFACTS, 'dashboard-360.png'), fullPage: true });
+    await small
+      .locator('ul.tiles')
+      .nth(1)
+      .screenshot({ path: join(ARTEFACTS, 'tiles-us-360.png') });
     // The status table fits the screen, every column visible without scrolling.
     await small.goto(`${url}/#/status`);
     await rendered(small, 'status');
