@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumForTests } from './support/chromium.js';
 
 /**
- * The dashboard in a real browser: Debian's Chromium (installed by .ci/run; nothing downloads a
- * browser) driven by playwright-core, against `gridco2 demo` started as a user starts it (the
+ * The dashboard in a real browser: the headless Chromium shipped inside an npm package (or
+ * CHROME_PATH's; see test/support/chromium.ts) driven by playwright-core, against `gridco2 demo` started as a user starts it (the
  * CLI through tsx, in an empty folder), serving the page built by `npm run build` and synthetic
  * data for all 45 zones. Screenshots at 1280 and 360 px are kept in test/artefacts/.
  */
@@ -19,7 +20,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'src/cli/main.ts');
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const CHROMIUM = process.env['CHROME_PATH'] ?? '/usr/bin/chromium';
 const ARTEFACTS = join(ROOT, 'test/artefacts');
 const BUILT = join(ROOT, 'dist/web/index.html');
 // Enough history for the forecasts (7 days), so the greenest hours can be shown.
@@ -91,6 +91,30 @@ async function untilForecastsServed(): Promise<void> {
   throw new Error('/v1/schedule never answered 200');
 }
 
+/** No tile cuts its code or name, and no value (number and unit) takes two lines. */
+async function expectTilesWhole(page: Page): Promise<void> {
+  const faults = await page.$$eval('a.tile[data-zone]', (tiles) =>
+    tiles.flatMap((tile) => {
+      const zone = tile.getAttribute('data-zone');
+      const found: string[] = [];
+      for (const part of Array.from(tile.querySelectorAll<HTMLElement>('.code, .name'))) {
+        if (part.scrollWidth > part.clientWidth + 1) found.push(`${zone}: ${part.className} cut`);
+      }
+      const value = tile.querySelector('.value');
+      if (value) {
+        const range = document.createRange();
+        range.selectNodeContents(value);
+        const tops = Array.from(range.getClientRects())
+          .filter((rect) => rect.width > 0 && rect.height > 1)
+          .map((rect) => rect.bottom);
+        if (Math.max(...tops) - Math.min(...tops) > 8) found.push(`${zone}: value wraps`);
+      }
+      return found;
+    }),
+  );
+  expect(faults).toEqual([]);
+}
+
 const tileValues = (page: Page) =>
   page.$$eval('a.tile[data-zone]', (tiles) =>
     Object.fromEntries(
@@ -103,9 +127,8 @@ const tileValues = (page: Page) =>
 
 beforeAll(async () => {
   if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run npm run build first`);
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (as .ci/run does)`);
-  }
+  const chromiumUsed = await chromiumForTests();
+  console.info(`dashboard browser test: ${chromiumUsed.origin}`);
   mkdirSync(ARTEFACTS, { recursive: true });
   child = spawn(process.execPath, ['--import', TSX, CLI, 'demo', '--days', String(DAYS)], {
     cwd,
@@ -123,7 +146,11 @@ beforeAll(async () => {
   await waitForOutput(/45 of 45 zones current/, 120_000);
   await waitForOutput(/demo: backfill of \d+ days done/, 120_000);
   await untilForecastsServed();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await chromium.launch({
+    executablePath: chromiumUsed.executablePath,
+    env: chromiumUsed.env,
+    args: [...chromiumUsed.args],
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -156,6 +183,41 @@ describe('the dashboard in Chromium', () => {
       ['Great Britain (1)', 1],
     ]);
     expect(await page.locator('.ranking li').count()).toBe(45);
+    // Values of different ages sit together: never called "now", and each says its age.
+    await expect(page.locator('h1').textContent()).resolves.toMatch(/^Newest published/);
+    const ages = await page.locator('.ranking li .rank-age').allTextContents();
+    expect(ages).toHaveLength(45);
+    for (const age of ages) expect(age).toMatch(/^[\d.]+ (min|h|d) old$/);
+    // The first answer: where (newest values, with ages) and when (hours ahead) it is cleanest.
+    const where = await page.locator('.answer-part').first().locator('li').allTextContents();
+    expect(where).toHaveLength(5);
+    for (const line of where) expect(line).toMatch(/: [\d.]+ g, [\d.]+ (min|h|d) old$/);
+    const ahead = await page.locator('.answer-part').nth(1).locator('li').allTextContents();
+    expect(ahead).toHaveLength(5);
+    for (const line of ahead) expect(line).toMatch(/\d\d:\d\d UTC: [\d.]+ g$/);
+    // The legend reads without a key: labelled ticks, and the words at its ends.
+    await expect(page.locator('.legend-ticks span').allTextContents()).resolves.toEqual([
+      '0',
+      '200',
+      '400',
+      '600',
+      '800+',
+    ]);
+    await expect(page.locator('.legend').textContent()).resolves.toMatch(/^cleaner.*dirtier/);
+    // Clean is green, dirty dark red or brown: what the tiles of the demo's values show.
+    const colours = await page.$$eval('a.tile[data-zone]', (tiles) =>
+      tiles.map((tile) => {
+        const [r, g, b] = getComputedStyle(tile).backgroundColor.match(/\d+/g)!.map(Number);
+        return { value: Number(tile.querySelector('.number')?.textContent), r: r!, g: g!, b: b! };
+      }),
+    );
+    for (const { value, r, g, b } of colours) {
+      if (value < 60) expect(g, `${value} g is green`).toBeGreaterThan(Math.max(r, b));
+      if (value > 500) expect(r, `${value} g is dark red`).toBeGreaterThan(Math.max(g, b));
+      if (value > 500) expect(r + g + b, `${value} g is dark`).toBeLessThan(400);
+    }
+    expect(colours.some((c) => c.value < 60) && colours.some((c) => c.value > 500)).toBe(true);
+    await expectTilesWhole(page);
     // The demo's data are synthetic, and the page says so.
     await expect(page.locator('main .demo').textContent()).resolves.toContain('synthetic');
     // Sparklines drawn from the one export, each with a label for screen readers.
@@ -179,6 +241,10 @@ describe('the dashboard in Chromium', () => {
     expect(bytes).toBeGreaterThan(1000);
     expect(bytes).toBeLessThan(150_000);
     await page.screenshot({ path: join(ARTEFACTS, 'dashboard-1280.png'), fullPage: true });
+    await page
+      .locator('ul.tiles')
+      .nth(1)
+      .screenshot({ path: join(ARTEFACTS, 'tiles-us-1280.png') });
   });
 
   it('changes the values when the basis toggle is used', async () => {
@@ -204,6 +270,9 @@ describe('the dashboard in Chromium', () => {
     await rendered(page, 'zone', before);
     expect(page.url()).toMatch(/#\/zone\/DE\?basis=direct$/);
     await expect(page.locator('h1').textContent()).resolves.toMatch(/(\(DE\)| · DE)$/);
+    await expect(page.locator('.zone-now').textContent()).resolves.toMatch(
+      /gCO2eq\/kWh, newest published: \d{4}-\d\d-\d\d \d\d:\d\d UTC, [\d.]+ (min|h|d) old$/,
+    );
     await expect(page.locator('figure strong').first().textContent()).resolves.toContain(
       'times in UTC',
     );
@@ -287,11 +356,24 @@ describe('the dashboard in Chromium', () => {
     );
   });
 
-  it('shows /v1/status as a table of sources', async () => {
+  it('shows /v1/status in sentences and a table of sources', async () => {
     await page.goto(`${url}/#/status`);
     await rendered(page, 'status');
     await expect(page.locator('.status-table tbody tr').count()).resolves.toBe(3);
-    await expect(page.locator('.status-note').textContent()).resolves.toMatch(/europe-tso/);
+    const sentences = await page.locator('.status-sentences li').allTextContents();
+    expect(sentences).toHaveLength(3);
+    for (const line of sentences) {
+      expect(line).toMatch(
+        /^(Europe|The United States|Great Britain) \(.+\) is (delivering|behind): /,
+      );
+      expect(line).toMatch(/[\d.]+ (min|h|d)( to [\d.]+ (min|h|d))? old/);
+    }
+    expect(sentences.join(' ')).toContain("Great Britain (NESO) is delivering: its one zone's");
+    // The service's own note, in operators' words, is there but folded away.
+    await expect(page.locator('.status-note summary').textContent()).resolves.toMatch(/note/);
+    await expect(page.locator('.status-note p').textContent()).resolves.toMatch(/europe-tso/);
+    await expect(page.locator('.status-note p').isVisible()).resolves.toBe(false);
+    await page.screenshot({ path: join(ARTEFACTS, 'status-1280.png'), fullPage: true });
     // The skip link moves the focus to the content and leaves the route alone.
     const before = Number(await page.evaluate(() => document.body.dataset['ready']));
     await page.locator('a.skip').focus();
@@ -308,7 +390,34 @@ describe('the dashboard in Chromium', () => {
     expect(await small.locator('a.tile[data-zone]').count()).toBe(45);
     const width = await small.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(360);
+    await expectTilesWhole(small);
+    // A phone's first screen (360 x 740) answers where and when it is cleanest.
+    await small.setViewportSize({ width: 360, height: 740 });
+    for (const part of await small.locator('.answer-part').all()) {
+      const box = (await part.boundingBox())!;
+      expect(box.y + box.height).toBeLessThanOrEqual(740);
+    }
+    // One line for each of its answers.
+    for (const line of await small.locator('.answer li').all()) {
+      expect((await line.boundingBox())!.height).toBeLessThan(30);
+    }
+    await small.screenshot({ path: join(ARTEFACTS, 'dashboard-360-first-screen.png') });
+    await small.setViewportSize({ width: 360, height: 900 });
     await small.screenshot({ path: join(ARTEFACTS, 'dashboard-360.png'), fullPage: true });
+    await small
+      .locator('ul.tiles')
+      .nth(1)
+      .screenshot({ path: join(ARTEFACTS, 'tiles-us-360.png') });
+    // The status table fits the screen, every column visible without scrolling.
+    await small.goto(`${url}/#/status`);
+    await rendered(small, 'status');
+    const table = (await small.locator('.status-table').boundingBox())!;
+    const content = await small.locator('main').evaluate((main) => {
+      const box = main.getBoundingClientRect();
+      return box.right - parseFloat(getComputedStyle(main).paddingRight);
+    });
+    expect(table.x + table.width).toBeLessThanOrEqual(content);
+    await small.screenshot({ path: join(ARTEFACTS, 'status-360.png'), fullPage: true });
     const asked: string[] = [];
     small.on('request', (request) => asked.push(request.url()));
     await small.goto(`${url}/#/zone/GB?range=24h`);

@@ -149,6 +149,72 @@ describe.each(backends)('store contract: $name', (backend) => {
     expect(await store.latestPerZone()).toEqual([]);
   });
 
+  it('writes a chunk (readings, mixes, forecasts, backfilled windows) in one version', async () => {
+    const before = await store.dataVersion();
+    await store.writeChunk({
+      readings: [gb(T0, 90), computed('DE', T0, 100)],
+      mixes: [{ zone: 'GB', ts: T0, mix: { wind: 5 }, lifecycle: 80, direct: 20 }],
+      forecasts: [forecast('GB', T0, T0 - 600, 95), forecast('GB', T0, T0 - 600, 96)],
+      backfilled: [
+        { zone: 'GB', fromTs: T0, toTs: T0 + H },
+        { zone: 'DE', fromTs: T0, toTs: T0 + H },
+      ],
+    });
+    const { version, changes } = await store.changesSince(before, 100);
+    expect(version).toBe(before + 1);
+    expect(changes.map((change) => change.version)).toEqual([version, version]);
+    expect(await store.readStored('GB', T0, T0 + H)).toMatchObject([
+      { value: 90, mix: { wind: 5 }, lifecycle: 80, direct: 20 },
+    ]);
+    // A repeat of one forecast key inside a chunk: the later one stands.
+    expect(await store.forecastsInWindow('GB', 'uk-operator:intensity', T0, T0 + H)).toEqual([
+      forecast('GB', T0, T0 - 600, 96),
+    ]);
+    expect(await store.backfilledWindows('GB', T0, T0 + H)).toEqual([
+      { zone: 'GB', fromTs: T0, toTs: T0 + H },
+    ]);
+  });
+
+  it('writes a chunk whole or not at all', async () => {
+    const unstorable = { ...forecast('GB', T0, T0, 1), value: Number.NaN };
+    await expect(
+      store.writeChunk({
+        readings: [gb(T0, 90)],
+        mixes: [{ zone: 'GB', ts: T0 + H, mix: { wind: 5 }, lifecycle: 80, direct: 20 }],
+        forecasts: [forecast('GB', T0, T0 - 600, 95), unstorable],
+        backfilled: [{ zone: 'GB', fromTs: T0, toTs: T0 + 2 * H }],
+      }),
+    ).rejects.toThrow();
+    expect(await store.readStored('GB', T0, T0 + 2 * H)).toEqual([]);
+    expect(await store.forecastsInWindow('GB', 'uk-operator:intensity', T0, T0 + H)).toEqual([]);
+    expect(await store.backfilledWindows('GB', T0, T0 + 2 * H)).toEqual([]);
+  });
+
+  it('lists the backfilled windows of a zone that overlap a window, by start', async () => {
+    await store.writeChunk({
+      readings: [],
+      mixes: [],
+      forecasts: [],
+      backfilled: [
+        { zone: 'DE', fromTs: T0 + 10 * H, toTs: T0 + 20 * H },
+        { zone: 'DE', fromTs: T0, toTs: T0 + 5 * H },
+        { zone: 'DE', fromTs: T0 + 30 * H, toTs: T0 + 40 * H },
+        { zone: 'FR', fromTs: T0, toTs: T0 + 40 * H },
+      ],
+    });
+    // Recording a window again changes nothing.
+    await store.writeChunk({
+      readings: [],
+      mixes: [],
+      forecasts: [],
+      backfilled: [{ zone: 'DE', fromTs: T0, toTs: T0 + 5 * H }],
+    });
+    expect(await store.backfilledWindows('DE', T0 + 5 * H, T0 + 31 * H)).toEqual([
+      { zone: 'DE', fromTs: T0 + 10 * H, toTs: T0 + 20 * H },
+      { zone: 'DE', fromTs: T0 + 30 * H, toTs: T0 + 40 * H },
+    ]);
+  });
+
   it('reads upstream forecasts of one kind over a window, every issue, and keeps them out of the changes', async () => {
     const wind = (ts: number, issuedAt: number, value: number): StoredForecast => ({
       zone: 'DE',

@@ -9,6 +9,7 @@ import { createSourceAdapter } from '../ingest/sources.js';
 import { createLogger, startServer } from '../server.js';
 import { startSimulator } from '../simulator/index.js';
 import type { SourceAdapter, SourceSettings } from '../sources/adapter.js';
+import type { TimeWindow } from '../sources/http.js';
 import { UPSTREAMS } from '../sources/registry.js';
 import type { Store } from '../storage/store.js';
 import { runBackfillPool, type BackfillJob } from './backfill-pool.js';
@@ -85,6 +86,9 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     logger,
     days,
     signal: shutdown.signal,
+    // The first backtest ran on the few hours of the first pass: with the history in, it
+    // chooses models and bands for every zone (the P10-P90 band and the skill table).
+    afterBackfill: () => server.forecasts.backtestNow(),
   }).catch((error: unknown) => logger.error({ err: error }, 'demo: history could not be filled'));
   let closing: Promise<void> | undefined;
   return {
@@ -139,15 +143,16 @@ interface HistoryOptions {
   readonly logger: Logger;
   readonly days: number;
   readonly signal: AbortSignal;
+  readonly afterBackfill: () => Promise<void>;
 }
 
 /**
  * Recent data first: one normal ingestion pass of every source (all zones current within
- * seconds), then the whole window backfilled by worker processes while the API serves. Chunks
- * already stored by an earlier demo are skipped.
+ * seconds), then the whole window backfilled by worker processes while the API serves, then a
+ * backtest over it. Only what an earlier demo did not store is fetched, whatever its `--days`.
  */
 async function fillHistory(options: HistoryOptions): Promise<void> {
-  const { config, store, logger, days, signal } = options;
+  const { config, store, logger, days, signal, afterBackfill } = options;
   const adapters = SOURCES.map((source) =>
     createSourceAdapter(config, source, { logger, localUpstream: true }),
   );
@@ -173,8 +178,7 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
       `${current} of ${ZONES.length} zones current; backfilling ${plural(days, 'day')}`,
   );
 
-  const toTs = floorToHour(Date.now() / 1000) + HOUR;
-  const window = { fromTs: toTs - days * DAY, toTs };
+  const window = historyWindow(days, Date.now());
   const chunksPerSource = new Map(
     adapters.map((adapter) => [
       adapter.source,
@@ -223,6 +227,13 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
       `${line}, ${plural(errors.length, 'error')}; start the demo again to retry them`,
     );
   }
+  await afterBackfill();
+}
+
+/** The demo's history: `days` up to the end of the hour in progress at `nowMs`. */
+export function historyWindow(days: number, nowMs: number): TimeWindow {
+  const toTs = floorToHour(nowMs / 1000) + HOUR;
+  return { fromTs: toTs - days * DAY, toTs };
 }
 
 /**

@@ -55,6 +55,7 @@ export class ForecastEngine implements ForecastBook {
   private backtestAttemptedAtMs = Number.NEGATIVE_INFINITY;
   private backtestCheckedAtMs = 0;
   private backtestTookMs = 0;
+  private backtestWanted = false;
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly stopping = new AbortController();
@@ -81,6 +82,18 @@ export class ForecastEngine implements ForecastBook {
     void this.tick();
     this.timer = setInterval(() => void this.tick(), this.options.checkMs ?? 30_000);
     this.timer.unref();
+  }
+
+  /**
+   * Runs the backtest at once (on the instance that gets the lease), whatever the age of the
+   * newest: for a store just filled (the demo once its backfill is in), whose first backtest saw
+   * too little history to choose models or bands. Resolves once done.
+   */
+  async backtestNow(): Promise<void> {
+    this.backtestWanted = true;
+    await this.tick();
+    // A check already under way may have passed its backtest: the next one runs it.
+    if (this.backtestWanted) await this.tick();
   }
 
   /** Stops checking and interrupts a backtest under way; resolves once nothing runs. */
@@ -149,14 +162,18 @@ export class ForecastEngine implements ForecastBook {
     const stale =
       !this.isFresh(this.backtestRun, nowMs) &&
       nowMs - this.backtestAttemptedAtMs >= BACKTEST_RETRY_MS;
-    if (this.stopping.signal.aborted || !(stale || this.missingZones(nowMs))) return false;
+    const wanted = this.backtestWanted;
+    if (this.stopping.signal.aborted || !(stale || wanted || this.missingZones(nowMs))) {
+      return false;
+    }
+    this.backtestWanted = false;
     this.backtestAttemptedAtMs = nowMs;
     const { store, logger } = this.options;
     if (!(await store.acquireLease(BACKTEST_LEASE, this.holder, BACKTEST_LEASE_MS))) return false;
     try {
       // Another instance may have stored this day's run meanwhile.
       const stored = await store.newestBacktest();
-      if (stale && this.isFresh(stored, nowMs)) {
+      if (stale && !wanted && this.isFresh(stored, nowMs)) {
         this.useBacktest(stored);
         this.computedVersion = -1;
         return true;

@@ -4,9 +4,11 @@ import { splitWindow, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { isForecastOutcome, type SourceAdapter } from '../sources/adapter.js';
 import { createSourceStop } from './sources.js';
-import { storeZoneForecasts } from './store-forecasts.js';
-import { storeZoneMixes } from './store-mixes.js';
-import { storeZoneReadings } from './store-readings.js';
+import { floorToHour, HOUR } from '../core/time.js';
+import { PendingChunk } from './pending-chunk.js';
+import { addZoneForecasts } from './store-forecasts.js';
+import { addZoneMixes } from './store-mixes.js';
+import { addZoneReadings } from './store-readings.js';
 
 /** One resumable unit of a backfill: the zones fetched together over one chunk. */
 export interface BackfillChunk {
@@ -50,14 +52,19 @@ export interface BackfillResult {
  * Fills a source's history over a window, chunk by chunk (each within the upstream's limits).
  * No run deadline (a year of history takes its time), but the source is given up by the same
  * rule as an ingestion run (createSourceStop): run the command again once the upstream is back.
- * Resumable: a chunk whose intervals are all stored already is skipped, so a run interrupted at
- * any point (even killed) and started again ends with the same store as an uninterrupted one;
- * a chunk cut short is fetched again and upserted in place. Chunks the upstream cannot fill
- * completely (gaps, the present) are fetched again on every run.
- * Safe beside `serve`: writes go in short batches (SQLite WAL and busy timeout do the rest).
+ *
+ * Resumable at any window: each chunk's readings, mixes and upstream forecasts are written in
+ * one transaction, together with the windows of its zones they complete (`Store.writeChunk`),
+ * and a chunk fetches only the part of its window no earlier backfill completed, or nothing
+ * (`missingWindow`). A run killed at any point and started again, or started again over a
+ * longer window, therefore ends with the same store as one uninterrupted run, fetching only what
+ * is missing. A zone's window counts as complete up to its first interval the upstream did not
+ * fill (gaps, the present: fetched again on every run), and not at all when one of its feeds
+ * failed or the chunk was cut short.
+ * Safe beside `serve`: one short write per chunk (SQLite WAL and busy timeout do the rest).
  * The upstream's own forecasts are fetched over each chunk too, as issued (docs/upstreams.md §8):
  * their failures are listed but never give the source up; after the stop rule trips on them, the
- * remaining chunks are fetched without forecasts. A skipped chunk is skipped with its forecasts.
+ * remaining chunks are fetched without forecasts (and so fetched again by the next run).
  */
 export async function runBackfill(options: BackfillOptions): Promise<BackfillResult> {
   const { store, adapter, logger, onProgress, signal } = options;
@@ -71,36 +78,41 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
   const stopsForecasts = createSourceStop();
   let forecastsGivenUp = false;
 
-  // Giving the source up starts no further zone; the outcomes already at hand (the other zones
-  // of a failed EIA query) are still taken.
-  const noFurtherZone = new AbortController();
-  const onAbort = () => noFurtherZone.abort(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  if (signal?.aborted) onAbort();
-  try {
-    for (const [index, chunk] of chunks.entries()) {
-      signal?.throwIfAborted();
-      const chunkErrors: string[] = [];
-      let chunkPoints = 0;
-      let givenUp: string | undefined;
-      const alreadyStored = await isStored(store, adapter, chunk);
-      if (alreadyStored) {
-        skipped += 1;
-      } else {
+  for (const [index, chunk] of chunks.entries()) {
+    signal?.throwIfAborted();
+    const chunkErrors: string[] = [];
+    let chunkPoints = 0;
+    let givenUp: string | undefined;
+    const missing = await missingWindow(store, chunk);
+    if (missing === null) {
+      skipped += 1;
+    } else {
+      // Giving the source up or an interruption starts no further zone; the outcomes already
+      // at hand (the other zones of a failed EIA query) are still written.
+      const noFurtherZone = new AbortController();
+      const onAbort = () => noFurtherZone.abort(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+      const pending = new PendingChunk(store);
+      const withForecasts = !forecastsGivenUp;
+      const answered = new Set<string>();
+      const failed = new Set<string>();
+      try {
         const limits = { signal: noFurtherZone.signal };
-        const forecasts = forecastsGivenUp ? undefined : { window: chunk.window };
-        for await (const outcome of adapter.fetch(chunk.zones, chunk.window, limits, forecasts)) {
+        const forecasts = withForecasts ? { window: missing } : undefined;
+        for await (const outcome of adapter.fetch(chunk.zones, missing, limits, forecasts)) {
+          if ('error' in outcome) failed.add(outcome.zone);
           if (isForecastOutcome(outcome)) {
             if ('error' in outcome) {
               chunkErrors.push(
                 `${outcome.zone}: forecasts: ${adapter.scrub(outcome.error.message)}`,
               );
             } else if ('forecasts' in outcome && !('readings' in outcome)) {
-              forecastsStored += await storeZoneForecasts(
-                store,
+              forecastsStored += addZoneForecasts(
+                pending,
                 outcome.zone,
                 outcome.forecasts,
-                chunk.window,
+                missing,
               );
             }
             const stop = stopsForecasts(outcome);
@@ -113,9 +125,10 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
           if ('error' in outcome) {
             chunkErrors.push(`${outcome.zone}: ${adapter.scrub(outcome.error.message)}`);
           } else if ('mixes' in outcome) {
-            chunkPoints += await storeZoneMixes(store, outcome.zone, outcome, chunk.window);
+            chunkPoints += await addZoneMixes(pending, outcome.zone, outcome, missing);
           } else if ('readings' in outcome) {
-            const quality = await storeZoneReadings(store, outcome.zone, outcome, chunk.window);
+            answered.add(outcome.zone);
+            const quality = await addZoneReadings(pending, outcome.zone, outcome, missing);
             chunkPoints += quality.pointsStored;
             incompleteHours += quality.incompleteHours;
           }
@@ -125,25 +138,35 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
             noFurtherZone.abort();
           }
         }
+        if (withForecasts && !noFurtherZone.signal.aborted) {
+          for (const zone of chunk.zones) {
+            if (!answered.has(zone.code) || failed.has(zone.code)) continue;
+            const toTs = await filledUntil(pending, zone, missing, adapter.mixFeed);
+            if (toTs > missing.fromTs) {
+              pending.backfilled.push({ zone: zone.code, fromTs: missing.fromTs, toTs });
+            }
+          }
+        }
+        await pending.write();
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
       }
-      pointsStored += chunkPoints;
-      errors.push(...chunkErrors);
-      if (givenUp !== undefined) {
-        errors.push(givenUp);
-        logger.error({ source: adapter.source }, givenUp);
-        break;
-      }
-      onProgress?.({
-        done: index + 1,
-        total: chunks.length,
-        chunk,
-        skipped: alreadyStored,
-        pointsStored: chunkPoints,
-        errors: chunkErrors,
-      });
     }
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
+    pointsStored += chunkPoints;
+    errors.push(...chunkErrors);
+    if (givenUp !== undefined) {
+      errors.push(givenUp);
+      logger.error({ source: adapter.source }, givenUp);
+      break;
+    }
+    onProgress?.({
+      done: index + 1,
+      total: chunks.length,
+      chunk,
+      skipped: missing === null,
+      pointsStored: chunkPoints,
+      errors: chunkErrors,
+    });
   }
   return { chunks: chunks.length, skipped, pointsStored, incompleteHours, forecastsStored, errors };
 }
@@ -160,22 +183,63 @@ export function planBackfill(
 }
 
 /**
- * Every interval of every zone of the chunk is stored (complete or not). Where the mix is a
- * second feed (GB), an interval counts once both feeds wrote it: its default value (a settled
- * operator figure) and its mix, so that a chunk one feed failed on is fetched again.
+ * The part of a chunk's window that some zone of it has not had completed by an earlier backfill
+ * (its readings, mixes and upstream forecasts written together, `Store.backfilledWindows`): from
+ * the first hour missing to the end of the last, over all its zones. Null when nothing is
+ * missing: the chunk is already stored.
  */
-async function isStored(
+async function missingWindow(
   store: Store,
-  adapter: SourceAdapter,
   { zones, window }: BackfillChunk,
-): Promise<boolean> {
+): Promise<TimeWindow | null> {
+  let fromTs = Infinity;
+  let toTs = -Infinity;
+  const missing = (gapFrom: number, gapTo: number) => {
+    fromTs = Math.min(fromTs, floorToHour(gapFrom));
+    toTs = Math.max(toTs, gapTo);
+  };
   for (const zone of zones) {
-    const expected = (window.toTs - window.fromTs) / (zone.resolutionMin * 60);
-    const stored = await store.readStored(zone.code, window.fromTs, window.toTs);
-    const filled = adapter.mixFeed
-      ? stored.filter((row) => row.complete && row.mix !== null)
-      : stored;
-    if (filled.length < expected) return false;
+    let covered = window.fromTs;
+    for (const done of await store.backfilledWindows(zone.code, window.fromTs, window.toTs)) {
+      if (done.fromTs > covered) missing(covered, Math.min(done.fromTs, window.toTs));
+      covered = Math.max(covered, done.toTs);
+    }
+    if (covered < window.toTs) missing(covered, window.toTs);
   }
-  return true;
+  return fromTs < toTs
+    ? { fromTs, toTs: Math.min(window.toTs, floorToHour(toTs - 1) + HOUR) }
+    : null;
+}
+
+/**
+ * Where a zone's intervals stop being filled, from the start of `window` on, once `pending` is
+ * written: each interval stored or about to be (complete or not); where the mix is a second
+ * feed (GB), complete and with its mix, so that an interval one feed failed on is fetched again.
+ */
+async function filledUntil(
+  pending: PendingChunk,
+  zone: Zone,
+  window: TimeWindow,
+  mixFeed: boolean,
+): Promise<number> {
+  const stored = new Map(
+    (await pending.store.readStored(zone.code, window.fromTs, window.toTs)).map((row) => [
+      row.ts,
+      row,
+    ]),
+  );
+  const written = new Map(
+    pending.readings.filter((row) => row.zone === zone.code).map((row) => [row.ts, row]),
+  );
+  const mixed = new Set(pending.mixes.filter((row) => row.zone === zone.code).map((row) => row.ts));
+  const step = zone.resolutionMin * 60;
+  let ts = window.fromTs;
+  for (; ts < window.toTs; ts += step) {
+    const row = written.get(ts) ?? stored.get(ts);
+    if (row === undefined) break;
+    if (mixFeed && !(row.complete && (mixed.has(ts) || (stored.get(ts)?.mix ?? null) !== null))) {
+      break;
+    }
+  }
+  return ts;
 }

@@ -25,7 +25,8 @@ import { recomputeStored } from './recompute.js';
 import { reportDisabledSource, RUN_DEADLINE_MS, runIngestion } from './run-ingestion.js';
 import { startIngestionScheduler, type Timers } from './scheduler.js';
 import { createSourceAdapter, sourceDisabledReason } from './sources.js';
-import { storeZoneReadings } from './store-readings.js';
+import { PendingChunk } from './pending-chunk.js';
+import { addZoneReadings } from './store-readings.js';
 
 const H = 3600;
 const ANCHOR = Date.UTC(2026, 10, 20, 12) / 1000;
@@ -476,7 +477,20 @@ describe('runIngestion against a hanging or interrupted upstream', () => {
   });
 });
 
-describe('storeZoneReadings', () => {
+/** One zone's fetched readings added to a write of their own, and written. */
+async function storeZoneReadings(
+  store: Store,
+  zone: string,
+  fetched: Parameters<typeof addZoneReadings>[2],
+  window: Parameters<typeof addZoneReadings>[3],
+) {
+  const pending = new PendingChunk(store);
+  const quality = await addZoneReadings(pending, zone, fetched, window);
+  await pending.write();
+  return quality;
+}
+
+describe('addZoneReadings, then written', () => {
   const hour = (ts: number, value: number, complete = true): StoredReading => ({
     zone: 'DE',
     ts,

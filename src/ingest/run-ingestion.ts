@@ -8,9 +8,10 @@ import { systemClock, type Clock, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { isForecastOutcome, type SourceAdapter, type ZoneOutcome } from '../sources/adapter.js';
 import { createSourceStop } from './sources.js';
-import { storeZoneForecasts } from './store-forecasts.js';
-import { storeZoneMixes } from './store-mixes.js';
-import { storeZoneReadings } from './store-readings.js';
+import { PendingChunk } from './pending-chunk.js';
+import { addZoneForecasts } from './store-forecasts.js';
+import { addZoneMixes } from './store-mixes.js';
+import { addZoneReadings } from './store-readings.js';
 
 /** Every run re-fetches this much before the newest stored hour: upstreams revise (method.md). */
 export const REVISION_WINDOW_SECONDS = 72 * HOUR;
@@ -93,26 +94,48 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
     failureKinds.set(kind, [...(failureKinds.get(kind) ?? []), zone]);
   };
   let forecastsStored = 0;
-  const storeOutcome = async (
+  // What one fetch (one zone, or the zones of one shared request) gathers for its one write.
+  interface Gathered {
+    readonly pending: PendingChunk;
+    readonly quality: ZoneQuality[];
+    readonly zones: Set<string>;
+    forecasts: number;
+  }
+  const gatherOutcome = async (
+    gathered: Gathered,
     fetched: (ZoneReadings | ZoneMixes) & { zone: string },
     window: TimeWindow,
   ) => {
     try {
       if ('mixes' in fetched) {
-        addQuality({
+        gathered.quality.push({
           zone: fetched.zone,
-          pointsStored: await storeZoneMixes(store, fetched.zone, fetched, window),
+          pointsStored: await addZoneMixes(gathered.pending, fetched.zone, fetched, window),
           incompleteHours: 0,
           clampedNegatives: 0,
           unknownCodes: fetched.unknownCodes,
         });
       } else {
         if (fetched.readings.length === 0) withoutData.push(fetched.zone);
-        addQuality(await storeZoneReadings(store, fetched.zone, fetched, window));
+        gathered.quality.push(
+          await addZoneReadings(gathered.pending, fetched.zone, fetched, window),
+        );
       }
+      gathered.zones.add(fetched.zone);
     } catch (error) {
       fail(fetched.zone, `not stored: ${String(error)}`, 'not-stored');
       logger.error({ source: adapter.source, zone: fetched.zone, err: error }, 'store failed');
+    }
+  };
+  // A fetch's readings, mixes and forecasts are written together or not at all.
+  const writeGathered = async ({ pending, quality: written, zones, forecasts }: Gathered) => {
+    try {
+      await pending.write();
+      written.forEach(addQuality);
+      forecastsStored += forecasts;
+    } catch (error) {
+      for (const zone of zones) fail(zone, `not stored: ${String(error)}`, 'not-stored');
+      logger.error({ source: adapter.source, zones: [...zones], err: error }, 'store failed');
     }
   };
 
@@ -121,7 +144,7 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
   // actuals) up, but once the rule trips no further forecast is asked in this run.
   const stopsForecasts = createSourceStop();
   let forecastsGivenUp: string | undefined;
-  const takeForecasts = async (outcome: ZoneOutcome, window: TimeWindow) => {
+  const takeForecasts = (gathered: Gathered, outcome: ZoneOutcome, window: TimeWindow) => {
     if ('error' in outcome) {
       const { kind, failure, message } = outcome.error;
       fail(outcome.zone, `forecasts: ${message}`, failure);
@@ -130,12 +153,13 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
         adapter.scrub(message),
       );
     } else if ('forecasts' in outcome && !('readings' in outcome)) {
-      try {
-        forecastsStored += await storeZoneForecasts(store, outcome.zone, outcome.forecasts, window);
-      } catch (error) {
-        fail(outcome.zone, `forecasts not stored: ${String(error)}`, 'not-stored');
-        logger.error({ source: adapter.source, zone: outcome.zone, err: error }, 'store failed');
-      }
+      gathered.forecasts += addZoneForecasts(
+        gathered.pending,
+        outcome.zone,
+        outcome.forecasts,
+        window,
+      );
+      gathered.zones.add(outcome.zone);
     }
     const stop = stopsForecasts(outcome);
     if (stop !== null && forecastsGivenUp === undefined) {
@@ -166,26 +190,37 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
     for (const { window, zones, forecastWindow } of planned) {
       if ((cut ??= cutShort())) break;
       const forecasts = forecastsGivenUp === undefined ? { window: forecastWindow } : undefined;
-      for await (const outcome of adapter.fetch(zones, window, limits, forecasts)) {
-        tried.add(outcome.zone);
-        if (isForecastOutcome(outcome)) {
-          await takeForecasts(outcome, forecastWindow);
+      const gathered: Gathered = {
+        pending: new PendingChunk(store),
+        quality: [],
+        zones: new Set(),
+        forecasts: 0,
+      };
+      try {
+        for await (const outcome of adapter.fetch(zones, window, limits, forecasts)) {
+          tried.add(outcome.zone);
+          if (isForecastOutcome(outcome)) {
+            takeForecasts(gathered, outcome, forecastWindow);
+            if ((cut ??= cutShort())) noFurtherZone.abort();
+            continue;
+          }
+          if ('error' in outcome) {
+            const { kind, failure, message } = outcome.error;
+            fail(outcome.zone, message, failure);
+            logger.warn(
+              { source: adapter.source, zone: outcome.zone, kind, failure },
+              adapter.scrub(message),
+            );
+          } else if ('readings' in outcome || 'mixes' in outcome) {
+            await gatherOutcome(gathered, outcome, window);
+          }
+          const stop = stopsSource(outcome);
+          if (stop !== null) cut ??= { kind: 'stopped', why: `source given up: ${stop}` };
           if ((cut ??= cutShort())) noFurtherZone.abort();
-          continue;
         }
-        if ('error' in outcome) {
-          const { kind, failure, message } = outcome.error;
-          fail(outcome.zone, message, failure);
-          logger.warn(
-            { source: adapter.source, zone: outcome.zone, kind, failure },
-            adapter.scrub(message),
-          );
-        } else if ('readings' in outcome || 'mixes' in outcome) {
-          await storeOutcome(outcome, window);
-        }
-        const stop = stopsSource(outcome);
-        if (stop !== null) cut ??= { kind: 'stopped', why: `source given up: ${stop}` };
-        if ((cut ??= cutShort())) noFurtherZone.abort();
+      } finally {
+        // What was answered before an interruption is kept, as before it.
+        await writeGathered(gathered);
       }
     }
   } catch (error) {

@@ -1,30 +1,27 @@
 import type { StoredMix, StoredReading } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
 import type { TimeWindow } from '../sources/http.js';
-import type { Store } from '../storage/store.js';
-import { UPSERT_BATCH_ROWS } from './store-readings.js';
+import type { PendingChunk } from './pending-chunk.js';
 
 /**
- * Writes the mixes one fetch of a zone's mix feed produced over `window` (GB's generation mix),
- * leaving the intervals' default values alone, and returns how many were written. Revisions
+ * Adds the mixes one fetch of a zone's mix feed produced over `window` (GB's generation mix) to
+ * the `pending` write, leaving the intervals' default values alone, and returns how many. Revisions
  * replace a stored mix in place; an unchanged mix is not rewritten, so the hourly re-fetch of the
  * trailing window does not churn the store's data version.
  */
-export async function storeZoneMixes(
-  store: Store,
+export async function addZoneMixes(
+  pending: PendingChunk,
   zone: string,
   fetched: ZoneMixes,
   window: TimeWindow,
 ): Promise<number> {
   const stored = new Map(
-    (await store.readStored(zone, window.fromTs, window.toTs)).map((row) => [row.ts, row]),
+    (await pending.store.readStored(zone, window.fromTs, window.toTs)).map((row) => [row.ts, row]),
   );
   const changed = fetched.mixes.filter(
     (mix) => mix.ts >= window.fromTs && mix.ts < window.toTs && !isSame(stored.get(mix.ts), mix),
   );
-  for (let start = 0; start < changed.length; start += UPSERT_BATCH_ROWS) {
-    await store.upsertMixes(changed.slice(start, start + UPSERT_BATCH_ROWS));
-  }
+  pending.mixes.push(...changed);
   return changed.length;
 }
 

@@ -1,13 +1,10 @@
 import type { ZoneReadings } from '../core/method.js';
 import type { StoredReading, ZoneQuality } from '../core/reading.js';
 import type { TimeWindow } from '../sources/http.js';
-import type { Store } from '../storage/store.js';
-
-/** Rows per upsert transaction: short write locks, so `serve` keeps reading beside a backfill. */
-export const UPSERT_BATCH_ROWS = 1000;
+import type { PendingChunk } from './pending-chunk.js';
 
 /**
- * Writes what one fetch of one zone produced over `window`, and returns the zone's quality
+ * Adds what one fetch of one zone produced over `window` to the `pending` write, and returns the zone's quality
  * counters: `pointsStored` counts rows written (new or revised), `incompleteHours` the hours of
  * the window that stay incomplete.
  *
@@ -21,14 +18,14 @@ export const UPSERT_BATCH_ROWS = 1000;
  * never the readings: which one is served as the GB forecast reading is decided when it is read
  * (src/core/served-forecast.ts).
  */
-export async function storeZoneReadings(
-  store: Store,
+export async function addZoneReadings(
+  pending: PendingChunk,
   zone: string,
   fetched: ZoneReadings,
   window: TimeWindow,
 ): Promise<ZoneQuality> {
   const stored = new Map(
-    (await store.readStored(zone, window.fromTs, window.toTs)).map((row) => [row.ts, row]),
+    (await pending.store.readStored(zone, window.fromTs, window.toTs)).map((row) => [row.ts, row]),
   );
   const kept = fetched.readings.filter(
     (reading) =>
@@ -37,14 +34,12 @@ export async function storeZoneReadings(
       !isDowngrade(stored.get(reading.ts), reading),
   );
   const changed = kept.filter((reading) => !isSame(stored.get(reading.ts), reading));
-  for (let start = 0; start < changed.length; start += UPSERT_BATCH_ROWS) {
-    await store.upsertReadings(changed.slice(start, start + UPSERT_BATCH_ROWS));
-  }
-
-  const inWindow = (fetched.forecasts ?? []).filter(
-    (forecast) => forecast.ts >= window.fromTs && forecast.ts < window.toTs,
+  pending.readings.push(...changed);
+  pending.forecasts.push(
+    ...(fetched.forecasts ?? []).filter(
+      (forecast) => forecast.ts >= window.fromTs && forecast.ts < window.toTs,
+    ),
   );
-  await store.upsertForecasts(inWindow);
 
   return {
     ...fetched.quality,

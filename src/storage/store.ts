@@ -39,6 +39,29 @@ export interface ReadingChange {
   readonly version: number;
 }
 
+/** Hours `[fromTs, toTs)` of one zone. */
+export interface ZoneWindow {
+  readonly zone: string;
+  readonly fromTs: number;
+  readonly toTs: number;
+}
+
+/**
+ * What one fetch writes: one backfill chunk, or one zone (one request, where zones share it) of
+ * an ingestion run. Written whole or not at all, so that a process killed at any point leaves
+ * no chunk with its readings but without its mixes or upstream forecasts.
+ */
+export interface ChunkWrite {
+  readonly readings: readonly StoredReading[];
+  readonly mixes: readonly StoredMix[];
+  readonly forecasts: readonly StoredForecast[];
+  /**
+   * Windows of zones whose readings, mixes and upstream forecasts this write completes: a later
+   * backfill skips them (`backfilledWindows`).
+   */
+  readonly backfilled?: readonly ZoneWindow[];
+}
+
 /** A published mix: the generation behind one interval's values. */
 export interface MixPoint {
   readonly ts: number;
@@ -83,6 +106,18 @@ export interface Store {
    * transaction. Returns rows written.
    */
   upsertMixes(mixes: readonly StoredMix[]): Promise<number>;
+
+  /**
+   * Writes readings (as `upsertReadings`), then mixes (as `upsertMixes`), then upstream forecasts
+   * (as `upsertForecasts`) and the backfilled windows, all in one transaction.
+   */
+  writeChunk(chunk: ChunkWrite): Promise<void>;
+
+  /**
+   * The windows recorded by `writeChunk` as backfilled for a zone that overlap `[fromTs, toTs)`,
+   * ascending by start (they may overlap each other).
+   */
+  backfilledWindows(zone: string, fromTs: number, toTs: number): Promise<ZoneWindow[]>;
 
   /**
    * Published readings of a zone with `fromTs <= ts < toTs`, ascending, at most `limit`: on the

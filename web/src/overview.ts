@@ -18,13 +18,15 @@ import {
   SOURCE_GROUPS,
 } from './format.js';
 import { basisControl, hrefWith, type Route, type Shared } from './main.js';
-import { colourFor, LEGEND_GRADIENT, SCALE_MAX, textOn } from './scale.js';
+import { colourFor, LEGEND_GRADIENT, LEGEND_TICKS, SCALE_MAX, textOn } from './scale.js';
 
 /**
- * The first screen: every zone as a tile on one colour scale, grouped by continent, with its
- * value, the age of its newest reading (stale past the /v1/status threshold of its source), a
- * 24-hour sparkline and, once forecasts exist, its greenest hour of the next 24; and a ranking.
- * Six requests in all, whatever the number of zones.
+ * The first screen answers "where and when is it cleanest": the five zones with the cleanest
+ * newest published hour and, once forecasts exist, the five cleanest hours ahead. Then every
+ * zone as a tile on one colour scale, grouped by continent, with its value, the age of that value
+ * (stale past the /v1/status threshold of its source), a 24-hour sparkline and its greenest hour
+ * of the next 24; and a ranking with each value's age, since the sources publish with different
+ * delays. Six requests in all, whatever the number of zones.
  */
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -130,23 +132,22 @@ function tile(data: TileData, route: Route): HTMLElement {
       'data-zone': zone.zone,
       style: `--bg:${background};--fg:${textOn(background)}`,
     },
+    // Code and value on lines of their own: a long code (US-ERCOT) never pushes the value to a
+    // second line, and the name wraps instead of being cut.
+    el('span', { class: 'code', text: zone.zone }),
     el(
       'span',
-      { class: 'head' },
-      el('span', { class: 'code', text: zone.zone }),
-      el(
-        'span',
-        { class: 'value' },
-        el('strong', { class: 'number', text: fmtValue(reading.gco2eq_kwh) }),
-        el('span', { class: 'unit', text: ' g' }),
-        el('span', { class: 'sr-only', text: 'CO2eq per kWh' }),
-      ),
+      { class: 'value' },
+      el('strong', { class: 'number', text: fmtValue(reading.gco2eq_kwh) }),
+      el('span', { class: 'unit', text: ' g' }),
+      el('span', { class: 'sr-only', text: 'CO2eq per kWh' }),
+      // The level word of extensions §11 (issue 24) is to stand here, after the value.
     ),
     el('span', { class: 'name', text: zone.name }),
     el(
       'span',
       { class: 'age' },
-      `${fmtAge(data.ageHours)} ago`,
+      `${fmtAge(data.ageHours)} old`,
       data.stale && el('span', { class: 'badge', text: 'stale' }),
     ),
     sparkline(data.points, Date.parse(reading.ts) / 1000, zone.zone),
@@ -165,6 +166,109 @@ function tile(data: TileData, route: Route): HTMLElement {
       ),
   );
   return el('li', {}, a);
+}
+
+const zoneHref = (zone: string, basis: Basis): string =>
+  hrefWith(`/zone/${zone}`, new URLSearchParams(), {
+    basis: basis === 'lifecycle' ? null : basis,
+  });
+
+/**
+ * The legend: the scale with labelled ticks and the words at its ends, so it reads without
+ * knowing the colours.
+ */
+function legend(): HTMLElement {
+  return el(
+    'div',
+    { class: 'legend' },
+    el('span', { class: 'legend-end', text: 'cleaner' }),
+    el(
+      'span',
+      { class: 'legend-scale' },
+      el('span', {
+        class: 'legend-bar',
+        style: `background:${LEGEND_GRADIENT}`,
+        'aria-hidden': 'true',
+      }),
+      el(
+        'span',
+        { class: 'legend-ticks' },
+        ...LEGEND_TICKS.map((tick) =>
+          el('span', {
+            style: `left:${((tick / SCALE_MAX) * 100).toFixed(1)}%`,
+            text: tick === SCALE_MAX ? `${tick}+` : String(tick),
+          }),
+        ),
+      ),
+    ),
+    el('span', { class: 'legend-end', text: 'dirtier' }),
+  );
+}
+
+const TOP = 5;
+
+/** Where it is cleanest (newest published values, with their ages) and when (forecasts). */
+function answer(
+  ranked: readonly (TileData & { reading: Reading })[],
+  windows: readonly Window[],
+  scheduleServed: boolean,
+  partial: boolean,
+  basis: Basis,
+): HTMLElement {
+  const where = el(
+    'div',
+    { class: 'answer-part' },
+    el('h2', { text: 'Cleanest newest published values' }),
+    el(
+      'ol',
+      {},
+      ...ranked.slice(0, TOP).map((t) =>
+        el(
+          'li',
+          {},
+          el('a', { href: zoneHref(t.zone.zone, basis), text: t.zone.zone }),
+          // Left out on a phone, where the line must stay one line (the tiles name every zone).
+          el('span', { class: 'answer-name', text: ` ${t.zone.name}` }),
+          ': ',
+          el('strong', { text: `${fmtValue(t.reading.gco2eq_kwh)} g` }),
+          el('span', { class: 'answer-age', text: `, ${fmtAge(t.ageHours)} old` }),
+        ),
+      ),
+    ),
+  );
+  const ahead = [...windows].sort((a, b) => a.gco2eq_kwh - b.gco2eq_kwh).slice(0, TOP);
+  const when = el(
+    'div',
+    { class: 'answer-part' },
+    el('h2', { text: 'Cleanest hours ahead, forecast' }),
+    ahead.length > 0
+      ? el(
+          'ol',
+          {},
+          ...ahead.map((w) =>
+            el(
+              'li',
+              {},
+              el('a', { href: zoneHref(w.zone, basis), text: w.zone }),
+              ` ${dayOf(w.start)} ${fmtHourUtc(w.start)} UTC: `,
+              el('strong', { text: `${fmtValue(w.gco2eq_kwh)} g` }),
+            ),
+          ),
+        )
+      : el('p', {
+          class: 'answer-none',
+          text:
+            partial && scheduleServed
+              ? 'Finding the greenest hour of each zone…'
+              : 'No forecasts yet, so no hours ahead.',
+        }),
+  );
+  return el(
+    'section',
+    { class: 'answer', 'aria-label': 'Where and when it is cleanest' },
+    where,
+    when,
+  );
 }
 
 /** "today" or "tomorrow" (UTC days) for a window's start, else its date. */
@@ -250,13 +354,7 @@ function draw(
     basisControl(basis, (next) => {
       location.hash = hrefWith('/', route.params, { basis: next === 'lifecycle' ? null : next });
     }),
-    el(
-      'div',
-      { class: 'legend', 'aria-hidden': 'true' },
-      el('span', { text: '0' }),
-      el('span', { class: 'legend-bar', style: `background:${LEGEND_GRADIENT}` }),
-      el('span', { text: `${SCALE_MAX}+ gCO2eq/kWh` }),
-    ),
+    legend(),
   );
   const notes = el('div', { class: 'notes' }, el('p', { text: BASIS_EXPLAINED[basis] }));
   if (statusResult.problem)
@@ -294,6 +392,7 @@ function draw(
     'section',
     { class: 'ranking', 'aria-labelledby': 'ranking-title' },
     el('h2', { id: 'ranking-title', text: 'Ranking, greenest first' }),
+    el('p', { class: 'ranking-note', text: 'Newest published value of each zone, and its age.' }),
     el(
       'ol',
       {},
@@ -316,6 +415,7 @@ function draw(
             }),
           ),
           el('span', { class: 'rank-value', text: fmtValue(t.reading.gco2eq_kwh) }),
+          el('span', { class: 'rank-age', text: `${fmtAge(t.ageHours)} old` }),
         ),
       ),
     ),
@@ -324,7 +424,8 @@ function draw(
   // The control that had the focus (a basis radio, say) keeps it when the view is drawn anew.
   const focused = document.activeElement?.id;
   target.replaceChildren(
-    el('h1', { text: 'Grid carbon intensity now, in gCO2eq/kWh' }),
+    el('h1', { text: 'Newest published carbon intensity, gCO2eq/kWh' }),
+    answer(ranked, schedule.options, features.schedule, partial, basis),
     controls,
     notes,
     el('div', { class: 'overview' }, el('div', { class: 'groups' }, ...groups), ranking),

@@ -1,13 +1,17 @@
 /**
- * One colour scale for every zone and basis: viridis (perceptually uniform, readable with the
- * common colour-vision deficiencies and in greyscale), reversed so that low intensity is light
- * yellow-green and high intensity dark purple. Values are always printed too: colour is never
- * the only carrier of a number.
+ * One colour scale for every zone and basis, read without a key as Electricity Maps' and the
+ * Carbon Intensity API's are: clean is green, then yellow, orange, red, and dirty is dark
+ * red-brown. Its lightness falls steadily from 0 to 800 g (CIE L* 86, 81, 71, 59, 48, 36, 24, 13
+ * at every 100 g), so it still reads in order with protanopia, deuteranopia or tritanopia
+ * (Machado 2009 simulation: L* stays monotonic, and every 50 g step stays at least 4 ΔE apart)
+ * and in greyscale. Values are always printed too: colour is never the only carrier of a number.
  */
 
 export const SCALE_MAX = 800;
-// viridis at 0, 0.2, ..., 1, from high intensity to low.
-const STOPS = ['#440154', '#414487', '#2a788e', '#22a884', '#7ad151', '#fde725'].reverse();
+/** Evenly spaced from 0 to SCALE_MAX: pale green, yellow, orange, red, dark red, brown. */
+const STOPS = ['#aee594', '#ecd36a', '#ec9442', '#cf4a3a', '#8a2331', '#3a160b'];
+/** The legend's labelled ticks, in gCO2eq/kWh. */
+export const LEGEND_TICKS = [0, 200, 400, 600, 800] as const;
 
 const rgb = (hex: string): [number, number, number] => [
   parseInt(hex.slice(1, 3), 16),

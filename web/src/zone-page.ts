@@ -1,7 +1,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, type Forecast, HOUR_MS, type MixPoint, type Point, type Reading } from './api.js';
-import { BASIS_EXPLAINED, BASIS_LABEL, el, fmtUtc, fmtValue, missing } from './format.js';
+import { BASIS_EXPLAINED, BASIS_LABEL, el, fmtAge, fmtUtc, fmtValue, missing } from './format.js';
 import { basisControl, hrefWith, type Route, type Shared } from './main.js';
 import { colourFor, textOn } from './scale.js';
 
@@ -659,7 +659,7 @@ export async function renderZone(
           style: `--bg:${colourFor(newest.gco2eq_kwh)};--fg:${textOn(colourFor(newest.gco2eq_kwh))}`,
         },
         el('strong', { text: fmtValue(newest.gco2eq_kwh) }),
-        ` gCO2eq/kWh at ${fmtUtc(Date.parse(newest.ts) / 1000)}`,
+        ` gCO2eq/kWh, newest published: ${fmtUtc(Date.parse(newest.ts) / 1000)}, ${fmtAge((Date.now() - Date.parse(newest.ts)) / 3_600_000)} old`,
       )
     : missing(`No reading of ${zone.zone} yet on this basis.`);
 

@@ -95,4 +95,17 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    // Windows a backfill wrote whole (readings, mixes and upstream forecasts in one transaction),
+    // so that a later backfill skips exactly them, whatever its chunks.
+    version: 6,
+    sql: `
+      CREATE TABLE backfilled (
+        zone    TEXT COLLATE "C" NOT NULL,
+        from_ts BIGINT           NOT NULL,  -- epoch seconds, first hour
+        to_ts   BIGINT           NOT NULL,  -- epoch seconds, end (exclusive)
+        PRIMARY KEY (zone, from_ts, to_ts)
+      );
+    `,
+  },
 ];

@@ -18,7 +18,15 @@ import { type ForecastRow, toForecast } from '../forecast-row.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
-import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
+import type {
+  ChunkWrite,
+  MixPoint,
+  ReadingChange,
+  ReadingChanges,
+  Store,
+  StoreKey,
+  ZoneWindow,
+} from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -116,6 +124,12 @@ const UPSERT_FORECAST_SQL = `
   ON CONFLICT (zone, kind, ts, issued_at) DO UPDATE SET value = excluded.value,
     version = excluded.version`;
 
+const INSERT_BACKFILLED_SQL = `
+  INSERT INTO backfilled (zone, from_ts, to_ts)
+  SELECT DISTINCT zone, "fromTs", "toTs" FROM json_to_recordset($1::json) AS window_ (
+    zone text, "fromTs" bigint, "toTs" bigint)
+  ON CONFLICT DO NOTHING`;
+
 // The row lock on meta also orders concurrent writers: versions follow commit order.
 const BUMP_VERSION_SQL = `UPDATE meta SET value = value + 1 WHERE key = 'data_version'
   RETURNING value`;
@@ -156,6 +170,21 @@ function lastPerKeyInKeyOrder<T extends StoreKey>(readings: readonly T[]): T[] {
   return sorted.filter((reading, i) => {
     const next = sorted[i + 1];
     return next === undefined || compareKeys(reading, next) !== 0;
+  });
+}
+
+const compareForecasts = (a: StoredForecast, b: StoredForecast): number =>
+  compareKeys(a, b) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) || a.issuedAt - b.issuedAt;
+
+/**
+ * One forecast per (zone, kind, ts, issuedAt), the later one winning, in key order: the forecasts
+ * of several feeds written together may repeat one.
+ */
+function lastForecastPerKey(forecasts: readonly StoredForecast[]): StoredForecast[] {
+  const sorted = [...forecasts].sort(compareForecasts);
+  return sorted.filter((forecast, i) => {
+    const next = sorted[i + 1];
+    return next === undefined || compareForecasts(forecast, next) !== 0;
   });
 }
 
@@ -275,29 +304,41 @@ export class PostgresStore implements Store {
   }
 
   async upsertReadings(readings: readonly StoredReading[]): Promise<number> {
-    if (readings.length === 0) return 0;
-    const rows = lastPerKeyInKeyOrder(readings);
-    await this.inTransaction(async (client) => {
-      const version = await nextVersion(client);
-      for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
-        const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS);
-        await client.query(UPSERT_SQL, [JSON.stringify(chunk), version]);
-      }
-    });
+    await this.writeChunk({ readings, mixes: [], forecasts: [] });
     return readings.length;
   }
 
   async upsertMixes(mixes: readonly StoredMix[]): Promise<number> {
-    if (mixes.length === 0) return 0;
-    const rows = lastPerKeyInKeyOrder(mixes);
+    await this.writeChunk({ readings: [], mixes, forecasts: [] });
+    return mixes.length;
+  }
+
+  async writeChunk({ readings, mixes, forecasts, backfilled = [] }: ChunkWrite): Promise<void> {
+    if (readings.length + mixes.length + forecasts.length + backfilled.length === 0) return;
     await this.inTransaction(async (client) => {
       const version = await nextVersion(client);
-      for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
-        const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS);
-        await client.query(UPSERT_MIX_SQL, [JSON.stringify(chunk), version]);
+      const inPieces = async (sql: string, rows: readonly unknown[]) => {
+        for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
+          const piece = rows.slice(start, start + UPSERT_CHUNK_ROWS);
+          await client.query(sql, [JSON.stringify(piece), version]);
+        }
+      };
+      await inPieces(UPSERT_SQL, lastPerKeyInKeyOrder(readings));
+      await inPieces(UPSERT_MIX_SQL, lastPerKeyInKeyOrder(mixes));
+      await inPieces(UPSERT_FORECAST_SQL, lastForecastPerKey(forecasts));
+      if (backfilled.length > 0) {
+        await client.query(INSERT_BACKFILLED_SQL, [JSON.stringify(backfilled)]);
       }
     });
-    return mixes.length;
+  }
+
+  async backfilledWindows(zone: string, fromTs: number, toTs: number): Promise<ZoneWindow[]> {
+    const { rows } = await this.pool.query<ZoneWindow>(
+      `SELECT zone, from_ts AS "fromTs", to_ts AS "toTs" FROM backfilled
+       WHERE zone = $1 AND to_ts > $2 AND from_ts < $3 ORDER BY from_ts`,
+      [zone, fromTs, toTs],
+    );
+    return rows;
   }
 
   async readingsInWindow(
@@ -336,11 +377,7 @@ export class PostgresStore implements Store {
   }
 
   async upsertForecasts(forecasts: readonly StoredForecast[]): Promise<number> {
-    if (forecasts.length === 0) return 0;
-    await this.inTransaction(async (client) => {
-      const version = await nextVersion(client);
-      await client.query(UPSERT_FORECAST_SQL, [JSON.stringify(forecasts), version]);
-    });
+    await this.writeChunk({ readings: [], mixes: [], forecasts });
     return forecasts.length;
   }
 

@@ -92,4 +92,17 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Windows a backfill wrote whole (readings, mixes and upstream forecasts in one transaction),
+    // so that a later backfill skips exactly them, whatever its chunks.
+    version: 6,
+    sql: `
+      CREATE TABLE backfilled (
+        zone    TEXT    NOT NULL,
+        from_ts INTEGER NOT NULL,  -- epoch seconds, first hour
+        to_ts   INTEGER NOT NULL,  -- epoch seconds, end (exclusive)
+        PRIMARY KEY (zone, from_ts, to_ts)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

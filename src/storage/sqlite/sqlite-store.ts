@@ -18,7 +18,15 @@ import { type ForecastRow, toForecast } from '../forecast-row.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
-import type { MixPoint, ReadingChange, ReadingChanges, Store, StoreKey } from '../store.js';
+import type {
+  ChunkWrite,
+  MixPoint,
+  ReadingChange,
+  ReadingChanges,
+  Store,
+  StoreKey,
+  ZoneWindow,
+} from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 interface ReadingRow {
@@ -163,6 +171,13 @@ export class SqliteStore implements Store {
          ON CONFLICT (zone, kind, ts, issued_at) DO UPDATE SET value = excluded.value,
            version = excluded.version`,
       ),
+      insertBackfilled: db.prepare(
+        `INSERT OR IGNORE INTO backfilled (zone, from_ts, to_ts) VALUES (@zone, @fromTs, @toTs)`,
+      ),
+      backfilledWindows: db.prepare(
+        `SELECT zone, from_ts AS fromTs, to_ts AS toTs FROM backfilled
+         WHERE zone = ? AND to_ts > ? AND from_ts < ? ORDER BY from_ts`,
+      ),
       newestForecasts: db.prepare(
         `SELECT zone, ts, kind, issued_at, value FROM forecasts f
          WHERE kind = ? AND NOT EXISTS (
@@ -222,8 +237,18 @@ export class SqliteStore implements Store {
   }
 
   async upsertReadings(readings: readonly StoredReading[]): Promise<number> {
-    if (readings.length === 0) return 0;
-    const { upsert } = this.statements;
+    await this.writeChunk({ readings, mixes: [], forecasts: [] });
+    return readings.length;
+  }
+
+  async upsertMixes(mixes: readonly StoredMix[]): Promise<number> {
+    await this.writeChunk({ readings: [], mixes, forecasts: [] });
+    return mixes.length;
+  }
+
+  async writeChunk({ readings, mixes, forecasts, backfilled = [] }: ChunkWrite): Promise<void> {
+    if (readings.length + mixes.length + forecasts.length + backfilled.length === 0) return;
+    const { upsert, upsertMix, upsertForecast, insertBackfilled } = this.statements;
     this.write(() =>
       this.db
         .transaction(() => {
@@ -241,19 +266,6 @@ export class SqliteStore implements Store {
               direct: reading.direct,
             });
           }
-        })
-        .immediate(),
-    );
-    return readings.length;
-  }
-
-  async upsertMixes(mixes: readonly StoredMix[]): Promise<number> {
-    if (mixes.length === 0) return 0;
-    const { upsertMix } = this.statements;
-    this.write(() =>
-      this.db
-        .transaction(() => {
-          const version = this.nextVersion();
           for (const row of mixes) {
             upsertMix.run({
               version,
@@ -264,10 +276,15 @@ export class SqliteStore implements Store {
               direct: row.direct,
             });
           }
+          for (const forecast of forecasts) upsertForecast.run({ ...forecast, version });
+          for (const window of backfilled) insertBackfilled.run(window);
         })
         .immediate(),
     );
-    return mixes.length;
+  }
+
+  async backfilledWindows(zone: string, fromTs: number, toTs: number): Promise<ZoneWindow[]> {
+    return this.statements.backfilledWindows.all(zone, fromTs, toTs) as ZoneWindow[];
   }
 
   async readingsInWindow(
@@ -305,16 +322,7 @@ export class SqliteStore implements Store {
   }
 
   async upsertForecasts(forecasts: readonly StoredForecast[]): Promise<number> {
-    if (forecasts.length === 0) return 0;
-    const { upsertForecast } = this.statements;
-    this.write(() =>
-      this.db
-        .transaction(() => {
-          const version = this.nextVersion();
-          for (const forecast of forecasts) upsertForecast.run({ ...forecast, version });
-        })
-        .immediate(),
-    );
+    await this.writeChunk({ readings: [], mixes: [], forecasts });
     return forecasts.length;
   }
 

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
+import { ForecastEngine } from './engine.js';
+
+describe('ForecastEngine.backtestNow', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gridco2-engine-'));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs a backtest at once although the newest is less than a day old', async () => {
+    const store = new SqliteStore(join(dir, 'store.db'));
+    let nowMs = Date.UTC(2026, 10, 20, 12);
+    const engine = new ForecastEngine({ store, clock: () => nowMs });
+    try {
+      await engine.tick();
+      const first = await store.newestBacktest();
+      expect(first?.createdAt).toBe(nowMs / 1000);
+
+      nowMs += 10 * 60_000;
+      await engine.tick();
+      // Fresh: the ordinary check leaves it.
+      expect((await store.newestBacktest())?.createdAt).toBe(first?.createdAt);
+
+      await engine.backtestNow();
+      expect((await store.newestBacktest())?.createdAt).toBe(nowMs / 1000);
+    } finally {
+      await engine.stop();
+      await store.close();
+    }
+  });
+});
