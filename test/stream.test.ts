@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { round1 } from '../src/core/units.js';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +50,6 @@ interface Reading {
   method: string;
 }
 
-const round1 = (value: number) => Number(value.toFixed(1));
 const asEvent = (row: StoredReading): Reading => ({
   zone: row.zone,
   ts: iso(row.ts),

@@ -1,4 +1,5 @@
 import type { ForecastKind, Reading, StoredForecast } from './reading.js';
+import { PROVISIONAL_METHOD } from './units.js';
 import { ownValueIsLifecycle } from './zones.js';
 
 /** The upstream forecasts served as readings: the GB operator's, on its own values only. */
@@ -18,5 +19,5 @@ export function servedForecast(
 ): Reading | undefined {
   if (!forecast) return undefined;
   if (newestPublishedTs !== undefined && newestPublishedTs >= forecast.ts) return undefined;
-  return { ts: forecast.ts, value: forecast.value, method: 'upstream:uk-operator:forecast' };
+  return { ts: forecast.ts, value: forecast.value, method: PROVISIONAL_METHOD };
 }

@@ -8,7 +8,8 @@ import type { ZoneSeries } from '../serving/zone-series.js';
 import type { MixPoint, Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
 import { type DataResponder, fromStore } from './data-responder.js';
-import { apiCategory, round1 } from './encode.js';
+import { round1 } from '../core/units.js';
+import { apiCategory } from './encode.js';
 import { CACHE_CONTROL, CORS_HEADERS } from './headers.js';
 import {
   EXPORT_PARAMS,

@@ -4,7 +4,7 @@ import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
 import { representationFor } from './data-responder.js';
 import type { ForecastBodies } from './forecast-bodies.js';
-import { round1OrNull } from './encode.js';
+import { round1OrNull } from '../core/units.js';
 import { CACHE_CONTROL } from './headers.js';
 import {
   FORECAST_PARAMS,

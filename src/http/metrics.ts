@@ -10,7 +10,7 @@ import { findZone, SOURCE_INFO, SOURCES, ZONES, type SourceId } from '../core/zo
 import type { ReadingCache } from '../serving/reading-cache.js';
 import type { Store } from '../storage/store.js';
 import type { DataResponder } from './data-responder.js';
-import { round1 } from './encode.js';
+import { round1 } from '../core/units.js';
 import type { LimitState, RateLimiter } from './rate-limiter.js';
 import { openStreamCount } from './stream.js';
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { assessFreshness } from '../core/freshness.js';
 import type { ZoneReading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
+import { UNIT } from '../core/units.js';
 import { ZONES } from '../core/zones.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
 import type { EncodedBody } from '../serving/response-cache.js';
@@ -57,7 +58,6 @@ export interface RouteDeps {
   readonly logger?: Logger | undefined;
 }
 
-const UNIT = 'gCO2eq/kWh';
 const ref = (id: string) => ({ $ref: `${id}#` });
 
 const FACTORS_BODY: FactorsResponse = factorsBody();

@@ -13,7 +13,7 @@ import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
 import type { Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
 import { type DataResponder, fromStore } from './data-responder.js';
-import { round1 } from './encode.js';
+import { PROVISIONAL_METHOD, round1, toTenths, UNIT } from '../core/units.js';
 import { CACHE_CONTROL } from './headers.js';
 import { interpretSchedule, readParams, SCHEDULE_PARAMS, type ScheduleRequest } from './query.js';
 import { errorResponses, okResponses, ScheduleQuery, type ScheduleResponse } from './schemas.js';
@@ -37,10 +37,6 @@ export interface ScheduleDeps {
   readonly forecasts: () => ForecastBook;
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
-
-const UNIT = 'gCO2eq/kWh';
-/** The GB operator's provisional figure shown after its settled ones: a forecast, not a value. */
-const FORECAST_METHOD = 'upstream:uk-operator:forecast';
 
 export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void {
   const { responder, clock, limit } = deps;
@@ -181,7 +177,7 @@ function fillFromMemory(
   step: number,
 ): void {
   for (let i = memory.lowerBound(from), end = memory.lowerBound(to); i < end; i++) {
-    if (memory.method(i) === FORECAST_METHOD) continue;
+    if (memory.method(i) === PROVISIONAL_METHOD) continue;
     const offset = memory.ts(i) - from;
     if (offset % step === 0) values[offset / step] = Math.round(memory.value(i) * 10);
   }
@@ -201,16 +197,13 @@ async function fillFromStore(
     deps.store.readingsInWindow(zone, from, to, values.length + 1, basis),
   );
   for (const row of rows) {
-    if (row.method === FORECAST_METHOD) continue;
+    if (row.method === PROVISIONAL_METHOD) continue;
     const offset = row.ts - from;
     if (offset % step === 0 && offset / step < values.length) {
       values[offset / step] = toTenths(row.value);
     }
   }
 }
-
-/** A value in tenths as served: rounded to 1 decimal the way `toFixed(1)` rounds. */
-const toTenths = (value: number): number => Math.round(Number(value.toFixed(1)) * 10);
 
 const TENTHS = new WeakMap<Float64Array, Float64Array>();
 

@@ -12,7 +12,7 @@ import {
 import type { ReadingChange, Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
 import { type DataResponder, fromStore } from './data-responder.js';
-import { round1 } from './encode.js';
+import { round1 } from '../core/units.js';
 import { CACHE_CONTROL } from './headers.js';
 import { interpretStream, readParams, STREAM_PARAMS } from './query.js';
 import { errorResponses, StreamQuery, streamedResponses } from './schemas.js';
