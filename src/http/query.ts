@@ -1,6 +1,7 @@
 import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../core/time.js';
-import { findZone, ZONES, type Zone } from '../core/zones.js';
-import { isCloudRegionForm, zoneOfCloudRegion } from '../core/cloud-regions.js';
+import { ZONES, type Zone } from '../core/zones.js';
+import { resolveZone } from '../core/zone-names.js';
+import { isCloudRegionForm } from '../core/cloud-regions.js';
 import { API_ERRORS } from './api-errors.js';
 import {
   ExportQuery,
@@ -314,7 +315,7 @@ function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined 
 
 /** A zone code, or a cloud region as `provider:region` (`aws:eu-central-1`, /v1/zones/cloud). */
 function requireZone(given: string): Zone {
-  const zone = findZone(given) ?? zoneOfCloudRegion(given);
+  const zone = resolveZone(given, 'v1');
   if (zone) return zone;
   throw isCloudRegionForm(given)
     ? API_ERRORS.unknownCloudRegion(given)

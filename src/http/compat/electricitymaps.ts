@@ -13,11 +13,7 @@ import {
 } from '../../core/electricity-maps-bodies.js';
 import type { Basis } from '../../core/factors.js';
 import { HOUR, parseInstant } from '../../core/time.js';
-import {
-  electricityMapsKeyOf,
-  electricityMapsZones,
-  resolveCompatZone,
-} from '../../core/zone-keys.js';
+import { electricityMapsKeyOf, electricityMapsZones, resolveZone } from '../../core/zone-names.js';
 import type { Reading } from '../../core/reading.js';
 import { findZone, type Zone } from '../../core/zones.js';
 import { ApiError } from '../../errors.js';
@@ -108,7 +104,7 @@ function coordinate(
 function zoneOf(params: ReadonlyMap<string, string>): Zone {
   const given = params.get('zone')?.trim();
   if (given !== undefined && given !== '') {
-    const zone = resolveCompatZone(given);
+    const zone = resolveZone(given, 'em');
     if (!zone) throw ERRORS.unknownZone(given);
     return zone;
   }
