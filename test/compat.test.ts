@@ -7,7 +7,7 @@ import type { ForecastBook, ZoneForecast } from '../src/forecast/book.js';
 import { buildApp } from '../src/http/app.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
-import { ReadingCache } from '../src/serving/reading-cache.js';
+import { ReadingCache } from '../src/read/reading-cache.js';
 import { expectPeerShape, type PeerSchema } from './compat/peer-schemas.js';
 import { ApiClient } from './support/api-client.js';
 import {

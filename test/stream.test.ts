@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
-import { ReadingCache } from '../src/serving/reading-cache.js';
+import { ReadingCache } from '../src/read/reading-cache.js';
 import type { StoredReading } from '../src/core/reading.js';
 import { startServer, type RunningServer, type ServerOptions } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';

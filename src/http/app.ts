@@ -11,7 +11,7 @@ import type { ForecastBook } from '../forecast/book.js';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
-import type { ReadingCache } from '../serving/reading-cache.js';
+import type { ReadingCache } from '../read/reading-cache.js';
 import type { Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
 import {

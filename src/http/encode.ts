@@ -3,7 +3,7 @@ import type { ZoneReading } from '../core/reading.js';
 import type { MixPoint } from '../storage/store.js';
 import { formatTs } from '../core/time.js';
 import { round1, UNIT } from '../core/units.js';
-import type { ZoneSeries } from '../serving/zone-series.js';
+import type { ZoneSeries } from '../read/zone-series.js';
 
 /**
  * Hand-written JSON encoders for the data bodies (history and latest). They exist for two

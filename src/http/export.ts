@@ -4,7 +4,7 @@ import { CATEGORIES } from '../core/factors.js';
 import type { Mix, Reading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
 import { ZONES, type Zone } from '../core/zones.js';
-import type { ZoneSeries } from '../serving/zone-series.js';
+import type { ZoneSeries } from '../read/zone-series.js';
 import type { MixPoint, Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
 import { type DataResponder, fromStore } from './data-responder.js';

@@ -7,7 +7,7 @@ import { assessFreshness } from '../core/freshness.js';
 import type { IngestReport, ZoneReading } from '../core/reading.js';
 import { HOUR } from '../core/time.js';
 import { findZone, SOURCE_INFO, SOURCES, ZONES, type SourceId } from '../core/zones.js';
-import type { ReadingCache } from '../serving/reading-cache.js';
+import type { ReadingCache } from '../read/reading-cache.js';
 import type { Store } from '../storage/store.js';
 import type { DataResponder } from './data-responder.js';
 import { round1 } from '../core/units.js';

@@ -8,7 +8,7 @@ import {
 } from '../core/schedule.js';
 import { formatTs } from '../core/time.js';
 import type { Zone } from '../core/zones.js';
-import type { ZoneSeries } from '../serving/zone-series.js';
+import type { ZoneSeries } from '../read/zone-series.js';
 import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
 import type { Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';

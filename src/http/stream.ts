@@ -8,7 +8,7 @@ import {
   publishedReading,
   type AppliedChanges,
   type ReadingCache,
-} from '../serving/reading-cache.js';
+} from '../read/reading-cache.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
 import { type DataResponder, fromStore } from './data-responder.js';
