@@ -5,9 +5,8 @@ import type { ZoneReading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
 import { UNIT } from '../core/units.js';
 import { ZONES } from '../core/zones.js';
-import type { ReadingCache } from '../read/reading-cache.js';
 import type { EncodedBody } from './response-cache.js';
-import type { Store } from '../storage/store.js';
+import type { Reads } from '../read/reads.js';
 import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
 import { registerExport } from './export.js';
@@ -45,15 +44,13 @@ import {
 
 export interface RouteDeps {
   readonly config: Config;
-  readonly store: Store;
+  readonly reads: Reads;
   readonly clock: () => number;
   readonly responder: DataResponder;
   readonly limiter: RateLimiter;
   readonly clientAddress: (request: FastifyRequest['raw']) => string;
   /** The forecast bodies, shared with the fast path. */
   readonly forecastBodies: ForecastBodies;
-  /** The in-memory readings, when there are: event streams follow the changes it applies. */
-  readonly cache?: ReadingCache | undefined;
   readonly streams?: Partial<StreamLimits> | undefined;
   readonly logger?: Logger | undefined;
 }
@@ -146,7 +143,7 @@ function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: Enco
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  const { store, clock, config, responder, limiter, clientAddress } = deps;
+  const { reads, clock, config, responder, limiter, clientAddress } = deps;
   const index = indexBody(config.demo);
 
   // One count per client across all limited routes (and the fast path): 60/min per IP in all.
@@ -222,9 +219,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       let problems: readonly string[] = [];
       try {
         [latest, reports, problems] = await Promise.all([
-          responder.latestReadings(),
-          store.latestIngestReports(),
-          store.problems(),
+          reads.current().latest(undefined),
+          reads.ingestReports(),
+          reads.problems(),
         ]);
       } catch {
         // Still a Status body: the client learns why, and lags count as if no reading existed.
@@ -377,17 +374,15 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     async () => FACTORS_BODY,
   );
 
-  registerExport(app, { store, responder, clock, clientAddress, limit });
-  registerSchedule(app, { store, responder, clock, limit, forecasts: () => app.forecasts });
+  registerExport(app, { reads, clock, clientAddress, limit });
+  registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
   registerForecast(app, {
     limit,
     bodies: deps.forecastBodies,
     backtest: () => app.forecasts.backtest ?? null,
   });
   registerStream(app, {
-    store,
-    cache: deps.cache,
-    responder,
+    reads,
     clientAddress,
     limit,
     limits: { ...DEFAULT_STREAM_LIMITS, maxInAll: config.streamMax, ...deps.streams },
@@ -396,8 +391,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerCloudZones(app, limit);
   // Outside /v1, in the peers' formats (docs/compat.md); the same read model and rate limit.
   const compat = {
-    store,
-    responder,
+    reads,
     clock,
     limiter,
     clientAddress,

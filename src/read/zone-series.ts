@@ -38,6 +38,11 @@ export class ZoneSeries {
     return this.tenthsColumn[index]! / 10;
   }
 
+  /** The served value in whole tenths, as held. */
+  tenths(index: number): number {
+    return this.tenthsColumn[index]!;
+  }
+
   method(index: number): Method {
     return METHODS[this.methodColumn[index]!]!;
   }

@@ -23,7 +23,6 @@ import {
   compatInstantText,
   type CompatDeps,
   describeError,
-  forecastOf,
   newestReading,
   rateLimitHook,
   readingsIn,
@@ -232,7 +231,7 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
         const requestedAt = now();
         const results: EmissionsForecastDto[] = [];
         for (const { name, zone } of locations) {
-          const forecast = forecastOf(deps, zone, BASIS);
+          const forecast = deps.forecasts().forecast(zone.code, BASIS);
           // The SDK answers one entry per location, always (clients read element [0]).
           if (!forecast) throw ERRORS.noForecast(name);
           const step = forecast.stepSeconds;
