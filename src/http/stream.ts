@@ -6,7 +6,7 @@ import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
 import { publishedReading, type AppliedChanges } from '../read/reading-cache.js';
 import type { Reads } from '../read/reads.js';
-import type { ReadingChange } from '../storage/store.js';
+import type { ReadingChange } from '../read/read-model.js';
 import { API_ERRORS } from './api-errors.js';
 import { round1 } from '../core/units.js';
 import { CACHE_CONTROL } from './headers.js';
