@@ -3,11 +3,11 @@ import { formatTs } from '../core/time.js';
 import { SOURCE_INFO, type Zone } from '../core/zones.js';
 import type { SeriesWindow } from '../read/read-model.js';
 import type { Reads } from '../read/reads.js';
+import { MAX_POINTS } from './contract/limits.js';
 import { EncodedBody, ResponseCache } from './response-cache.js';
 import { API_ERRORS } from './api-errors.js';
 import { encodeHistory, encodeLatest, encodeMix } from './encode.js';
 
-export const MAX_POINTS = 5000;
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 const MIN_COMPRESS_BYTES = 1024;
 /** Points read for a window: one beyond the cap tells that it is truncated, and where. */

@@ -10,13 +10,8 @@ import { API_ERRORS } from './api-errors.js';
 import { round1 } from '../core/units.js';
 import { apiCategory } from './encode.js';
 import { CACHE_CONTROL, CORS_HEADERS } from './headers.js';
-import {
-  EXPORT_PARAMS,
-  type ExportRequest,
-  interpretExport,
-  MAX_EXPORT_DAYS,
-  readParams,
-} from './query.js';
+import { EXPORT_PARAMS, type ExportRequest, interpretExport, readParams } from './query.js';
+import { MAX_EXPORT_DAYS } from './contract/limits.js';
 import { errorResponses, ExportQuery, streamedResponses } from './schemas.js';
 import { ClientGone, drained, SlotCounter } from './streaming.js';
 

@@ -3,6 +3,7 @@ import { ZONES, type Zone } from '../core/zones.js';
 import { resolveZone } from '../core/zone-names.js';
 import { isCloudRegionForm } from '../core/cloud-regions.js';
 import { API_ERRORS } from './api-errors.js';
+import { FORECAST_HORIZON, MAX_EXPORT_DAYS, SCHEDULE_LIMITS } from './contract/limits.js';
 import {
   ExportQuery,
   HistoryQuery,
@@ -60,9 +61,6 @@ export const STREAM_PARAMS = Object.keys(StreamQuery.properties);
 export const SCHEDULE_PARAMS = Object.keys(ScheduleQuery.properties);
 export const FORECAST_PARAMS = Object.keys(ForecastQuery.properties);
 export const SKILL_PARAMS = Object.keys(SkillQuery.properties);
-
-/** The longest window one export may cover (extensions §6). */
-export const MAX_EXPORT_DAYS = 400;
 
 export interface LatestRequest {
   /** Undefined: every zone. */
@@ -180,20 +178,6 @@ function interpretZones(given: string, order: 'registry' | 'listed' = 'registry'
   return ZONES.filter((zone) => wanted.has(zone.code));
 }
 
-/** The bounds of `/v1/schedule` (extensions §5). */
-export const SCHEDULE_LIMITS = {
-  /** Longest job, minutes. */
-  maxDurationMinutes: 4320,
-  defaultDurationMinutes: 60,
-  /** Default deadline after earliest, hours. */
-  defaultWindowHours: 24,
-  /** The deadline is at most this long after the request time, hours (the forecasts' reach). */
-  maxAheadHours: 72,
-  /** `deadline - earliest` at most, hours: bounds the work of one request. */
-  maxWindowHours: 72,
-  maxEnergyKwh: 1e12,
-} as const;
-
 export type Estimator = 'expected' | 'p90';
 
 export interface ScheduleRequest {
@@ -280,9 +264,6 @@ export interface ForecastRequest {
   readonly basis: Basis | undefined;
   readonly horizonHours: number;
 }
-
-/** The default and longest horizon of `/v1/intensity/forecast` (extensions §4). */
-export const FORECAST_HORIZON = { default: 48, max: 72 } as const;
 
 export function interpretForecast(params: ReadonlyMap<string, string>): ForecastRequest {
   const given = params.get('zone')?.trim();

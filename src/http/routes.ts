@@ -9,6 +9,7 @@ import type { EncodedBody } from './response-cache.js';
 import type { Reads } from '../read/reads.js';
 import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
+import { FORECAST_HORIZON, MAX_EXPORT_DAYS, MAX_POINTS } from './contract/limits.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
 import { registerForecast } from './forecast.js';
@@ -83,7 +84,7 @@ function indexBody(demo: boolean): IndexResponse {
         'GET /v1/intensity/latest[?zone=Z]: the newest reading of every zone, or of one zone.',
       intensity:
         'GET /v1/intensity?zone=Z[&from=T][&to=T]: readings of one zone with from <= ts < to ' +
-        '(default: the last 24 hours), ascending, at most 5000 points.',
+        `(default: the last 24 hours), ascending, at most ${MAX_POINTS} points.`,
     },
     other_endpoints: {
       cloud_zones:
@@ -100,13 +101,13 @@ function indexBody(demo: boolean): IndexResponse {
         'to them. /v1/intensity and /v1/intensity/latest take basis=lifecycle or basis=direct.',
       export:
         'GET /v1/export?zones=Z,Z|all[&from=T][&to=T][&format=csv|ndjson][&basis=B][&include=mix]: ' +
-        'every published reading of the zones in the window (at most 400 days), as a file.',
+        `every published reading of the zones in the window (at most ${MAX_EXPORT_DAYS} days), as a file.`,
       stream:
         'GET /v1/stream[?zones=Z,Z|all][&basis=B]: server-sent events, one per reading as it is ' +
         'published or revised; reconnect with Last-Event-ID to resume without loss.',
       forecast:
         'GET /v1/intensity/forecast?zone=Z[&basis=B][&horizon_hours=N]: the forecast of a zone ' +
-        'up to 72 hours ahead with its P10-P90 band; GET /v1/intensity/forecast/skill[?zone=Z]: ' +
+        `up to ${FORECAST_HORIZON.max} hours ahead with its P10-P90 band; GET /v1/intensity/forecast/skill[?zone=Z]: ` +
         'how good it is, from the newest walk-forward backtest.',
       schedule:
         'GET /v1/schedule?zones=Z,Z|all[&duration_minutes=N][&earliest=T][&deadline=T]' +
@@ -309,7 +310,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         response: {
           ...okResponses(
             'HistoryResponse',
-            'The published readings with from <= ts < to, ascending, at most 5000 (then ' +
+            `The published readings with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
               '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
               'no data in the window, or none at all, gives 200 with `count: 0` and `data: []`.',
             { etag: true, limited: true, link: true },
@@ -339,7 +340,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         response: {
           ...okResponses(
             'MixResponse',
-            'The published intervals with from <= ts < to, ascending, at most 5000 (then ' +
+            `The published intervals with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
               '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
               'no mix in the window gives 200 with `count: 0` and `data: []`.',
             { etag: true, limited: true, link: true },

@@ -5,7 +5,7 @@ import type { Zone } from '../../core/zones.js';
 import type { ForecastBook } from '../../forecast/book.js';
 import type { Reads } from '../../read/reads.js';
 import type { MixPoint } from '../../read/read-model.js';
-import { MAX_POINTS } from '../data-responder.js';
+import { MAX_POINTS } from '../contract/limits.js';
 import { rateLimitHeaders } from '../headers.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { ApiError } from '../../errors.js';
