@@ -5,7 +5,7 @@ import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ForecastEngine } from './forecast/engine.js';
-import { ReadingCache } from './serving/reading-cache.js';
+import { ReadingCache } from './read/reading-cache.js';
 import { openStore } from './open-store.js';
 import type { Store } from './storage/store.js';
 

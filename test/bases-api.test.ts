@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { round1 } from '../src/core/units.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,6 @@ import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres
  * store (the framework routes); every response validated against the OpenAPI document.
  */
 
-const round1 = (value: number) => Number(value.toFixed(1));
 /** Amounts with one decimal, as served: recomputing from /v1/mix then sees exact inputs. */
 const amount = (seed: number) => round1(50 + ((seed * 7919) % 997) / 3);
 

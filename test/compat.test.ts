@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { round1 } from '../src/core/units.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { Basis } from '../src/core/factors.js';
@@ -6,7 +7,7 @@ import type { ForecastBook, ZoneForecast } from '../src/forecast/book.js';
 import { buildApp } from '../src/http/app.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
-import { ReadingCache } from '../src/serving/reading-cache.js';
+import { ReadingCache } from '../src/read/reading-cache.js';
 import { expectPeerShape, type PeerSchema } from './compat/peer-schemas.js';
 import { ApiClient } from './support/api-client.js';
 import {
@@ -637,7 +638,7 @@ describe('Camunda carbon reductor (CarbonAwareApiClient: getOptimalDataPoints().
     const index = (HOUR_NOW - FORECAST_START) / H;
     // 13:30-15:00 and 14:30-16:00: half of one interval and all of the next, one hour apart.
     const weighted = (i: number) =>
-      Number(((forecastValue(i) * 30 + forecastValue(i + 1) * 60) / 90).toFixed(1));
+      round1((forecastValue(i) * 30 + forecastValue(i + 1) * 60) / 90);
     expect(forecast!.forecastData).toEqual([
       { location: 'DE', timestamp: dotnet(start), duration: 90, value: weighted(index) },
       { location: 'DE', timestamp: dotnet(start + H), duration: 90, value: weighted(index + 1) },
@@ -686,7 +687,7 @@ describe('Carbon Aware SDK WebAPI: the other routes', () => {
     const first = (start - FORECAST_START) / H;
     expect(forecasts[0]!.forecastData.map((point) => point.value)).toEqual(
       [0, 1, 2, 3, 4].map((i) =>
-        Number(((forecastValue(first + i) + forecastValue(first + i + 1)) / 2).toFixed(1)),
+        round1((forecastValue(first + i) + forecastValue(first + i + 1)) / 2),
       ),
     );
   });
@@ -700,7 +701,7 @@ describe('Carbon Aware SDK WebAPI: the other routes', () => {
     );
     const list = all.body as { location: string; time: string; rating: number; duration: string }[];
     expect(list.filter((point) => point.location === 'DE').map((point) => point.rating)).toEqual(
-      [DE_LAST - 2 * H, DE_LAST - H, DE_LAST].map((ts) => Number(deValue(ts).toFixed(1))),
+      [DE_LAST - 2 * H, DE_LAST - H, DE_LAST].map((ts) => round1(deValue(ts))),
     );
     expect(list[0]!.duration).toBe('01:00:00');
     expect(list[0]!.time).toBe(dotnet(DE_LAST - 2 * H));
@@ -739,7 +740,7 @@ describe('Carbon Aware SDK WebAPI: the other routes', () => {
         point.rating,
       ]),
     ).toEqual([
-      ['DE', dotnet(DE_LAST), Number(deValue(DE_LAST).toFixed(1))],
+      ['DE', dotnet(DE_LAST), round1(deValue(DE_LAST))],
       ['FR', dotnet(frLast), 50 + ((FR_COUNT - 1) % 7)],
     ]);
     const one = await send(`${CA}/emissions/bylocation?location=DE`, {}, 'caEmissionsData');
@@ -782,15 +783,12 @@ describe('Carbon Aware SDK WebAPI: the other routes', () => {
       {},
       'caAverage',
     );
-    const expected =
-      (Number(deValue(DE_LAST - H).toFixed(1)) * 1800 +
-        Number(deValue(DE_LAST).toFixed(1)) * 3600) /
-      5400;
+    const expected = (round1(deValue(DE_LAST - H)) * 1800 + round1(deValue(DE_LAST)) * 3600) / 5400;
     expect(answer.body).toEqual({
       location: 'germanywestcentral',
       startTime: dotnet(start),
       endTime: dotnet(end),
-      carbonIntensity: Number(expected.toFixed(1)),
+      carbonIntensity: round1(expected),
     });
   });
 

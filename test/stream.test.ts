@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { round1 } from '../src/core/units.js';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
-import { ReadingCache } from '../src/serving/reading-cache.js';
+import { ReadingCache } from '../src/read/reading-cache.js';
 import type { StoredReading } from '../src/core/reading.js';
 import { startServer, type RunningServer, type ServerOptions } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
@@ -49,7 +50,6 @@ interface Reading {
   method: string;
 }
 
-const round1 = (value: number) => Number(value.toFixed(1));
 const asEvent = (row: StoredReading): Reading => ({
   zone: row.zone,
   ts: iso(row.ts),

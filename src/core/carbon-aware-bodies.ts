@@ -7,6 +7,8 @@
  * Pure: the route reads, this shapes and computes the windows.
  */
 
+import { round1 } from './units.js';
+
 /** A .NET `DateTimeOffset` as System.Text.Json writes it in UTC: `2022-06-01T14:45:00+00:00`. */
 export const dotnetTime = (epochSeconds: number): string =>
   `${new Date(epochSeconds * 1000).toISOString().slice(0, 19)}+00:00`;
@@ -16,9 +18,6 @@ export function dotnetDuration(seconds: number): string {
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}:${pad(seconds % 60)}`;
 }
-
-/** Values are served with 1 decimal, as everywhere in gridco2. */
-const round1 = (value: number): number => Number(value.toFixed(1));
 
 export interface EmissionsData {
   readonly location: string;

@@ -1,6 +1,7 @@
 import type { Basis } from './factors.js';
 import { isCategory, RENEWABLE } from './factors.js';
 import type { Mix, Reading } from './reading.js';
+import { PROVISIONAL_METHOD } from './units.js';
 
 /**
  * Bodies of the Electricity Maps v3 compatibility API (docs/compat.md), in that API's field
@@ -19,8 +20,6 @@ export const OPERATOR_FORECAST_ESTIMATION = 'GRID_OPERATOR_FORECAST';
 
 /** Electricity Maps serves 1-hour data ("All endpoints return data with a resolution of 1 hour"). */
 export const EM_STEP_SECONDS = 3600;
-
-const FORECAST_METHOD = 'upstream:uk-operator:forecast';
 
 /** The hour that holds `ts`. */
 const hourOf = (ts: number) => ts - (((ts % EM_STEP_SECONDS) + EM_STEP_SECONDS) % EM_STEP_SECONDS);
@@ -57,7 +56,7 @@ export const hourlyReadings = (readings: readonly Reading[], stepSeconds: number
   hourly(readings, stepSeconds, (ts, parts) => ({
     ts,
     value: mean(parts.map((part) => part.value)),
-    method: parts.find((part) => part.method === FORECAST_METHOD)?.method ?? parts[0]!.method,
+    method: parts.find((part) => part.method === PROVISIONAL_METHOD)?.method ?? parts[0]!.method,
   }));
 
 /** Hourly means of forecast points. */
@@ -112,7 +111,7 @@ export function emIntensity(
   stepSeconds: number,
   basis: Basis,
 ): EmIntensity {
-  const estimated = reading.method === 'upstream:uk-operator:forecast';
+  const estimated = reading.method === PROVISIONAL_METHOD;
   const written = emTime(reading.ts + stepSeconds);
   return {
     zone: zoneKey,

@@ -1,5 +1,5 @@
 import type { Basis } from './factors.js';
-import type { SourceId } from './zones.js';
+import type { ForecastKind, SourceId } from './sources.js';
 
 export const METHODS = [
   'computed:v1',
@@ -55,26 +55,8 @@ export interface StoredMix {
   readonly direct: number | null;
 }
 
-/**
- * What an upstream forecast predicts, `<source>:<quantity>`. Intensities in gCO2eq/kWh, the rest
- * in MW (average over the interval).
- */
-export const FORECAST_KINDS = [
-  // GB: the operator's intensity forecast of the half hour in progress (served in place of a
-  // reading until the actual arrives), and its rolling 48-hour national forecast (fw48h).
-  'uk-operator:intensity',
-  'uk-operator:fw48h',
-  // ENTSO-E day-ahead (processType A01): wind (A69 B18+B19), solar (A69 B16), total load (A65),
-  // total scheduled generation (A71, the in-series only).
-  'europe-tso:wind',
-  'europe-tso:solar',
-  'europe-tso:load',
-  'europe-tso:generation',
-  // EIA region-data: day-ahead demand forecast (DF), and demand (D) as published.
-  'us-agency:demand-forecast',
-  'us-agency:demand',
-] as const;
-export type ForecastKind = (typeof FORECAST_KINDS)[number];
+// Every forecast kind, and what each predicts: sources.ts, the per-source table.
+export { FORECAST_KINDS, type ForecastKind } from './sources.js';
 
 /** One upstream forecast of one interval, as issued at one time. Never mixed with actuals. */
 export interface StoredForecast {

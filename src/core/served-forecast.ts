@@ -1,8 +1,10 @@
-import type { ForecastKind, Reading, StoredForecast } from './reading.js';
+import type { Reading, StoredForecast } from './reading.js';
+import { type ForecastKind, forecastKindsOf } from './sources.js';
+import { PROVISIONAL_METHOD } from './units.js';
 import { ownValueIsLifecycle } from './zones.js';
 
 /** The upstream forecasts served as readings: the GB operator's, on its own values only. */
-export const SERVED_FORECAST_KIND: ForecastKind = 'uk-operator:intensity';
+export const SERVED_FORECAST_KIND: ForecastKind = forecastKindsOf('uk-operator').intensity;
 
 /** Whether a zone can have a served forecast: where its own value is an operator's figure. */
 export const mayServeForecast = (zone: string): boolean => !ownValueIsLifecycle(zone);
@@ -18,5 +20,5 @@ export function servedForecast(
 ): Reading | undefined {
   if (!forecast) return undefined;
   if (newestPublishedTs !== undefined && newestPublishedTs >= forecast.ts) return undefined;
-  return { ts: forecast.ts, value: forecast.value, method: 'upstream:uk-operator:forecast' };
+  return { ts: forecast.ts, value: forecast.value, method: PROVISIONAL_METHOD };
 }

@@ -2,43 +2,34 @@ import type { ForecastBasis } from '../core/forecast/backtest.js';
 import type { UpstreamInputs, ZoneInputs } from '../core/forecast/models.js';
 import { IssuedSeries, regularSeries, type Grid } from '../core/forecast/series.js';
 import type { ForecastKind } from '../core/reading.js';
-import { findZone, type SourceId } from '../core/zones.js';
+import { SOURCE_INFO, type SourceId } from '../core/sources.js';
+import { findZone } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 
 /** What the forecasts read from the store: one zone's values on one basis and its upstream inputs. */
 
-/** How long after an interval its value is usually published (issue 12; docs/forecast.md). */
-export const PUBLICATION_LAG_SECONDS: Readonly<Record<SourceId, number>> = {
-  'europe-tso': 3 * 3600,
-  'uk-operator': 3600,
-  'us-agency': 24 * 3600,
-};
+/** The upstream forecasts of a source (core/sources.ts), by the model input they feed. */
+const upstreamKinds = (
+  source: SourceId,
+): Readonly<Partial<Record<keyof UpstreamInputs, ForecastKind>>> =>
+  SOURCE_INFO[source].modelInputs as Readonly<Partial<Record<keyof UpstreamInputs, ForecastKind>>>;
 
-/** The upstream forecasts each source publishes, by the model input they feed. */
-const UPSTREAM_KINDS: Readonly<
-  Record<SourceId, Readonly<Partial<Record<keyof UpstreamInputs, ForecastKind>>>>
-> = {
-  'europe-tso': {
-    wind: 'europe-tso:wind',
-    solar: 'europe-tso:solar',
-    load: 'europe-tso:load',
-    generation: 'europe-tso:generation',
-  },
-  'us-agency': { demandForecast: 'us-agency:demand-forecast' },
-  'uk-operator': { operatorForecast: 'uk-operator:fw48h' },
-};
-
-/** The bases every zone is forecast on: both bases, and GB's own figure as its default. */
-export function forecastBases(zoneCode: string): ForecastBasis[] {
+/** Whether a zone's own value is an operator's figure, which is then forecast as its own basis. */
+const ownValueIsOperators = (zoneCode: string): boolean => {
   const zone = findZone(zoneCode);
-  return zone?.source === 'uk-operator'
+  return zone !== undefined && SOURCE_INFO[zone.source].defaultValue === 'operator';
+};
+
+/** The bases every zone is forecast on: both bases, and an operator's own figure as its default. */
+export function forecastBases(zoneCode: string): ForecastBasis[] {
+  return ownValueIsOperators(zoneCode)
     ? ['operator', 'lifecycle', 'direct']
     : ['lifecycle', 'direct'];
 }
 
 /** The basis a request without `basis` is forecast on. */
 export function defaultForecastBasis(zoneCode: string): ForecastBasis {
-  return findZone(zoneCode)?.source === 'uk-operator' ? 'operator' : 'lifecycle';
+  return ownValueIsOperators(zoneCode) ? 'operator' : 'lifecycle';
 }
 
 const READ_LIMIT = 10_000_000;
@@ -72,7 +63,7 @@ export async function loadZoneInputs(
     basis === 'operator' ? undefined : basis,
   );
   const upstream: Partial<Record<keyof UpstreamInputs, IssuedSeries>> = {};
-  for (const [input, kind] of Object.entries(UPSTREAM_KINDS[zone.source])) {
+  for (const [input, kind] of Object.entries(upstreamKinds(zone.source))) {
     const rows = await store.forecastsInWindow(
       zone.code,
       kind,
@@ -84,6 +75,6 @@ export async function loadZoneInputs(
   return {
     actual: regularSeries(readings, grid),
     upstream,
-    publicationLagSeconds: PUBLICATION_LAG_SECONDS[zone.source],
+    publicationLagSeconds: SOURCE_INFO[zone.source].publicationLagSeconds,
   };
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import { ACCEPTED_EXAMPLE } from '../core/time.js';
+import { FORECAST_HORIZON, limitText, SCHEDULE_LIMITS } from './contract/limits.js';
 
 /**
  * The closed set of errors the API answers, whoever detects them (the query interpreter, the
@@ -90,13 +91,13 @@ export const API_ERRORS = {
     new ApiError(
       400,
       'invalid param: horizon_hours',
-      `use a whole number of hours from 1 to ${max}, e.g. horizon_hours=24, or leave it out (48)`,
+      `use a whole number of hours from 1 to ${max}, e.g. horizon_hours=24, or leave it out (${FORECAST_HORIZON.default})`,
     ),
   invalidEnergy: () =>
     new ApiError(
       400,
       'invalid param: energy_kwh',
-      'use a decimal number of kWh above 0 and at most 1e12, e.g. energy_kwh=12.5, or leave it out',
+      `use a decimal number of kWh above 0 and at most ${limitText(SCHEDULE_LIMITS.maxEnergyKwh)}, e.g. energy_kwh=12.5, or leave it out`,
     ),
   deadlineTooLate: (maxHours: number) =>
     new ApiError(

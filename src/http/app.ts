@@ -11,7 +11,8 @@ import type { ForecastBook } from '../forecast/book.js';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
-import type { ReadingCache } from '../serving/reading-cache.js';
+import type { ReadingCache } from '../read/reading-cache.js';
+import { Reads } from '../read/reads.js';
 import type { Store } from '../storage/store.js';
 import { API_ERRORS } from './api-errors.js';
 import {
@@ -123,7 +124,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     : new LocalRateLimiter(config.rateLimitPerMinute, clock);
   const limiter = metrics ? metrics.countRefusals(rateLimiter) : rateLimiter;
   const clientAddress = createClientAddress(config.trustProxy);
-  const responder = new DataResponder(store, deps.cache);
+  const reads = new Reads(store, deps.cache, API_ERRORS.storeUnavailable);
+  const responder = new DataResponder(reads);
   const forecastBook = deps.forecasts ?? NO_FORECASTS;
   // The forecast route and the fast path send the same prepared bodies.
   const forecastBodies = new ForecastBodies(() => forecastBook, clock);
@@ -277,16 +279,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(createNotFoundHandler(getPaths));
 
   // Before the other routes: it labels requests with the paths registered after it.
-  if (metrics) registerMetrics(app, metrics, { store, responder, cache: deps.cache, clock });
+  if (metrics) registerMetrics(app, metrics, { reads, responder, cache: deps.cache, clock });
   registerRoutes(app, {
     config,
-    store,
+    reads,
     clock,
     responder,
     limiter,
     clientAddress,
     forecastBodies,
-    cache: deps.cache,
     streams: deps.streams,
     logger: log,
   });

@@ -1,8 +1,9 @@
 import { CATEGORIES, RENEWABLE } from '../core/factors.js';
 import type { ZoneReading } from '../core/reading.js';
-import type { MixPoint } from '../storage/store.js';
+import type { MixPoint } from '../read/read-model.js';
 import { formatTs } from '../core/time.js';
-import type { ZoneSeries } from '../serving/zone-series.js';
+import { round1, UNIT } from '../core/units.js';
+import type { ZoneSeries } from '../read/zone-series.js';
 
 /**
  * Hand-written JSON encoders for the data bodies (history and latest). They exist for two
@@ -10,15 +11,6 @@ import type { ZoneSeries } from '../serving/zone-series.js';
  * which schema-driven serializers reorder, putting required members first), and these bodies are
  * the hot path. The black-box suite validates every body they produce against the OpenAPI schemas.
  */
-
-export const UNIT = 'gCO2eq/kWh';
-
-/** Served values carry 1 decimal (decisions.md, "Numbers"). */
-export const round1 = (value: number): number => Number(value.toFixed(1));
-
-/** `round1`, or null for a figure that could not be measured (NaN, stored as null). */
-export const round1OrNull = (value: number | null): number | null =>
-  value !== null && Number.isFinite(value) ? round1(value) : null;
 
 export interface HistoryBody {
   readonly zone: string;

@@ -1,39 +1,33 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CATEGORIES } from '../core/factors.js';
-import type { Mix, Reading } from '../core/reading.js';
+import type { Mix } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
 import { ZONES, type Zone } from '../core/zones.js';
-import type { ZoneSeries } from '../serving/zone-series.js';
-import type { MixPoint, Store } from '../storage/store.js';
+import type { MixPoint, ReadModel } from '../read/read-model.js';
+import type { Reads } from '../read/reads.js';
 import { API_ERRORS } from './api-errors.js';
-import { type DataResponder, fromStore } from './data-responder.js';
-import { apiCategory, round1 } from './encode.js';
+import { round1 } from '../core/units.js';
+import { apiCategory } from './encode.js';
 import { CACHE_CONTROL, CORS_HEADERS } from './headers.js';
-import {
-  EXPORT_PARAMS,
-  type ExportRequest,
-  interpretExport,
-  MAX_EXPORT_DAYS,
-  readParams,
-} from './query.js';
+import { EXPORT_PARAMS, type ExportRequest, interpretExport, readParams } from './query.js';
+import { MAX_EXPORT_DAYS } from './contract/limits.js';
 import { errorResponses, ExportQuery, streamedResponses } from './schemas.js';
 import { ClientGone, drained, SlotCounter } from './streaming.js';
 
 /**
  * `GET /v1/export` (extensions §6): every published reading of some zones in a window of at
  * most 400 days, as CSV or NDJSON, streamed as it is read. Memory per export stays flat whatever
- * its size: a zone's points are copied from memory (or read from the store in keyset pages) and
- * written in chunks of CHUNK_CHARS, each after the client has taken the previous ones.
+ * its size: a zone's points are read in keyset pages and written in chunks of CHUNK_CHARS, each
+ * after the client has taken the previous ones.
  *
  * Rows equal the `/v1/intensity` pages of the same window, row by row: they come from the same
- * in-memory series (`DataResponder.memorySeries`) or the same store reads, the GB forecast
- * included where the default basis shows it.
+ * read model (read/read-model.ts), the GB provisional reading included where the default basis
+ * shows it.
  */
 
 export interface ExportDeps {
-  readonly store: Store;
-  readonly responder: DataResponder;
+  readonly reads: Reads;
   readonly clock: () => number;
   readonly clientAddress: (request: IncomingMessage) => string;
   /** The per-IP rate limit, counted once per export. */
@@ -47,7 +41,7 @@ export const MAX_EXPORTS_PER_ADDRESS = 2;
  * costs CPU while its client reads quickly: past this, 503 with Retry-After.
  */
 export const MAX_EXPORTS_IN_ALL = 16;
-/** Rows read from the store per query. */
+/** Rows read per page. */
 const PAGE_ROWS = 10_000;
 /** Text written at once: large enough to cost few writes, small enough to keep memory flat. */
 const CHUNK_CHARS = 64 * 1024;
@@ -60,7 +54,7 @@ const MEDIA_TYPE = {
 } as const;
 
 export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
-  const { store, responder, clock, clientAddress, limit } = deps;
+  const { reads, clock, clientAddress, limit } = deps;
   const slots = new SlotCounter(MAX_EXPORTS_PER_ADDRESS, MAX_EXPORTS_IN_ALL);
 
   app.get(
@@ -108,7 +102,7 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
     },
     async (request, reply) => {
       const asked = interpretExport(readParams(request.url, EXPORT_PARAMS), clock());
-      responder.refuseWhenStoreLost();
+      const model = reads.current();
       const response = reply.raw;
       const release = slots.take(clientAddress(request.raw), {
         perAddress: () => API_ERRORS.tooManyExports(MAX_EXPORTS_PER_ADDRESS),
@@ -118,7 +112,7 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
       response.once('close', release);
       try {
         // From the store: fail with 503 now rather than after the headers are sent.
-        if (!responder.cached) await fromStore(() => store.dataVersion());
+        if (!model.inMemory) await reads.dataVersion();
       } catch (error) {
         release();
         throw error;
@@ -137,7 +131,7 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
         return;
       }
       try {
-        await writeRows(response, asked, { store, responder });
+        await writeRows(response, asked, model);
         response.end();
       } catch (error) {
         // The status is sent: ending without the last chunk tells the client the file is cut.
@@ -165,16 +159,11 @@ function fileName(asked: ExportRequest): string {
   return `gridco2-${label}${basis}-${compact(asked.from)}-${compact(asked.to)}.${extension}`;
 }
 
-interface Sources {
-  readonly store: Store;
-  readonly responder: DataResponder;
-}
-
 /** Writes every row of the export, zone after zone, waiting for the client between chunks. */
 async function writeRows(
   response: ServerResponse,
   asked: ExportRequest,
-  sources: Sources,
+  model: ReadModel,
 ): Promise<void> {
   const out = new ChunkedText(response);
   const format = rowFormat(asked);
@@ -182,61 +171,23 @@ async function writeRows(
     out.add(asked.mix ? `${CSV_HEADER},${MIX_COLUMNS.join(',')}\n` : `${CSV_HEADER}\n`);
   }
   for (const zone of asked.zones) {
-    const mixes = asked.mix ? new MixCursor(sources.store, zone, asked.from, asked.to) : undefined;
-    const series = sources.responder.memorySeries(zone.code, asked.basis);
-    if (series) {
-      // A copy: the cache may take changes while this zone is written.
-      const points = series.slice(series.lowerBound(asked.from), series.lowerBound(asked.to));
-      await writeSeries(out, format, zone.code, points, mixes);
-    } else {
-      for await (const page of storePages(sources, zone.code, asked)) {
-        for (const reading of page) {
-          const mix = mixes && (await mixes.at(reading.ts));
-          if (out.add(format(zone.code, reading.ts, round1(reading.value), reading.method, mix))) {
-            await out.flush();
-          }
+    const mixes = asked.mix ? new MixCursor(model, zone, asked.from, asked.to) : undefined;
+    let from = asked.from;
+    for (;;) {
+      const page = await model.window(zone.code, from, asked.to, PAGE_ROWS, asked.basis);
+      const { series, start, end } = page;
+      for (let i = start; i < end; i++) {
+        const ts = series.ts(i);
+        const mix = mixes && (await mixes.at(ts));
+        if (out.add(format(zone.code, ts, series.value(i), series.method(i), mix))) {
+          await out.flush();
         }
       }
+      if (page.complete || end === start) break;
+      from = series.ts(end - 1) + 1;
     }
   }
   await out.flush();
-}
-
-async function writeSeries(
-  out: ChunkedText,
-  format: RowFormat,
-  zone: string,
-  points: ZoneSeries,
-  mixes: MixCursor | undefined,
-): Promise<void> {
-  for (let i = 0; i < points.length; i++) {
-    const ts = points.ts(i);
-    const mix = mixes && (await mixes.at(ts));
-    if (out.add(format(zone, ts, points.value(i), points.method(i), mix))) await out.flush();
-  }
-}
-
-/**
- * A zone's published readings in the window from the store, in keyset pages, as
- * `DataResponder.history` reads them: the served GB forecast follows the settled readings.
- */
-async function* storePages(
-  sources: Sources,
-  zone: string,
-  asked: ExportRequest,
-): AsyncGenerator<readonly Reading[]> {
-  const { store, responder } = sources;
-  let from = asked.from;
-  for (;;) {
-    const page = await store.readingsInWindow(zone, from, asked.to, PAGE_ROWS, asked.basis);
-    if (page.length > 0) yield page;
-    if (page.length < PAGE_ROWS) break;
-    from = page.at(-1)!.ts + 1;
-  }
-  if (asked.basis === undefined) {
-    const forecast = await responder.servedForecastFromStore(zone);
-    if (forecast && forecast.ts >= asked.from && forecast.ts < asked.to) yield [forecast];
-  }
 }
 
 /**
@@ -250,7 +201,7 @@ class MixCursor {
   private done = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly model: ReadModel,
     private readonly zone: Zone,
     from: number,
     private readonly to: number,
@@ -266,7 +217,7 @@ class MixCursor {
         return point.ts === ts ? point.mix : undefined;
       }
       if (this.done) return undefined;
-      this.page = await this.store.mixesInWindow(this.zone.code, this.next, this.to, PAGE_ROWS);
+      this.page = await this.model.mixes(this.zone.code, this.next, this.to, PAGE_ROWS);
       this.index = 0;
       if (this.page.length < PAGE_ROWS) this.done = true;
       if (this.page.length > 0) this.next = this.page.at(-1)!.ts + 1;

@@ -1,5 +1,6 @@
 import { BASES, CATEGORIES, FACTORS } from '../core/factors.js';
 import { BASIS_METHOD } from '../core/reading.js';
+import { UNIT } from '../core/units.js';
 import { codeMappings } from '../core/zones.js';
 import { apiCategory } from './encode.js';
 import type { FactorsResponse } from './schemas.js';
@@ -25,5 +26,5 @@ export function factorsBody(): FactorsResponse {
       ),
     ]),
   ) as FactorsResponse['mappings'];
-  return { unit: 'gCO2eq/kWh', bases, mappings };
+  return { unit: UNIT, bases, mappings };
 }

@@ -1,8 +1,8 @@
 import { formatTs } from '../core/time.js';
 import type { ForecastBasis, ForecastBook, ZoneForecast } from '../forecast/book.js';
 import { defaultForecastBasis } from '../forecast/inputs.js';
-import { EncodedBody } from '../serving/response-cache.js';
-import { round1, round1OrNull, UNIT } from './encode.js';
+import { EncodedBody } from './response-cache.js';
+import { round1, round1OrNull, UNIT } from '../core/units.js';
 import type { ForecastRequest } from './query.js';
 import type { ForecastResponse } from './schemas.js';
 

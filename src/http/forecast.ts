@@ -4,7 +4,8 @@ import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
 import { representationFor } from './data-responder.js';
 import type { ForecastBodies } from './forecast-bodies.js';
-import { round1OrNull } from './encode.js';
+import { round1OrNull } from '../core/units.js';
+import { FORECAST_HORIZON } from './contract/limits.js';
 import { CACHE_CONTROL } from './headers.js';
 import {
   FORECAST_PARAMS,
@@ -47,7 +48,7 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
     '/v1/intensity/forecast',
     {
       schema: {
-        summary: 'Forecast of one zone, up to 72 hours ahead',
+        summary: `Forecast of one zone, up to ${FORECAST_HORIZON.max} hours ahead`,
         description:
           "Every interval from the one after the zone's newest published reading up to now + " +
           'horizon_hours, with a P10-P90 band from the measured errors of the model. Forecasts ' +

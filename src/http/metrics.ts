@@ -7,10 +7,10 @@ import { assessFreshness } from '../core/freshness.js';
 import type { IngestReport, ZoneReading } from '../core/reading.js';
 import { HOUR } from '../core/time.js';
 import { findZone, SOURCE_INFO, SOURCES, ZONES, type SourceId } from '../core/zones.js';
-import type { ReadingCache } from '../serving/reading-cache.js';
-import type { Store } from '../storage/store.js';
+import type { ReadingCache } from '../read/reading-cache.js';
+import type { Reads } from '../read/reads.js';
 import type { DataResponder } from './data-responder.js';
-import { round1 } from './encode.js';
+import { round1 } from '../core/units.js';
 import type { LimitState, RateLimiter } from './rate-limiter.js';
 import { openStreamCount } from './stream.js';
 
@@ -227,8 +227,9 @@ function routeOf(url: string | undefined, routes: ReadonlySet<string>): string {
 }
 
 export interface MetricsSources {
-  readonly store: Store;
+  readonly reads: Reads;
   readonly responder: DataResponder;
+  /** The reading cache, for the sizes of what it holds. */
   readonly cache: ReadingCache | undefined;
   /** Milliseconds since the epoch: the app's clock, so that lags agree with /v1/status. */
   readonly clock: () => number;
@@ -497,17 +498,16 @@ export function registerMetrics(
 }
 
 async function readSnapshot(sources: MetricsSources): Promise<Snapshot> {
-  const { store, responder, cache } = sources;
+  const { reads } = sources;
   const nowSeconds = Math.floor(sources.clock() / 1000);
-  // As /v1/intensity/latest serves each basis: from memory when it answers, else the store.
-  const latestOn = async (basis: Basis) =>
-    responder.cached ? cache!.latest(basis) : store.latestPerZone(basis);
   try {
+    // As /v1/intensity/latest serves each basis.
+    const model = reads.current();
     const [byDefault, lifecycle, direct, reports] = await Promise.all([
-      responder.latestReadings(),
-      latestOn('lifecycle'),
-      latestOn('direct'),
-      store.latestIngestReports(),
+      model.latest(undefined),
+      model.latest('lifecycle'),
+      model.latest('direct'),
+      reads.ingestReports(),
     ]);
     return {
       nowSeconds,

@@ -1,7 +1,9 @@
 import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../core/time.js';
-import { findZone, ZONES, type Zone } from '../core/zones.js';
-import { isCloudRegionForm, zoneOfCloudRegion } from '../core/cloud-regions.js';
+import { ZONES, type Zone } from '../core/zones.js';
+import { resolveZone } from '../core/zone-names.js';
+import { isCloudRegionForm } from '../core/cloud-regions.js';
 import { API_ERRORS } from './api-errors.js';
+import { FORECAST_HORIZON, MAX_EXPORT_DAYS, SCHEDULE_LIMITS } from './contract/limits.js';
 import {
   ExportQuery,
   HistoryQuery,
@@ -59,9 +61,6 @@ export const STREAM_PARAMS = Object.keys(StreamQuery.properties);
 export const SCHEDULE_PARAMS = Object.keys(ScheduleQuery.properties);
 export const FORECAST_PARAMS = Object.keys(ForecastQuery.properties);
 export const SKILL_PARAMS = Object.keys(SkillQuery.properties);
-
-/** The longest window one export may cover (extensions §6). */
-export const MAX_EXPORT_DAYS = 400;
 
 export interface LatestRequest {
   /** Undefined: every zone. */
@@ -179,20 +178,6 @@ function interpretZones(given: string, order: 'registry' | 'listed' = 'registry'
   return ZONES.filter((zone) => wanted.has(zone.code));
 }
 
-/** The bounds of `/v1/schedule` (extensions §5). */
-export const SCHEDULE_LIMITS = {
-  /** Longest job, minutes. */
-  maxDurationMinutes: 4320,
-  defaultDurationMinutes: 60,
-  /** Default deadline after earliest, hours. */
-  defaultWindowHours: 24,
-  /** The deadline is at most this long after the request time, hours (the forecasts' reach). */
-  maxAheadHours: 72,
-  /** `deadline - earliest` at most, hours: bounds the work of one request. */
-  maxWindowHours: 72,
-  maxEnergyKwh: 1e12,
-} as const;
-
 export type Estimator = 'expected' | 'p90';
 
 export interface ScheduleRequest {
@@ -280,9 +265,6 @@ export interface ForecastRequest {
   readonly horizonHours: number;
 }
 
-/** The default and longest horizon of `/v1/intensity/forecast` (extensions §4). */
-export const FORECAST_HORIZON = { default: 48, max: 72 } as const;
-
 export function interpretForecast(params: ReadonlyMap<string, string>): ForecastRequest {
   const given = params.get('zone')?.trim();
   if (given === undefined || given === '') throw API_ERRORS.missingParam('zone');
@@ -314,7 +296,7 @@ function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined 
 
 /** A zone code, or a cloud region as `provider:region` (`aws:eu-central-1`, /v1/zones/cloud). */
 function requireZone(given: string): Zone {
-  const zone = findZone(given) ?? zoneOfCloudRegion(given);
+  const zone = resolveZone(given, 'v1');
   if (zone) return zone;
   throw isCloudRegionForm(given)
     ? API_ERRORS.unknownCloudRegion(given)

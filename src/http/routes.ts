@@ -3,12 +3,13 @@ import type { Logger } from 'pino';
 import { assessFreshness } from '../core/freshness.js';
 import type { ZoneReading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
+import { UNIT } from '../core/units.js';
 import { ZONES } from '../core/zones.js';
-import type { ReadingCache } from '../serving/reading-cache.js';
-import type { EncodedBody } from '../serving/response-cache.js';
-import type { Store } from '../storage/store.js';
+import type { EncodedBody } from './response-cache.js';
+import type { Reads } from '../read/reads.js';
 import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
+import { FORECAST_HORIZON, MAX_EXPORT_DAYS, MAX_POINTS } from './contract/limits.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
 import { registerForecast } from './forecast.js';
@@ -45,20 +46,17 @@ import {
 
 export interface RouteDeps {
   readonly config: Config;
-  readonly store: Store;
+  readonly reads: Reads;
   readonly clock: () => number;
   readonly responder: DataResponder;
   readonly limiter: RateLimiter;
   readonly clientAddress: (request: FastifyRequest['raw']) => string;
   /** The forecast bodies, shared with the fast path. */
   readonly forecastBodies: ForecastBodies;
-  /** The in-memory readings, when there are: event streams follow the changes it applies. */
-  readonly cache?: ReadingCache | undefined;
   readonly streams?: Partial<StreamLimits> | undefined;
   readonly logger?: Logger | undefined;
 }
 
-const UNIT = 'gCO2eq/kWh';
 const ref = (id: string) => ({ $ref: `${id}#` });
 
 const FACTORS_BODY: FactorsResponse = factorsBody();
@@ -87,7 +85,7 @@ function indexBody(demo: boolean): IndexResponse {
         'GET /v1/intensity/latest[?zone=Z]: the newest reading of every zone, or of one zone.',
       intensity:
         'GET /v1/intensity?zone=Z[&from=T][&to=T]: readings of one zone with from <= ts < to ' +
-        '(default: the last 24 hours), ascending, at most 5000 points.',
+        `(default: the last 24 hours), ascending, at most ${MAX_POINTS} points.`,
     },
     other_endpoints: {
       cloud_zones:
@@ -105,13 +103,13 @@ function indexBody(demo: boolean): IndexResponse {
         'to them. /v1/intensity and /v1/intensity/latest take basis=lifecycle or basis=direct.',
       export:
         'GET /v1/export?zones=Z,Z|all[&from=T][&to=T][&format=csv|ndjson][&basis=B][&include=mix]: ' +
-        'every published reading of the zones in the window (at most 400 days), as a file.',
+        `every published reading of the zones in the window (at most ${MAX_EXPORT_DAYS} days), as a file.`,
       stream:
         'GET /v1/stream[?zones=Z,Z|all][&basis=B]: server-sent events, one per reading as it is ' +
         'published or revised; reconnect with Last-Event-ID to resume without loss.',
       forecast:
         'GET /v1/intensity/forecast?zone=Z[&basis=B][&horizon_hours=N]: the forecast of a zone ' +
-        'up to 72 hours ahead with its P10-P90 band; GET /v1/intensity/forecast/skill[?zone=Z]: ' +
+        `up to ${FORECAST_HORIZON.max} hours ahead with its P10-P90 band; GET /v1/intensity/forecast/skill[?zone=Z]: ` +
         'how good it is, from the newest walk-forward backtest.',
       schedule:
         'GET /v1/schedule?zones=Z,Z|all[&duration_minutes=N][&earliest=T][&deadline=T]' +
@@ -148,7 +146,7 @@ function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: Enco
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  const { store, clock, config, responder, limiter, clientAddress } = deps;
+  const { reads, clock, config, responder, limiter, clientAddress } = deps;
   const index = indexBody(config.demo);
 
   // One count per client across all limited routes (and the fast path): 60/min per IP in all.
@@ -224,9 +222,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       let problems: readonly string[] = [];
       try {
         [latest, reports, problems] = await Promise.all([
-          responder.latestReadings(),
-          store.latestIngestReports(),
-          store.problems(),
+          reads.current().latest(undefined),
+          reads.ingestReports(),
+          reads.problems(),
         ]);
       } catch {
         // Still a Status body: the client learns why, and lags count as if no reading existed.
@@ -314,7 +312,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         response: {
           ...okResponses(
             'HistoryResponse',
-            'The published readings with from <= ts < to, ascending, at most 5000 (then ' +
+            `The published readings with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
               '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
               'no data in the window, or none at all, gives 200 with `count: 0` and `data: []`.',
             { etag: true, limited: true, link: true },
@@ -344,7 +342,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         response: {
           ...okResponses(
             'MixResponse',
-            'The published intervals with from <= ts < to, ascending, at most 5000 (then ' +
+            `The published intervals with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
               '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
               'no mix in the window gives 200 with `count: 0` and `data: []`.',
             { etag: true, limited: true, link: true },
@@ -379,17 +377,15 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     async () => FACTORS_BODY,
   );
 
-  registerExport(app, { store, responder, clock, clientAddress, limit });
-  registerSchedule(app, { store, responder, clock, limit, forecasts: () => app.forecasts });
+  registerExport(app, { reads, clock, clientAddress, limit });
+  registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
   registerForecast(app, {
     limit,
     bodies: deps.forecastBodies,
     backtest: () => app.forecasts.backtest ?? null,
   });
   registerStream(app, {
-    store,
-    cache: deps.cache,
-    responder,
+    reads,
     clientAddress,
     limit,
     limits: { ...DEFAULT_STREAM_LIMITS, maxInAll: config.streamMax, ...deps.streams },
@@ -398,8 +394,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerCloudZones(app, limit);
   // Outside /v1, in the peers' formats (docs/compat.md); the same read model and rate limit.
   const compat = {
-    store,
-    responder,
+    reads,
     clock,
     limiter,
     clientAddress,

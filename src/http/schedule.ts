@@ -8,12 +8,11 @@ import {
 } from '../core/schedule.js';
 import { formatTs } from '../core/time.js';
 import type { Zone } from '../core/zones.js';
-import type { ZoneSeries } from '../serving/zone-series.js';
 import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
-import type { Store } from '../storage/store.js';
+import type { ReadModel } from '../read/read-model.js';
+import type { Reads } from '../read/reads.js';
 import { API_ERRORS } from './api-errors.js';
-import { type DataResponder, fromStore } from './data-responder.js';
-import { round1 } from './encode.js';
+import { PROVISIONAL_METHOD, round1, toTenths, UNIT } from '../core/units.js';
 import { CACHE_CONTROL } from './headers.js';
 import { interpretSchedule, readParams, SCHEDULE_PARAMS, type ScheduleRequest } from './query.js';
 import { errorResponses, okResponses, ScheduleQuery, type ScheduleResponse } from './schemas.js';
@@ -31,19 +30,14 @@ import { errorResponses, okResponses, ScheduleQuery, type ScheduleResponse } fro
  */
 
 export interface ScheduleDeps {
-  readonly store: Store;
-  readonly responder: DataResponder;
+  readonly reads: Reads;
   readonly clock: () => number;
   readonly forecasts: () => ForecastBook;
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
-const UNIT = 'gCO2eq/kWh';
-/** The GB operator's provisional figure shown after its settled ones: a forecast, not a value. */
-const FORECAST_METHOD = 'upstream:uk-operator:forecast';
-
 export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void {
-  const { responder, clock, limit } = deps;
+  const { reads, clock, limit } = deps;
   app.get(
     '/v1/schedule',
     {
@@ -78,21 +72,21 @@ export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void
     },
     async (request): Promise<ScheduleResponse> => {
       const asked = interpretSchedule(readParams(request.url, SCHEDULE_PARAMS), clock());
-      responder.refuseWhenStoreLost();
+      const model = reads.current();
       const book = deps.forecasts();
       const series: ScheduleSeries[] = [];
-      // Published values come from memory at once; from the store, the zones' reads run together.
-      const reads: Promise<void>[] = [];
+      // The zones' reads run together (from memory, each answers at once).
+      const filling: Promise<void>[] = [];
       // One array for every zone's intervals: one allocation per request, a view per zone.
       const all = new Float64Array(intervalsInAll(asked)).fill(Number.NaN);
       let used = 0;
       for (const zone of asked.zones) {
         const forecast = book.forecast(zone.code, asked.basis);
-        const intervals = zoneSeries(zone, asked, forecast, deps, reads, all, used);
+        const intervals = zoneSeries(zone, asked, forecast, model, filling, all, used);
         used += intervals.values.length;
         series.push(intervals);
       }
-      if (reads.length > 0) await Promise.all(reads);
+      if (filling.length > 0) await Promise.all(filling);
       const result = schedule({
         series,
         durationSeconds: asked.durationMinutes * 60,
@@ -108,14 +102,14 @@ export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void
 /**
  * One zone's intervals of `[earliest, deadline)` on its grid (UTC hours, or half hours for GB),
  * starting at the first boundary at or after earliest: values in tenths, NaN where none.
- * Published values are set now from memory, or by a store read pushed onto `reads`.
+ * Published values are set by a read pushed onto `filling`.
  */
 function zoneSeries(
   zone: Zone,
   asked: ScheduleRequest,
   forecast: ZoneForecast | null,
-  deps: Pick<ScheduleDeps, 'store' | 'responder'>,
-  reads: Promise<void>[],
+  model: ReadModel,
+  filling: Promise<void>[],
   all: Float64Array,
   at: number,
 ): ScheduleSeries {
@@ -126,9 +120,7 @@ function zoneSeries(
   // Published values up to where the forecast starts (all of them without a forecast).
   const historyEnd = forecast ? Math.min(end, forecast.startTs) : end;
   if (first < historyEnd) {
-    const memory = deps.responder.memorySeries(zone.code, asked.basis);
-    if (memory) fillFromMemory(values, memory, first, historyEnd, step);
-    else reads.push(fillFromStore(values, zone.code, first, historyEnd, step, asked.basis, deps));
+    filling.push(fillPublished(values, zone.code, first, historyEnd, step, asked.basis, model));
   }
   if (forecast && forecast.startTs < end) fillFromForecast(values, first, step, forecast, asked);
   return { zone: zone.code, startTs: first, stepSeconds: step, values };
@@ -172,45 +164,28 @@ function fillFromForecast(
   }
 }
 
-/** Published readings of `[from, to)` held in memory (already in tenths, as served). */
-function fillFromMemory(
-  values: Float64Array,
-  memory: ZoneSeries,
-  from: number,
-  to: number,
-  step: number,
-): void {
-  for (let i = memory.lowerBound(from), end = memory.lowerBound(to); i < end; i++) {
-    if (memory.method(i) === FORECAST_METHOD) continue;
-    const offset = memory.ts(i) - from;
-    if (offset % step === 0) values[offset / step] = Math.round(memory.value(i) * 10);
-  }
-}
-
-/** Published readings of `[from, to)` read from the store (its 503 when unreachable). */
-async function fillFromStore(
+/**
+ * Published readings of `[from, to)` in tenths as served; the GB provisional reading is a
+ * forecast, not a value, and is left to the forecast.
+ */
+async function fillPublished(
   values: Float64Array,
   zone: string,
   from: number,
   to: number,
   step: number,
   basis: Basis | undefined,
-  deps: Pick<ScheduleDeps, 'store'>,
+  model: ReadModel,
 ): Promise<void> {
-  const rows = await fromStore(() =>
-    deps.store.readingsInWindow(zone, from, to, values.length + 1, basis),
-  );
-  for (const row of rows) {
-    if (row.method === FORECAST_METHOD) continue;
-    const offset = row.ts - from;
+  const { series, start, end } = await model.window(zone, from, to, values.length + 1, basis);
+  for (let i = start; i < end; i++) {
+    if (series.method(i) === PROVISIONAL_METHOD) continue;
+    const offset = series.ts(i) - from;
     if (offset % step === 0 && offset / step < values.length) {
-      values[offset / step] = toTenths(row.value);
+      values[offset / step] = series.tenths(i);
     }
   }
 }
-
-/** A value in tenths as served: rounded to 1 decimal the way `toFixed(1)` rounds. */
-const toTenths = (value: number): number => Math.round(Number(value.toFixed(1)) * 10);
 
 const TENTHS = new WeakMap<Float64Array, Float64Array>();
 

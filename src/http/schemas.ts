@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { FORECAST_HORIZON, limitText, MAX_POINTS, SCHEDULE_LIMITS } from './contract/limits.js';
 import { BASES, CATEGORIES } from '../core/factors.js';
 import { METHODS } from '../core/reading.js';
 import { apiCategory } from './encode.js';
@@ -56,7 +57,7 @@ export const HistoryResponse = Type.Object(
     to: DateTime,
     unit: Unit,
     count: Type.Integer({ minimum: 0 }),
-    truncated: Type.Boolean({ description: 'True when the 5000-point cap was hit.' }),
+    truncated: Type.Boolean({ description: `True when the ${MAX_POINTS}-point cap was hit.` }),
     note: Type.Optional(
       Type.String({ description: 'Present only when truncated: where to continue.' }),
     ),
@@ -174,7 +175,7 @@ export const MixResponse = Type.Object(
       description: 'MWh of energy in the interval (Europe, US), or % of generation (GB).',
     }),
     count: Type.Integer({ minimum: 0 }),
-    truncated: Type.Boolean({ description: 'True when the 5000-point cap was hit.' }),
+    truncated: Type.Boolean({ description: `True when the ${MAX_POINTS}-point cap was hit.` }),
     note: Type.Optional(
       Type.String({ description: 'Present only when truncated: where to continue.' }),
     ),
@@ -258,7 +259,7 @@ export const ScheduleResponse = Type.Object(
         "The basis asked, or `default` without one: each zone's own value (GB: the operator's).",
     }),
     estimator: Type.Union([Type.Literal('expected'), Type.Literal('p90')]),
-    duration_minutes: Type.Integer({ minimum: 1, maximum: 4320 }),
+    duration_minutes: Type.Integer({ minimum: 1, maximum: SCHEDULE_LIMITS.maxDurationMinutes }),
     earliest: Type.String({ ...DateTime, description: 'The earliest start used.' }),
     deadline: Type.String({ ...DateTime, description: 'The deadline used (exclusive).' }),
     best: Type.Object(
@@ -349,7 +350,7 @@ export const ForecastResponse = Type.Object(
     generated_at: Type.Union([DateTime, Type.Null()], {
       description: 'When this forecast was computed; null when count is 0.',
     }),
-    horizon_hours: Type.Integer({ minimum: 1, maximum: 72 }),
+    horizon_hours: Type.Integer({ minimum: 1, maximum: FORECAST_HORIZON.max }),
     count: Type.Integer({ minimum: 0 }),
     note: Type.Optional(Type.String({ description: 'Present only when count is 0: why.' })),
     data: Type.Array(Type.Ref(ForecastPoint), {
@@ -519,7 +520,7 @@ export const ForecastQuery = Type.Object(
     basis: Type.Optional(BasisParam),
     horizon_hours: Type.Optional(
       Type.String({
-        description: 'Hours ahead of now, a whole number from 1 to 72. Default: 48.',
+        description: `Hours ahead of now, a whole number from 1 to ${FORECAST_HORIZON.max}. Default: ${FORECAST_HORIZON.default}.`,
         examples: ['24'],
       }),
     ),
@@ -540,8 +541,8 @@ export const ScheduleQuery = Type.Object(
     duration_minutes: Type.Optional(
       Type.String({
         description:
-          'How long the job runs: a whole number of minutes, 1 to 4320. Rounded up to whole ' +
-          'intervals of each zone. Default 60.',
+          `How long the job runs: a whole number of minutes, 1 to ${SCHEDULE_LIMITS.maxDurationMinutes}. Rounded up to whole ` +
+          `intervals of each zone. Default ${SCHEDULE_LIMITS.defaultDurationMinutes}.`,
         examples: ['90'],
       }),
     ),
@@ -555,9 +556,9 @@ export const ScheduleQuery = Type.Object(
       Type.String({
         ...InstantParam,
         description:
-          `The job ends at or before this; at most 72 hours after the request time and after ` +
-          `earliest. ${InstantParam.description} Default: earliest + 24 hours (at most the ` +
-          'request time + 72 hours).',
+          `The job ends at or before this; at most ${SCHEDULE_LIMITS.maxAheadHours} hours after the request time and after ` +
+          `earliest. ${InstantParam.description} Default: earliest + ${SCHEDULE_LIMITS.defaultWindowHours} hours (at most the ` +
+          `request time + ${SCHEDULE_LIMITS.maxAheadHours} hours).`,
       }),
     ),
     interruptible: Type.Optional(
@@ -575,7 +576,7 @@ export const ScheduleQuery = Type.Object(
     basis: Type.Optional(BasisParam),
     energy_kwh: Type.Optional(
       Type.String({
-        description: 'Energy the job uses, kWh, above 0 (at most 1e12): adds `savings.grams`.',
+        description: `Energy the job uses, kWh, above 0 (at most ${limitText(SCHEDULE_LIMITS.maxEnergyKwh)}): adds \`savings.grams\`.`,
         examples: ['12.5'],
       }),
     ),

@@ -4,15 +4,11 @@ import type { Logger } from 'pino';
 import type { Basis } from '../core/factors.js';
 import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
-import {
-  publishedReading,
-  type AppliedChanges,
-  type ReadingCache,
-} from '../serving/reading-cache.js';
-import type { ReadingChange, Store } from '../storage/store.js';
+import { publishedReading, type AppliedChanges } from '../read/reading-cache.js';
+import type { Reads } from '../read/reads.js';
+import type { ReadingChange } from '../read/read-model.js';
 import { API_ERRORS } from './api-errors.js';
-import { type DataResponder, fromStore } from './data-responder.js';
-import { round1 } from './encode.js';
+import { round1 } from '../core/units.js';
 import { CACHE_CONTROL } from './headers.js';
 import { interpretStream, readParams, STREAM_PARAMS } from './query.js';
 import { errorResponses, StreamQuery, streamedResponses } from './schemas.js';
@@ -70,9 +66,7 @@ export function openStreamCount(): number {
 }
 
 export interface StreamDeps {
-  readonly store: Store;
-  readonly cache: ReadingCache | undefined;
-  readonly responder: DataResponder;
+  readonly reads: Reads;
   readonly clientAddress: (request: IncomingMessage) => string;
   /** The per-IP rate limit, counted once when a stream opens. */
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -81,8 +75,8 @@ export interface StreamDeps {
 }
 
 export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
-  const { store, responder, clientAddress, limit, limits } = deps;
-  const hub = new StreamHub(store, deps.cache, limits, deps.logger);
+  const { reads, clientAddress, limit, limits } = deps;
+  const hub = new StreamHub(reads, limits, deps.logger);
   const slots = new SlotCounter(limits.maxPerAddress, limits.maxInAll);
   // Open streams never end by themselves: close them first, or the server would wait for them.
   app.addHook('preClose', async () => hub.close());
@@ -149,7 +143,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     async (request, reply) => {
       const asked = interpretStream(readParams(request.url, STREAM_PARAMS));
       const lastEventId = interpretLastEventId(request.headers['last-event-id']);
-      responder.refuseWhenStoreLost();
+      reads.refuseWhenStoreLost();
       const response = reply.raw;
       const release = slots.take(clientAddress(request.raw), {
         perAddress: () => API_ERRORS.tooManyStreams(limits.maxPerAddress),
@@ -159,8 +153,8 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       response.once('close', release);
       let storeVersion: number;
       try {
-        await fromStore(() => hub.follow());
-        storeVersion = await fromStore(() => store.dataVersion());
+        await hub.follow();
+        storeVersion = await reads.dataVersion();
       } catch (error) {
         release();
         throw error;
@@ -294,13 +288,13 @@ const idLine = (version: number) => `id: ${version}\n\n`;
  * version up to which the page is complete.
  */
 async function* changePages(
-  store: Store,
+  reads: Reads,
   since: number,
 ): AsyncGenerator<{ readonly changes: readonly ReadingChange[]; readonly upTo: number }> {
   let cursor = since;
   let limit = PAGE_ROWS;
   for (;;) {
-    const page = await store.changesSince(cursor, limit);
+    const page = await reads.changesSince(cursor, limit);
     const rows = page.changes;
     if (rows.length < limit || page.complete) {
       yield { changes: rows, upTo: page.version };
@@ -333,26 +327,25 @@ class StreamHub {
   private closed = false;
 
   constructor(
-    private readonly store: Store,
-    private readonly cache: ReadingCache | undefined,
+    private readonly reads: Reads,
     private readonly limits: StreamLimits,
     private readonly logger: Logger | undefined,
   ) {
-    cache?.onApplied((applied) => this.enqueue(() => this.applied(applied)));
+    reads.onApplied((applied) => this.enqueue(() => this.applied(applied)));
   }
 
   /** Starts following the store (when the first stream opens); rejects if it is unreachable. */
   follow(): Promise<void> {
-    this.following ??= this.store.dataVersion().then(
+    this.following ??= this.reads.dataVersion().then(
       (version) => {
         this.version = Math.max(this.version, version);
         const heartbeat = setInterval(() => this.heartbeat(), this.limits.heartbeatMs);
         this.timers.push(heartbeat);
-        if (!this.cache) {
-          // No cache to follow: poll the store, and listen where it pushes (PostgreSQL).
+        if (!this.reads.follows) {
+          // No memory to follow: poll the store, and listen where it pushes (PostgreSQL).
           const poll = () => this.enqueue(() => this.catchUp());
           this.timers.push(setInterval(poll, this.limits.pollMs));
-          this.unsubscribe = this.store.subscribe?.(poll).catch(() => undefined);
+          this.unsubscribe = this.reads.subscribe(poll).catch(() => undefined);
         }
         for (const timer of this.timers) timer.unref();
       },
@@ -421,10 +414,10 @@ class StreamHub {
   private async catchUp(target = 0): Promise<void> {
     if (this.version < 0 || this.closed) return;
     if (this.liveClients() === 0) {
-      this.version = Math.max(this.version, target, await this.store.dataVersion());
+      this.version = Math.max(this.version, target, await this.reads.dataVersion());
       return;
     }
-    for await (const page of changePages(this.store, this.version)) {
+    for await (const page of changePages(this.reads, this.version)) {
       this.send(new PreparedEvents(page.changes), page.upTo);
     }
   }
@@ -469,7 +462,7 @@ class StreamHub {
     const { response } = client;
     try {
       while (!client.live) {
-        for await (const page of changePages(this.store, client.cursor)) {
+        for await (const page of changePages(this.reads, client.cursor)) {
           const events = new PreparedEvents(page.changes).on(client.basis);
           for (const chunk of eventChunks(client, events)) {
             if (response.destroyed || response.writableEnded) throw new ClientGone();

@@ -13,7 +13,7 @@ import { CLOUD_REGIONS } from '../../core/cloud-regions.js';
 import type { Basis } from '../../core/factors.js';
 import type { Reading } from '../../core/reading.js';
 import { HOUR, parseInstant } from '../../core/time.js';
-import { resolveCompatZone } from '../../core/zone-keys.js';
+import { resolveZone } from '../../core/zone-names.js';
 import { ZONES, type Zone } from '../../core/zones.js';
 import { ApiError } from '../../errors.js';
 import { echo } from '../api-errors.js';
@@ -23,7 +23,6 @@ import {
   compatInstantText,
   type CompatDeps,
   describeError,
-  forecastOf,
   newestReading,
   rateLimitHook,
   readingsIn,
@@ -126,7 +125,7 @@ function locationsOf(url: string): Located[] {
     .filter((name) => name !== '');
   if (names.length === 0) throw ERRORS.required('location');
   return names.map((name) => {
-    const zone = resolveCompatZone(name, true);
+    const zone = resolveZone(name, 'ca');
     if (!zone) throw ERRORS.unknownLocation(name);
     return { name, zone };
   });
@@ -232,7 +231,7 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
         const requestedAt = now();
         const results: EmissionsForecastDto[] = [];
         for (const { name, zone } of locations) {
-          const forecast = forecastOf(deps, zone, BASIS);
+          const forecast = deps.forecasts().forecast(zone.code, BASIS);
           // The SDK answers one entry per location, always (clients read element [0]).
           if (!forecast) throw ERRORS.noForecast(name);
           const step = forecast.stepSeconds;
@@ -265,7 +264,7 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
           if (start === undefined) throw ERRORS.required('startTime');
           const end = instantOf(params, 'endTime');
           if (end === undefined) throw ERRORS.required('endTime');
-          const zone = resolveCompatZone(given, true);
+          const zone = resolveZone(given, 'ca');
           if (!zone) throw ERRORS.unknownLocation(given);
           if (start >= end) throw ERRORS.reversed('startTime', 'endTime');
           if (end - start > MAX_WINDOW_DAYS * 24 * HOUR) throw ERRORS.tooLong();

@@ -13,13 +13,9 @@ import {
 } from '../../core/electricity-maps-bodies.js';
 import type { Basis } from '../../core/factors.js';
 import { HOUR, parseInstant } from '../../core/time.js';
-import {
-  electricityMapsKeyOf,
-  electricityMapsZones,
-  resolveCompatZone,
-} from '../../core/zone-keys.js';
+import { electricityMapsKeyOf, electricityMapsZones, resolveZone } from '../../core/zone-names.js';
 import type { Reading } from '../../core/reading.js';
-import { findZone, type Zone } from '../../core/zones.js';
+import { findZone, SOURCE_INFO, type Zone } from '../../core/zones.js';
 import { ApiError } from '../../errors.js';
 import { echo } from '../api-errors.js';
 import { CACHE_CONTROL } from '../headers.js';
@@ -28,9 +24,7 @@ import {
   compatInstantText,
   type CompatDeps,
   describeError,
-  forecastOf,
   mixesIn,
-  mixUnitOf,
   newestReading,
   rateLimitHook,
   readingsIn,
@@ -108,7 +102,7 @@ export function coordinate(
 function zoneOf(params: ReadonlyMap<string, string>): Zone {
   const given = params.get('zone')?.trim();
   if (given !== undefined && given !== '') {
-    const zone = resolveCompatZone(given);
+    const zone = resolveZone(given, 'em');
     if (!zone) throw ERRORS.unknownZone(given);
     return zone;
   }
@@ -158,7 +152,11 @@ export async function newestHourlyReading(
 
 /** Hourly mixes of a zone in `[from, to)`. */
 export async function hourlyMixesIn(deps: CompatDeps, zone: Zone, from: number, to: number) {
-  return hourlyMixes(await mixesIn(deps, zone, from, to), stepOf(zone), mixUnitOf(zone));
+  return hourlyMixes(
+    await mixesIn(deps, zone, from, to),
+    stepOf(zone),
+    SOURCE_INFO[zone.source].mixUnit,
+  );
 }
 
 /** An instant as clients send it, in any form compatInstantText reads. */
@@ -268,7 +266,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           if (!FORECAST_HORIZONS.includes(horizon))
             throw ERRORS.invalid('horizonHours', '24 (6, 24, 48 or 72)');
           const key = electricityMapsKeyOf(zone);
-          const forecast = forecastOf(deps, zone, basis);
+          const forecast = deps.forecasts().forecast(zone.code, basis);
           if (!forecast) throw ERRORS.noForecast(key);
           // From the interval in progress to the horizon, as Electricity Maps forecasts.
           // Hourly: a half-hourly forecast as the means of its whole hours.
@@ -298,7 +296,13 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const newest = mixes.at(-1);
           const key = electricityMapsKeyOf(zone);
           if (!newest) throw ERRORS.noData(key);
-          return emPowerBreakdown(key, newest.ts, newest.mix, mixUnitOf(zone), EM_STEP_SECONDS);
+          return emPowerBreakdown(
+            key,
+            newest.ts,
+            newest.mix,
+            SOURCE_INFO[zone.source].mixUnit,
+            EM_STEP_SECONDS,
+          );
         },
       );
 
@@ -326,7 +330,13 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           return {
             zone: key,
             history: mixes.map((point) =>
-              emPowerBreakdown(key, point.ts, point.mix, mixUnitOf(zone), EM_STEP_SECONDS),
+              emPowerBreakdown(
+                key,
+                point.ts,
+                point.mix,
+                SOURCE_INFO[zone.source].mixUnit,
+                EM_STEP_SECONDS,
+              ),
             ),
           };
         },

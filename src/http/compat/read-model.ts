@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Basis } from '../../core/factors.js';
 import type { Reading } from '../../core/reading.js';
-import { SOURCE_INFO, type Zone } from '../../core/zones.js';
-import type { ForecastBook, ZoneForecast } from '../../forecast/book.js';
-import type { MixPoint, Store } from '../../storage/store.js';
-import { type DataResponder, fromStore, MAX_POINTS } from '../data-responder.js';
+import type { Zone } from '../../core/zones.js';
+import type { ForecastBook } from '../../forecast/book.js';
+import type { Reads } from '../../read/reads.js';
+import type { MixPoint } from '../../read/read-model.js';
+import { MAX_POINTS } from '../contract/limits.js';
 import { rateLimitHeaders } from '../headers.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { ApiError } from '../../errors.js';
@@ -12,11 +13,11 @@ import { API_ERRORS } from '../api-errors.js';
 
 /**
  * What the compatibility routes read: the same published series, mixes and forecasts as /v1,
- * from memory when it is loaded or from the store. One instance per app.
+ * through the one read layer (read/reads.ts), so they serve the values /v1 serves. One
+ * instance per app.
  */
 export interface CompatDeps {
-  readonly store: Store;
-  readonly responder: DataResponder;
+  readonly reads: Reads;
   readonly forecasts: () => ForecastBook;
   readonly clock: () => number;
   readonly limiter: RateLimiter;
@@ -33,18 +34,14 @@ export async function readingsIn(
   to: number,
   basis: Basis,
 ): Promise<Reading[]> {
-  deps.responder.refuseWhenStoreLost();
-  const series = deps.responder.memorySeries(zone.code, basis);
-  if (series) {
-    const start = series.lowerBound(from);
-    const end = Math.min(series.lowerBound(to), start + MAX_POINTS);
-    const readings: Reading[] = [];
-    for (let i = start; i < end; i++) {
-      readings.push({ ts: series.ts(i), value: series.value(i), method: series.method(i) });
-    }
-    return readings;
+  const { series, start, end } = await deps.reads
+    .current()
+    .window(zone.code, from, to, MAX_POINTS, basis);
+  const readings: Reading[] = [];
+  for (let i = start; i < end; i++) {
+    readings.push({ ts: series.ts(i), value: series.value(i), method: series.method(i) });
   }
-  return fromStore(() => deps.store.readingsInWindow(zone.code, from, to, MAX_POINTS, basis));
+  return readings;
 }
 
 /** The newest published reading of a zone on `basis`, if any. */
@@ -53,34 +50,18 @@ export async function newestReading(
   zone: Zone,
   basis: Basis,
 ): Promise<Reading | undefined> {
-  deps.responder.refuseWhenStoreLost();
-  const series = deps.responder.memorySeries(zone.code, basis);
-  if (series) {
-    const last = series.length - 1;
-    return last < 0
-      ? undefined
-      : { ts: series.ts(last), value: series.value(last), method: series.method(last) };
-  }
-  const latest = await fromStore(() => deps.store.latestPerZone(basis));
+  const latest = await deps.reads.current().latest(basis);
   return latest.find((reading) => reading.zone === zone.code);
 }
 
 /** Published mixes of a zone with `from <= ts < to`, at most MAX_POINTS. */
-export async function mixesIn(
+export function mixesIn(
   deps: CompatDeps,
   zone: Zone,
   from: number,
   to: number,
 ): Promise<MixPoint[]> {
-  deps.responder.refuseWhenStoreLost();
-  return fromStore(() => deps.store.mixesInWindow(zone.code, from, to, MAX_POINTS));
-}
-
-export const mixUnitOf = (zone: Zone) => SOURCE_INFO[zone.source].mixUnit;
-
-/** The prepared forecast of a zone on `basis`, or null when there is none. */
-export function forecastOf(deps: CompatDeps, zone: Zone, basis: Basis): ZoneForecast | null {
-  return deps.forecasts().forecast(zone.code, basis);
+  return deps.reads.current().mixes(zone.code, from, to, MAX_POINTS);
 }
 
 /**

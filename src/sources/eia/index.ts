@@ -3,7 +3,8 @@ import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings, type ZoneReadings } from '../../core/method.js';
 import { eiaDemandForecastIssuedAt, eiaDemandIssuedAt } from '../../core/forecast-issue.js';
 import { eiaFuelTypesOf } from '../../core/production-types.js';
-import type { ForecastKind, StoredForecast } from '../../core/reading.js';
+import type { StoredForecast } from '../../core/reading.js';
+import { type ForecastKind, forecastKindsOf } from '../../core/sources.js';
 import type { Zone } from '../../core/zones.js';
 import { UpstreamError, type RequestLimits, type TimeWindow, type UpstreamHttp } from '../http.js';
 import { parseFuelTypeData } from './parse.js';
@@ -52,10 +53,7 @@ export async function fetchEiaZones(
 }
 
 /** The types of region-data the forecast feed stores, and the kind each is stored as. */
-const REGION_KINDS: Readonly<Record<string, ForecastKind>> = {
-  DF: 'us-agency:demand-forecast',
-  D: 'us-agency:demand',
-};
+const REGION_KINDS: Readonly<Record<string, ForecastKind>> = forecastKindsOf('us-agency');
 
 /**
  * The forecast feed: EIA's day-ahead demand forecast (`DF`) and demand (`D`) of several zones

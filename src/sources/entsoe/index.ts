@@ -3,7 +3,8 @@ import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings, type ZoneReadings } from '../../core/method.js';
 import { entsoeDayAheadIssuedAt } from '../../core/forecast-issue.js';
 import { PSR_TYPES } from '../../core/production-types.js';
-import type { ForecastKind, StoredForecast } from '../../core/reading.js';
+import type { StoredForecast } from '../../core/reading.js';
+import { type ForecastKind, forecastKindsOf } from '../../core/sources.js';
 import type { Zone } from '../../core/zones.js';
 import {
   splitWindow,
@@ -114,12 +115,8 @@ function concatenate(zone: string, parts: readonly ZoneReadings[]): ZoneReadings
 /** Which forecast documents are fetched, and the kind each quantity is stored as. */
 export const ENTSOE_FORECAST_DOCUMENTS = ['A69', 'A65', 'A71'] as const;
 
-const FORECAST_KIND: Readonly<Record<EntsoeForecastQuantity, ForecastKind>> = {
-  wind: 'europe-tso:wind',
-  solar: 'europe-tso:solar',
-  load: 'europe-tso:load',
-  generation: 'europe-tso:generation',
-};
+const FORECAST_KIND: Readonly<Record<EntsoeForecastQuantity, ForecastKind>> =
+  forecastKindsOf('europe-tso');
 
 /**
  * The zone's day-ahead forecast of one document type over `window` (whole hours, possibly in the

@@ -6,8 +6,8 @@ import {
 } from '../../../core/electricity-maps-bodies.js';
 import type { Basis } from '../../../core/factors.js';
 import type { Mix, Reading } from '../../../core/reading.js';
-import { electricityMapsKeyOf, resolveCompatZone } from '../../../core/zone-keys.js';
-import type { Zone } from '../../../core/zones.js';
+import { electricityMapsKeyOf, resolveZone } from '../../../core/zone-names.js';
+import { SOURCE_INFO, type Zone } from '../../../core/zones.js';
 import { CACHE_CONTROL } from '../../headers.js';
 import { readParams } from '../../query.js';
 import {
@@ -19,7 +19,7 @@ import {
   newestHourlyReading,
   sendEmError,
 } from '../electricitymaps.js';
-import { type CompatDeps, describeError, mixUnitOf, rateLimitHook } from '../read-model.js';
+import { type CompatDeps, describeError, rateLimitHook } from '../read-model.js';
 import { zoneAtHome } from './home-location.js';
 
 /**
@@ -91,7 +91,7 @@ async function locate(
 ): Promise<{ zone?: Zone; asked: string }> {
   const given = params.get('zone')?.trim();
   if (given !== undefined && given !== '') {
-    const zone = resolveCompatZone(given);
+    const zone = resolveZone(given, 'em');
     return zone ? { zone, asked: electricityMapsKeyOf(zone) } : { asked: given };
   }
   const lat = coordinate(params.get('lat'), 'lat', 90);
@@ -120,7 +120,7 @@ export function registerHomeAssistant(app: FastifyInstance, deps: CompatDeps): v
           const reading = await newestHourlyReading(deps, zone, basis);
           if (!reading) return noData(asked);
           const mixes = await hourlyMixesIn(deps, zone, reading.ts, reading.ts + EM_STEP_SECONDS);
-          const mix = mixes[0] && { unit: mixUnitOf(zone), mix: mixes[0].mix };
+          const mix = mixes[0] && { unit: SOURCE_INFO[zone.source].mixUnit, mix: mixes[0].mix };
           return homeAssistantBody(asked, reading, basis, mix);
         },
       );

@@ -1,5 +1,6 @@
 import type { Method, Reading } from '../core/reading.js';
 import { METHODS } from '../core/reading.js';
+import { toTenths } from '../core/units.js';
 
 /** One published change to apply to a cached series: a reading to set, or a ts to remove. */
 export interface SeriesChange {
@@ -32,9 +33,14 @@ export class ZoneSeries {
     return this.tsColumn[index]!;
   }
 
-  /** The served value: rounded to 1 decimal the way `toFixed(1)` rounds. */
+  /** The served value: rounded to 1 decimal by the rule of core/units.ts. */
   value(index: number): number {
     return this.tenthsColumn[index]! / 10;
+  }
+
+  /** The served value in whole tenths, as held. */
+  tenths(index: number): number {
+    return this.tenthsColumn[index]!;
   }
 
   method(index: number): Method {
@@ -104,7 +110,7 @@ export class ZoneSeries {
   private push(ts: number, value: number, method: Method): void {
     this.reserve(this.length + 1);
     this.tsColumn[this.length] = ts;
-    this.tenthsColumn[this.length] = Math.round(Number(value.toFixed(1)) * 10);
+    this.tenthsColumn[this.length] = toTenths(value);
     this.methodColumn[this.length] = METHOD_INDEX.get(method)!;
     this.length++;
   }

@@ -1,9 +1,17 @@
+/**
+ * How a zone is named in each API, and the one resolver of a zone name (`resolveZone`). Three
+ * grammars, one per front end:
+ * - `v1`: our code (`DK-1`, case-insensitive, trimmed) or a cloud region as `provider:region`
+ *   (`aws:eu-central-1`); nothing else, so that /v1 answers exactly as its contract says;
+ * - `em` (the Electricity Maps compatibility API): those, and an Electricity Maps key (`DK-DK1`);
+ * - `ca` (the Carbon Aware SDK compatibility API): those of `em`, and a cloud region by its name
+ *   alone (`westeurope`, as the SDK names locations).
+ */
 import { findCloudRegionByName, zoneOfCloudRegion } from './cloud-regions.js';
 import { findZone, ZONES, type Zone } from './zones.js';
 
 /**
- * Electricity Maps zone keys of our zones, for the compatibility API (docs/compat.md) and for
- * `zone=` wherever a zone is read. Electricity Maps names bidding zones `<country>-<country><n>`
+ * Electricity Maps zone keys of our zones, for the compatibility API (docs/compat.md). Electricity Maps names bidding zones `<country>-<country><n>`
  * (`DK-DK1`, `SE-SE4`, `NO-NO1`), Italian market zones with its own short names (`IT-NO`, `IT-CNO`,
  * `IT-CSO`, `IT-SO`, `IT-SIC`, `IT-SAR`) and US balancing authorities `US-<region>-<EIA code>`
  * (`US-CAL-CISO`, `US-MIDA-PJM`). Every key below is in the copy of Electricity Maps' zone list
@@ -88,14 +96,14 @@ export function electricityMapsZones(): { zone: Zone; key: string }[] {
   return ZONES.map((zone) => ({ zone, key: electricityMapsKeyOf(zone) }));
 }
 
-/**
- * A zone as the compatibility APIs accept it: an Electricity Maps key (`DK-DK1`), our code
- * (`DK-1`), a cloud region as `provider:region` (`aws:eu-central-1`), and with `bareRegions` a
- * cloud region by its name alone (`westeurope`, as the Carbon Aware SDK names locations).
- */
-export function resolveCompatZone(input: string, bareRegions = false): Zone | undefined {
+/** The front end a zone name is read by, each with its grammar (see the header). */
+export type ZoneGrammar = 'v1' | 'em' | 'ca';
+
+/** The zone `input` names in `grammar`, if any. */
+export function resolveZone(input: string, grammar: ZoneGrammar): Zone | undefined {
+  if (grammar === 'v1') return findZone(input) ?? zoneOfCloudRegion(input);
   const zone = zoneOfElectricityMapsKey(input) ?? findZone(input) ?? zoneOfCloudRegion(input);
-  if (zone || !bareRegions) return zone;
+  if (zone || grammar === 'em') return zone;
   const region = findCloudRegionByName(input);
   return region && findZone(region.zone);
 }

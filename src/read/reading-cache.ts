@@ -21,8 +21,6 @@ export interface ReadingCacheOptions {
 
 const EVERYTHING = Number.MAX_SAFE_INTEGER;
 
-/** The forecasts served as readings (the GB operator's). */
-
 /** A series of the default basis (each zone's own method), or of one basis. */
 type SeriesKey = 'default' | Basis;
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   ELECTRICITY_MAPS_KEY,
   electricityMapsKeyOf,
-  resolveCompatZone,
+  resolveZone,
   zoneOfElectricityMapsKey,
-} from './zone-keys.js';
+} from './zone-names.js';
 import { findZone, ZONES } from './zones.js';
 
 describe('Electricity Maps zone keys', () => {
@@ -35,7 +35,8 @@ describe('Electricity Maps zone keys', () => {
     ['dk-dk1', 'DK-1'],
   ])('%s is our %s', (key, code) => {
     expect(zoneOfElectricityMapsKey(key)?.code).toBe(code);
-    expect(resolveCompatZone(key)?.code).toBe(code);
+    expect(resolveZone(key, 'em')?.code).toBe(code);
+    expect(resolveZone(key, 'v1')?.code).toBe(key === code ? code : undefined);
   });
 
   it('maps every zone but IT-CALA to exactly one key, and back', () => {
@@ -56,11 +57,14 @@ describe('Electricity Maps zone keys', () => {
   });
 
   it('accepts our codes, provider:region, and bare region names only when asked', () => {
-    expect(resolveCompatZone('DK-1')?.code).toBe('DK-1');
-    expect(resolveCompatZone('aws:us-west-2')?.code).toBe('US-BPA');
-    expect(resolveCompatZone('westeurope')).toBeUndefined();
-    expect(resolveCompatZone('westeurope', true)?.code).toBe('NL');
-    expect(resolveCompatZone('XX-NOPE', true)).toBeUndefined();
+    expect(resolveZone('DK-1', 'em')?.code).toBe('DK-1');
+    expect(resolveZone('aws:us-west-2', 'em')?.code).toBe('US-BPA');
+    expect(resolveZone('aws:us-west-2', 'v1')?.code).toBe('US-BPA');
+    expect(resolveZone(' dk-1 ', 'v1')?.code).toBe('DK-1');
+    expect(resolveZone('westeurope', 'em')).toBeUndefined();
+    expect(resolveZone('westeurope', 'v1')).toBeUndefined();
+    expect(resolveZone('westeurope', 'ca')?.code).toBe('NL');
+    expect(resolveZone('XX-NOPE', 'ca')).toBeUndefined();
     expect(findZone('IT-CALA')).toBeDefined();
   });
 });

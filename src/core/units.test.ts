@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { round1, toTenths } from './units.js';
+
+describe('round1', () => {
+  it('rounds an exact decimal tie up, where toFixed rounds the binary double down', () => {
+    expect((2491 / 20).toFixed(1)).toBe('124.5');
+    expect(round1(2491 / 20)).toBe(124.6);
+    expect(round1(0.15)).toBe(0.2);
+    expect(round1(100.45)).toBe(100.5);
+  });
+
+  it('rounds every other value to the nearest tenth', () => {
+    expect(round1(100.46)).toBe(100.5);
+    expect(round1(100.44)).toBe(100.4);
+    expect(round1(300.04567)).toBe(300);
+    expect(round1(1e-7)).toBe(0);
+  });
+
+  it('rounds halves away from zero', () => {
+    expect(round1(-1.25)).toBe(-1.3);
+    expect(toTenths(-2491 / 20)).toBe(-1246);
+  });
+
+  it('gives tenths equal to ten times the rounded value, over every band', () => {
+    for (let hundredths = 0; hundredths < 20_000; hundredths++) {
+      const value = hundredths / 100;
+      expect(toTenths(value)).toBe(Math.round(round1(value) * 10));
+      // Printed with 1 decimal at most, so JSON carries exactly what was rounded.
+      expect(String(round1(value))).toMatch(/^\d+(\.\d)?$/);
+    }
+  });
+
+  it('leaves values it cannot round as they are', () => {
+    expect(round1(Number.NaN)).toBeNaN();
+    expect(toTenths(Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
+  });
+});

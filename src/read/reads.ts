@@ -1,0 +1,90 @@
+import type { IngestReport } from '../core/reading.js';
+import type { SourceId } from '../core/sources.js';
+import type { ReadingChanges, Store } from '../storage/store.js';
+import { MemoryReadModel } from './memory-read-model.js';
+import type { ReadModel, Unavailable } from './read-model.js';
+import type { AppliedChanges, ReadingCache } from './reading-cache.js';
+import { StoreReadModel } from './store-read-model.js';
+
+/**
+ * The read layer of one app: `current()` is the read model that answers now; the change feed
+ * (data version, changes, notifications) and the stored reports pass through here too, so
+ * nothing above this layer holds the store port.
+ */
+export class Reads {
+  private readonly fromMemory: MemoryReadModel | undefined;
+  private readonly fromStore: StoreReadModel;
+
+  constructor(
+    private readonly store: Store,
+    private readonly cache: ReadingCache | undefined,
+    private readonly unavailable: Unavailable,
+  ) {
+    this.fromStore = new StoreReadModel(store, unavailable);
+    this.fromMemory = cache && new MemoryReadModel(cache, this.fromStore);
+  }
+
+  /** The memory read model when it answers now (loaded, and its store reachable). */
+  get memory(): MemoryReadModel | undefined {
+    return this.cache?.ready && this.cache.storeReachable ? this.fromMemory : undefined;
+  }
+
+  /** The read model that answers now; throws the API's 503 when the store is lost. */
+  current(): ReadModel {
+    this.refuseWhenStoreLost();
+    return this.memory ?? this.fromStore;
+  }
+
+  /** A loaded cache whose store is gone answers 503, as the store would, not stale data. */
+  refuseWhenStoreLost(): void {
+    if (this.cache?.ready && !this.cache.storeReachable) throw this.unavailable();
+  }
+
+  /** Whether memory follows the store (then `onApplied` tells every change it applies). */
+  get follows(): boolean {
+    return this.cache !== undefined;
+  }
+
+  /** Called whenever the data memory answers from changed (bodies built from it are stale). */
+  onChange(listener: () => void): void {
+    this.cache?.onChange(listener);
+  }
+
+  /** Called with the changes memory applied, in version order (see ReadingCache.onApplied). */
+  onApplied(listener: (applied: AppliedChanges) => void): void {
+    this.cache?.onApplied(listener);
+  }
+
+  /** The store's data version: every write moves it on. */
+  dataVersion(): Promise<number> {
+    return this.guard(() => this.store.dataVersion());
+  }
+
+  /** The reading changes written after `version`, at most `limit` (Store.changesSince). */
+  changesSince(version: number, limit: number): Promise<ReadingChanges> {
+    return this.store.changesSince(version, limit);
+  }
+
+  /** Calls `listener` when the store says it changed, where it pushes that (PostgreSQL). */
+  subscribe(listener: () => void): Promise<(() => Promise<void>) | undefined> {
+    return this.store.subscribe?.(listener) ?? Promise.resolve(undefined);
+  }
+
+  /** The newest stored ingestion report of each source, whoever ran it. */
+  ingestReports(): Promise<Partial<Record<SourceId, IngestReport>>> {
+    return this.store.latestIngestReports();
+  }
+
+  /** What keeps the store from following (Store.problems); empty when it is sound. */
+  problems(): Promise<readonly string[]> {
+    return this.store.problems();
+  }
+
+  private async guard<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch {
+      throw this.unavailable();
+    }
+  }
+}

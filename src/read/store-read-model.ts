@@ -1,0 +1,93 @@
+import type { Basis } from '../core/factors.js';
+import type { Reading, ZoneReading } from '../core/reading.js';
+import { mayServeForecast, SERVED_FORECAST_KIND, servedForecast } from '../core/served-forecast.js';
+import { round1 } from '../core/units.js';
+import { ZONES } from '../core/zones.js';
+import type { MixPoint, Store } from '../storage/store.js';
+import type { ReadModel, SeriesWindow, Unavailable } from './read-model.js';
+import { ZoneSeries } from './zone-series.js';
+
+const ZONE_ORDER = new Map(ZONES.map((zone, index) => [zone.code, index]));
+
+/**
+ * The read model of the store, while memory is not loaded (or without it): the same values as
+ * memory holds, rounded to tenths on the way out (a `ZoneSeries` holds them so), with the GB
+ * provisional reading appended after the settled ones as the reading cache does. A failed read
+ * throws the API's 503.
+ */
+export class StoreReadModel implements ReadModel {
+  readonly inMemory = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly unavailable: Unavailable,
+  ) {}
+
+  async window(
+    zone: string,
+    from: number,
+    to: number,
+    limit: number,
+    basis: Basis | undefined,
+  ): Promise<SeriesWindow> {
+    const rows = await this.read(() => this.store.readingsInWindow(zone, from, to, limit, basis));
+    const complete = rows.length < limit;
+    // The provisional reading follows every settled one: only a window read to its end shows it.
+    if (complete && basis === undefined && mayServeForecast(zone)) {
+      const provisional = await this.provisional(zone);
+      if (provisional && provisional.ts >= from && provisional.ts < to) rows.push(provisional);
+    }
+    const series = new ZoneSeries(rows);
+    return { series, start: 0, end: series.length, complete };
+  }
+
+  async latest(basis: Basis | undefined): Promise<ZoneReading[]> {
+    const latest = await this.read(() => this.store.latestPerZone(basis));
+    if (basis !== undefined) return asServed(latest);
+    const forecasts = await this.read(() => this.store.newestForecasts(SERVED_FORECAST_KIND));
+    const withForecasts = latest.filter((reading) => {
+      const forecast = forecasts.find((candidate) => candidate.zone === reading.zone);
+      return servedForecast(reading.ts, forecast) === undefined;
+    });
+    for (const forecast of forecasts) {
+      const newest = latest.find((reading) => reading.zone === forecast.zone)?.ts;
+      const served = servedForecast(newest, forecast);
+      if (served) withForecasts.push({ zone: forecast.zone, ...served });
+    }
+    return asServed(withForecasts);
+  }
+
+  mixes(zone: string, from: number, to: number, limit: number): Promise<MixPoint[]> {
+    return this.read(() => this.store.mixesInWindow(zone, from, to, limit));
+  }
+
+  /**
+   * The GB operator's forecast as the default basis serves it after the zone's settled readings;
+   * undefined for a zone without one, or once its interval is settled.
+   */
+  private async provisional(zone: string): Promise<Reading | undefined> {
+    const forecast = (await this.read(() => this.store.newestForecasts(SERVED_FORECAST_KIND))).find(
+      (candidate) => candidate.zone === zone,
+    );
+    if (!forecast) return undefined;
+    const [settled] = await this.read(() =>
+      this.store.readingsInWindow(zone, forecast.ts, Number.MAX_SAFE_INTEGER, 1),
+    );
+    return servedForecast(settled?.ts, forecast);
+  }
+
+  private async read<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch {
+      throw this.unavailable();
+    }
+  }
+}
+
+/** In the order of the zone registry, values in tenths as memory holds them. */
+const asServed = (readings: readonly ZoneReading[]): ZoneReading[] =>
+  readings
+    .filter((reading) => ZONE_ORDER.has(reading.zone))
+    .sort((a, b) => ZONE_ORDER.get(a.zone)! - ZONE_ORDER.get(b.zone)!)
+    .map((reading) => ({ ...reading, value: round1(reading.value) }));

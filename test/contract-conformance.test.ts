@@ -1,0 +1,159 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../src/errors.js';
+import { FORECAST_HORIZON, SCHEDULE_LIMITS } from '../src/http/contract/limits.js';
+import {
+  EXPORT_PARAMS,
+  FORECAST_PARAMS,
+  interpretExport,
+  interpretForecast,
+  interpretSchedule,
+  readParams,
+  SCHEDULE_PARAMS,
+} from '../src/http/query.js';
+import {
+  ExportQuery,
+  ForecastQuery,
+  ForecastResponse,
+  ScheduleQuery,
+  ScheduleResponse,
+} from '../src/http/schemas.js';
+
+/**
+ * The query interpreter (hand-written, for its error order and wording) accepts exactly what the
+ * OpenAPI schemas describe, with the defaults they state: generated query strings, each value
+ * either inside or outside what the schema allows.
+ */
+
+const NOW = Date.UTC(2026, 10, 21, 13, 20);
+const RUNS = { numRuns: 300 };
+const LATEST_DEADLINE = new Date(NOW + SCHEDULE_LIMITS.maxAheadHours * 3_600_000).toISOString();
+
+/** Whether interpreting throws the API's 400; rethrows anything else. */
+function refused(interpret: () => unknown): boolean {
+  try {
+    interpret();
+    return false;
+  } catch (error) {
+    if (error instanceof ApiError && error.statusCode === 400) return true;
+    throw error;
+  }
+}
+
+/** The literals a schema union (or literal) allows. */
+const literals = (schema: { anyOf?: { const: string }[]; const?: string }): string[] =>
+  schema.anyOf ? schema.anyOf.map((member) => member.const) : [schema.const!];
+
+/** Text that is sometimes an allowed literal, sometimes a near miss. */
+const aroundLiterals = (allowed: readonly string[]) =>
+  fc.oneof(
+    fc.constantFrom(...allowed),
+    fc.constantFrom(...allowed).map((text) => text.toUpperCase()),
+    fc.string({ maxLength: 8 }),
+  );
+
+/** Whole numbers around [minimum, maximum], and some text that is no whole number. */
+const aroundRange = (minimum: number, maximum: number) =>
+  fc.oneof(
+    fc.integer({ min: minimum - 3, max: maximum + 3 }).map(String),
+    fc.integer({ min: -1e6, max: 1e6 }).map(String),
+    fc.constantFrom('1.5', '', ' ', '1e2', '0x10', '+5', 'NaN'),
+  );
+
+const isWhole = (text: string) => /^\d+$/.test(text.trim());
+
+describe('the query interpreter and the schemas', () => {
+  it('horizon_hours: a whole number within the response schema bounds, default as stated', () => {
+    const { minimum, maximum } = ForecastResponse.properties.horizon_hours;
+    expect([minimum, maximum]).toEqual([1, FORECAST_HORIZON.max]);
+    expect(ForecastQuery.properties.horizon_hours.description).toContain(
+      `Default: ${FORECAST_HORIZON.default}.`,
+    );
+    expect(interpretForecast(readParams('/?zone=DE', FORECAST_PARAMS)).horizonHours).toBe(
+      FORECAST_HORIZON.default,
+    );
+    fc.assert(
+      fc.property(aroundRange(minimum!, maximum!), (text) => {
+        const url = `/?zone=DE&horizon_hours=${encodeURIComponent(text)}`;
+        const inRange = isWhole(text) && Number(text) >= minimum! && Number(text) <= maximum!;
+        const attempt = () => interpretForecast(readParams(url, FORECAST_PARAMS));
+        expect(refused(attempt)).toBe(!inRange);
+        if (inRange) expect(attempt().horizonHours).toBe(Number(text));
+      }),
+      RUNS,
+    );
+  });
+
+  it('duration_minutes: a whole number within the response schema bounds, default as stated', () => {
+    const { minimum, maximum } = ScheduleResponse.properties.duration_minutes;
+    expect([minimum, maximum]).toEqual([1, SCHEDULE_LIMITS.maxDurationMinutes]);
+    expect(ScheduleQuery.properties.duration_minutes.description).toContain(
+      `Default ${SCHEDULE_LIMITS.defaultDurationMinutes}.`,
+    );
+    fc.assert(
+      fc.property(aroundRange(minimum!, maximum!), (text) => {
+        // The longest window, so that every job the bounds allow fits in it.
+        const url = `/?zones=DE&deadline=${LATEST_DEADLINE}&duration_minutes=${encodeURIComponent(text)}`;
+        const inRange = isWhole(text) && Number(text) >= minimum! && Number(text) <= maximum!;
+        const attempt = () => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW);
+        expect(refused(attempt)).toBe(!inRange);
+        if (inRange) expect(attempt().durationMinutes).toBe(Number(text));
+      }),
+      RUNS,
+    );
+  });
+
+  it('the enumerated parameters: exactly the literals of their schemas', () => {
+    const cases = [
+      {
+        name: 'format',
+        schema: ExportQuery.properties.format,
+        base: '/?zones=DE',
+        params: EXPORT_PARAMS,
+        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW),
+      },
+      {
+        name: 'include',
+        schema: ExportQuery.properties.include,
+        base: '/?zones=DE',
+        params: EXPORT_PARAMS,
+        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW),
+      },
+      {
+        name: 'basis',
+        schema: ForecastQuery.properties.basis,
+        base: '/?zone=DE',
+        params: FORECAST_PARAMS,
+        run: (url: string) => interpretForecast(readParams(url, FORECAST_PARAMS)),
+      },
+      {
+        name: 'estimator',
+        schema: ScheduleQuery.properties.estimator,
+        base: '/?zones=DE',
+        params: SCHEDULE_PARAMS,
+        run: (url: string) => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW),
+      },
+      {
+        name: 'interruptible',
+        schema: ScheduleQuery.properties.interruptible,
+        base: '/?zones=DE',
+        params: SCHEDULE_PARAMS,
+        run: (url: string) => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW),
+      },
+    ];
+    for (const { name, schema, base, run } of cases) {
+      const allowed = literals(schema as never);
+      expect(allowed.length, name).toBeGreaterThan(0);
+      fc.assert(
+        fc.property(aroundLiterals(allowed), (text) => {
+          const url = `${base}&${name}=${encodeURIComponent(text)}`;
+          expect(
+            refused(() => run(url)),
+            `${name}=${text}`,
+          ).toBe(!allowed.includes(text.trim()));
+        }),
+        RUNS,
+      );
+    }
+  });
+});
