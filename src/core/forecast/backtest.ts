@@ -2,12 +2,14 @@ import type { Basis } from '../factors.js';
 import type { ZoneState } from './models.js';
 import {
   CLIMATOLOGY,
+  CLIMATOLOGY_ANOMALY,
   type ForecastModel,
   horizonEnd,
   OPERATOR_FORECAST,
   PERSISTENCE,
   WEEKLY_PROFILE,
 } from './models.js';
+import { blendHandOvers } from './hand-over.js';
 import {
   type BucketLabel,
   bucketIndex,
@@ -42,6 +44,13 @@ export interface SkillRow {
   readonly mape: number;
   readonly skill_vs_persistence: number;
   readonly skill_vs_climatology: number;
+  /**
+   * Against the hour-of-week mean of the last ten weeks plus the newest value's departure,
+   * decaying with a 24-hour e-folding time (issue 19's yardstick). Not served by the API (yet).
+   */
+  readonly skill_vs_climatology_anomaly?: number;
+  /** What the model read (`history`, upstream forecast kinds). Not served by the API (yet). */
+  readonly inputs?: readonly string[];
   /** Mean per issue of the rank correlation of forecast and outcome within the bucket. */
   readonly spearman: number;
   /** Share of outcomes inside the P10-P90 band known at the issue (walk-forward). */
@@ -72,7 +81,14 @@ export interface ZoneBacktest {
   readonly rows: readonly SkillRow[];
   /** The model serving each bucket. */
   readonly served: Readonly<Record<BucketLabel, string>>;
+  /** By model id, or SERVED: the band of the forecast as served (what `serve` uses). */
   readonly bands: Readonly<Record<string, ErrorBand>>;
+  /**
+   * Per bucket, the forecast as served (each issue by the models chosen walk-forward from the
+   * earlier issues' published outcomes): `model` is what serves next, `chosen` the share of
+   * issues each candidate served. Absent in runs stored before issue 19.
+   */
+  readonly asServed?: readonly (SkillRow & { readonly chosen: Readonly<Record<string, number>> })[];
 }
 
 /** One run of the backtest over every zone and basis, as stored and served. */
@@ -89,14 +105,14 @@ export interface BacktestOptions {
   readonly candidates: readonly ForecastModel[];
 }
 
-/** Issues whose errors make the band of the next one. */
-const BAND_ISSUES = 90;
+/** Days of issues whose errors make the band of the next one. */
+const BAND_DAYS = 90;
 /** At least this many earlier errors (pooled over neighbouring hours) before coverage counts. */
 const MIN_BAND_SAMPLES = 40;
 /** Hours either side pooled into one horizon's band. */
 const BAND_POOL_HOURS = 2;
-/** The band used for the next issues is refreshed every this many issues. */
-const BAND_REFRESH_ISSUES = 7;
+/** The band used for the next issues is refreshed this often. */
+const BAND_REFRESH_SECONDS = 7 * DAY_SECONDS;
 const JOB_HOURS = 4;
 const JOB_WINDOW_HOURS = 24;
 
@@ -104,7 +120,7 @@ interface IssueForecasts {
   readonly issueTs: number;
   readonly visibleEnd: number;
   /** One array per model id (candidates and baselines), slots from visibleEnd. */
-  readonly values: ReadonlyMap<string, Float64Array>;
+  readonly values: Map<string, Float64Array>;
 }
 
 export function backtestZone(
@@ -135,7 +151,7 @@ export function* backtestZoneSteps(
   const fallback = options.candidates.some((model) => model.id === OPERATOR_FORECAST.id)
     ? undefined
     : CLIMATOLOGY;
-  const models = [...options.candidates, PERSISTENCE, WEEKLY_PROFILE];
+  const models = [...options.candidates, PERSISTENCE, WEEKLY_PROFILE, CLIMATOLOGY_ANOMALY];
   if (fallback && !models.includes(fallback)) models.push(fallback);
   const issues: IssueForecasts[] = [];
   for (const issueTs of options.issueTimes) {
@@ -151,43 +167,56 @@ export function* backtestZoneSteps(
     if (fallback) {
       const filler = values.get(fallback.id)!;
       for (const model of options.candidates) {
-        const own = values.get(model.id)!;
-        for (let i = 0; i < own.length; i++) if (Number.isNaN(own[i]!)) own[i] = filler[i]!;
+        values.set(model.id, fillFrom(values.get(model.id)!, filler, state.series.step));
       }
     }
     issues.push({ issueTs, visibleEnd, values });
     yield;
   }
-  const bands = new Map<string, ErrorBand>();
-  const scored: { model: string; rows: Omit<SkillRow, 'served'>[] }[] = [];
+  const scored: { model: string; rows: Omit<SkillRow, 'served'>[]; perIssue: IssueErrors[] }[] = [];
   for (const model of options.candidates) {
-    const { rows, band } = yield* scoreModel(state, issues, model.id);
-    bands.set(model.id, band);
-    scored.push({ model: model.id, rows });
+    const { rows, perIssue } = yield* scoreModel(state, issues, model.id, false);
+    scored.push({
+      model: model.id,
+      rows: rows.map((row) => ({ ...row, inputs: model.inputsOf(state) })),
+      perIssue,
+    });
   }
+  // Walk-forward: each issue is served, bucket by bucket, by the candidate with the lowest RMSE
+  // over the earlier issues whose outcomes were published by then; the forecast so served is
+  // scored (and its errors make the band) like any model.
+  const choices = chooseWalkForward(issues, scored, state.inputs.publicationLagSeconds);
+  const candidateIds = options.candidates.map((model) => model.id);
+  for (const [index, issue] of issues.entries()) {
+    const sources = candidateIds.map((id) => issue.values.get(id)!);
+    issue.values.set(
+      SERVED,
+      composite(state, issue, sources, (bucket) => choices[index]![bucket]!),
+    );
+  }
+  const asServedScore = yield* scoreModel(state, issues, SERVED, true);
+  // What serves next: the choice the newest outcomes make.
+  const finalChoice = chooseWalkForward(issues, scored, state.inputs.publicationLagSeconds, true);
   const served = {} as Record<BucketLabel, string>;
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
-    let best: { model: string; rmse: number } | undefined;
-    for (const { model, rows: modelRows } of scored) {
-      const row = modelRows[bucket]!;
-      if (row.n > 0 && (!best || row.rmse < best.rmse)) best = { model, rmse: row.rmse };
-    }
-    served[label] = best?.model ?? options.candidates[0]!.id;
+    served[label] = candidateIds[finalChoice[0]?.[bucket] ?? 0]!;
   });
-  // The savings of what is served: each bucket by its own model.
-  const servedSavings = captured(
-    issues.map((issue) => jobSaving(state, issue, composite(state, issue, served))),
-  );
   const rows: SkillRow[] = [];
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
     for (const { model, rows: modelRows } of scored) {
-      const isServed = model === served[label];
-      rows.push({
-        ...modelRows[bucket]!,
-        served: isServed,
-        ...(isServed && { savings_captured: servedSavings }),
-      });
+      rows.push({ ...modelRows[bucket]!, served: model === served[label] });
     }
+  });
+  const modelOf = new Map(options.candidates.map((model) => [model.id, model]));
+  const asServed = asServedScore.rows.map((row, bucket) => {
+    const model = served[HORIZON_BUCKETS[bucket]!.label];
+    return {
+      ...row,
+      model,
+      served: true,
+      inputs: modelOf.get(model)!.inputsOf(state),
+      chosen: shareChosen(choices, bucket, candidateIds),
+    };
   });
   return {
     zone,
@@ -197,28 +226,106 @@ export function* backtestZoneSteps(
     issues: issues.length,
     rows,
     served,
-    bands: Object.fromEntries(bands),
+    bands: { [SERVED]: asServedScore.band },
+    asServed,
   };
 }
 
-/** One issue's forecast as served: each slot from the model serving its bucket. */
+/** `own`, its NaNs filled from `filler`, the hand-overs blended (hand-over.ts). */
+export function fillFrom(own: Float64Array, filler: Float64Array, step: number): Float64Array {
+  if (!own.some(Number.isNaN)) return own;
+  const choice = own.map((value) => (Number.isNaN(value) ? 1 : 0));
+  return blendHandOvers([own, filler], choice, HOUR_SECONDS / step);
+}
+
+/** The key of the walk-forward served forecast among an issue's values and in `bands`. */
+export const SERVED = 'served';
+
+/** How far back the walk-forward choice looks: recent weeks tell more than last season. */
+const CHOICE_DAYS = 42;
+
+interface IssueErrors {
+  /** When every outcome scored for this issue had been published. */
+  readonly knownAt: number;
+  readonly sq: Float64Array;
+  readonly n: Float64Array;
+}
+
+/**
+ * Per issue (or, with `last`, once for after the last issue) and bucket, the index of the
+ * candidate with the lowest RMSE over the earlier issues of the last CHOICE_DAYS whose outcomes
+ * were published by the issue time; the first candidate without any.
+ */
+function chooseWalkForward(
+  issues: readonly IssueForecasts[],
+  scored: readonly { perIssue: readonly IssueErrors[] }[],
+  lagSeconds: number,
+  last = false,
+): Uint8Array[] {
+  const buckets = HORIZON_BUCKETS.length;
+  const times = last ? [Number.POSITIVE_INFINITY] : issues.map((issue) => issue.issueTs);
+  const firstTs = issues[0]?.issueTs ?? 0;
+  return times.map((at) => {
+    const lastIssueTs = Number.isFinite(at) ? at : (issues.at(-1)?.issueTs ?? 0) + DAY_SECONDS;
+    const since = lastIssueTs - CHOICE_DAYS * DAY_SECONDS;
+    const choice = new Uint8Array(buckets);
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      let best = Number.POSITIVE_INFINITY;
+      scored.forEach(({ perIssue }, candidate) => {
+        let sq = 0;
+        let n = 0;
+        for (let k = perIssue.length - 1; k >= 0; k--) {
+          const issueTs = issues[k]!.issueTs;
+          if (issueTs < since || issueTs < firstTs) break;
+          if (perIssue[k]!.knownAt + lagSeconds > at) continue;
+          sq += perIssue[k]!.sq[bucket]!;
+          n += perIssue[k]!.n[bucket]!;
+        }
+        if (n > 0 && sq / n < best) {
+          best = sq / n;
+          choice[bucket] = candidate;
+        }
+      });
+    }
+    return choice;
+  });
+}
+
+/** Per candidate id, the share of issues it served in `bucket`. */
+function shareChosen(
+  choices: readonly Uint8Array[],
+  bucket: number,
+  ids: readonly string[],
+): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const choice of choices) {
+    const id = ids[choice[bucket]!]!;
+    counts[id] = (counts[id] ?? 0) + 1 / choices.length;
+  }
+  return counts;
+}
+
+/**
+ * One issue's forecast as served: each slot from the candidate serving its bucket, hand-overs
+ * between them blended (hand-over.ts).
+ */
 function composite(
   state: ZoneState,
   issue: IssueForecasts,
-  served: Readonly<Record<BucketLabel, string>>,
+  sources: readonly Float64Array[],
+  chosen: (bucket: number) => number,
 ): Float64Array {
-  const length = issue.values.get(served['1-6'])!.length;
-  const out = new Float64Array(length);
+  const length = sources[0]!.length;
+  const choice = new Uint8Array(length);
   for (let i = 0; i < length; i++) {
     const hours = horizonHours(
       state.slotTs(issue.visibleEnd + i),
       state.series.step,
       issue.issueTs,
     );
-    const label = HORIZON_BUCKETS[bucketIndex(servedHours(hours))]!.label;
-    out[i] = issue.values.get(served[label])![i]!;
+    choice[i] = chosen(bucketIndex(servedHours(hours)));
   }
-  return out;
+  return blendHandOvers(sources, choice, HOUR_SECONDS / state.series.step);
 }
 
 /** Achieved over possible savings, summed over the issues that had both; NaN without any. */
@@ -241,6 +348,7 @@ interface Sums {
   pctN: number;
   persistenceSq: number;
   climatologySq: number;
+  anomalySq: number;
   inBand: number;
   banded: number;
   spearman: number;
@@ -255,19 +363,24 @@ const emptySums = (): Sums => ({
   pctN: 0,
   persistenceSq: 0,
   climatologySq: 0,
+  anomalySq: 0,
   inBand: 0,
   banded: 0,
   spearman: 0,
   spearmanN: 0,
 });
 
-/** Scores one model over every issue, walking forward; returns its rows and its final band. */
-/** Scores one model over every issue, walking forward, a step per issue. */
+/**
+ * Scores one model over every issue, walking forward, a step per issue: its rows, its errors per
+ * issue and, when `banded`, its band (the band's coverage is measured only then: pooling and
+ * sorting errors is most of the backtest's work).
+ */
 function* scoreModel(
   state: ZoneState,
   issues: readonly IssueForecasts[],
   modelId: string,
-): Generator<void, { rows: Omit<SkillRow, 'served'>[]; band: ErrorBand }> {
+  banded: boolean,
+): Generator<void, { rows: Omit<SkillRow, 'served'>[]; band: ErrorBand; perIssue: IssueErrors[] }> {
   const actual = state.series.values;
   const step = state.series.step;
   const lag = state.inputs.publicationLagSeconds;
@@ -275,29 +388,38 @@ function* scoreModel(
   // Errors by hour ahead (index hours - 1), in issue order.
   const errors: ScoredError[][] = Array.from({ length: HORIZON_HOURS }, () => []);
   let pools: number[][] = [];
-  // The quantile levels of the band's edges, adapted so that a tenth of the outcomes falls below
-  // and a tenth above (adaptive conformal inference, Gibbs & Candes 2021). An issue's misses
-  // adapt them only once its outcomes would have been published.
-  let levels: [number, number] = [TAIL, 1 - TAIL];
-  const pendingMisses: { knownAt: number; below: number; above: number; banded: number }[] = [];
+  let poolsAt = Number.NEGATIVE_INFINITY;
+  // Per bucket, the quantile levels of the band's edges, adapted so that a tenth of the outcomes
+  // falls below and a tenth above (adaptive conformal inference, Gibbs & Candes 2021). An issue's
+  // misses adapt them only once its outcomes would have been published.
+  let levels: [number, number][] = HORIZON_BUCKETS.map(() => [TAIL, 1 - TAIL]);
+  const pendingMisses: { knownAt: number; misses: BucketMisses[] }[] = [];
   const savings: ({ achieved: number; possible: number } | null)[] = [];
+  const perIssue: IssueErrors[] = [];
 
   for (const [index, issue] of issues.entries()) {
     yield;
     // What was published by this issue time: errors of intervals over by then, misses known.
     const knownBy = issue.issueTs - lag;
     while (pendingMisses.length > 0 && pendingMisses[0]!.knownAt <= knownBy) {
-      const { below, above, banded } = pendingMisses.shift()!;
-      levels = adaptLevels(levels, below / banded, above / banded);
+      const { misses } = pendingMisses.shift()!;
+      levels = levels.map((level, bucket) => {
+        const { below, above, banded: count } = misses[bucket]!;
+        return count > 0 ? adaptLevels(level, below / count, above / count) : level;
+      });
     }
-    if (index % BAND_REFRESH_ISSUES === 0) pools = errorPools(errors, index, knownBy);
+    if (banded && issue.issueTs - poolsAt >= BAND_REFRESH_SECONDS) {
+      pools = errorPools(errors, issues, index, knownBy);
+      poolsAt = issue.issueTs;
+    }
     const forecast = issue.values.get(modelId)!;
     const persistence = issue.values.get(PERSISTENCE.id)!;
     const climatology = issue.values.get(WEEKLY_PROFILE.id)!;
+    const anomaly = issue.values.get(CLIMATOLOGY_ANOMALY.id)!;
     const pairs = HORIZON_BUCKETS.map(() => ({ forecast: [] as number[], actual: [] as number[] }));
-    let banded = 0;
-    let below = 0;
-    let above = 0;
+    const misses: BucketMisses[] = HORIZON_BUCKETS.map(() => ({ below: 0, above: 0, banded: 0 }));
+    const issueSq = new Float64Array(HORIZON_BUCKETS.length);
+    const issueN = new Float64Array(HORIZON_BUCKETS.length);
     let lastEnd = issue.issueTs;
     for (let i = 0; i < forecast.length; i++) {
       const slot = issue.visibleEnd + i;
@@ -314,26 +436,33 @@ function* scoreModel(
       s.n++;
       s.abs += Math.abs(error);
       s.sq += error * error;
+      issueSq[bucket]! += error * error;
+      issueN[bucket]! += 1;
       if (value !== 0) {
         s.pct += Math.abs(error / value);
         s.pctN++;
       }
       s.persistenceSq += (value - persistence[i]!) ** 2;
       s.climatologySq += (value - climatology[i]!) ** 2;
+      s.anomalySq += (value - anomaly[i]!) ** 2;
       const pool = pools[hours - 1];
-      if (pool && pool.length >= MIN_BAND_SAMPLES) {
-        banded++;
+      if (banded && pool && pool.length >= MIN_BAND_SAMPLES) {
+        const [low, high] = levels[bucket]!;
+        const miss = misses[bucket]!;
+        miss.banded++;
         s.banded++;
-        if (error < quantile(pool, levels[0])) below++;
-        else if (error > quantile(pool, levels[1])) above++;
+        // The band always contains the forecast (prepare.ts serves it so).
+        if (error < Math.min(0, quantile(pool, low))) miss.below++;
+        else if (error > Math.max(0, quantile(pool, high))) miss.above++;
         else s.inBand++;
       }
       pairs[bucket]!.forecast.push(predicted);
       pairs[bucket]!.actual.push(value);
-      errors[hours - 1]!.push({ issue: index, end: slotTs + step, error });
+      if (banded) errors[hours - 1]!.push({ issue: index, end: slotTs + step, error });
       lastEnd = Math.max(lastEnd, slotTs + step);
     }
-    if (banded > 0) pendingMisses.push({ knownAt: lastEnd, below, above, banded });
+    if (misses.some((miss) => miss.banded > 0)) pendingMisses.push({ knownAt: lastEnd, misses });
+    perIssue.push({ knownAt: lastEnd, sq: issueSq, n: issueN });
     pairs.forEach((pair, bucket) => {
       const rho = spearman(pair.forecast, pair.actual);
       if (rho === null) return;
@@ -356,18 +485,30 @@ function* scoreModel(
       mape: (100 * s.pct) / s.pctN,
       skill_vs_persistence: 1 - rmse / Math.sqrt(s.persistenceSq / s.n),
       skill_vs_climatology: 1 - rmse / Math.sqrt(s.climatologySq / s.n),
+      skill_vs_climatology_anomaly: 1 - rmse / Math.sqrt(s.anomalySq / s.n),
       spearman: s.spearman / s.spearmanN,
       p10_p90_coverage: s.inBand / s.banded,
       savings_captured: savingsCaptured,
     };
   });
   // The band served next: every error known after the last issue, at the levels reached.
-  const finalPools = errorPools(errors, issues.length, Number.POSITIVE_INFINITY);
-  const edge = (level: number) =>
-    finalPools.map((pool) =>
-      pool.length >= MIN_BAND_SAMPLES ? quantile(pool, level) : Number.NaN,
-    );
-  return { rows, band: { q10: edge(levels[0]), q90: edge(levels[1]) } };
+  const finalPools = banded
+    ? errorPools(errors, issues, issues.length, Number.POSITIVE_INFINITY)
+    : [];
+  const edge = (side: 0 | 1) =>
+    Array.from({ length: HORIZON_HOURS }, (_, hour) => {
+      const pool = finalPools[hour];
+      if (!pool || pool.length < MIN_BAND_SAMPLES) return Number.NaN;
+      const value = quantile(pool, levels[bucketIndex(hour + 1)]![side]);
+      return side === 0 ? Math.min(0, value) : Math.max(0, value);
+    });
+  return { rows, band: { q10: edge(0), q90: edge(1) }, perIssue };
+}
+
+interface BucketMisses {
+  below: number;
+  above: number;
+  banded: number;
 }
 
 interface ScoredError {
@@ -395,21 +536,24 @@ function adaptLevels(
 }
 
 /**
- * Per hour ahead, sorted: the errors of the `BAND_ISSUES` issues before `beforeIssue` whose
- * intervals ended by `knownBy` (published by then), pooled with the neighbouring hours.
+ * Per hour ahead, sorted: the errors of the issues of the last BAND_DAYS before issue
+ * `beforeIssue` whose intervals ended by `knownBy` (published by then), pooled with the
+ * neighbouring hours.
  */
 function errorPools(
   errors: readonly (readonly ScoredError[])[],
+  issues: readonly IssueForecasts[],
   beforeIssue: number,
   knownBy: number,
 ): number[][] {
-  const since = beforeIssue - BAND_ISSUES;
+  const lastTs = issues[beforeIssue - 1]?.issueTs ?? Number.NEGATIVE_INFINITY;
+  const sinceTs = lastTs - BAND_DAYS * DAY_SECONDS;
   // Each hour's errors in issue order: only the tail of each list is read.
   const recent = errors.map((list) => {
     const out: number[] = [];
     for (let k = list.length - 1; k >= 0; k--) {
       const entry = list[k]!;
-      if (entry.issue < since) break;
+      if (issues[entry.issue]!.issueTs < sinceTs) break;
       if (entry.issue < beforeIssue && entry.end <= knownBy) out.push(entry.error);
     }
     return out;
@@ -506,9 +650,13 @@ function jobSaving(
   return { achieved: (atOnce - chosen) / jobSlots, possible: (atOnce - oracle) / jobSlots };
 }
 
-/** The issue times of a walk-forward over `[fromTs, toTs]`: one every 24 hours from `fromTs`. */
-export function dailyIssues(fromTs: number, toTs: number): number[] {
+/** Hours between the issue times of a walk-forward: through the day, so that what serves at
+ * 14:00 was learned from issues at that time of day too. */
+export const ISSUE_EVERY_HOURS = 6;
+
+/** The issue times of a walk-forward over `[fromTs, toTs]`: one every `everyHours` from `fromTs`. */
+export function issueTimes(fromTs: number, toTs: number, everyHours = ISSUE_EVERY_HOURS): number[] {
   const times: number[] = [];
-  for (let ts = fromTs; ts <= toTs; ts += DAY_SECONDS) times.push(ts);
+  for (let ts = fromTs; ts <= toTs; ts += everyHours * HOUR_SECONDS) times.push(ts);
   return times;
 }
