@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 /**
- * The real hourly history of bench/real-history/data (README.md there: where it comes from), read
+ * The real hourly history of bench/real-history/csv (README.md there: where it comes from), read
  * into columns. Pure apart from reading the files.
  */
 
-export const HISTORY_DIR = fileURLToPath(new URL('./data/', import.meta.url));
+export const HISTORY_DIR = fileURLToPath(new URL('./csv/', import.meta.url));
 
 /** The generation columns of the files, by the categories of docs/method.md. */
 export const GENERATION_COLUMNS = [
