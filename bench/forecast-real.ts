@@ -9,10 +9,11 @@
  * few zones; `--keep DIR` to leave the store in DIR.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ZoneBacktest } from '../src/core/forecast/backtest.js';
 import { findZone } from '../src/core/zones.js';
 import { realHistoryTable } from '../src/forecast/report.js';
 import { createStore } from '../src/storage/create-store.js';
@@ -46,6 +47,16 @@ function gridco2(args: readonly string[], env: NodeJS.ProcessEnv): Promise<strin
   });
 }
 
+/** Runs `work` on the items, two at a time. */
+async function twoAtATime<T>(items: readonly T[], work: (item: T) => Promise<unknown>) {
+  const queue = [...items];
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) await work(next);
+    }),
+  );
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const onlyZones = args.flatMap((arg, i) => (arg === '--zone' ? [args[i + 1]!] : []));
@@ -70,39 +81,67 @@ async function main(): Promise<void> {
   try {
     const zones = histories.map(({ zone }) => findZone(zone)!);
     const window = ['--from', FROM, '--to', TO];
-    // One backfill per European zone (ENTSO-E is asked zone by zone), one for the US zones
-    // (EIA pages several respondents at once); two at a time, for the machine's two cores.
+    // One backfill per European zone (ENTSO-E is asked zone by zone) and one for the US zones
+    // (EIA pages every respondent at once), two at a time: the machine has two cores.
     const backfills = [
       ...zones
         .filter((zone) => zone.source === 'europe-tso')
         .map((zone) => ['backfill', '--source', 'europe-tso', '--zone', zone.code, ...window]),
       ...(zones.some((zone) => zone.source === 'us-agency')
-        ? zones
-            .filter((zone) => zone.source === 'us-agency')
-            .map((zone) => ['backfill', '--source', 'us-agency', '--zone', zone.code, ...window])
+        ? [['backfill', '--source', 'us-agency', ...window]]
         : []),
     ];
     log(`backfill: ${backfills.length} runs of gridco2 backfill against the replay`);
     // The store is created (and migrated) once before two writers share it.
     await gridco2(backfills[0]!, env);
-    const queue = backfills.slice(1);
-    await Promise.all(
-      [0, 1].map(async () => {
-        for (let next = queue.shift(); next; next = queue.shift()) await gridco2(next, env);
-      }),
-    );
+    await twoAtATime(backfills.slice(1), (args) => gridco2(args, env));
     log(`backfill done (${replay.requests()} upstream requests)`);
-    const zoneFlags = zones.flatMap((zone) => ['--zone', zone.code]);
-    await gridco2(['backtest', ...zoneFlags, '--from', FROM, '--to', LAST_ISSUE], env);
-    log('backtest done');
-    const store = await createStore(env.DATABASE_URL);
-    try {
-      const run = await store.newestBacktest();
-      if (!run) throw new Error('gridco2 backtest stored nothing');
-      process.stdout.write(`${realHistoryTable(run)}\n`);
-    } finally {
-      await store.close();
+    // The backtest, on the lifecycle basis (each zone's default), in two halves on two copies
+    // of the store: each run stores its result, and two writers would each keep only their own.
+    const halves = [zones.filter((_, i) => i % 2 === 0), zones.filter((_, i) => i % 2 === 1)];
+    const stores = halves.map((_, half) => join(dir, `backtest-${half}.db`));
+    for (const path of stores) {
+      copyFileSync(join(dir, 'real.db'), path);
+      if (existsSync(join(dir, 'real.db-wal')))
+        copyFileSync(join(dir, 'real.db-wal'), `${path}-wal`);
     }
+    await Promise.all(
+      halves.map((half, index) =>
+        half.length === 0
+          ? Promise.resolve('')
+          : gridco2(
+              [
+                'backtest',
+                ...half.flatMap((zone) => ['--zone', zone.code]),
+                '--basis',
+                'lifecycle',
+                '--from',
+                FROM,
+                '--to',
+                LAST_ISSUE,
+              ],
+              { ...env, DATABASE_URL: `sqlite:${stores[index]}` },
+            ),
+      ),
+    );
+    log('backtest done');
+    const results: ZoneBacktest[] = [];
+    let createdAt = 0;
+    for (const [index, path] of stores.entries()) {
+      if (halves[index]!.length === 0) continue;
+      const store = await createStore(`sqlite:${path}`);
+      try {
+        const run = await store.newestBacktest();
+        if (!run) throw new Error('gridco2 backtest stored nothing');
+        results.push(...run.zones);
+        createdAt = Math.max(createdAt, run.createdAt);
+      } finally {
+        await store.close();
+      }
+    }
+    const order = new Map(zones.map((zone, i) => [zone.code, i]));
+    results.sort((a, b) => order.get(a.zone)! - order.get(b.zone)!);
+    process.stdout.write(`${realHistoryTable({ createdAt, zones: results })}\n`);
     log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     await replay.close();

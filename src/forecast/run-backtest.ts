@@ -1,5 +1,6 @@
 import {
   backtestZoneSteps,
+  type ForecastBasis,
   type BacktestRun,
   ISSUE_EVERY_HOURS,
   issueTimes,
@@ -25,6 +26,8 @@ export interface BacktestWindow {
   readonly fromTs?: number;
   /** Last issue time (default: 72 hours before now, so every horizon can be scored). */
   readonly toTs?: number;
+  /** Bases to evaluate (default: every basis of each zone). */
+  readonly bases?: readonly ForecastBasis[];
 }
 
 /** Longest walk-forward `serve` runs on its own. */
@@ -55,6 +58,7 @@ export async function runBacktest(
       earliest,
     );
     for (const basis of forecastBases(zone)) {
+      if (window.bases && !window.bases.includes(basis)) continue;
       const gridEndTs = toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS;
       const inputs = await loadZoneInputs(store, zone, basis, {
         fromTs: fromTs - LOOKBACK_SECONDS,

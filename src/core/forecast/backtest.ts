@@ -81,12 +81,17 @@ export interface ZoneBacktest {
   readonly rows: readonly SkillRow[];
   /** The model serving each bucket. */
   readonly served: Readonly<Record<BucketLabel, string>>;
+  /**
+   * Per bucket, the weight of each candidate in the forecast served next (walk-forward inverse
+   * mean squared errors); `served` names the heaviest. Absent in runs stored before issue 19.
+   */
+  readonly weights?: Readonly<Record<BucketLabel, Readonly<Record<string, number>>>>;
   /** By model id, or SERVED: the band of the forecast as served (what `serve` uses). */
   readonly bands: Readonly<Record<string, ErrorBand>>;
   /**
    * Per bucket, the forecast as served (each issue by the models chosen walk-forward from the
    * earlier issues' published outcomes): `model` is what serves next, `chosen` the share of
-   * issues each candidate served. Absent in runs stored before issue 19.
+   * issues each candidate served (its mean weight). Absent in runs stored before issue 19.
    */
   readonly asServed?: readonly (SkillRow & { readonly chosen: Readonly<Record<string, number>> })[];
 }
@@ -182,24 +187,29 @@ export function* backtestZoneSteps(
       perIssue,
     });
   }
-  // Walk-forward: each issue is served, bucket by bucket, by the candidate with the lowest RMSE
-  // over the earlier issues whose outcomes were published by then; the forecast so served is
-  // scored (and its errors make the band) like any model.
-  const choices = chooseWalkForward(issues, scored, state.inputs.publicationLagSeconds);
+  // Walk-forward: each issue is served, bucket by bucket, by a weighted mean of the candidates,
+  // each weighted by its inverse mean squared error over the earlier issues whose outcomes were
+  // published by then (a combination beats the choice of one forecast when each errs its own
+  // way); the forecast so served is scored (and its errors make the band) like any model.
+  const lag = state.inputs.publicationLagSeconds;
+  const weights = weighWalkForward(issues, scored, lag);
   const candidateIds = options.candidates.map((model) => model.id);
   for (const [index, issue] of issues.entries()) {
     const sources = candidateIds.map((id) => issue.values.get(id)!);
-    issue.values.set(
-      SERVED,
-      composite(state, issue, sources, (bucket) => choices[index]![bucket]!),
-    );
+    issue.values.set(SERVED, combine(state, issue, sources, weights[index]!));
   }
   const asServedScore = yield* scoreModel(state, issues, SERVED, true);
-  // What serves next: the choice the newest outcomes make.
-  const finalChoice = chooseWalkForward(issues, scored, state.inputs.publicationLagSeconds, true);
+  // What serves next: the weights the newest outcomes give.
+  const finalWeights = weighWalkForward(issues, scored, lag, true)[0]!;
   const served = {} as Record<BucketLabel, string>;
+  const servedWeights = {} as Record<BucketLabel, Record<string, number>>;
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
-    served[label] = candidateIds[finalChoice[0]?.[bucket] ?? 0]!;
+    const row = finalWeights.subarray(
+      bucket * candidateIds.length,
+      (bucket + 1) * candidateIds.length,
+    );
+    servedWeights[label] = Object.fromEntries(candidateIds.map((id, k) => [id, row[k]!]));
+    served[label] = candidateIds[row.indexOf(Math.max(...row))]!;
   });
   const rows: SkillRow[] = [];
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
@@ -207,17 +217,14 @@ export function* backtestZoneSteps(
       rows.push({ ...modelRows[bucket]!, served: model === served[label] });
     }
   });
-  const modelOf = new Map(options.candidates.map((model) => [model.id, model]));
-  const asServed = asServedScore.rows.map((row, bucket) => {
-    const model = served[HORIZON_BUCKETS[bucket]!.label];
-    return {
-      ...row,
-      model,
-      served: true,
-      inputs: modelOf.get(model)!.inputsOf(state),
-      chosen: shareChosen(choices, bucket, candidateIds),
-    };
-  });
+  const inputs = [...new Set(options.candidates.flatMap((model) => model.inputsOf(state)))];
+  const asServed = asServedScore.rows.map((row, bucket) => ({
+    ...row,
+    model: served[HORIZON_BUCKETS[bucket]!.label],
+    served: true,
+    inputs,
+    chosen: meanWeights(weights, bucket, candidateIds),
+  }));
   return {
     zone,
     basis,
@@ -226,6 +233,7 @@ export function* backtestZoneSteps(
     issues: issues.length,
     rows,
     served,
+    weights: servedWeights,
     bands: { [SERVED]: asServedScore.band },
     asServed,
   };
@@ -241,8 +249,13 @@ export function fillFrom(own: Float64Array, filler: Float64Array, step: number):
 /** The key of the walk-forward served forecast among an issue's values and in `bands`. */
 export const SERVED = 'served';
 
-/** How far back the walk-forward choice looks: recent weeks tell more than last season. */
-const CHOICE_DAYS = 42;
+/** How far back the walk-forward weights look: recent weeks tell more than last season. */
+const WEIGHT_DAYS = 60;
+/**
+ * Weights go with the inverse mean squared error to this power: above 1, a candidate clearly
+ * worse than the others (persistence a day ahead) weighs little.
+ */
+const WEIGHT_POWER = 2;
 
 interface IssueErrors {
   /** When every outcome scored for this issue had been published. */
@@ -252,70 +265,75 @@ interface IssueErrors {
 }
 
 /**
- * Per issue (or, with `last`, once for after the last issue) and bucket, the index of the
- * candidate with the lowest RMSE over the earlier issues of the last CHOICE_DAYS whose outcomes
- * were published by the issue time; the first candidate without any.
+ * Per issue (or, with `last`, once for after the last issue): per bucket and candidate (index
+ * `bucket * candidates + k`), the candidate's weight: its inverse mean squared error over the
+ * earlier issues of the last WEIGHT_DAYS whose outcomes were published by the issue time, the
+ * weights of a bucket summing to 1. All on the first candidate before any outcome is known.
  */
-function chooseWalkForward(
+function weighWalkForward(
   issues: readonly IssueForecasts[],
   scored: readonly { perIssue: readonly IssueErrors[] }[],
   lagSeconds: number,
   last = false,
-): Uint8Array[] {
+): Float64Array[] {
   const buckets = HORIZON_BUCKETS.length;
+  const count = scored.length;
   const times = last ? [Number.POSITIVE_INFINITY] : issues.map((issue) => issue.issueTs);
-  const firstTs = issues[0]?.issueTs ?? 0;
   return times.map((at) => {
     const lastIssueTs = Number.isFinite(at) ? at : (issues.at(-1)?.issueTs ?? 0) + DAY_SECONDS;
-    const since = lastIssueTs - CHOICE_DAYS * DAY_SECONDS;
-    const choice = new Uint8Array(buckets);
+    const since = lastIssueTs - WEIGHT_DAYS * DAY_SECONDS;
+    const weights = new Float64Array(buckets * count);
     for (let bucket = 0; bucket < buckets; bucket++) {
-      let best = Number.POSITIVE_INFINITY;
-      scored.forEach(({ perIssue }, candidate) => {
+      const inverse = scored.map(({ perIssue }) => {
         let sq = 0;
         let n = 0;
         for (let k = perIssue.length - 1; k >= 0; k--) {
-          const issueTs = issues[k]!.issueTs;
-          if (issueTs < since || issueTs < firstTs) break;
+          if (issues[k]!.issueTs < since) break;
           if (perIssue[k]!.knownAt + lagSeconds > at) continue;
           sq += perIssue[k]!.sq[bucket]!;
           n += perIssue[k]!.n[bucket]!;
         }
-        if (n > 0 && sq / n < best) {
-          best = sq / n;
-          choice[bucket] = candidate;
-        }
+        return n > 0 ? (n / Math.max(sq, 1e-9)) ** WEIGHT_POWER : Number.NaN;
+      });
+      const total = inverse.reduce((sum, value) => sum + (Number.isNaN(value) ? 0 : value), 0);
+      inverse.forEach((value, k) => {
+        weights[bucket * count + k] =
+          total > 0 ? (Number.isNaN(value) ? 0 : value / total) : k === 0 ? 1 : 0;
       });
     }
-    return choice;
+    return weights;
   });
 }
 
-/** Per candidate id, the share of issues it served in `bucket`. */
-function shareChosen(
-  choices: readonly Uint8Array[],
+/** Per candidate id, its mean weight over the issues in `bucket`. */
+function meanWeights(
+  weights: readonly Float64Array[],
   bucket: number,
   ids: readonly string[],
 ): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const choice of choices) {
-    const id = ids[choice[bucket]!]!;
-    counts[id] = (counts[id] ?? 0) + 1 / choices.length;
-  }
-  return counts;
+  const means: Record<string, number> = {};
+  ids.forEach((id, k) => {
+    let sum = 0;
+    for (const issue of weights) sum += issue[bucket * ids.length + k]!;
+    means[id] = weights.length > 0 ? sum / weights.length : 0;
+  });
+  return means;
 }
 
 /**
- * One issue's forecast as served: each slot from the candidate serving its bucket, hand-overs
- * between them blended (hand-over.ts).
+ * One forecast from several: per bucket the weighted mean of `sources` (weights as
+ * weighWalkForward lays them out), the hand-overs from bucket to bucket blended (hand-over.ts).
  */
-function composite(
+export function combine(
   state: ZoneState,
-  issue: IssueForecasts,
+  issue: { readonly issueTs: number; readonly visibleEnd: number },
   sources: readonly Float64Array[],
-  chosen: (bucket: number) => number,
+  weights: Float64Array,
 ): Float64Array {
   const length = sources[0]!.length;
+  const count = sources.length;
+  const buckets = HORIZON_BUCKETS.length;
+  const mixed = Array.from({ length: buckets }, () => new Float64Array(length));
   const choice = new Uint8Array(length);
   for (let i = 0; i < length; i++) {
     const hours = horizonHours(
@@ -323,9 +341,17 @@ function composite(
       state.series.step,
       issue.issueTs,
     );
-    choice[i] = chosen(bucketIndex(servedHours(hours)));
+    choice[i] = bucketIndex(servedHours(hours));
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      let value = 0;
+      for (let k = 0; k < count; k++) {
+        const weight = weights[bucket * count + k]!;
+        if (weight > 0) value += weight * sources[k]![i]!;
+      }
+      mixed[bucket]![i] = value;
+    }
   }
-  return blendHandOvers(sources, choice, HOUR_SECONDS / state.series.step);
+  return blendHandOvers(mixed, choice, HOUR_SECONDS / state.series.step);
 }
 
 /** Achieved over possible savings, summed over the issues that had both; NaN without any. */
@@ -520,8 +546,13 @@ interface ScoredError {
 
 /** The share of outcomes each edge of the band aims to leave outside. */
 const TAIL = 0.1;
-/** How far one issue's misses move a level. */
-const ADAPT_RATE = 0.03;
+/**
+ * How far one issue's misses move a level. Small: an issue's misses are known only once its 72
+ * hours are published (a dozen issues later at one every 6 hours), and a level adapted on stale
+ * news swings past its mark, more often to the narrow side (a quantile widens slower than it
+ * narrows in the tails): coverage then falls below target.
+ */
+const ADAPT_RATE = 0.005;
 
 function adaptLevels(
   [low, high]: [number, number],

@@ -3,6 +3,7 @@ import { backtestZone, issueTimes, quantile, SERVED, spearman } from './backtest
 import {
   CANDIDATE_MODELS,
   CLIMATOLOGY,
+  CLIMATOLOGY_ANOMALY,
   OPERATOR_FORECAST,
   PERSISTENCE,
   UPSTREAM_REGRESSION,
@@ -227,7 +228,8 @@ describe('the models', () => {
     // The wind forecast covers up to 31 h ahead of a midnight issue: the regression serves there.
     expect(result.served['1-6']).toBe(UPSTREAM_REGRESSION.id);
     expect(result.served['7-24']).toBe(UPSTREAM_REGRESSION.id);
-    expect(result.served['49-72']).toBe(CLIMATOLOGY.id);
+    // Beyond its reach, a climatology serves.
+    expect([CLIMATOLOGY.id, CLIMATOLOGY_ANOMALY.id]).toContain(result.served['49-72']);
     expect(row('7-24', UPSTREAM_REGRESSION.id).served).toBe(true);
     // The forecast as served, its models chosen walk-forward.
     const day = result.asServed!.find((entry) => entry.bucket === '7-24')!;
@@ -251,6 +253,14 @@ describe('the models', () => {
     // 72 hours, and one more for the hour it is served until the next recompute.
     expect(forecast.values.length).toBe(73);
     expect(forecast.model).toBe(UPSTREAM_REGRESSION.id);
+    // Where the day-ahead wind ends (25 h ahead) and at each bucket's edge, one model or fit
+    // hands over to another: never with a step larger than the band is wide.
+    for (const i of [6, 24, 48]) {
+      const step = Math.abs(forecast.values[i]! - forecast.values[i - 1]!);
+      expect(step, `step into interval ${i}`).toBeLessThanOrEqual(
+        forecast.p90[i]! - forecast.p10[i]!,
+      );
+    }
     for (let i = 0; i < 73; i++) {
       expect(forecast.p10[i]!).toBeLessThan(forecast.p90[i]!);
       expect(forecast.p10[i]!).toBeLessThanOrEqual(forecast.values[i]!);

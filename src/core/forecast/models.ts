@@ -389,11 +389,16 @@ export const OPERATOR_FORECAST: ForecastModel = {
   },
 };
 
-/** Candidates for serving, in order of preference on a tie. */
+/**
+ * Candidates for serving, weighed walk-forward by the backtest (the first serves alone before any
+ * outcome is known). The climatology-plus-anomaly baseline is one: the forecast served should
+ * never be worse than it.
+ */
 export const CANDIDATE_MODELS: readonly ForecastModel[] = [
   CLIMATOLOGY,
   UPSTREAM_REGRESSION,
   PERSISTENCE,
+  CLIMATOLOGY_ANOMALY,
 ];
 
 // ---- the regression's features ---------------------------------------------------------------

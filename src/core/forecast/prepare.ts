@@ -1,7 +1,8 @@
-import { fillFrom, type ForecastBasis, SERVED, type ZoneBacktest } from './backtest.js';
+import { combine, fillFrom, type ForecastBasis, SERVED, type ZoneBacktest } from './backtest.js';
 import { blendHandOvers } from './hand-over.js';
 import {
   CLIMATOLOGY,
+  CLIMATOLOGY_ANOMALY,
   type ForecastModel,
   horizonEnd,
   OPERATOR_FORECAST,
@@ -42,6 +43,7 @@ const MODELS: readonly ForecastModel[] = [
   CLIMATOLOGY,
   UPSTREAM_REGRESSION,
   PERSISTENCE,
+  CLIMATOLOGY_ANOMALY,
   OPERATOR_FORECAST,
 ];
 
@@ -91,18 +93,32 @@ export function prepareForecast(
     const index = MODELS.findIndex(({ id }) => id === backtest?.served[bucket]);
     modelAt[i] = basis === 'operator' ? MODELS.indexOf(OPERATOR_FORECAST) : Math.max(0, index);
   }
+  const filled = MODELS.map((model) =>
+    model === OPERATOR_FORECAST
+      ? nanFilled(length)
+      : fillFrom(predict(model), predict(CLIMATOLOGY), state.series.step),
+  );
+  // The weighted mean the backtest measured, bucket by bucket; unless its weights name models
+  // this version does not have (a run stored by an earlier version): then its served models.
+  const weights = backtest?.weights
+    ? Float64Array.from(
+        HORIZON_BUCKETS.flatMap(({ label }) =>
+          MODELS.map((model) => backtest.weights![label]?.[model.id] ?? 0),
+        ),
+      )
+    : undefined;
+  const weighed =
+    weights !== undefined &&
+    HORIZON_BUCKETS.every((_, bucket) => {
+      const row = weights.subarray(bucket * MODELS.length, (bucket + 1) * MODELS.length);
+      return Math.abs(row.reduce((sum, weight) => sum + weight, 0) - 1) < 1e-6;
+    });
   const forecast =
     basis === 'operator'
       ? predict(OPERATOR_FORECAST)
-      : blendHandOvers(
-          MODELS.map((model) =>
-            model === OPERATOR_FORECAST
-              ? nanFilled(length)
-              : fillFrom(predict(model), predict(CLIMATOLOGY), state.series.step),
-          ),
-          modelAt,
-          HOUR_SECONDS / state.series.step,
-        );
+      : weighed
+        ? combine(state, issue, filled, weights)
+        : blendHandOvers(filled, modelAt, HOUR_SECONDS / state.series.step);
   let firstModel: string | undefined;
   let count = length;
   for (let i = skip; i < length; i++) {
