@@ -126,15 +126,17 @@ export class ZoneState {
   }
 
   /**
-   * Mean value per slot of the week over the `CLIMATOLOGY_WEEKS` weeks before `visibleEnd`; a slot
+   * Mean value per slot of the week over the `weeks` weeks before `visibleEnd`; a slot
    * never published there takes the mean of its hour of day, then the overall mean. Null with
    * less than `MIN_HISTORY_SECONDS` of values.
    */
-  profile(visibleEnd: number): Float64Array | null {
-    const cached = this.profiles.get(visibleEnd);
+  profile(visibleEnd: number, weeks = CLIMATOLOGY_WEEKS): Float64Array | null {
+    // Slots are far below 1e9: one number keys both.
+    const key = weeks * 1e9 + visibleEnd;
+    const cached = this.profiles.get(key);
     if (cached !== undefined) return cached;
-    const built = this.buildProfile(this.series.values, visibleEnd);
-    this.profiles.set(visibleEnd, built);
+    const built = this.buildProfile(this.series.values, visibleEnd, weeks);
+    this.profiles.set(key, built);
     return built;
   }
 
@@ -144,19 +146,23 @@ export class ZoneState {
     if (!generation) return null;
     const cached = this.generationProfiles.get(visibleEnd);
     if (cached !== undefined) return cached;
-    const built = this.buildProfile(generation.values, visibleEnd);
+    const built = this.buildProfile(generation.values, visibleEnd, CLIMATOLOGY_WEEKS);
     this.generationProfiles.set(visibleEnd, built);
     return built;
   }
 
-  private buildProfile(values: Float64Array, visibleEnd: number): Float64Array | null {
+  private buildProfile(
+    values: Float64Array,
+    visibleEnd: number,
+    weeks: number,
+  ): Float64Array | null {
     const { step } = this.series;
     const perWeek = this.slotsPerWeek;
     const sums = new Float64Array(perWeek);
     const counts = new Float64Array(perWeek);
     let seen = 0;
     let total = 0;
-    const from = Math.max(0, visibleEnd - CLIMATOLOGY_WEEKS * perWeek);
+    const from = Math.max(0, visibleEnd - weeks * perWeek);
     for (let slot = from; slot < visibleEnd; slot++) {
       const value = values[slot]!;
       if (Number.isNaN(value)) continue;
@@ -190,6 +196,8 @@ export class ZoneState {
 
 /** What every model starts from at one issue: the profile, the newest value and its anomaly. */
 interface Anchor {
+  /** The first slot the issue could not see. */
+  readonly visibleEnd: number;
   readonly profile: Float64Array;
   readonly latestSlot: number;
   readonly latest: number;
@@ -204,6 +212,7 @@ function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
   if (!profile || latestSlot < 0) return null;
   const latest = zone.series.values[latestSlot]!;
   return {
+    visibleEnd,
     profile,
     latestSlot,
     latest,
@@ -265,28 +274,32 @@ export const CLIMATOLOGY_ANOMALY: ForecastModel = {
 };
 
 /**
- * The hour-of-week profile of the last ten weeks plus the newest value's departure from it,
- * decaying: per horizon bucket, with the e-folding time (from an hour to never) that did best on
- * the daily issues of the previous 35 days. A zone whose values drift slowly keeps its departure
- * (the newest value carried along the profile's shape); one ruled by its daily cycle drops it.
+ * The hour-of-week profile plus the newest value's departure from it, decaying: per horizon
+ * bucket, with the profile's window (the last 4 or 10 weeks) and the e-folding time (from an hour
+ * to never) that did best on the issues of the previous 35 days at the same time of day. A zone
+ * whose values drift slowly keeps its departure (the newest value carried along the profile's
+ * shape), one ruled by its daily cycle drops it; one whose mix changed lately (a season, a plant)
+ * follows the shorter window.
  */
 export const CLIMATOLOGY: ForecastModel = {
-  id: 'climatology@1',
+  id: 'climatology@2',
   inputsOf: HISTORY_ONLY,
   predict(zone, issue, end) {
     const out = nanArray(end - issue.visibleEnd);
     const anchor = anchorOf(zone, issue.visibleEnd);
     if (!anchor) return out;
-    const decays = HORIZON_BUCKETS.map((_, bucket) => fitDecay(zone, issue, bucket));
+    const fits = HORIZON_BUCKETS.map((_, bucket) => fitClimatology(zone, issue, bucket));
     const step = zone.series.step;
+    const latestWeek = zone.slotOfWeek(anchor.latestSlot);
     for (let i = 0; i < out.length; i++) {
       const slot = issue.visibleEnd + i;
       const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-      const decayHours = decays[bucketIndex(hours)]!;
+      const { weeks, decayHours } = fits[bucketIndex(hours)]!;
+      const profile = zone.profile(issue.visibleEnd, weeks) ?? anchor.profile;
       const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
       out[i] =
-        anchor.profile[zone.slotOfWeek(slot)]! +
-        anchor.anomaly * Math.exp(-hoursAfter / decayHours);
+        profile[zone.slotOfWeek(slot)]! +
+        (anchor.latest - profile[latestWeek]!) * Math.exp(-hoursAfter / decayHours);
     }
     return out;
   },
@@ -294,21 +307,40 @@ export const CLIMATOLOGY: ForecastModel = {
 
 /** The e-folding times the climatology chooses from, in hours; the first without training data. */
 const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
+/** The profile windows it chooses from, in weeks; the first without training data. */
+const CLIMATOLOGY_WINDOW_WEEKS = [CLIMATOLOGY_WEEKS, 4];
 
-function fitDecay(zone: ZoneState, issue: Issue, bucket: number): number {
-  const errors = new Float64Array(DECAY_HOURS.length);
+function fitClimatology(
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+): { weeks: number; decayHours: number } {
+  const decays = DECAY_HOURS.length;
+  const errors = new Float64Array(CLIMATOLOGY_WINDOW_WEEKS.length * decays);
   const step = zone.series.step;
   forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
     const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
-    const profile = anchor.profile[zone.slotOfWeek(slot)]!;
-    for (let k = 0; k < DECAY_HOURS.length; k++) {
-      const forecast = profile + anchor.anomaly * Math.exp(-hoursAfter / DECAY_HOURS[k]!);
-      errors[k]! += (forecast - actual) ** 2;
-    }
+    CLIMATOLOGY_WINDOW_WEEKS.forEach((weeks, w) => {
+      const profile = w === 0 ? anchor.profile : zone.profile(anchor.visibleEnd, weeks);
+      if (!profile) {
+        // Not enough history for this window then: it is not chosen.
+        errors.fill(Number.POSITIVE_INFINITY, w * decays, (w + 1) * decays);
+        return;
+      }
+      const value = profile[zone.slotOfWeek(slot)]!;
+      const anomaly = anchor.latest - profile[zone.slotOfWeek(anchor.latestSlot)]!;
+      for (let k = 0; k < decays; k++) {
+        const forecast = value + anomaly * Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+        errors[w * decays + k]! += (forecast - actual) ** 2;
+      }
+    });
   });
   let best = 0;
-  for (let k = 1; k < DECAY_HOURS.length; k++) if (errors[k]! < errors[best]!) best = k;
-  return DECAY_HOURS[best]!;
+  for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
+  return {
+    weeks: CLIMATOLOGY_WINDOW_WEEKS[Math.floor(best / decays)]!,
+    decayHours: DECAY_HOURS[best % decays]!,
+  };
 }
 
 /**
