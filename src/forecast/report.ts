@@ -143,7 +143,7 @@ export function markdownTable(
  */
 export function realHistoryTable(run: BacktestRun): string {
   const lines = [
-    '| zone | bucket (h) | model serving next (share of issues served) | inputs | n | RMSE | MAE | skill vs persistence | skill vs clim.+anomaly | P10-P90 coverage | savings captured | targets missed |',
+    '| zone | bucket (h) | model serving next (mean weight over the run) | inputs | n | RMSE | MAE | skill vs persistence | skill vs clim.+anomaly | P10-P90 coverage | savings captured | targets missed |',
     '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   const entries = run.zones.filter((zone) => zone.basis === 'lifecycle' && zone.issues > 0);
