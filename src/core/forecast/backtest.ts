@@ -1,13 +1,16 @@
 import type { Basis } from '../factors.js';
-import type { ZoneState } from './models.js';
 import {
+  CANDIDATE_MODELS,
   CLIMATOLOGY,
   CLIMATOLOGY_ANOMALY,
   type ForecastModel,
   horizonEnd,
   OPERATOR_FORECAST,
   PERSISTENCE,
+  type UpstreamInputs,
   WEEKLY_PROFILE,
+  type ZoneInputs,
+  ZoneState,
 } from './models.js';
 import { blendHandOvers } from './hand-over.js';
 import {
@@ -18,6 +21,9 @@ import {
   DAY_SECONDS,
   HOUR_SECONDS,
   horizonHours,
+  IssuedSeries,
+  type IssuedSeriesData,
+  type RegularSeries,
   servedHours,
 } from './series.js';
 
@@ -139,6 +145,48 @@ export function backtestZone(
     const step = steps.next();
     if (step.done) return step.value;
   }
+}
+
+/** A zone's inputs as plain data: what a worker thread receives (issue 21). */
+export interface ZoneInputsData {
+  readonly actual: RegularSeries;
+  readonly upstream: Readonly<Partial<Record<keyof UpstreamInputs, IssuedSeriesData>>>;
+  readonly generation?: RegularSeries;
+  readonly publicationLagSeconds: number;
+}
+
+export function zoneInputsData(inputs: ZoneInputs): ZoneInputsData {
+  return {
+    actual: inputs.actual,
+    upstream: Object.fromEntries(
+      Object.entries(inputs.upstream).map(([name, series]) => [name, series.toData()]),
+    ),
+    ...(inputs.generation && { generation: inputs.generation }),
+    publicationLagSeconds: inputs.publicationLagSeconds,
+  };
+}
+
+/**
+ * `backtestZone` on plain data in and out (models named by id), so that it can run in a worker
+ * thread: nothing but typed arrays, numbers and strings crosses.
+ */
+export function backtestZoneData(
+  zone: string,
+  basis: ForecastBasis,
+  inputs: ZoneInputsData,
+  issueTimes: readonly number[],
+  candidateIds: readonly string[],
+): ZoneBacktest {
+  const candidates = candidateIds.map((id) => {
+    const model = [...CANDIDATE_MODELS, OPERATOR_FORECAST].find((entry) => entry.id === id);
+    if (!model) throw new Error(`unknown model ${id}`);
+    return model;
+  });
+  const upstream = Object.fromEntries(
+    Object.entries(inputs.upstream).map(([name, data]) => [name, IssuedSeries.fromData(data)]),
+  );
+  const state = new ZoneState({ ...inputs, upstream });
+  return backtestZone(zone, basis, state, { issueTimes, candidates });
 }
 
 /**
