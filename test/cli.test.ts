@@ -236,8 +236,8 @@ describe('gridco2 backtest', () => {
     try {
       const run = await stored.newestBacktest();
       const de = run?.zones.find(({ zone, basis }) => zone === 'DE' && basis === 'lifecycle');
-      // Issue times from 14 days after the first value to 72 hours before now, one a day.
-      expect(de?.issues).toBeGreaterThanOrEqual(12);
+      // Issue times from 14 days after the first value to 72 hours before now, every 6 hours.
+      expect(de?.issues).toBeGreaterThanOrEqual(12 * 4);
       expect(de?.rows.filter(({ served }) => served).map(({ bucket }) => bucket)).toEqual([
         '1-6',
         '7-24',
@@ -264,6 +264,7 @@ describe('gridco2 backtest', () => {
     [['--zone', 'XX'], /unknown zone "XX"/],
     [['--from', 'yesterday'], /expected ISO 8601/],
     [['--from', '2026-02-01', '--to', '2026-01-01'], /--from must not be after --to/],
+    [['--basis', 'market'], /expected lifecycle, direct or operator/],
   ])('refuses %j', (args, message) => {
     const result = run(['backtest', ...args], { DATABASE_URL: `sqlite:${join(dir, 'x.db')}` });
     expect(result.status).not.toBe(0);

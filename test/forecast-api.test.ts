@@ -128,7 +128,7 @@ describe('forecast API', () => {
       generated_at: iso(NOW_S),
       horizon_hours: 48,
     });
-    expect(body.model).toMatch(/^climatology@\d+$/);
+    expect(body.model).toMatch(/^(climatology|upstream-regression|persistence)@\d+$/);
     // From 11:00Z (the newest is 10:00Z) to the last hour starting before now + 48 h (13:20Z).
     expect(body.data[0]!.ts).toBe(iso(DE_NEWEST + H));
     expect(body.data.at(-1)!.ts).toBe(iso(HOUR_NOW + 48 * H));
@@ -145,6 +145,23 @@ describe('forecast API', () => {
     expect(short.horizon_hours).toBe(6);
     expect(short.data).toEqual(body.data.slice(0, short.count));
     expect(short.data.at(-1)!.ts).toBe(iso(HOUR_NOW + 6 * H));
+  });
+
+  it('never serves a band that leaves out its own value (p10 <= value <= p90)', async () => {
+    // GB on a basis has no values here (no mix): GB is checked on its own figure.
+    const queries = ['zone=DE', 'zone=DE&basis=direct', 'zone=US', 'zone=GB'];
+    let checked = 0;
+    for (const query of queries) {
+      const body = await forecast(`${query}&horizon_hours=72`);
+      expect(body.count, query).toBeGreaterThan(0);
+      for (const point of body.data) {
+        if (point.p10 === null || point.p90 === null) continue;
+        expect(point.p10, `${query} ${point.ts}`).toBeLessThanOrEqual(point.gco2eq_kwh);
+        expect(point.gco2eq_kwh, `${query} ${point.ts}`).toBeLessThanOrEqual(point.p90);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
   });
 
   it('forecasts the US from now too, over the hours the EIA has not published', async () => {
@@ -209,8 +226,10 @@ describe('forecast API', () => {
     ]);
     for (const row of body.data) {
       expect(row.zone).toBe('DE');
-      // Issue times from 14 days after the first value to 72 h before now, one a day.
-      expect(row.issues).toBe(DAYS - 14 - 3);
+      // Issue times from 14 days after the first value to 72 h before now, one every 6 hours
+      // (both ends on the 6-hour grid).
+      expect(row.issues).toBeGreaterThanOrEqual((DAYS - 14 - 3) * 4 - 3);
+      expect(row.issues).toBeLessThanOrEqual((DAYS - 14 - 3) * 4 + 1);
       expect(row.n, `${row.basis} ${row.bucket}`).toBeGreaterThan(0);
       expect(row.rmse).toBeGreaterThan(0);
       // A daily cycle: holding the last value loses to any model of the cycle.

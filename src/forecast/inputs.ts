@@ -1,7 +1,7 @@
 import type { ForecastBasis } from '../core/forecast/backtest.js';
 import type { UpstreamInputs, ZoneInputs } from '../core/forecast/models.js';
 import { IssuedSeries, regularSeries, type Grid } from '../core/forecast/series.js';
-import type { ForecastKind } from '../core/reading.js';
+import type { ForecastKind, Mix } from '../core/reading.js';
 import { SOURCE_INFO, type SourceId } from '../core/sources.js';
 import { findZone } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
@@ -72,9 +72,31 @@ export async function loadZoneInputs(
     );
     if (rows.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(rows, grid);
   }
+  // Wind and solar forecasts without a load or generation forecast: the published generation's
+  // hour-of-week mean stands in for the load (models.ts). Read only then: mixes are heavier.
+  const needsGeneration =
+    (upstream.wind || upstream.solar) && !(upstream.load || upstream.generation);
+  const generation = needsGeneration
+    ? regularSeries(
+        (await store.mixesInWindow(zone.code, startTs, window.toTs, READ_LIMIT)).map(
+          ({ ts, mix }) => ({ ts, value: totalGeneration(mix) }),
+        ),
+        grid,
+      )
+    : undefined;
   return {
     actual: regularSeries(readings, grid),
     upstream,
+    ...(generation && { generation }),
     publicationLagSeconds: SOURCE_INFO[zone.source].publicationLagSeconds,
   };
+}
+
+/** MWh generated in the zone: storage and imports are not generation (docs/method.md). */
+function totalGeneration(mix: Mix): number {
+  let total = 0;
+  for (const [category, mwh] of Object.entries(mix)) {
+    if (category !== 'storage' && category !== 'imports' && mwh > 0) total += mwh;
+  }
+  return total;
 }

@@ -1,7 +1,9 @@
 import {
   backtestZoneSteps,
+  type ForecastBasis,
   type BacktestRun,
-  dailyIssues,
+  ISSUE_EVERY_HOURS,
+  issueTimes,
   type ZoneBacktest,
 } from '../core/forecast/backtest.js';
 import {
@@ -24,6 +26,8 @@ export interface BacktestWindow {
   readonly fromTs?: number;
   /** Last issue time (default: 72 hours before now, so every horizon can be scored). */
   readonly toTs?: number;
+  /** Bases to evaluate (default: every basis of each zone). */
+  readonly bases?: readonly ForecastBasis[];
 }
 
 /** Longest walk-forward `serve` runs on its own. */
@@ -41,19 +45,20 @@ export async function runBacktest(
   signal?: AbortSignal,
 ): Promise<BacktestRun> {
   const zones = window.zones ?? ZONES.map((zone) => zone.code);
-  const toTs = alignToDay(window.toTs ?? nowSeconds - HORIZON_HOURS * HOUR_SECONDS);
+  const toTs = alignToIssue(window.toTs ?? nowSeconds - HORIZON_HOURS * HOUR_SECONDS);
   const results: ZoneBacktest[] = [];
   let done = 0;
   for (const zone of zones) {
     const first = (await store.readingsInWindow(zone, 0, toTs, 1))[0];
-    const earliest = first ? alignToDay(first.ts + WARM_UP_SECONDS + DAY_SECONDS - 1) : toTs + 1;
+    const earliest = first ? alignToIssue(first.ts + WARM_UP_SECONDS + DAY_SECONDS - 1) : toTs + 1;
     const fromTs = Math.max(
       window.fromTs !== undefined
-        ? alignToDay(window.fromTs)
+        ? alignToIssue(window.fromTs)
         : toTs - DEFAULT_BACKTEST_DAYS * DAY_SECONDS,
       earliest,
     );
     for (const basis of forecastBases(zone)) {
+      if (window.bases && !window.bases.includes(basis)) continue;
       const gridEndTs = toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS;
       const inputs = await loadZoneInputs(store, zone, basis, {
         fromTs: fromTs - LOOKBACK_SECONDS,
@@ -62,7 +67,7 @@ export async function runBacktest(
         gridEndTs,
       });
       const steps = backtestZoneSteps(zone, basis, new ZoneState(inputs), {
-        issueTimes: fromTs <= toTs ? dailyIssues(fromTs, toTs) : [],
+        issueTimes: fromTs <= toTs ? issueTimes(fromTs, toTs) : [],
         candidates: basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS,
       });
       // Requests are served between slices of at most SLICE_MS while `serve` runs this.
@@ -85,5 +90,6 @@ export async function runBacktest(
   return { createdAt: nowSeconds, zones: results };
 }
 
-/** Issue times fall on 00:00 UTC. */
-const alignToDay = (ts: number): number => Math.floor(ts / DAY_SECONDS) * DAY_SECONDS;
+/** Issue times fall on 00:00, 06:00, 12:00 and 18:00 UTC. */
+const alignToIssue = (ts: number): number =>
+  Math.floor(ts / (ISSUE_EVERY_HOURS * HOUR_SECONDS)) * ISSUE_EVERY_HOURS * HOUR_SECONDS;

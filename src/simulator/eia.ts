@@ -15,8 +15,8 @@ export interface EiaContext extends ReplyContext {
   readonly apiKey?: string;
 }
 
-const ROUTE = '/v2/electricity/rto/fuel-type-data/data/';
-const REGION_ROUTE = '/v2/electricity/rto/region-data/data/';
+export const EIA_FUEL_TYPE_ROUTE = '/v2/electricity/rto/fuel-type-data/data/';
+export const EIA_REGION_ROUTE = '/v2/electricity/rto/region-data/data/';
 const MAX_ROWS = 5000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -24,14 +24,14 @@ const SIX_HOURS_MS = 6 * HOUR_MS;
 // A published hour is revised every six hours during its first day, then stays final.
 const REVISION_STAGES = 4;
 const REVISION_CHANNEL = 2000;
-const DESCRIPTION =
+export const EIA_FUEL_TYPE_DESCRIPTION =
   'Hourly net generation by balancing authority and energy source.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
 const DATE_FORMAT = 'YYYY-MM-DD"T"HH24';
 const PERIOD_BOUND = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}))?$/;
 const FACET_KEY = /^facets\[([^\]]*)\]\[\]$/;
 const DATA_KEY = /^data\[\d*\]$/;
 
-const TYPE_NAMES: Readonly<Record<string, string>> = {
+export const EIA_TYPE_NAMES: Readonly<Record<string, string>> = {
   BAT: 'Battery storage',
   COL: 'Coal',
   GEO: 'Geothermal',
@@ -81,16 +81,19 @@ export function answerEia(
     );
   }
   const route = pathname.replace(/\/?$/, '/');
-  if (route !== ROUTE && route !== REGION_ROUTE) {
+  if (route !== EIA_FUEL_TYPE_ROUTE && route !== EIA_REGION_ROUTE) {
     return jsonReply(404, {
-      error: `Invalid route ${pathname}: this simulator serves ${ROUTE} and ${REGION_ROUTE} only.`,
+      error: `Invalid route ${pathname}: this simulator serves ${EIA_FUEL_TYPE_ROUTE} and ${EIA_REGION_ROUTE} only.`,
       code: 404,
     });
   }
-  const facet = route === ROUTE ? 'fueltype' : 'type';
-  const request = parseRequest(query, facet);
+  const facet = route === EIA_FUEL_TYPE_ROUTE ? 'fueltype' : 'type';
+  const request = parseEiaRequest(query, facet);
   if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
-  return jsonReply(200, route === ROUTE ? page(request, context) : regionPage(request, context));
+  return jsonReply(
+    200,
+    route === EIA_FUEL_TYPE_ROUTE ? page(request, context) : regionPage(request, context),
+  );
 }
 
 /** A valid query that matches no rows: `total` 0 and no data (fixtures/us-agency empty result). */
@@ -101,9 +104,9 @@ export function emptyEiaReply(): SourceReply {
       dateFormat: DATE_FORMAT,
       frequency: 'hourly',
       data: [],
-      description: DESCRIPTION,
+      description: EIA_FUEL_TYPE_DESCRIPTION,
     },
-    request: { command: ROUTE, params: {} },
+    request: { command: EIA_FUEL_TYPE_ROUTE, params: {} },
     apiVersion: '2.1.8',
   });
 }
@@ -112,7 +115,7 @@ function gatewayError(code: string, message: string): SourceReply {
   return jsonReply(403, { error: { code, message } });
 }
 
-interface EiaRequest {
+export interface EiaRequest {
   readonly withValues: boolean;
   readonly respondents: readonly UsProfile[];
   readonly fueltypes: ReadonlySet<string> | null;
@@ -127,7 +130,10 @@ interface EiaRequest {
   readonly echo: Record<string, unknown>;
 }
 
-function parseRequest(query: URLSearchParams, codeFacet: 'fueltype' | 'type'): EiaRequest | string {
+export function parseEiaRequest(
+  query: URLSearchParams,
+  codeFacet: 'fueltype' | 'type',
+): EiaRequest | string {
   const frequency = query.get('frequency') ?? 'hourly';
   if (frequency !== 'hourly') {
     return `Invalid frequency '${frequency}' provided. This simulator serves 'hourly' only.`;
@@ -251,7 +257,7 @@ function page(request: EiaRequest, context: EiaContext): unknown {
             respondent: profile.respondent,
             'respondent-name': profile.respondentName,
             fueltype: fuel.code,
-            'type-name': TYPE_NAMES[fuel.code] ?? fuel.code,
+            'type-name': EIA_TYPE_NAMES[fuel.code] ?? fuel.code,
           };
           if (request.withValues) {
             const value =
@@ -265,7 +271,7 @@ function page(request: EiaRequest, context: EiaContext): unknown {
       total += count;
     }
   }
-  return envelope(request, rows, total, DESCRIPTION, ROUTE);
+  return eiaEnvelope(request, rows, total, EIA_FUEL_TYPE_DESCRIPTION, EIA_FUEL_TYPE_ROUTE);
 }
 
 /**
@@ -301,7 +307,7 @@ const REGION_TYPE_NAMES: Readonly<Record<RegionType, string>> = {
   NG: 'Net generation',
   TI: 'Total interchange',
 };
-const REGION_DESCRIPTION =
+export const EIA_REGION_DESCRIPTION =
   'Hourly demand, day-ahead demand forecast, net generation, and interchange by balancing authority.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
 const DEMAND_FORECAST_CHANNEL = 4300;
 /** A local day's demand forecast is published six hours before the day starts. */
@@ -419,14 +425,14 @@ function regionPage(request: EiaRequest, context: EiaContext): unknown {
       }
     }
   }
-  return envelope(request, rows, total, REGION_DESCRIPTION, REGION_ROUTE);
+  return eiaEnvelope(request, rows, total, EIA_REGION_DESCRIPTION, EIA_REGION_ROUTE);
 }
 
 /**
  * A page of rows as EIA API v2 (2.1.8) wraps it: the total as a string, the request echoed, and
  * the "incomplete return" warning when more rows match than one page holds.
  */
-function envelope(
+export function eiaEnvelope(
   request: EiaRequest,
   rows: readonly unknown[],
   total: number,

@@ -1,12 +1,10 @@
 import {
   AsciiSink,
   acknowledgement,
-  formatSecond,
-  GL_NAMESPACE,
+  glDocumentHead,
   invalidRequest,
   requestedPeriod,
   periodHead,
-  PLATFORM_EIC,
 } from './entsoe.js';
 import { forecastError, marketDayStart, nextMarketDayStart } from './forecast-model.js';
 import { computeDemand, computeMix } from './mix-model.js';
@@ -98,7 +96,27 @@ function noData(context: ReplyContext, item: string, eic: string, window: string
   );
 }
 
-interface Series {
+/** A forecast TimeSeries up to its Period, as the recorded A69, A65 and A71 documents word it. */
+export function forecastSeriesHead(
+  mRID: number,
+  series: Pick<Series, 'businessType' | 'objectAggregation' | 'outArea' | 'psrType'>,
+  profile: Pick<EuropeProfile, 'eic' | 'curveType'>,
+): string {
+  const domain = series.outArea ? 'outBiddingZone_Domain.mRID' : 'inBiddingZone_Domain.mRID';
+  const head = `\t<TimeSeries>
+\t\t<mRID>${mRID}</mRID>
+\t\t<businessType>${series.businessType}</businessType>
+\t\t<objectAggregation>${series.objectAggregation}</objectAggregation>
+\t\t<${domain} codingScheme="A01">${profile.eic}</${domain}>
+\t\t<quantity_Measure_Unit.name>MAW</quantity_Measure_Unit.name>
+\t\t<curveType>${profile.curveType}</curveType>
+`;
+  return series.psrType === undefined
+    ? head
+    : `${head}\t\t<MktPSRType>\n\t\t\t<psrType>${series.psrType}</psrType>\n\t\t</MktPSRType>\n`;
+}
+
+export interface Series {
   readonly businessType: string;
   readonly objectAggregation: string;
   readonly outArea: boolean;
@@ -123,22 +141,17 @@ function forecastDocument(
     hashString(`${documentType}@${first.start}@${context.nowMs}`),
   );
   const sink = new AsciiSink(8192 + days.length * 24 * 4 * 90);
-  sink.write(`<?xml version="1.0" encoding="UTF-8"?>
-<GL_MarketDocument xmlns="${GL_NAMESPACE}">
-\t<mRID>${id}</mRID>
-\t<revisionNumber>1</revisionNumber>
-\t<type>${documentType}</type>
-\t<process.processType>A01</process.processType>
-\t<sender_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</sender_MarketParticipant.mRID>
-\t<sender_MarketParticipant.marketRole.type>A32</sender_MarketParticipant.marketRole.type>
-\t<receiver_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</receiver_MarketParticipant.mRID>
-\t<receiver_MarketParticipant.marketRole.type>A33</receiver_MarketParticipant.marketRole.type>
-\t<createdDateTime>${formatSecond(context.nowMs)}</createdDateTime>
-\t<time_Period.timeInterval>
-\t\t<start>${formatMinute(first.start)}</start>
-\t\t<end>${formatMinute(last.end)}</end>
-\t</time_Period.timeInterval>
-`);
+  sink.write(
+    glDocumentHead({
+      declaration: 'UTF-8',
+      mRID: id,
+      type: documentType,
+      processType: 'A01',
+      createdMs: context.nowMs,
+      startMs: first.start,
+      endMs: last.end,
+    }),
+  );
   let mRID = 0;
   for (const day of days) {
     const count = (day.end - day.start) / stepMs;
@@ -164,20 +177,7 @@ function forecastDocument(
       error,
     )) {
       mRID++;
-      const domain = series.outArea ? 'outBiddingZone_Domain.mRID' : 'inBiddingZone_Domain.mRID';
-      sink.write(`\t<TimeSeries>
-\t\t<mRID>${mRID}</mRID>
-\t\t<businessType>${series.businessType}</businessType>
-\t\t<objectAggregation>${series.objectAggregation}</objectAggregation>
-\t\t<${domain} codingScheme="A01">${profile.eic}</${domain}>
-\t\t<quantity_Measure_Unit.name>MAW</quantity_Measure_Unit.name>
-\t\t<curveType>${profile.curveType}</curveType>
-`);
-      if (series.psrType !== undefined) {
-        sink.write(
-          `\t\t<MktPSRType>\n\t\t\t<psrType>${series.psrType}</psrType>\n\t\t</MktPSRType>\n`,
-        );
-      }
+      sink.write(forecastSeriesHead(mRID, series, profile));
       sink.write(periodHead(day.start, day.end, profile.resolution));
       let previous = NaN;
       for (let i = 0; i < count; i++) {

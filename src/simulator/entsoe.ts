@@ -167,22 +167,17 @@ function generationDocument(
   const decimals = profile.resolution === 'PT15M' ? 100 : 1;
   const id = noiseHex(context.seed, profile.zoneKey, hashString(`${window}@${context.nowMs}`));
   const sink = new AsciiSink(4096 + count * fuelIndexes.length * 90);
-  sink.write(`<?xml version="1.0" encoding="utf-8"?>
-<GL_MarketDocument xmlns="${GL_NAMESPACE}">
-\t<mRID>${id}</mRID>
-\t<revisionNumber>1</revisionNumber>
-\t<type>A75</type>
-\t<process.processType>A16</process.processType>
-\t<sender_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</sender_MarketParticipant.mRID>
-\t<sender_MarketParticipant.marketRole.type>A32</sender_MarketParticipant.marketRole.type>
-\t<receiver_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</receiver_MarketParticipant.mRID>
-\t<receiver_MarketParticipant.marketRole.type>A33</receiver_MarketParticipant.marketRole.type>
-\t<createdDateTime>${formatSecond(context.nowMs)}</createdDateTime>
-\t<time_Period.timeInterval>
-\t\t<start>${formatMinute(windowStart)}</start>
-\t\t<end>${formatMinute(windowEnd)}</end>
-\t</time_Period.timeInterval>
-`);
+  sink.write(
+    glDocumentHead({
+      declaration: 'utf-8',
+      mRID: id,
+      type: 'A75',
+      processType: 'A16',
+      createdMs: context.nowMs,
+      startMs: windowStart,
+      endMs: windowEnd,
+    }),
+  );
   let seriesCount = 0;
   // Per sample of the fuel at hand: its quantity as published, and where it goes.
   const quantities = new Float64Array(count);
@@ -305,9 +300,9 @@ export class AsciiSink {
   }
 }
 
-function timeSeriesHead(
+export function timeSeriesHead(
   mRID: number,
-  profile: EuropeProfile,
+  profile: Pick<EuropeProfile, 'eic' | 'curveType'>,
   psrType: string,
   outOfArea: boolean,
 ): string {
@@ -322,6 +317,37 @@ function timeSeriesHead(
 \t\t<MktPSRType>
 \t\t\t<psrType>${psrType}</psrType>
 \t\t</MktPSRType>
+`;
+}
+
+/**
+ * The head of a GL_MarketDocument up to its first TimeSeries, as the recorded documents word it
+ * (the XML declaration's encoding is spelt `utf-8` in A75 replies and `UTF-8` in forecast ones).
+ */
+export function glDocumentHead(head: {
+  readonly declaration: 'utf-8' | 'UTF-8';
+  readonly mRID: string;
+  readonly type: string;
+  readonly processType: string;
+  readonly createdMs: number;
+  readonly startMs: number;
+  readonly endMs: number;
+}): string {
+  return `<?xml version="1.0" encoding="${head.declaration}"?>
+<GL_MarketDocument xmlns="${GL_NAMESPACE}">
+\t<mRID>${head.mRID}</mRID>
+\t<revisionNumber>1</revisionNumber>
+\t<type>${head.type}</type>
+\t<process.processType>${head.processType}</process.processType>
+\t<sender_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</sender_MarketParticipant.mRID>
+\t<sender_MarketParticipant.marketRole.type>A32</sender_MarketParticipant.marketRole.type>
+\t<receiver_MarketParticipant.mRID codingScheme="A01">${PLATFORM_EIC}</receiver_MarketParticipant.mRID>
+\t<receiver_MarketParticipant.marketRole.type>A33</receiver_MarketParticipant.marketRole.type>
+\t<createdDateTime>${formatSecond(head.createdMs)}</createdDateTime>
+\t<time_Period.timeInterval>
+\t\t<start>${formatMinute(head.startMs)}</start>
+\t\t<end>${formatMinute(head.endMs)}</end>
+\t</time_Period.timeInterval>
 `;
 }
 

@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
+import type { ForecastBasis } from '../../core/forecast/backtest.js';
 import { parseInstant } from '../../core/time.js';
 import { findZone, ZONES } from '../../core/zones.js';
 import { markdownTable, summarize, summaryText } from '../../forecast/report.js';
@@ -13,6 +14,7 @@ interface BacktestFlags {
   readonly from?: number;
   readonly to?: number;
   readonly table?: boolean;
+  readonly basis?: ForecastBasis[];
 }
 
 export function registerBacktest(program: Command): void {
@@ -30,6 +32,11 @@ export function registerBacktest(program: Command): void {
     )
     .option('--from <time>', 'first issue time, ISO 8601 (default: 400 days before --to)', instant)
     .option('--to <time>', 'last issue time, ISO 8601 (default: 72 hours ago)', instant)
+    .option(
+      '--basis <basis>',
+      "a basis to evaluate (repeatable: lifecycle, direct, operator; default: each zone's all)",
+      collectBasis,
+    )
     .option('--table', 'print the whole table (Markdown), not only the summary')
     .action((flags: BacktestFlags) =>
       exitOnError(async () => {
@@ -57,6 +64,7 @@ export function registerBacktest(program: Command): void {
               ...(zones && { zones }),
               ...(flags.from !== undefined && { fromTs: flags.from }),
               ...(flags.to !== undefined && { toTs: flags.to }),
+              ...(flags.basis && { bases: flags.basis }),
             },
             (zone, done, total) => {
               if (bar) bar.update(done, { zone });
@@ -71,9 +79,9 @@ export function registerBacktest(program: Command): void {
                 '(--to, default 72 hours ago); the stored backtest is left as it was.',
             );
           }
-          // A run over some zones replaces only theirs: the other zones keep the rows (models
+          // A run over some zones or bases replaces only theirs: the others keep the rows (models
           // and bands) `serve` uses.
-          const newest = zones ? await store.newestBacktest() : null;
+          const newest = zones || flags.basis ? await store.newestBacktest() : null;
           const evaluated = new Set(run.zones.map(({ zone, basis }) => `${zone}|${basis}`));
           await store.saveBacktest({
             createdAt: run.createdAt,
@@ -102,6 +110,14 @@ function collectZone(value: string, previous: string[] | undefined): string[] {
   const zone = findZone(value.trim());
   if (!zone) throw new InvalidArgumentError(`unknown zone "${value}"; see GET /v1/zones.`);
   return [...(previous ?? []), zone.code];
+}
+
+function collectBasis(value: string, previous: ForecastBasis[] | undefined): ForecastBasis[] {
+  const basis = value.trim() as ForecastBasis;
+  if (!['lifecycle', 'direct', 'operator'].includes(basis)) {
+    throw new InvalidArgumentError('expected lifecycle, direct or operator.');
+  }
+  return [...(previous ?? []), basis];
 }
 
 function instant(value: string): number {

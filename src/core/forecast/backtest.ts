@@ -1,13 +1,18 @@
 import type { Basis } from '../factors.js';
-import type { ZoneState } from './models.js';
 import {
+  CANDIDATE_MODELS,
   CLIMATOLOGY,
+  CLIMATOLOGY_ANOMALY,
   type ForecastModel,
   horizonEnd,
   OPERATOR_FORECAST,
   PERSISTENCE,
+  type UpstreamInputs,
   WEEKLY_PROFILE,
+  type ZoneInputs,
+  ZoneState,
 } from './models.js';
+import { blendHandOvers } from './hand-over.js';
 import {
   type BucketLabel,
   bucketIndex,
@@ -16,6 +21,9 @@ import {
   DAY_SECONDS,
   HOUR_SECONDS,
   horizonHours,
+  IssuedSeries,
+  type IssuedSeriesData,
+  type RegularSeries,
   servedHours,
 } from './series.js';
 
@@ -42,6 +50,13 @@ export interface SkillRow {
   readonly mape: number;
   readonly skill_vs_persistence: number;
   readonly skill_vs_climatology: number;
+  /**
+   * Against the hour-of-week mean of the last ten weeks plus the newest value's departure,
+   * decaying with a 24-hour e-folding time (issue 19's yardstick). Not served by the API (yet).
+   */
+  readonly skill_vs_climatology_anomaly?: number;
+  /** What the model read (`history`, upstream forecast kinds). Not served by the API (yet). */
+  readonly inputs?: readonly string[];
   /** Mean per issue of the rank correlation of forecast and outcome within the bucket. */
   readonly spearman: number;
   /** Share of outcomes inside the P10-P90 band known at the issue (walk-forward). */
@@ -72,7 +87,19 @@ export interface ZoneBacktest {
   readonly rows: readonly SkillRow[];
   /** The model serving each bucket. */
   readonly served: Readonly<Record<BucketLabel, string>>;
+  /**
+   * Per bucket, the weight of each candidate in the forecast served next (walk-forward inverse
+   * mean squared errors); `served` names the heaviest. Absent in runs stored before issue 19.
+   */
+  readonly weights?: Readonly<Record<BucketLabel, Readonly<Record<string, number>>>>;
+  /** By model id, or SERVED: the band of the forecast as served (what `serve` uses). */
   readonly bands: Readonly<Record<string, ErrorBand>>;
+  /**
+   * Per bucket, the forecast as served (each issue by the models chosen walk-forward from the
+   * earlier issues' published outcomes): `model` is what serves next, `chosen` the share of
+   * issues each candidate served (its mean weight). Absent in runs stored before issue 19.
+   */
+  readonly asServed?: readonly (SkillRow & { readonly chosen: Readonly<Record<string, number>> })[];
 }
 
 /** One run of the backtest over every zone and basis, as stored and served. */
@@ -89,14 +116,14 @@ export interface BacktestOptions {
   readonly candidates: readonly ForecastModel[];
 }
 
-/** Issues whose errors make the band of the next one. */
-const BAND_ISSUES = 90;
+/** Days of issues whose errors make the band of the next one. */
+const BAND_DAYS = 90;
 /** At least this many earlier errors (pooled over neighbouring hours) before coverage counts. */
 const MIN_BAND_SAMPLES = 40;
 /** Hours either side pooled into one horizon's band. */
 const BAND_POOL_HOURS = 2;
-/** The band used for the next issues is refreshed every this many issues. */
-const BAND_REFRESH_ISSUES = 7;
+/** The band used for the next issues is refreshed this often. */
+const BAND_REFRESH_SECONDS = 7 * DAY_SECONDS;
 const JOB_HOURS = 4;
 const JOB_WINDOW_HOURS = 24;
 
@@ -104,7 +131,7 @@ interface IssueForecasts {
   readonly issueTs: number;
   readonly visibleEnd: number;
   /** One array per model id (candidates and baselines), slots from visibleEnd. */
-  readonly values: ReadonlyMap<string, Float64Array>;
+  readonly values: Map<string, Float64Array>;
 }
 
 export function backtestZone(
@@ -118,6 +145,48 @@ export function backtestZone(
     const step = steps.next();
     if (step.done) return step.value;
   }
+}
+
+/** A zone's inputs as plain data: what a worker thread receives (issue 21). */
+export interface ZoneInputsData {
+  readonly actual: RegularSeries;
+  readonly upstream: Readonly<Partial<Record<keyof UpstreamInputs, IssuedSeriesData>>>;
+  readonly generation?: RegularSeries;
+  readonly publicationLagSeconds: number;
+}
+
+export function zoneInputsData(inputs: ZoneInputs): ZoneInputsData {
+  return {
+    actual: inputs.actual,
+    upstream: Object.fromEntries(
+      Object.entries(inputs.upstream).map(([name, series]) => [name, series.toData()]),
+    ),
+    ...(inputs.generation && { generation: inputs.generation }),
+    publicationLagSeconds: inputs.publicationLagSeconds,
+  };
+}
+
+/**
+ * `backtestZone` on plain data in and out (models named by id), so that it can run in a worker
+ * thread: nothing but typed arrays, numbers and strings crosses.
+ */
+export function backtestZoneData(
+  zone: string,
+  basis: ForecastBasis,
+  inputs: ZoneInputsData,
+  issueTimes: readonly number[],
+  candidateIds: readonly string[],
+): ZoneBacktest {
+  const candidates = candidateIds.map((id) => {
+    const model = [...CANDIDATE_MODELS, OPERATOR_FORECAST].find((entry) => entry.id === id);
+    if (!model) throw new Error(`unknown model ${id}`);
+    return model;
+  });
+  const upstream = Object.fromEntries(
+    Object.entries(inputs.upstream).map(([name, data]) => [name, IssuedSeries.fromData(data)]),
+  );
+  const state = new ZoneState({ ...inputs, upstream });
+  return backtestZone(zone, basis, state, { issueTimes, candidates });
 }
 
 /**
@@ -135,7 +204,7 @@ export function* backtestZoneSteps(
   const fallback = options.candidates.some((model) => model.id === OPERATOR_FORECAST.id)
     ? undefined
     : CLIMATOLOGY;
-  const models = [...options.candidates, PERSISTENCE, WEEKLY_PROFILE];
+  const models = [...options.candidates, PERSISTENCE, WEEKLY_PROFILE, CLIMATOLOGY_ANOMALY];
   if (fallback && !models.includes(fallback)) models.push(fallback);
   const issues: IssueForecasts[] = [];
   for (const issueTs of options.issueTimes) {
@@ -151,44 +220,59 @@ export function* backtestZoneSteps(
     if (fallback) {
       const filler = values.get(fallback.id)!;
       for (const model of options.candidates) {
-        const own = values.get(model.id)!;
-        for (let i = 0; i < own.length; i++) if (Number.isNaN(own[i]!)) own[i] = filler[i]!;
+        values.set(model.id, fillFrom(values.get(model.id)!, filler, state.series.step));
       }
     }
     issues.push({ issueTs, visibleEnd, values });
     yield;
   }
-  const bands = new Map<string, ErrorBand>();
-  const scored: { model: string; rows: Omit<SkillRow, 'served'>[] }[] = [];
+  const scored: { model: string; rows: Omit<SkillRow, 'served'>[]; perIssue: IssueErrors[] }[] = [];
   for (const model of options.candidates) {
-    const { rows, band } = yield* scoreModel(state, issues, model.id);
-    bands.set(model.id, band);
-    scored.push({ model: model.id, rows });
+    const { rows, perIssue } = yield* scoreModel(state, issues, model.id, false);
+    scored.push({
+      model: model.id,
+      rows: rows.map((row) => ({ ...row, inputs: model.inputsOf(state) })),
+      perIssue,
+    });
   }
+  // Walk-forward: each issue is served, bucket by bucket, by a weighted mean of the candidates,
+  // each weighted by its inverse mean squared error over the earlier issues whose outcomes were
+  // published by then (a combination beats the choice of one forecast when each errs its own
+  // way); the forecast so served is scored (and its errors make the band) like any model.
+  const lag = state.inputs.publicationLagSeconds;
+  const weights = weighWalkForward(issues, scored, lag);
+  const candidateIds = options.candidates.map((model) => model.id);
+  for (const [index, issue] of issues.entries()) {
+    const sources = candidateIds.map((id) => issue.values.get(id)!);
+    issue.values.set(SERVED, combine(state, issue, sources, weights[index]!));
+  }
+  const asServedScore = yield* scoreModel(state, issues, SERVED, true);
+  // What serves next: the weights the newest outcomes give.
+  const finalWeights = weighWalkForward(issues, scored, lag, true)[0]!;
   const served = {} as Record<BucketLabel, string>;
+  const servedWeights = {} as Record<BucketLabel, Record<string, number>>;
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
-    let best: { model: string; rmse: number } | undefined;
-    for (const { model, rows: modelRows } of scored) {
-      const row = modelRows[bucket]!;
-      if (row.n > 0 && (!best || row.rmse < best.rmse)) best = { model, rmse: row.rmse };
-    }
-    served[label] = best?.model ?? options.candidates[0]!.id;
+    const row = finalWeights.subarray(
+      bucket * candidateIds.length,
+      (bucket + 1) * candidateIds.length,
+    );
+    servedWeights[label] = Object.fromEntries(candidateIds.map((id, k) => [id, row[k]!]));
+    served[label] = candidateIds[row.indexOf(Math.max(...row))]!;
   });
-  // The savings of what is served: each bucket by its own model.
-  const servedSavings = captured(
-    issues.map((issue) => jobSaving(state, issue, composite(state, issue, served))),
-  );
   const rows: SkillRow[] = [];
   HORIZON_BUCKETS.forEach(({ label }, bucket) => {
     for (const { model, rows: modelRows } of scored) {
-      const isServed = model === served[label];
-      rows.push({
-        ...modelRows[bucket]!,
-        served: isServed,
-        ...(isServed && { savings_captured: servedSavings }),
-      });
+      rows.push({ ...modelRows[bucket]!, served: model === served[label] });
     }
   });
+  const inputs = [...new Set(options.candidates.flatMap((model) => model.inputsOf(state)))];
+  const asServed = asServedScore.rows.map((row, bucket) => ({
+    ...row,
+    model: served[HORIZON_BUCKETS[bucket]!.label],
+    served: true,
+    inputs,
+    chosen: meanWeights(weights, bucket, candidateIds),
+  }));
   return {
     zone,
     basis,
@@ -197,28 +281,125 @@ export function* backtestZoneSteps(
     issues: issues.length,
     rows,
     served,
-    bands: Object.fromEntries(bands),
+    weights: servedWeights,
+    bands: { [SERVED]: asServedScore.band },
+    asServed,
   };
 }
 
-/** One issue's forecast as served: each slot from the model serving its bucket. */
-function composite(
+/** `own`, its NaNs filled from `filler`, the hand-overs blended (hand-over.ts). */
+export function fillFrom(own: Float64Array, filler: Float64Array, step: number): Float64Array {
+  if (!own.some(Number.isNaN)) return own;
+  const choice = own.map((value) => (Number.isNaN(value) ? 1 : 0));
+  return blendHandOvers([own, filler], choice, HOUR_SECONDS / step);
+}
+
+/** The key of the walk-forward served forecast among an issue's values and in `bands`. */
+export const SERVED = 'served';
+
+/** How far back the walk-forward weights look: recent weeks tell more than last season. */
+const WEIGHT_DAYS = 60;
+/**
+ * Weights go with the inverse mean squared error to this power: above 1, a candidate clearly
+ * worse than the others (persistence a day ahead) weighs little.
+ */
+const WEIGHT_POWER = 2;
+
+interface IssueErrors {
+  /** When every outcome scored for this issue had been published. */
+  readonly knownAt: number;
+  readonly sq: Float64Array;
+  readonly n: Float64Array;
+}
+
+/**
+ * Per issue (or, with `last`, once for after the last issue): per bucket and candidate (index
+ * `bucket * candidates + k`), the candidate's weight: its inverse mean squared error over the
+ * earlier issues of the last WEIGHT_DAYS whose outcomes were published by the issue time, the
+ * weights of a bucket summing to 1. All on the first candidate before any outcome is known.
+ */
+function weighWalkForward(
+  issues: readonly IssueForecasts[],
+  scored: readonly { perIssue: readonly IssueErrors[] }[],
+  lagSeconds: number,
+  last = false,
+): Float64Array[] {
+  const buckets = HORIZON_BUCKETS.length;
+  const count = scored.length;
+  const times = last ? [Number.POSITIVE_INFINITY] : issues.map((issue) => issue.issueTs);
+  return times.map((at) => {
+    const lastIssueTs = Number.isFinite(at) ? at : (issues.at(-1)?.issueTs ?? 0) + DAY_SECONDS;
+    const since = lastIssueTs - WEIGHT_DAYS * DAY_SECONDS;
+    const weights = new Float64Array(buckets * count);
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      const inverse = scored.map(({ perIssue }) => {
+        let sq = 0;
+        let n = 0;
+        for (let k = perIssue.length - 1; k >= 0; k--) {
+          if (issues[k]!.issueTs < since) break;
+          if (perIssue[k]!.knownAt + lagSeconds > at) continue;
+          sq += perIssue[k]!.sq[bucket]!;
+          n += perIssue[k]!.n[bucket]!;
+        }
+        return n > 0 ? (n / Math.max(sq, 1e-9)) ** WEIGHT_POWER : Number.NaN;
+      });
+      const total = inverse.reduce((sum, value) => sum + (Number.isNaN(value) ? 0 : value), 0);
+      inverse.forEach((value, k) => {
+        weights[bucket * count + k] =
+          total > 0 ? (Number.isNaN(value) ? 0 : value / total) : k === 0 ? 1 : 0;
+      });
+    }
+    return weights;
+  });
+}
+
+/** Per candidate id, its mean weight over the issues in `bucket`. */
+function meanWeights(
+  weights: readonly Float64Array[],
+  bucket: number,
+  ids: readonly string[],
+): Record<string, number> {
+  const means: Record<string, number> = {};
+  ids.forEach((id, k) => {
+    let sum = 0;
+    for (const issue of weights) sum += issue[bucket * ids.length + k]!;
+    means[id] = weights.length > 0 ? sum / weights.length : 0;
+  });
+  return means;
+}
+
+/**
+ * One forecast from several: per bucket the weighted mean of `sources` (weights as
+ * weighWalkForward lays them out), the hand-overs from bucket to bucket blended (hand-over.ts).
+ */
+export function combine(
   state: ZoneState,
-  issue: IssueForecasts,
-  served: Readonly<Record<BucketLabel, string>>,
+  issue: { readonly issueTs: number; readonly visibleEnd: number },
+  sources: readonly Float64Array[],
+  weights: Float64Array,
 ): Float64Array {
-  const length = issue.values.get(served['1-6'])!.length;
-  const out = new Float64Array(length);
+  const length = sources[0]!.length;
+  const count = sources.length;
+  const buckets = HORIZON_BUCKETS.length;
+  const mixed = Array.from({ length: buckets }, () => new Float64Array(length));
+  const choice = new Uint8Array(length);
   for (let i = 0; i < length; i++) {
     const hours = horizonHours(
       state.slotTs(issue.visibleEnd + i),
       state.series.step,
       issue.issueTs,
     );
-    const label = HORIZON_BUCKETS[bucketIndex(servedHours(hours))]!.label;
-    out[i] = issue.values.get(served[label])![i]!;
+    choice[i] = bucketIndex(servedHours(hours));
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      let value = 0;
+      for (let k = 0; k < count; k++) {
+        const weight = weights[bucket * count + k]!;
+        if (weight > 0) value += weight * sources[k]![i]!;
+      }
+      mixed[bucket]![i] = value;
+    }
   }
-  return out;
+  return blendHandOvers(mixed, choice, HOUR_SECONDS / state.series.step);
 }
 
 /** Achieved over possible savings, summed over the issues that had both; NaN without any. */
@@ -241,6 +422,7 @@ interface Sums {
   pctN: number;
   persistenceSq: number;
   climatologySq: number;
+  anomalySq: number;
   inBand: number;
   banded: number;
   spearman: number;
@@ -255,19 +437,24 @@ const emptySums = (): Sums => ({
   pctN: 0,
   persistenceSq: 0,
   climatologySq: 0,
+  anomalySq: 0,
   inBand: 0,
   banded: 0,
   spearman: 0,
   spearmanN: 0,
 });
 
-/** Scores one model over every issue, walking forward; returns its rows and its final band. */
-/** Scores one model over every issue, walking forward, a step per issue. */
+/**
+ * Scores one model over every issue, walking forward, a step per issue: its rows, its errors per
+ * issue and, when `banded`, its band (the band's coverage is measured only then: pooling and
+ * sorting errors is most of the backtest's work).
+ */
 function* scoreModel(
   state: ZoneState,
   issues: readonly IssueForecasts[],
   modelId: string,
-): Generator<void, { rows: Omit<SkillRow, 'served'>[]; band: ErrorBand }> {
+  banded: boolean,
+): Generator<void, { rows: Omit<SkillRow, 'served'>[]; band: ErrorBand; perIssue: IssueErrors[] }> {
   const actual = state.series.values;
   const step = state.series.step;
   const lag = state.inputs.publicationLagSeconds;
@@ -275,29 +462,38 @@ function* scoreModel(
   // Errors by hour ahead (index hours - 1), in issue order.
   const errors: ScoredError[][] = Array.from({ length: HORIZON_HOURS }, () => []);
   let pools: number[][] = [];
-  // The quantile levels of the band's edges, adapted so that a tenth of the outcomes falls below
-  // and a tenth above (adaptive conformal inference, Gibbs & Candes 2021). An issue's misses
-  // adapt them only once its outcomes would have been published.
-  let levels: [number, number] = [TAIL, 1 - TAIL];
-  const pendingMisses: { knownAt: number; below: number; above: number; banded: number }[] = [];
+  let poolsAt = Number.NEGATIVE_INFINITY;
+  // Per bucket, the quantile levels of the band's edges, adapted so that a tenth of the outcomes
+  // falls below and a tenth above (adaptive conformal inference, Gibbs & Candes 2021). An issue's
+  // misses adapt them only once its outcomes would have been published.
+  let levels: [number, number][] = HORIZON_BUCKETS.map(() => [TAIL, 1 - TAIL]);
+  const pendingMisses: { knownAt: number; misses: BucketMisses[] }[] = [];
   const savings: ({ achieved: number; possible: number } | null)[] = [];
+  const perIssue: IssueErrors[] = [];
 
   for (const [index, issue] of issues.entries()) {
     yield;
     // What was published by this issue time: errors of intervals over by then, misses known.
     const knownBy = issue.issueTs - lag;
     while (pendingMisses.length > 0 && pendingMisses[0]!.knownAt <= knownBy) {
-      const { below, above, banded } = pendingMisses.shift()!;
-      levels = adaptLevels(levels, below / banded, above / banded);
+      const { misses } = pendingMisses.shift()!;
+      levels = levels.map((level, bucket) => {
+        const { below, above, banded: count } = misses[bucket]!;
+        return count > 0 ? adaptLevels(level, below / count, above / count) : level;
+      });
     }
-    if (index % BAND_REFRESH_ISSUES === 0) pools = errorPools(errors, index, knownBy);
+    if (banded && issue.issueTs - poolsAt >= BAND_REFRESH_SECONDS) {
+      pools = errorPools(errors, issues, index, knownBy);
+      poolsAt = issue.issueTs;
+    }
     const forecast = issue.values.get(modelId)!;
     const persistence = issue.values.get(PERSISTENCE.id)!;
     const climatology = issue.values.get(WEEKLY_PROFILE.id)!;
+    const anomaly = issue.values.get(CLIMATOLOGY_ANOMALY.id)!;
     const pairs = HORIZON_BUCKETS.map(() => ({ forecast: [] as number[], actual: [] as number[] }));
-    let banded = 0;
-    let below = 0;
-    let above = 0;
+    const misses: BucketMisses[] = HORIZON_BUCKETS.map(() => ({ below: 0, above: 0, banded: 0 }));
+    const issueSq = new Float64Array(HORIZON_BUCKETS.length);
+    const issueN = new Float64Array(HORIZON_BUCKETS.length);
     let lastEnd = issue.issueTs;
     for (let i = 0; i < forecast.length; i++) {
       const slot = issue.visibleEnd + i;
@@ -314,26 +510,33 @@ function* scoreModel(
       s.n++;
       s.abs += Math.abs(error);
       s.sq += error * error;
+      issueSq[bucket]! += error * error;
+      issueN[bucket]! += 1;
       if (value !== 0) {
         s.pct += Math.abs(error / value);
         s.pctN++;
       }
       s.persistenceSq += (value - persistence[i]!) ** 2;
       s.climatologySq += (value - climatology[i]!) ** 2;
+      s.anomalySq += (value - anomaly[i]!) ** 2;
       const pool = pools[hours - 1];
-      if (pool && pool.length >= MIN_BAND_SAMPLES) {
-        banded++;
+      if (banded && pool && pool.length >= MIN_BAND_SAMPLES) {
+        const [low, high] = levels[bucket]!;
+        const miss = misses[bucket]!;
+        miss.banded++;
         s.banded++;
-        if (error < quantile(pool, levels[0])) below++;
-        else if (error > quantile(pool, levels[1])) above++;
+        // The band always contains the forecast (prepare.ts serves it so).
+        if (error < Math.min(0, quantile(pool, low))) miss.below++;
+        else if (error > Math.max(0, quantile(pool, high))) miss.above++;
         else s.inBand++;
       }
       pairs[bucket]!.forecast.push(predicted);
       pairs[bucket]!.actual.push(value);
-      errors[hours - 1]!.push({ issue: index, end: slotTs + step, error });
+      if (banded) errors[hours - 1]!.push({ issue: index, end: slotTs + step, error });
       lastEnd = Math.max(lastEnd, slotTs + step);
     }
-    if (banded > 0) pendingMisses.push({ knownAt: lastEnd, below, above, banded });
+    if (misses.some((miss) => miss.banded > 0)) pendingMisses.push({ knownAt: lastEnd, misses });
+    perIssue.push({ knownAt: lastEnd, sq: issueSq, n: issueN });
     pairs.forEach((pair, bucket) => {
       const rho = spearman(pair.forecast, pair.actual);
       if (rho === null) return;
@@ -356,18 +559,30 @@ function* scoreModel(
       mape: (100 * s.pct) / s.pctN,
       skill_vs_persistence: 1 - rmse / Math.sqrt(s.persistenceSq / s.n),
       skill_vs_climatology: 1 - rmse / Math.sqrt(s.climatologySq / s.n),
+      skill_vs_climatology_anomaly: 1 - rmse / Math.sqrt(s.anomalySq / s.n),
       spearman: s.spearman / s.spearmanN,
       p10_p90_coverage: s.inBand / s.banded,
       savings_captured: savingsCaptured,
     };
   });
   // The band served next: every error known after the last issue, at the levels reached.
-  const finalPools = errorPools(errors, issues.length, Number.POSITIVE_INFINITY);
-  const edge = (level: number) =>
-    finalPools.map((pool) =>
-      pool.length >= MIN_BAND_SAMPLES ? quantile(pool, level) : Number.NaN,
-    );
-  return { rows, band: { q10: edge(levels[0]), q90: edge(levels[1]) } };
+  const finalPools = banded
+    ? errorPools(errors, issues, issues.length, Number.POSITIVE_INFINITY)
+    : [];
+  const edge = (side: 0 | 1) =>
+    Array.from({ length: HORIZON_HOURS }, (_, hour) => {
+      const pool = finalPools[hour];
+      if (!pool || pool.length < MIN_BAND_SAMPLES) return Number.NaN;
+      const value = quantile(pool, levels[bucketIndex(hour + 1)]![side]);
+      return side === 0 ? Math.min(0, value) : Math.max(0, value);
+    });
+  return { rows, band: { q10: edge(0), q90: edge(1) }, perIssue };
+}
+
+interface BucketMisses {
+  below: number;
+  above: number;
+  banded: number;
 }
 
 interface ScoredError {
@@ -379,8 +594,13 @@ interface ScoredError {
 
 /** The share of outcomes each edge of the band aims to leave outside. */
 const TAIL = 0.1;
-/** How far one issue's misses move a level. */
-const ADAPT_RATE = 0.03;
+/**
+ * How far one issue's misses move a level. Small: an issue's misses are known only once its 72
+ * hours are published (a dozen issues later at one every 6 hours), and a level adapted on stale
+ * news swings past its mark, more often to the narrow side (a quantile widens slower than it
+ * narrows in the tails): coverage then falls below target.
+ */
+const ADAPT_RATE = 0.005;
 
 function adaptLevels(
   [low, high]: [number, number],
@@ -395,21 +615,24 @@ function adaptLevels(
 }
 
 /**
- * Per hour ahead, sorted: the errors of the `BAND_ISSUES` issues before `beforeIssue` whose
- * intervals ended by `knownBy` (published by then), pooled with the neighbouring hours.
+ * Per hour ahead, sorted: the errors of the issues of the last BAND_DAYS before issue
+ * `beforeIssue` whose intervals ended by `knownBy` (published by then), pooled with the
+ * neighbouring hours.
  */
 function errorPools(
   errors: readonly (readonly ScoredError[])[],
+  issues: readonly IssueForecasts[],
   beforeIssue: number,
   knownBy: number,
 ): number[][] {
-  const since = beforeIssue - BAND_ISSUES;
+  const lastTs = issues[beforeIssue - 1]?.issueTs ?? Number.NEGATIVE_INFINITY;
+  const sinceTs = lastTs - BAND_DAYS * DAY_SECONDS;
   // Each hour's errors in issue order: only the tail of each list is read.
   const recent = errors.map((list) => {
     const out: number[] = [];
     for (let k = list.length - 1; k >= 0; k--) {
       const entry = list[k]!;
-      if (entry.issue < since) break;
+      if (issues[entry.issue]!.issueTs < sinceTs) break;
       if (entry.issue < beforeIssue && entry.end <= knownBy) out.push(entry.error);
     }
     return out;
@@ -506,9 +729,13 @@ function jobSaving(
   return { achieved: (atOnce - chosen) / jobSlots, possible: (atOnce - oracle) / jobSlots };
 }
 
-/** The issue times of a walk-forward over `[fromTs, toTs]`: one every 24 hours from `fromTs`. */
-export function dailyIssues(fromTs: number, toTs: number): number[] {
+/** Hours between the issue times of a walk-forward: through the day, so that what serves at
+ * 14:00 was learned from issues at that time of day too. */
+export const ISSUE_EVERY_HOURS = 6;
+
+/** The issue times of a walk-forward over `[fromTs, toTs]`: one every `everyHours` from `fromTs`. */
+export function issueTimes(fromTs: number, toTs: number, everyHours = ISSUE_EVERY_HOURS): number[] {
   const times: number[] = [];
-  for (let ts = fromTs; ts <= toTs; ts += DAY_SECONDS) times.push(ts);
+  for (let ts = fromTs; ts <= toTs; ts += everyHours * HOUR_SECONDS) times.push(ts);
   return times;
 }

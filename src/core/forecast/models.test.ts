@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { backtestZone, dailyIssues, quantile, spearman } from './backtest.js';
+import {
+  backtestZone,
+  backtestZoneData,
+  issueTimes,
+  quantile,
+  SERVED,
+  spearman,
+  zoneInputsData,
+} from './backtest.js';
 import {
   CANDIDATE_MODELS,
   CLIMATOLOGY,
+  CLIMATOLOGY_ANOMALY,
   OPERATOR_FORECAST,
   PERSISTENCE,
   UPSTREAM_REGRESSION,
@@ -113,8 +122,13 @@ describe('the models', () => {
     expect([...PERSISTENCE.predict(zone, issue, end)]).toEqual(
       new Array(72).fill(periodic(length - 73)),
     );
-    // No upstream forecasts: the regression has nothing to add and says so.
-    expect([...UPSTREAM_REGRESSION.predict(zone, issue, end)].every(Number.isNaN)).toBe(true);
+    // No upstream forecasts: the regression still runs, on the zone's own features, and finds
+    // the weekly shape (within a few percent of its swing: the ridge penalty shrinks a little).
+    const regression = UPSTREAM_REGRESSION.predict(zone, issue, end);
+    for (let i = 0; i < 72; i++) {
+      expect(Math.abs(regression[i]! - periodic(length - 72 + i))).toBeLessThan(8);
+    }
+    expect(UPSTREAM_REGRESSION.inputsOf(zone)).toEqual(['history']);
   });
 
   it('cannot forecast with less than a week of values', () => {
@@ -183,10 +197,11 @@ describe('the models', () => {
       for (let i = from; i < to; i++) sum += (forecast[i]! - truth[visibleEnd + i]!) ** 2;
       return Math.sqrt(sum / (to - from));
     };
-    // The day-ahead forecast reaches the end of the next day (24 h here); beyond it, nothing.
-    expect(regression.slice(0, 24).every(Number.isFinite)).toBe(true);
-    expect(regression.slice(48).every(Number.isNaN)).toBe(true);
+    // The day-ahead forecast reaches the end of the next day (24 h here); beyond it the fit on
+    // the zone's own features serves, handed over without a jump.
+    expect(regression.every(Number.isFinite)).toBe(true);
     expect(rmse(regression, 0, 24)).toBeLessThan(0.75 * rmse(climatology, 0, 24));
+    expect(UPSTREAM_REGRESSION.inputsOf(zone)).toEqual(['history', 'wind', 'load']);
   });
 
   it('sees nothing published after the lag nor issued at or after the issue time', () => {
@@ -211,18 +226,23 @@ describe('the models', () => {
     const { inputs } = windyZone(150);
     const zone = new ZoneState(inputs);
     const result = backtestZone('DE', 'lifecycle', zone, {
-      issueTimes: dailyIssues(START + 14 * DAY, START + (weeks * 7 - 3) * DAY),
+      issueTimes: issueTimes(START + 14 * DAY, START + (weeks * 7 - 3) * DAY),
       candidates: CANDIDATE_MODELS,
     });
-    expect(result.issues).toBe(weeks * 7 - 3 - 14 + 1);
+    // Every 6 hours.
+    expect(result.issues).toBe((weeks * 7 - 3 - 14) * 4 + 1);
     const row = (bucket: string, model: string) =>
       result.rows.find((entry) => entry.bucket === bucket && entry.model === model)!;
     // The wind forecast covers up to 31 h ahead of a midnight issue: the regression serves there.
     expect(result.served['1-6']).toBe(UPSTREAM_REGRESSION.id);
     expect(result.served['7-24']).toBe(UPSTREAM_REGRESSION.id);
-    expect(result.served['49-72']).toBe(CLIMATOLOGY.id);
-    const day = row('7-24', UPSTREAM_REGRESSION.id);
-    expect(day.served).toBe(true);
+    // Beyond its reach, a climatology serves.
+    expect([CLIMATOLOGY.id, CLIMATOLOGY_ANOMALY.id]).toContain(result.served['49-72']);
+    expect(row('7-24', UPSTREAM_REGRESSION.id).served).toBe(true);
+    // The forecast as served, its models chosen walk-forward.
+    const day = result.asServed!.find((entry) => entry.bucket === '7-24')!;
+    expect(day.model).toBe(UPSTREAM_REGRESSION.id);
+    expect(day.chosen[UPSTREAM_REGRESSION.id]).toBeGreaterThan(0.8);
     expect(day.n).toBeGreaterThan(1000);
     expect(day.skill_vs_climatology).toBeGreaterThan(0.3);
     expect(day.skill_vs_persistence).toBeGreaterThan(0.3);
@@ -231,8 +251,8 @@ describe('the models', () => {
     expect(day.p10_p90_coverage).toBeLessThan(0.9);
     expect(day.savings_captured).toBeGreaterThan(0.5);
     expect(day.savings_captured).toBeLessThanOrEqual(1);
-    expect(result.bands[UPSTREAM_REGRESSION.id]!.q10[11]).toBeLessThan(0);
-    expect(result.bands[UPSTREAM_REGRESSION.id]!.q90[11]).toBeGreaterThan(0);
+    expect(result.bands[SERVED]!.q10[11]).toBeLessThan(0);
+    expect(result.bands[SERVED]!.q90[11]).toBeGreaterThan(0);
 
     // The forecast served from it: the served model per bucket, the band around each value.
     const issueTs = START + (length - 72) * H;
@@ -241,9 +261,39 @@ describe('the models', () => {
     // 72 hours, and one more for the hour it is served until the next recompute.
     expect(forecast.values.length).toBe(73);
     expect(forecast.model).toBe(UPSTREAM_REGRESSION.id);
+    // Where the day-ahead wind ends (25 h ahead) and at each bucket's edge, one model or fit
+    // hands over to another: never with a step larger than the band is wide.
+    for (const i of [6, 24, 48]) {
+      const step = Math.abs(forecast.values[i]! - forecast.values[i - 1]!);
+      expect(step, `step into interval ${i}`).toBeLessThanOrEqual(
+        forecast.p90[i]! - forecast.p10[i]!,
+      );
+    }
     for (let i = 0; i < 73; i++) {
       expect(forecast.p10[i]!).toBeLessThan(forecast.p90[i]!);
+      expect(forecast.p10[i]!).toBeLessThanOrEqual(forecast.values[i]!);
+      expect(forecast.values[i]!).toBeLessThanOrEqual(forecast.p90[i]!);
     }
+  });
+
+  it('the backtest gives the same result from plain inputs that went through a structured clone', () => {
+    const { inputs } = windyZone(150);
+    const options = {
+      issueTimes: issueTimes(START + 14 * DAY, START + 30 * DAY),
+      candidates: CANDIDATE_MODELS,
+    };
+    const direct = backtestZone('DE', 'lifecycle', new ZoneState(inputs), options);
+    const cloned = structuredClone(zoneInputsData(inputs));
+    const viaData = backtestZoneData(
+      'DE',
+      'lifecycle',
+      cloned,
+      options.issueTimes,
+      CANDIDATE_MODELS.map(({ id }) => id),
+    );
+    expect(viaData.issues).toBeGreaterThan(0);
+    // Plain data out: it survives a structured clone unchanged.
+    expect(structuredClone(viaData)).toEqual(direct);
   });
 });
 

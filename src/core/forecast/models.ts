@@ -1,3 +1,4 @@
+import { blendHandOvers } from './hand-over.js';
 import {
   bucketIndex,
   DAY_SECONDS,
@@ -35,6 +36,11 @@ export interface ZoneInputs {
   readonly actual: RegularSeries;
   readonly upstream: UpstreamInputs;
   /**
+   * The zone's total generation (MWh per slot) as published, where wind or solar forecasts come
+   * without a load or generation forecast: its hour-of-week mean stands in for the load.
+   */
+  readonly generation?: RegularSeries;
+  /**
    * How long after an interval its value is usually published (Europe 3 h, GB 1 h, US 24 h):
    * the training issues of a model see only what had been published by then.
    */
@@ -55,7 +61,11 @@ export interface ForecastModel {
    * to say (the caller falls back to another model there).
    */
   predict(zone: ZoneState, issue: Issue, end: number): Float64Array;
+  /** What the model reads of the zone's inputs (the skill table records it). */
+  inputsOf(zone: ZoneState): readonly string[];
 }
+
+const HISTORY_ONLY = (): readonly string[] => ['history'];
 
 const CLIMATOLOGY_WEEKS = 10;
 /** Days of earlier issues a regression is fitted on. */
@@ -75,6 +85,7 @@ const LATEST_LOOKBACK_SECONDS = 7 * DAY_SECONDS;
  */
 export class ZoneState {
   private readonly profiles = new Map<number, Float64Array | null>();
+  private readonly generationProfiles = new Map<number, Float64Array | null>();
   readonly slotsPerWeek: number;
   /** Slot-of-week of slot 0. */
   private readonly weekPhase: number;
@@ -115,26 +126,43 @@ export class ZoneState {
   }
 
   /**
-   * Mean value per slot of the week over the `CLIMATOLOGY_WEEKS` weeks before `visibleEnd`; a slot
+   * Mean value per slot of the week over the `weeks` weeks before `visibleEnd`; a slot
    * never published there takes the mean of its hour of day, then the overall mean. Null with
    * less than `MIN_HISTORY_SECONDS` of values.
    */
-  profile(visibleEnd: number): Float64Array | null {
-    const cached = this.profiles.get(visibleEnd);
+  profile(visibleEnd: number, weeks = CLIMATOLOGY_WEEKS): Float64Array | null {
+    // Slots are far below 1e9: one number keys both.
+    const key = weeks * 1e9 + visibleEnd;
+    const cached = this.profiles.get(key);
     if (cached !== undefined) return cached;
-    const built = this.buildProfile(visibleEnd);
-    this.profiles.set(visibleEnd, built);
+    const built = this.buildProfile(this.series.values, visibleEnd, weeks);
+    this.profiles.set(key, built);
     return built;
   }
 
-  private buildProfile(visibleEnd: number): Float64Array | null {
-    const { values, step } = this.series;
+  /** The same profile of the zone's total generation, when the inputs carry it. */
+  generationProfile(visibleEnd: number): Float64Array | null {
+    const generation = this.inputs.generation;
+    if (!generation) return null;
+    const cached = this.generationProfiles.get(visibleEnd);
+    if (cached !== undefined) return cached;
+    const built = this.buildProfile(generation.values, visibleEnd, CLIMATOLOGY_WEEKS);
+    this.generationProfiles.set(visibleEnd, built);
+    return built;
+  }
+
+  private buildProfile(
+    values: Float64Array,
+    visibleEnd: number,
+    weeks: number,
+  ): Float64Array | null {
+    const { step } = this.series;
     const perWeek = this.slotsPerWeek;
     const sums = new Float64Array(perWeek);
     const counts = new Float64Array(perWeek);
     let seen = 0;
     let total = 0;
-    const from = Math.max(0, visibleEnd - CLIMATOLOGY_WEEKS * perWeek);
+    const from = Math.max(0, visibleEnd - weeks * perWeek);
     for (let slot = from; slot < visibleEnd; slot++) {
       const value = values[slot]!;
       if (Number.isNaN(value)) continue;
@@ -168,10 +196,14 @@ export class ZoneState {
 
 /** What every model starts from at one issue: the profile, the newest value and its anomaly. */
 interface Anchor {
+  /** The first slot the issue could not see. */
+  readonly visibleEnd: number;
   readonly profile: Float64Array;
   readonly latestSlot: number;
   readonly latest: number;
   readonly anomaly: number;
+  /** The hour-of-week mean generation, where the inputs carry the generation. */
+  readonly generationProfile: Float64Array | null;
 }
 
 function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
@@ -179,7 +211,14 @@ function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
   const latestSlot = zone.latestSlot(visibleEnd);
   if (!profile || latestSlot < 0) return null;
   const latest = zone.series.values[latestSlot]!;
-  return { profile, latestSlot, latest, anomaly: latest - profile[zone.slotOfWeek(latestSlot)]! };
+  return {
+    visibleEnd,
+    profile,
+    latestSlot,
+    latest,
+    anomaly: latest - profile[zone.slotOfWeek(latestSlot)]!,
+    generationProfile: zone.generationProfile(visibleEnd),
+  };
 }
 
 const nanArray = (length: number): Float64Array =>
@@ -188,6 +227,7 @@ const nanArray = (length: number): Float64Array =>
 /** Baseline: the newest published value, held. */
 export const PERSISTENCE: ForecastModel = {
   id: 'persistence@1',
+  inputsOf: HISTORY_ONLY,
   predict(zone, issue, end) {
     const out = nanArray(end - issue.visibleEnd);
     const latestSlot = zone.latestSlot(issue.visibleEnd);
@@ -200,6 +240,7 @@ export const PERSISTENCE: ForecastModel = {
 /** Baseline: the hour-of-week mean of the last ten weeks. */
 export const WEEKLY_PROFILE: ForecastModel = {
   id: 'weekly-profile@1',
+  inputsOf: HISTORY_ONLY,
   predict(zone, issue, end) {
     const out = nanArray(end - issue.visibleEnd);
     const profile = zone.profile(issue.visibleEnd);
@@ -212,27 +253,53 @@ export const WEEKLY_PROFILE: ForecastModel = {
 };
 
 /**
- * The hour-of-week profile of the last ten weeks plus the newest value's departure from it,
- * decaying: per horizon bucket, with the e-folding time (from an hour to never) that did best on
- * the daily issues of the previous 35 days. A zone whose values drift slowly keeps its departure
- * (the newest value carried along the profile's shape); one ruled by its daily cycle drops it.
+ * Baseline: the hour-of-week mean of the last ten weeks plus the newest value's departure from
+ * it, decaying with a 24-hour e-folding time (issue 19's yardstick for the 7-72 h buckets).
  */
-export const CLIMATOLOGY: ForecastModel = {
-  id: 'climatology@1',
+export const CLIMATOLOGY_ANOMALY: ForecastModel = {
+  id: 'climatology-anomaly@1',
+  inputsOf: HISTORY_ONLY,
   predict(zone, issue, end) {
     const out = nanArray(end - issue.visibleEnd);
     const anchor = anchorOf(zone, issue.visibleEnd);
     if (!anchor) return out;
-    const decays = HORIZON_BUCKETS.map((_, bucket) => fitDecay(zone, issue, bucket));
     const step = zone.series.step;
     for (let i = 0; i < out.length; i++) {
       const slot = issue.visibleEnd + i;
+      const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+      out[i] = anchor.profile[zone.slotOfWeek(slot)]! + anchor.anomaly * Math.exp(-hoursAfter / 24);
+    }
+    return out;
+  },
+};
+
+/**
+ * The hour-of-week profile plus the newest value's departure from it, decaying: per horizon
+ * bucket, with the profile's window (the last 4 or 10 weeks) and the e-folding time (from an hour
+ * to never) that did best on the issues of the previous 35 days at the same time of day. A zone
+ * whose values drift slowly keeps its departure (the newest value carried along the profile's
+ * shape), one ruled by its daily cycle drops it; one whose mix changed lately (a season, a plant)
+ * follows the shorter window.
+ */
+export const CLIMATOLOGY: ForecastModel = {
+  id: 'climatology@2',
+  inputsOf: HISTORY_ONLY,
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const anchor = anchorOf(zone, issue.visibleEnd);
+    if (!anchor) return out;
+    const fits = HORIZON_BUCKETS.map((_, bucket) => fitClimatology(zone, issue, bucket));
+    const step = zone.series.step;
+    const latestWeek = zone.slotOfWeek(anchor.latestSlot);
+    for (let i = 0; i < out.length; i++) {
+      const slot = issue.visibleEnd + i;
       const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-      const decayHours = decays[bucketIndex(hours)]!;
+      const { weeks, decayHours } = fits[bucketIndex(hours)]!;
+      const profile = zone.profile(issue.visibleEnd, weeks) ?? anchor.profile;
       const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
       out[i] =
-        anchor.profile[zone.slotOfWeek(slot)]! +
-        anchor.anomaly * Math.exp(-hoursAfter / decayHours);
+        profile[zone.slotOfWeek(slot)]! +
+        (anchor.latest - profile[latestWeek]!) * Math.exp(-hoursAfter / decayHours);
     }
     return out;
   },
@@ -240,56 +307,101 @@ export const CLIMATOLOGY: ForecastModel = {
 
 /** The e-folding times the climatology chooses from, in hours; the first without training data. */
 const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
+/** The profile windows it chooses from, in weeks; the first without training data. */
+const CLIMATOLOGY_WINDOW_WEEKS = [CLIMATOLOGY_WEEKS, 4];
 
-function fitDecay(zone: ZoneState, issue: Issue, bucket: number): number {
-  const errors = new Float64Array(DECAY_HOURS.length);
+function fitClimatology(
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+): { weeks: number; decayHours: number } {
+  const decays = DECAY_HOURS.length;
+  const errors = new Float64Array(CLIMATOLOGY_WINDOW_WEEKS.length * decays);
   const step = zone.series.step;
   forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
     const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
-    const profile = anchor.profile[zone.slotOfWeek(slot)]!;
-    for (let k = 0; k < DECAY_HOURS.length; k++) {
-      const forecast = profile + anchor.anomaly * Math.exp(-hoursAfter / DECAY_HOURS[k]!);
-      errors[k]! += (forecast - actual) ** 2;
-    }
+    CLIMATOLOGY_WINDOW_WEEKS.forEach((weeks, w) => {
+      const profile = w === 0 ? anchor.profile : zone.profile(anchor.visibleEnd, weeks);
+      if (!profile) {
+        // Not enough history for this window then: it is not chosen.
+        errors.fill(Number.POSITIVE_INFINITY, w * decays, (w + 1) * decays);
+        return;
+      }
+      const value = profile[zone.slotOfWeek(slot)]!;
+      const anomaly = anchor.latest - profile[zone.slotOfWeek(anchor.latestSlot)]!;
+      for (let k = 0; k < decays; k++) {
+        const forecast = value + anomaly * Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+        errors[w * decays + k]! += (forecast - actual) ** 2;
+      }
+    });
   });
   let best = 0;
-  for (let k = 1; k < DECAY_HOURS.length; k++) if (errors[k]! < errors[best]!) best = k;
-  return DECAY_HOURS[best]!;
+  for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
+  return {
+    weeks: CLIMATOLOGY_WINDOW_WEEKS[Math.floor(best / decays)]!,
+    decayHours: DECAY_HOURS[best % decays]!,
+  };
 }
 
 /**
  * Per-zone linear regression of the value on its hour-of-week profile, the newest value and its
- * profile value (each with a short and a long decay) and the upstreams' own forecasts as issued before the issue time: the
- * shares of load met by forecast wind and solar and the load against its mean (ENTSO-E), the
- * demand forecast against its mean (EIA), the operator's intensity forecast (NESO). Fitted per
- * horizon bucket on the issues of the previous 35 days, with a small ridge penalty. Slots where
- * an upstream forecast is missing are left to other models (NaN).
+ * profile value (each with a short and a long decay) and every upstream forecast the zone has, as
+ * issued before the issue time: forecast wind and solar as shares of the forecast load (or
+ * scheduled generation, or, without either, of the zone's hour-of-week mean generation) alone and
+ * times the profile (displacement scales with what is displaced), the load against its mean
+ * (ENTSO-E), the demand forecast against its mean (EIA), the operator's intensity forecast (NESO).
+ * Two fits per horizon bucket on the issues of the previous 35 days at the same time of day, with
+ * a small ridge penalty: one with the upstream features, one on the zone's own features alone,
+ * which serves where the upstream forecasts do not reach (or a zone has none). Hand-overs between
+ * fits (bucket to bucket, upstream to own) are blended (hand-over.ts).
  */
 export const UPSTREAM_REGRESSION: ForecastModel = {
-  id: 'upstream-regression@1',
+  id: 'upstream-regression@2',
+  inputsOf: (zone) => ['history', ...upstreamInputNames(zone)],
   predict(zone, issue, end) {
     const out = nanArray(end - issue.visibleEnd);
-    const features = featureSet(zone.inputs.upstream);
-    if (!features) return out;
     const anchor = anchorOf(zone, issue.visibleEnd);
     if (!anchor) return out;
+    const features = featureSet(zone.inputs.upstream);
     const scale = featureScale(zone, features, issue);
-    if (!scale) return out;
-    const width = BASE_FEATURES + features.length;
-    const fits = HORIZON_BUCKETS.map((_, bucket) =>
-      fitBucket(zone, features, scale, issue, bucket, width),
-    );
-    const row = new Float64Array(width);
+    const fits = [[] as string[], features].map((set) => {
+      const width = BASE_FEATURES + set.length;
+      return {
+        set: set as FeatureName[],
+        width,
+        buckets: HORIZON_BUCKETS.map((_, bucket) =>
+          set === features && features.length === 0
+            ? undefined
+            : fitBucket(zone, set as FeatureName[], scale, issue, bucket, width),
+        ),
+      };
+    });
+    const buckets = HORIZON_BUCKETS.length;
+    // Source k * buckets + b: fit k (0 own, 1 upstream) with bucket b's coefficients.
+    const sources = Array.from({ length: 2 * buckets }, () => nanArray(out.length));
+    const choice = new Uint8Array(out.length);
+    const row = new Float64Array(BASE_FEATURES + features.length);
     for (let i = 0; i < out.length; i++) {
       const slot = issue.visibleEnd + i;
       const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
-      const coefficients = fits[bucketIndex(hours)];
-      if (!coefficients) continue;
-      if (!fillRow(row, zone, features, scale, anchor, issue.issueTs, slot)) continue;
-      let value = 0;
-      for (let k = 0; k < width; k++) value += coefficients[k]! * row[k]!;
-      out[i] = value;
+      const bucket = bucketIndex(hours);
+      let chosen = -1;
+      fits.forEach((fit, k) => {
+        if (k === 1 && features.length === 0) return;
+        if (!fillRow(row, zone, fit.set, scale, anchor, issue.issueTs, slot)) return;
+        for (let b = 0; b < buckets; b++) {
+          const coefficients = fit.buckets[b];
+          if (!coefficients) continue;
+          let value = 0;
+          for (let c = 0; c < fit.width; c++) value += coefficients[c]! * row[c]!;
+          sources[k * buckets + b]![i] = value;
+        }
+        if (!Number.isNaN(sources[k * buckets + bucket]![i]!)) chosen = k * buckets + bucket;
+      });
+      choice[i] = chosen < 0 ? bucket : chosen;
     }
+    const blended = blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step);
+    out.set(blended);
     return out;
   },
 };
@@ -297,6 +409,7 @@ export const UPSTREAM_REGRESSION: ForecastModel = {
 /** NESO's fw48h, republished unchanged: GB's default forecast. */
 export const OPERATOR_FORECAST: ForecastModel = {
   id: 'upstream:uk-operator:forecast',
+  inputsOf: () => ['uk-operator:fw48h'],
   predict(zone, issue, end) {
     const out = nanArray(end - issue.visibleEnd);
     const operator = zone.inputs.upstream.operatorForecast;
@@ -308,8 +421,17 @@ export const OPERATOR_FORECAST: ForecastModel = {
   },
 };
 
-/** Candidates for serving, in order of preference on a tie. */
-export const CANDIDATE_MODELS: readonly ForecastModel[] = [CLIMATOLOGY, UPSTREAM_REGRESSION];
+/**
+ * Candidates for serving, weighed walk-forward by the backtest (the first serves alone before any
+ * outcome is known). The climatology-plus-anomaly baseline is one: the forecast served should
+ * never be worse than it.
+ */
+export const CANDIDATE_MODELS: readonly ForecastModel[] = [
+  CLIMATOLOGY,
+  UPSTREAM_REGRESSION,
+  PERSISTENCE,
+  CLIMATOLOGY_ANOMALY,
+];
 
 // ---- the regression's features ---------------------------------------------------------------
 
@@ -323,29 +445,52 @@ const SHORT_DECAY_HOURS = 6;
 const LONG_DECAY_HOURS = 36;
 const RIDGE = 1e-2;
 
-type FeatureName = 'windShare' | 'solarShare' | 'loadRatio' | 'demandRatio' | 'operator';
+type FeatureName =
+  | 'windShare'
+  | 'windLevel'
+  | 'solarShare'
+  | 'solarLevel'
+  | 'loadRatio'
+  | 'demandRatio'
+  | 'operator';
 
-/** The upstream features a zone has, or null when it has none. */
-function featureSet(upstream: UpstreamInputs): FeatureName[] | null {
+/** The upstream features a zone has: every upstream forecast it has is used. */
+function featureSet(upstream: UpstreamInputs): FeatureName[] {
   const names: FeatureName[] = [];
-  const denominator = upstream.load ?? upstream.generation;
-  if (denominator?.size) {
-    if (upstream.wind?.size) names.push('windShare');
-    if (upstream.solar?.size) names.push('solarShare');
-    names.push('loadRatio');
-  }
+  if (upstream.wind?.size) names.push('windShare', 'windLevel');
+  if (upstream.solar?.size) names.push('solarShare', 'solarLevel');
+  if ((upstream.load ?? upstream.generation)?.size) names.push('loadRatio');
   if (upstream.demandForecast?.size) names.push('demandRatio');
   if (upstream.operatorForecast?.size) names.push('operator');
-  return names.length > 0 ? names : null;
+  return names;
 }
 
-/** Means that put the load-like features near 1, measured on what was issued before the issue. */
+/** The upstream forecasts the regression reads for `zone`, as the skill table names them. */
+function upstreamInputNames(zone: ZoneState): string[] {
+  const { upstream } = zone.inputs;
+  const names: string[] = [];
+  if (upstream.wind?.size) names.push('wind');
+  if (upstream.solar?.size) names.push('solar');
+  if (upstream.load?.size) names.push('load');
+  else if (upstream.generation?.size) names.push('generation');
+  else if ((upstream.wind?.size || upstream.solar?.size) && zone.inputs.generation)
+    names.push('generation-profile');
+  if (upstream.demandForecast?.size) names.push('demand-forecast');
+  if (upstream.operatorForecast?.size) names.push('operator');
+  return names;
+}
+
+/** Means that put the features near 1, measured on what was known at the issue. */
 interface Scale {
   readonly load: number;
   readonly demand: number;
+  /** The mean of the profile: the `*Level` features are shares times the profile over it. */
+  readonly profile: number;
+  /** Without a load forecast or a generation history, the shares' denominator. */
+  readonly share: number;
 }
 
-function featureScale(zone: ZoneState, features: FeatureName[], issue: Issue): Scale | null {
+function featureScale(zone: ZoneState, features: FeatureName[], issue: Issue): Scale {
   const { upstream } = zone.inputs;
   const from = Math.max(0, issue.visibleEnd - (TRAINING_DAYS * DAY_SECONDS) / zone.series.step);
   const meanOf = (series: IssuedSeries | undefined): number => {
@@ -360,11 +505,18 @@ function featureScale(zone: ZoneState, features: FeatureName[], issue: Issue): S
     }
     return count > 0 ? sum / count : Number.NaN;
   };
-  const scale = {
-    load: features.includes('loadRatio') ? meanOf(upstream.load ?? upstream.generation) : 1,
-    demand: features.includes('demandRatio') ? meanOf(upstream.demandForecast) : 1,
+  const positive = (value: number) => (value > 0 ? value : 1);
+  const profile = zone.profile(issue.visibleEnd);
+  let profileMean = 0;
+  for (const value of profile ?? []) profileMean += value / profile!.length;
+  return {
+    load: features.includes('loadRatio')
+      ? positive(meanOf(upstream.load ?? upstream.generation))
+      : 1,
+    demand: features.includes('demandRatio') ? positive(meanOf(upstream.demandForecast)) : 1,
+    profile: positive(profileMean),
+    share: positive(2 * ((meanOf(upstream.wind) || 0) + (meanOf(upstream.solar) || 0))),
   };
-  return scale.load > 0 && scale.demand > 0 ? scale : null;
 }
 
 /** The regression's inputs for `slot` as known at `issueTs`; false when one is missing. */
@@ -379,8 +531,9 @@ function fillRow(
 ): boolean {
   const { upstream } = zone.inputs;
   const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
+  const profileValue = anchor.profile[zone.slotOfWeek(slot)]!;
   row[0] = 1;
-  row[1] = anchor.profile[zone.slotOfWeek(slot)]!;
+  row[1] = profileValue;
   const short = Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
   const long = Math.exp(-hoursAfter / LONG_DECAY_HOURS);
   const latestProfile = anchor.latest - anchor.anomaly;
@@ -388,18 +541,30 @@ function fillRow(
   row[3] = anchor.latest * long;
   row[4] = latestProfile * short;
   row[5] = latestProfile * long;
-  const load = (upstream.load ?? upstream.generation)?.valueAt(slot, issueTs) ?? Number.NaN;
+  if (features.length === 0) return true;
+  const loadForecast = (upstream.load ?? upstream.generation)?.valueAt(slot, issueTs);
+  // The shares' denominator: the load forecast, else the zone's hour-of-week mean generation as
+  // known at the anchor, else a constant (a share of the forecasts' own scale).
+  const denominator =
+    loadForecast ?? anchor.generationProfile?.[zone.slotOfWeek(slot)] ?? scale.share;
+  const level = profileValue / scale.profile;
   for (let k = 0; k < features.length; k++) {
     let value: number;
     switch (features[k]!) {
       case 'windShare':
-        value = (upstream.wind?.valueAt(slot, issueTs) ?? Number.NaN) / load;
+        value = (upstream.wind?.valueAt(slot, issueTs) ?? Number.NaN) / denominator;
+        break;
+      case 'windLevel':
+        value = ((upstream.wind?.valueAt(slot, issueTs) ?? Number.NaN) / denominator) * level;
         break;
       case 'solarShare':
-        value = (upstream.solar?.valueAt(slot, issueTs) ?? Number.NaN) / load;
+        value = (upstream.solar?.valueAt(slot, issueTs) ?? Number.NaN) / denominator;
+        break;
+      case 'solarLevel':
+        value = ((upstream.solar?.valueAt(slot, issueTs) ?? Number.NaN) / denominator) * level;
         break;
       case 'loadRatio':
-        value = load / scale.load;
+        value = (loadForecast ?? Number.NaN) / scale.load;
         break;
       case 'demandRatio':
         value = (upstream.demandForecast?.valueAt(slot, issueTs) ?? Number.NaN) / scale.demand;
@@ -443,11 +608,14 @@ function fitBucket(
   for (let a = 0; a < width; a++) {
     for (let b = 0; b < a; b++) gram[b * width + a] = gram[a * width + b]!;
   }
-  // Ridge on everything but the intercept, relative to each feature's own scale, and a floor so
-  // that a feature that is zero throughout (solar in the night hours of a winter bucket) gets a
-  // weight of zero instead of a singular system.
-  for (let a = 1; a < width; a++)
-    gram[a * width + a] = gram[a * width + a]! * (1 + RIDGE) + 1e-9 * rows;
+  // Ridge on everything but the intercept, relative to each feature's own variance (not its
+  // second moment: that would shrink a feature with a large mean, the profile, towards the
+  // intercept), and a floor so that a feature that is zero throughout (solar in the night hours
+  // of a winter bucket) gets a weight of zero instead of a singular system.
+  for (let a = 1; a < width; a++) {
+    const spread = Math.max(0, gram[a * width + a]! - gram[a * width]! ** 2 / rows);
+    gram[a * width + a] = gram[a * width + a]! + RIDGE * spread + 1e-9 * rows + 1e-12;
+  }
   return solve(gram, moment, width);
 }
 

@@ -1,9 +1,12 @@
-import type { ForecastBasis, ZoneBacktest } from './backtest.js';
+import { combine, fillFrom, type ForecastBasis, SERVED, type ZoneBacktest } from './backtest.js';
+import { blendHandOvers } from './hand-over.js';
 import {
   CLIMATOLOGY,
+  CLIMATOLOGY_ANOMALY,
   type ForecastModel,
   horizonEnd,
   OPERATOR_FORECAST,
+  PERSISTENCE,
   UPSTREAM_REGRESSION,
   type ZoneState,
 } from './models.js';
@@ -11,6 +14,7 @@ import {
   bucketIndex,
   HORIZON_BUCKETS,
   HORIZON_HOURS,
+  HOUR_SECONDS,
   horizonHours,
   servedHours,
 } from './series.js';
@@ -34,7 +38,16 @@ export interface ZoneForecast {
   readonly p90: Float64Array;
 }
 
-const MODELS: readonly ForecastModel[] = [CLIMATOLOGY, UPSTREAM_REGRESSION, OPERATOR_FORECAST];
+/** Every model that may serve (the backtest's candidates and GB's operator forecast). */
+const MODELS: readonly ForecastModel[] = [
+  CLIMATOLOGY,
+  UPSTREAM_REGRESSION,
+  PERSISTENCE,
+  CLIMATOLOGY_ANOMALY,
+  OPERATOR_FORECAST,
+];
+
+const nanFilled = (length: number): Float64Array => new Float64Array(length).fill(Number.NaN);
 
 /**
  * The forecast issued at `issueTs` from everything published so far: each horizon bucket by the
@@ -67,33 +80,65 @@ export function prepareForecast(
   const values = new Float64Array(length);
   const p10 = new Float64Array(length);
   const p90 = new Float64Array(length);
-  let firstModel: string | undefined;
   // The operator's forecast may start after the newest published half hour: GB's own starts there.
   const skip = basis === 'operator' ? leadingGap(predict(OPERATOR_FORECAST)) : 0;
+  // Per slot, the model serving its bucket; where it has no value the climatology's is used, and
+  // every hand-over is blended (hand-over.ts), as the backtest scored it.
+  const modelAt = new Uint8Array(length);
+  for (let i = 0; i < length; i++) {
+    const hours = servedHours(
+      horizonHours(state.slotTs(issue.visibleEnd + i), state.series.step, issueTs),
+    );
+    const bucket = HORIZON_BUCKETS[bucketIndex(hours)]!.label;
+    const index = MODELS.findIndex(({ id }) => id === backtest?.served[bucket]);
+    modelAt[i] = basis === 'operator' ? MODELS.indexOf(OPERATOR_FORECAST) : Math.max(0, index);
+  }
+  const filled = MODELS.map((model) =>
+    model === OPERATOR_FORECAST
+      ? nanFilled(length)
+      : fillFrom(predict(model), predict(CLIMATOLOGY), state.series.step),
+  );
+  // The weighted mean the backtest measured, bucket by bucket; unless its weights name models
+  // this version does not have (a run stored by an earlier version): then its served models.
+  const weights = backtest?.weights
+    ? Float64Array.from(
+        HORIZON_BUCKETS.flatMap(({ label }) =>
+          MODELS.map((model) => backtest.weights![label]?.[model.id] ?? 0),
+        ),
+      )
+    : undefined;
+  const weighed =
+    weights !== undefined &&
+    HORIZON_BUCKETS.every((_, bucket) => {
+      const row = weights.subarray(bucket * MODELS.length, (bucket + 1) * MODELS.length);
+      return Math.abs(row.reduce((sum, weight) => sum + weight, 0) - 1) < 1e-6;
+    });
+  const forecast =
+    basis === 'operator'
+      ? predict(OPERATOR_FORECAST)
+      : weighed
+        ? combine(state, issue, filled, weights)
+        : blendHandOvers(filled, modelAt, HOUR_SECONDS / state.series.step);
+  let firstModel: string | undefined;
   let count = length;
   for (let i = skip; i < length; i++) {
     const slot = issue.visibleEnd + i;
     const hours = servedHours(horizonHours(state.slotTs(slot), state.series.step, issueTs));
-    const bucket = HORIZON_BUCKETS[bucketIndex(hours)]!.label;
-    let model =
-      basis === 'operator'
-        ? OPERATOR_FORECAST
-        : (MODELS.find(({ id }) => id === backtest?.served[bucket]) ?? CLIMATOLOGY);
-    let value = predict(model)[i]!;
-    if (Number.isNaN(value) && basis !== 'operator') {
-      model = CLIMATOLOGY;
-      value = predict(model)[i]!;
-    }
+    const value = forecast[i]!;
     if (Number.isNaN(value)) {
       // The operator's forecast ends (about 48 hours out): so does GB's own.
       count = i;
       break;
     }
+    let model = MODELS[modelAt[i]!]!;
+    if (Number.isNaN(predict(model)[i]!)) model = CLIMATOLOGY;
     firstModel ??= model.id;
-    const band = backtest?.bands[model.id];
-    // Intensity is never negative: an additive departure or a regression can say so.
+    // The band of the forecast as served, else (runs stored before issue 19) the model's own.
+    const band = backtest?.bands[SERVED] ?? backtest?.bands[model.id];
+    // Intensity is never negative: an additive departure or a regression can say so. The band
+    // always contains the value: a chart must never show a forecast outside its own band.
     values[i] = Math.max(0, value);
-    p10[i] = Math.max(0, value + measured(band?.q10[hours - 1]));
+    p10[i] = Math.min(values[i]!, Math.max(0, value + measured(band?.q10[hours - 1])));
     p90[i] = Math.max(values[i]!, value + measured(band?.q90[hours - 1]));
   }
   return {

@@ -130,6 +130,15 @@ export class IssuedSeries {
     return this.issued.length;
   }
 
+  /** The series as plain data (typed arrays: a worker receives it by structured clone). */
+  toData(): IssuedSeriesData {
+    return { grid: this.grid, offsets: this.offsets, issued: this.issued, values: this.values };
+  }
+
+  static fromData(data: IssuedSeriesData): IssuedSeries {
+    return new IssuedSeries(data.grid, data.offsets, data.issued, data.values);
+  }
+
   /** The value of `slot` as last issued before `asOf` (strictly); NaN when none was. */
   valueAt(slot: number, asOf: number): number {
     if (slot < 0 || slot >= this.grid.length) return Number.NaN;
@@ -139,6 +148,14 @@ export class IssuedSeries {
     }
     return Number.NaN;
   }
+}
+
+/** An IssuedSeries as plain data (IssuedSeries.toData). */
+export interface IssuedSeriesData {
+  readonly grid: Grid;
+  readonly offsets: Int32Array;
+  readonly issued: Float64Array;
+  readonly values: Float64Array;
 }
 
 /**

@@ -1,0 +1,155 @@
+/**
+ * The forecasts measured on real grids (issue 19): the eighteen months of real hourly history in
+ * bench/real-history (README.md there: provenance) are replayed through the upstreams' own
+ * formats on 127.0.0.1 (bench/real-history/replay.ts), fed to `gridco2 backfill` into a throwaway
+ * SQLite store, scored by `gridco2 backtest`, and the stored run is printed as the per-zone,
+ * per-bucket table docs/forecast.md reports.
+ *
+ * `npm run bench:forecast` (tsx; no build needed). Options: `--zone Z` (repeatable) to score a
+ * few zones; `--keep DIR` to leave the store in DIR.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ZoneBacktest } from '../src/core/forecast/backtest.js';
+import { findZone } from '../src/core/zones.js';
+import { realHistoryTable } from '../src/forecast/report.js';
+import { createStore } from '../src/storage/create-store.js';
+import { loadRealHistory } from './real-history/history.js';
+import { startReplay } from './real-history/replay.js';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+/** The files' span: hour starts 2020-01-01T00Z .. 2021-06-30T23Z. */
+const FROM = '2020-01-01T00:00Z';
+const TO = '2021-07-01T00:00Z';
+/** The last issue whose 72 hours are all inside the files. */
+const LAST_ISSUE = '2021-06-27T23:00Z';
+
+function gridco2(args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(REPO, 'src/cli/main.ts'), ...args],
+      { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(out)
+        : reject(new Error(`gridco2 ${args.join(' ')} exited ${code}:\n${err.slice(-2000)}`)),
+    );
+  });
+}
+
+/** Runs `work` on the items, two at a time. */
+async function twoAtATime<T>(items: readonly T[], work: (item: T) => Promise<unknown>) {
+  const queue = [...items];
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) await work(next);
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const onlyZones = args.flatMap((arg, i) => (arg === '--zone' ? [args[i + 1]!] : []));
+  const keepIndex = args.indexOf('--keep');
+  const started = Date.now();
+  const histories = loadRealHistory().filter(
+    ({ zone }) => onlyZones.length === 0 || onlyZones.includes(zone),
+  );
+  if (histories.length === 0) throw new Error('no zone of bench/real-history selected');
+  const replay = await startReplay(histories);
+  const dir = keepIndex >= 0 ? args[keepIndex + 1]! : mkdtempSync(join(tmpdir(), 'gridco2-real-'));
+  const env = {
+    DATABASE_URL: `sqlite:${join(dir, 'real.db')}`,
+    ENTSOE_BASE_URL: replay.baseUrls['europe-tso'],
+    ENTSOE_TOKEN: 'replay',
+    EIA_BASE_URL: replay.baseUrls['us-agency'],
+    EIA_API_KEY: 'replay',
+    LOG_LEVEL: 'warn',
+  };
+  const log = (text: string) =>
+    process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${text}\n`);
+  try {
+    const zones = histories.map(({ zone }) => findZone(zone)!);
+    const window = ['--from', FROM, '--to', TO];
+    // One backfill per European zone (ENTSO-E is asked zone by zone) and one for the US zones
+    // (EIA pages every respondent at once), two at a time: the machine has two cores.
+    const backfills = [
+      ...zones
+        .filter((zone) => zone.source === 'europe-tso')
+        .map((zone) => ['backfill', '--source', 'europe-tso', '--zone', zone.code, ...window]),
+      ...(zones.some((zone) => zone.source === 'us-agency')
+        ? [['backfill', '--source', 'us-agency', ...window]]
+        : []),
+    ];
+    log(`backfill: ${backfills.length} runs of gridco2 backfill against the replay`);
+    // The store is created (and migrated) once before two writers share it.
+    await gridco2(backfills[0]!, env);
+    await twoAtATime(backfills.slice(1), (args) => gridco2(args, env));
+    log(`backfill done (${replay.requests()} upstream requests)`);
+    // The backtest, on the lifecycle basis (each zone's default), in two halves on two copies
+    // of the store: each run stores its result, and two writers would each keep only their own.
+    const halves = [zones.filter((_, i) => i % 2 === 0), zones.filter((_, i) => i % 2 === 1)];
+    const stores = halves.map((_, half) => join(dir, `backtest-${half}.db`));
+    for (const path of stores) {
+      copyFileSync(join(dir, 'real.db'), path);
+      if (existsSync(join(dir, 'real.db-wal')))
+        copyFileSync(join(dir, 'real.db-wal'), `${path}-wal`);
+    }
+    await Promise.all(
+      halves.map((half, index) =>
+        half.length === 0
+          ? Promise.resolve('')
+          : gridco2(
+              [
+                'backtest',
+                ...half.flatMap((zone) => ['--zone', zone.code]),
+                '--basis',
+                'lifecycle',
+                '--from',
+                FROM,
+                '--to',
+                LAST_ISSUE,
+              ],
+              { ...env, DATABASE_URL: `sqlite:${stores[index]}` },
+            ),
+      ),
+    );
+    log('backtest done');
+    const results: ZoneBacktest[] = [];
+    let createdAt = 0;
+    for (const [index, path] of stores.entries()) {
+      if (halves[index]!.length === 0) continue;
+      const store = await createStore(`sqlite:${path}`);
+      try {
+        const run = await store.newestBacktest();
+        if (!run) throw new Error('gridco2 backtest stored nothing');
+        results.push(...run.zones);
+        createdAt = Math.max(createdAt, run.createdAt);
+      } finally {
+        await store.close();
+      }
+    }
+    const order = new Map(zones.map((zone, i) => [zone.code, i]));
+    results.sort((a, b) => order.get(a.zone)! - order.get(b.zone)!);
+    process.stdout.write(`${realHistoryTable({ createdAt, zones: results })}\n`);
+    log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await replay.close();
+    if (keepIndex < 0) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
+  process.exitCode = 1;
+});

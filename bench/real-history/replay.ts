@@ -1,0 +1,347 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { findZone } from '../../src/core/zones.js';
+import {
+  EIA_FUEL_TYPE_DESCRIPTION,
+  EIA_FUEL_TYPE_ROUTE,
+  EIA_REGION_DESCRIPTION,
+  EIA_REGION_ROUTE,
+  EIA_TYPE_NAMES,
+  eiaEnvelope,
+  type EiaRow,
+  parseEiaRequest,
+} from '../../src/simulator/eia.js';
+import {
+  AsciiSink,
+  glDocumentHead,
+  invalidRequest,
+  noMatchingData,
+  periodHead,
+  requestedPeriod,
+  timeSeriesHead,
+} from '../../src/simulator/entsoe.js';
+import { forecastSeriesHead } from '../../src/simulator/entsoe-forecast.js';
+import { marketDayStart, nextMarketDayStart } from '../../src/simulator/forecast-model.js';
+import { formatMinute, jsonReply, type SourceReply } from '../../src/simulator/reply.js';
+import {
+  firstHourAtOrAfter,
+  type ForecastColumn,
+  type GenerationColumn,
+  type ZoneHistory,
+} from './history.js';
+
+/**
+ * A loopback upstream that answers like ENTSO-E and EIA at their real paths, from the real
+ * history of bench/real-history (not the simulator's synthetic grids): A75 actual generation and
+ * A69 day-ahead wind and solar where a file has them, EIA v2 fuel-type-data pages. Documents are
+ * worded by the simulator's own formatters, so what gridco2's parsers read is what they read from
+ * the simulator and the recorded payloads. Everything in the files counts as published (a replay
+ * of history, as a backfill meets it); the issue time of a day-ahead forecast is gridco2's own
+ * rule (src/core/forecast-issue.ts), since the documents carry none.
+ *
+ * Not replayed: the CAISO OASIS day-ahead wind and solar of US-CAISO.csv. gridco2 reads no US
+ * wind or solar forecast: EIA publishes none (region-data has the demand forecast DF only), and
+ * the files have no demand forecast to serve as DF. region-data is answered with no rows.
+ */
+
+export interface Replay {
+  /** ENTSOE_BASE_URL and EIA_BASE_URL for gridco2. */
+  readonly baseUrls: { readonly 'europe-tso': string; readonly 'us-agency': string };
+  /** Upstream requests answered. */
+  requests(): number;
+  close(): Promise<void>;
+}
+
+/** A75 psrType of each column (docs/method.md maps them back to the same categories). */
+const PSR_OF: Readonly<Record<GenerationColumn, string>> = {
+  coal: 'B05',
+  gas: 'B04',
+  oil: 'B06',
+  biomass: 'B01',
+  geothermal: 'B09',
+  hydro: 'B12',
+  nuclear: 'B14',
+  solar: 'B16',
+  // The files hold onshore and offshore together in wind_onshore (README.md).
+  wind_onshore: 'B19',
+  wind_offshore: 'B18',
+  other: 'B20',
+};
+
+/** EIA fueltype of each column; EIA-930 has no biomass of its own (it is in OTH). */
+const FUELTYPE_OF: Readonly<Record<GenerationColumn, string>> = {
+  coal: 'COL',
+  gas: 'NG',
+  oil: 'OIL',
+  biomass: 'OTH',
+  geothermal: 'GEO',
+  hydro: 'WAT',
+  nuclear: 'NUC',
+  solar: 'SUN',
+  wind_onshore: 'WND',
+  wind_offshore: 'WND',
+  other: 'OTH',
+};
+
+/** A69 series of the day-ahead columns: businessType, psrType. */
+const A69_SERIES: readonly {
+  column: ForecastColumn;
+  businessType: string;
+  psrType: string;
+}[] = [
+  { column: 'solar_da_forecast_mw', businessType: 'A94', psrType: 'B16' },
+  { column: 'wind_da_forecast_mw', businessType: 'A93', psrType: 'B19' },
+];
+
+const HOUR = 3600;
+const HOUR_MS = 3_600_000;
+const CURVE = { curveType: 'A01' } as const;
+
+export async function startReplay(histories: readonly ZoneHistory[]): Promise<Replay> {
+  const byUpstreamId = new Map<string, ZoneHistory>();
+  for (const history of histories) {
+    const zone = findZone(history.zone);
+    if (!zone) throw new Error(`no gridco2 zone ${history.zone}`);
+    byUpstreamId.set(zone.upstreamId, history);
+  }
+  let requests = 0;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    requests++;
+    try {
+      if (url.pathname === '/api') send(res, answerEntsoe(url.searchParams, byUpstreamId));
+      else if (url.pathname.startsWith('/v2/'))
+        send(res, answerEia(url.pathname, url.searchParams, byUpstreamId));
+      else send(res, jsonReply(404, { error: `nothing replayed at ${url.pathname}` }));
+    } catch (error) {
+      send(res, jsonReply(500, { error: `replay failure: ${String(error)}` }));
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    baseUrls: { 'europe-tso': `${base}/api`, 'us-agency': `${base}/v2` },
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function send(res: ServerResponse, reply: SourceReply): void {
+  const body = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(reply.body);
+  res.writeHead(reply.status, { ...reply.headers, 'content-length': body.length });
+  res.end(body);
+}
+
+// ---- ENTSO-E ----------------------------------------------------------------------------------
+
+function answerEntsoe(
+  query: URLSearchParams,
+  byUpstreamId: ReadonlyMap<string, ZoneHistory>,
+): SourceReply {
+  const context = { seed: 1, nowMs: Date.now() };
+  const documentType = query.get('documentType');
+  const eic = query.get(documentType === 'A65' ? 'outBiddingZone_Domain' : 'in_Domain') ?? '';
+  const period = requestedPeriod(query, context);
+  if ('status' in period) return period;
+  const window = `${formatMinute(period.start)}/${formatMinute(period.end)}`;
+  const history = byUpstreamId.get(eic);
+  let body: Buffer | undefined;
+  if (documentType === 'A75' && query.get('processType') === 'A16') {
+    body = history && generationDocument(history, eic, period.start, period.end, context.nowMs);
+  } else if (documentType === 'A69' && query.get('processType') === 'A01') {
+    body = history && windSolarDocument(history, eic, period.start, period.end, context.nowMs);
+  } else if (
+    !(['A65', 'A71', 'A69'] as (string | null)[]).includes(documentType) ||
+    query.get('processType') !== 'A01'
+  ) {
+    return invalidRequest(
+      context,
+      `The combination of [documentType=${documentType}, processType=${query.get('processType')}] is not valid or not served.`,
+    );
+  }
+  // The files hold no load (A65) or scheduled generation (A71) forecast.
+  return body
+    ? { status: 200, headers: { 'content-type': 'text/xml' }, body }
+    : noMatchingData(context, eic, window);
+}
+
+/** One TimeSeries per reported column, one PT60M Period over the hours present. */
+function generationDocument(
+  history: ZoneHistory,
+  eic: string,
+  startMs: number,
+  endMs: number,
+  nowMs: number,
+): Buffer | undefined {
+  const first = firstHourAtOrAfter(history, Math.ceil(startMs / HOUR_MS) * HOUR);
+  const end = firstHourAtOrAfter(history, Math.ceil(endMs / HOUR_MS) * HOUR);
+  if (end <= first) return undefined;
+  const periodStart = history.hours[first]!;
+  const periodEnd = history.hours[end - 1]! + HOUR;
+  const sink = new AsciiSink(4096 + (end - first) * history.generation.size * 80);
+  sink.write(
+    glDocumentHead({
+      declaration: 'utf-8',
+      mRID: `replay-${eic}-${periodStart}`,
+      type: 'A75',
+      processType: 'A16',
+      createdMs: nowMs,
+      startMs,
+      endMs,
+    }),
+  );
+  let mRID = 0;
+  for (const [column, values] of history.generation) {
+    sink.write(timeSeriesHead(++mRID, { eic, ...CURVE }, PSR_OF[column], false));
+    sink.write(periodHead(periodStart * 1000, periodEnd * 1000, 'PT60M'));
+    for (let i = first; i < end; i++) {
+      const value = values[i]!;
+      if (Number.isNaN(value)) continue;
+      const position = (history.hours[i]! - periodStart) / HOUR + 1;
+      sink.write(
+        `\t\t\t<Point>\n\t\t\t\t<position>${position}</position>\n\t\t\t\t<quantity>${value}</quantity>\n\t\t\t</Point>\n`,
+      );
+    }
+    sink.write('\t\t</Period>\n\t</TimeSeries>\n');
+  }
+  sink.write('</GL_MarketDocument>');
+  return sink.toBuffer();
+}
+
+/** Every market day the window touches, one TimeSeries per day and day-ahead column. */
+function windSolarDocument(
+  history: ZoneHistory,
+  eic: string,
+  startMs: number,
+  endMs: number,
+  nowMs: number,
+): Buffer | undefined {
+  const series = A69_SERIES.filter(({ column }) => history.forecasts.has(column));
+  if (series.length === 0) return undefined;
+  const days: { start: number; end: number }[] = [];
+  for (let day = marketDayStart(startMs); day < endMs; day = nextMarketDayStart(day)) {
+    days.push({ start: day, end: nextMarketDayStart(day) });
+  }
+  const sink = new AsciiSink(8192 + days.length * 24 * 2 * 80);
+  sink.write(
+    glDocumentHead({
+      declaration: 'UTF-8',
+      mRID: `replay-A69-${eic}-${days[0]!.start}`,
+      type: 'A69',
+      processType: 'A01',
+      createdMs: nowMs,
+      startMs: days[0]!.start,
+      endMs: days.at(-1)!.end,
+    }),
+  );
+  let mRID = 0;
+  for (const day of days) {
+    const first = firstHourAtOrAfter(history, day.start / 1000);
+    const end = firstHourAtOrAfter(history, day.end / 1000);
+    for (const { column, businessType, psrType } of series) {
+      const values = history.forecasts.get(column)!;
+      const present: number[] = [];
+      for (let i = first; i < end; i++) if (!Number.isNaN(values[i]!)) present.push(i);
+      if (present.length === 0) continue;
+      sink.write(
+        forecastSeriesHead(
+          ++mRID,
+          { businessType, objectAggregation: 'A08', outArea: false, psrType },
+          { eic, ...CURVE },
+        ),
+      );
+      sink.write(periodHead(day.start, day.end, 'PT60M'));
+      for (const i of present) {
+        const position = (history.hours[i]! * 1000 - day.start) / HOUR_MS + 1;
+        sink.write(
+          `\t\t\t<Point>\n\t\t\t\t<position>${position}</position>\n\t\t\t\t<quantity>${Math.round(values[i]! * 100) / 100}</quantity>\n\t\t\t</Point>\n`,
+        );
+      }
+      sink.write('\t\t</Period>\n\t</TimeSeries>\n');
+    }
+  }
+  if (mRID === 0) return undefined;
+  sink.write('</GL_MarketDocument>');
+  return sink.toBuffer();
+}
+
+// ---- EIA ------------------------------------------------------------------------------------
+
+function answerEia(
+  pathname: string,
+  query: URLSearchParams,
+  byUpstreamId: ReadonlyMap<string, ZoneHistory>,
+): SourceReply {
+  if (!query.get('api_key')) return jsonReply(403, { error: { code: 'API_KEY_MISSING' } });
+  const route = pathname.replace(/\/?$/, '/');
+  if (route === EIA_REGION_ROUTE) {
+    // No demand or demand forecast in the files: a valid query matching no rows.
+    const request = parseEiaRequest(query, 'type');
+    if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
+    return jsonReply(200, eiaEnvelope(request, [], 0, EIA_REGION_DESCRIPTION, EIA_REGION_ROUTE));
+  }
+  if (route !== EIA_FUEL_TYPE_ROUTE) return jsonReply(404, { error: `Invalid route ${pathname}` });
+  const request = parseEiaRequest(query, 'fueltype');
+  if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
+  const respondents = request.respondents.flatMap((profile) => {
+    const history = byUpstreamId.get(profile.respondent);
+    if (!history) return [];
+    // OTH may come from two columns (biomass and other): summed into one row.
+    const fuels = new Map<string, Float64Array[]>();
+    for (const [column, values] of history.generation) {
+      const fueltype = FUELTYPE_OF[column];
+      if (request.fueltypes && !request.fueltypes.has(fueltype)) continue;
+      fuels.set(fueltype, [...(fuels.get(fueltype) ?? []), values]);
+    }
+    const index = new Map<number, number>();
+    history.hours.forEach((ts, i) => index.set(ts, i));
+    return [{ profile, history, fuels: [...fuels], index }];
+  });
+  const lastDataMs = Math.max(
+    0,
+    ...respondents.map(({ history }) => (history.hours.at(-1)! + HOUR) * 1000),
+  );
+  const firstMs = request.firstPeriodMs;
+  const lastMs = Math.min(request.lastPeriodMs, lastDataMs);
+  const hourCount = Math.max(0, (lastMs - firstMs) / HOUR_MS + 1);
+  const rows: EiaRow[] = [];
+  let total = 0;
+  for (let step = 0; step < hourCount; step++) {
+    const periodMs = request.descending ? lastMs - step * HOUR_MS : firstMs + step * HOUR_MS;
+    const period = new Date(periodMs).toISOString().slice(0, 13);
+    for (const { profile, fuels, index } of respondents) {
+      // EIA labels the hour's end; the files its start.
+      const i = index.get(periodMs / 1000 - HOUR);
+      if (i === undefined) continue;
+      for (const [fueltype, columns] of fuels) {
+        const value = columns.reduce((sum, values) => sum + (values[i] ?? 0), 0);
+        if (Number.isNaN(value)) continue;
+        if (total++ < request.offset || rows.length >= request.length) continue;
+        const row: EiaRow = {
+          period,
+          respondent: profile.respondent,
+          'respondent-name': profile.respondentName,
+          fueltype,
+          'type-name': EIA_TYPE_NAMES[fueltype] ?? fueltype,
+        };
+        if (request.withValues) {
+          row.value = String(Math.round(value));
+          row['value-units'] = 'megawatthours';
+        }
+        rows.push(row);
+      }
+    }
+  }
+  return jsonReply(
+    200,
+    eiaEnvelope(request, rows, total, EIA_FUEL_TYPE_DESCRIPTION, EIA_FUEL_TYPE_ROUTE),
+  );
+}
