@@ -27,6 +27,76 @@ export default tseslint.config(
       ],
     },
   },
+  // The layers, as docs/architecture.md draws them: each rule names what a layer may not reach.
+  {
+    files: ['src/core/*.ts'],
+    ignores: ['src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./)',
+              message: 'the core is pure: it imports only the core (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/core/forecast/**/*.ts'],
+    ignores: ['src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\.\\.?/)|^\\.\\./\\.\\./',
+              message: 'the core is pure: it imports only the core (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/storage/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)(config|sources/.*|sources)(\\.js)?$',
+              message:
+                'storage never reads the configuration or an upstream (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    ignores: ['src/http/app.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)storage/',
+              message:
+                'routes and shims read through read/ (Reads), never the store (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // The dashboard runs in the browser, not in Node.
   { files: ['web/src/**/*.ts'], languageOptions: { globals: { ...globals.browser } } },
 );

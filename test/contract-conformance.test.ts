@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/errors.js';
+import { ApiError } from '../src/http/api-errors.js';
 import { FORECAST_HORIZON, SCHEDULE_LIMITS } from '../src/http/contract/limits.js';
 import {
   EXPORT_PARAMS,

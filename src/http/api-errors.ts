@@ -1,4 +1,3 @@
-import { ApiError } from '../errors.js';
 import { ACCEPTED_EXAMPLE } from '../core/time.js';
 import { FORECAST_HORIZON, limitText, SCHEDULE_LIMITS } from './contract/limits.js';
 
@@ -7,6 +6,27 @@ import { FORECAST_HORIZON, limitText, SCHEDULE_LIMITS } from './contract/limits.
  * routes, the fast path, the connection guard or Node's HTTP parser). Each message and hint has
  * exactly one spelling here.
  */
+
+/**
+ * An error the API answers with its own status and the contract's `{error, hint}` body.
+ * `message` and `hint` are shown to clients: never a stack, SQL or a server path. `code` says
+ * which error it is, in words that never change: for the compatibility shims, the metrics and
+ * the logs, which must not match message text. It is not part of the /v1 body.
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  /** Set by API_ERRORS for its own; `peer` for an error in a compatibility API's own words. */
+  code: ApiErrorCode = 'peer';
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly hint?: string,
+    /** Extra response headers, e.g. retry-after on 503. */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
 
 export const ALLOW = 'GET, HEAD, OPTIONS';
 const MAX_ECHO = 200;
@@ -33,7 +53,7 @@ const PARAM_HINTS: Readonly<Record<string, string>> = {
 };
 const hintFor = (param: string) => PARAM_HINTS[param] ?? `give ${param} once`;
 
-export const API_ERRORS = {
+const ERROR_FACTORIES = {
   missingParam: (param: string) =>
     new ApiError(400, `missing required param: ${param}`, hintFor(param)),
   /** Given more than once, or not a single value. */
@@ -214,6 +234,23 @@ export const API_ERRORS = {
     ),
   internal: () => new ApiError(500, 'internal error', 'retry later; the error has been logged'),
 } as const;
+
+/** Every error the API answers, by a name that never changes: a closed set. */
+export type ApiErrorCode = keyof typeof ERROR_FACTORIES | 'peer';
+
+/** The errors of the API, each carrying its name as `code`. */
+export const API_ERRORS: typeof ERROR_FACTORIES = Object.freeze(
+  Object.fromEntries(
+    Object.entries(ERROR_FACTORIES).map(([code, make]) => [
+      code,
+      (...args: never[]) => {
+        const error = (make as (...given: never[]) => ApiError)(...args);
+        error.code = code as ApiErrorCode;
+        return error;
+      },
+    ]),
+  ),
+) as typeof ERROR_FACTORIES;
 
 /** The contract's `{error, hint}` body of an ApiError. */
 export function errorBody(error: ApiError): { error: string; hint?: string } {

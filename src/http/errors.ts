@@ -1,8 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.js';
-import { API_ERRORS, errorBody } from './api-errors.js';
+import { API_ERRORS, errorBody, ApiError } from './api-errors.js';
 import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE } from './headers.js';
 
 /** The one error handler of the framework routes: every error becomes the `{error, hint}` body. */

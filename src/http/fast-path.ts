@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../errors.js';
 import type { EncodedBody } from './response-cache.js';
-import { API_ERRORS } from './api-errors.js';
+import { API_ERRORS, ApiError } from './api-errors.js';
 import { type DataResponder, representationFor } from './data-responder.js';
 import { sendRawError } from './errors.js';
 import type { ForecastBodies } from './forecast-bodies.js';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ApiError } from '../errors.js';
+import type { ApiError } from './api-errors.js';
 
 /**
  * What the long responses (`/v1/export`, `/v1/stream`) share: a cap on how many one client and

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { redactUrl } from '../config.js';
+import { redactUrl } from '../redact.js';
 import type { Store } from './store.js';
 import { describeOpenFailure } from './postgres/open-failure.js';
 import { PostgresStore } from './postgres/postgres-store.js';

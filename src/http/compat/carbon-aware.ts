@@ -15,8 +15,7 @@ import type { Reading } from '../../core/reading.js';
 import { HOUR, parseInstant } from '../../core/time.js';
 import { resolveZone } from '../../core/zone-names.js';
 import { ZONES, type Zone } from '../../core/zones.js';
-import { ApiError } from '../../errors.js';
-import { echo } from '../api-errors.js';
+import { echo, ApiError } from '../api-errors.js';
 import { CACHE_CONTROL } from '../headers.js';
 import { readParams, readRepeatedParam } from '../query.js';
 import {
@@ -60,22 +59,24 @@ class ProblemError extends ApiError {
   ) {
     super(status, detail);
   }
+
+  /** ASP.NET model validation's failure (the SDK's own title and type): said, not guessed. */
+  get validation(): boolean {
+    return this.title === VALIDATION_TITLE;
+  }
 }
+
+const VALIDATION_TITLE = 'One or more validation errors occurred.';
 
 const ERRORS = {
   required: (param: string) =>
-    new ProblemError(
-      400,
-      'One or more validation errors occurred.',
-      `The ${param} field is required.`,
-      {
-        [param]: [`The ${param} field is required.`],
-      },
-    ),
+    new ProblemError(400, VALIDATION_TITLE, `The ${param} field is required.`, {
+      [param]: [`The ${param} field is required.`],
+    }),
   invalid: (param: string, given: string) =>
     new ProblemError(
       400,
-      'One or more validation errors occurred.',
+      VALIDATION_TITLE,
       `The value '${echo(given)}' is not valid for ${param}.`,
       {
         [param]: [`The value '${echo(given)}' is not valid for ${param}.`],
@@ -101,7 +102,7 @@ const ERRORS = {
   toTimeWithoutTime: () =>
     new ProblemError(
       400,
-      'One or more validation errors occurred.',
+      VALIDATION_TITLE,
       'toTime needs time: give time (the start) with toTime, or neither for the newest value.',
       { time: ['The time field is required when toTime is given.'] },
     ),
@@ -321,9 +322,8 @@ function sendProblem(reply: FastifyReply, raised: unknown): FastifyReply {
     raised instanceof ProblemError
       ? raised
       : new ProblemError(error.statusCode, titleOf(error.statusCode), detailOf(error));
-  const validation = problem.statusCode === 400 && problem.title.startsWith('One or more');
   return reply.code(problem.statusCode).send({
-    ...(validation && { type: VALIDATION_TYPE }),
+    ...(problem.validation && { type: VALIDATION_TYPE }),
     title: problem.title,
     status: problem.statusCode,
     detail: problem.message,

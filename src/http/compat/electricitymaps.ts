@@ -16,8 +16,7 @@ import { HOUR, parseInstant } from '../../core/time.js';
 import { electricityMapsKeyOf, electricityMapsZones, resolveZone } from '../../core/zone-names.js';
 import type { Reading } from '../../core/reading.js';
 import { findZone, SOURCE_INFO, type Zone } from '../../core/zones.js';
-import { ApiError } from '../../errors.js';
-import { echo } from '../api-errors.js';
+import { echo, ApiError } from '../api-errors.js';
 import { CACHE_CONTROL } from '../headers.js';
 import { readParams } from '../query.js';
 import {

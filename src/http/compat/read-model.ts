@@ -8,8 +8,7 @@ import type { MixPoint } from '../../read/read-model.js';
 import { MAX_POINTS } from '../contract/limits.js';
 import { rateLimitHeaders } from '../headers.js';
 import type { RateLimiter } from '../rate-limiter.js';
-import { ApiError } from '../../errors.js';
-import { API_ERRORS } from '../api-errors.js';
+import { API_ERRORS, ApiError } from '../api-errors.js';
 
 /**
  * What the compatibility routes read: the same published series, mixes and forecasts as /v1,
