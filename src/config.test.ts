@@ -91,6 +91,72 @@ describe('loadConfig', () => {
   });
 });
 
+describe('configuration errors', () => {
+  // Each names the variable, what is accepted and what was given (never a password).
+  it.each([
+    [
+      'HOST',
+      '999.1.1.1',
+      'HOST must be an IP address of this machine (127.0.0.1, 0.0.0.0 for all IPv4 addresses, :: for all) or a host name that resolves to one, got "999.1.1.1"',
+    ],
+    [
+      'HOST',
+      'my host',
+      'HOST must be an IP address of this machine (127.0.0.1, 0.0.0.0 for all IPv4 addresses, :: for all) or a host name that resolves to one, got "my host"',
+    ],
+    [
+      'HOST',
+      '::g',
+      'HOST must be an IP address of this machine (127.0.0.1, 0.0.0.0 for all IPv4 addresses, :: for all) or a host name that resolves to one, got "::g"',
+    ],
+    [
+      'DATABASE_URL',
+      'sqlite:',
+      'DATABASE_URL=sqlite: names no file: give its path, as in sqlite:<path> (e.g. sqlite:data/gridco2.db) or postgres://user@host:port/database',
+    ],
+    [
+      'DATABASE_URL',
+      'mysql://u:pw@db/x',
+      'DATABASE_URL must be sqlite:<path> (e.g. sqlite:data/gridco2.db) or postgres://user@host:port/database, got a URL of scheme "mysql:"',
+    ],
+    [
+      'DATABASE_URL',
+      'data/gridco2.db',
+      'DATABASE_URL must be sqlite:<path> (e.g. sqlite:data/gridco2.db) or postgres://user@host:port/database, got a value without a scheme',
+    ],
+    [
+      'REDIS_URL',
+      'localhost:6379',
+      'REDIS_URL must be a URL starting with redis:// or rediss://, got "localhost:6379"',
+    ],
+    [
+      'REDIS_URL',
+      'http://:pw@cache:6379',
+      'REDIS_URL must be a URL starting with redis:// or rediss://, got "http://:***@cache:6379"',
+    ],
+    [
+      'EIA_BASE_URL',
+      'ftp://example.org',
+      'EIA_BASE_URL must be a URL starting with http:// or https://, got "ftp://example.org"',
+    ],
+    ['PORT', 'eighty', 'PORT must be a whole number from 0 to 65535, got "eighty"'],
+    [
+      'LOG_LEVEL',
+      'verbose',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+    ],
+  ])('%s=%s: %s', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(message));
+  });
+
+  it.each(['localhost', 'gridco2.example.org', '0.0.0.0', '::', '::1', '192.168.1.20'])(
+    'takes HOST=%s',
+    (value) => {
+      expect(loadConfig({ HOST: value }).host).toBe(value);
+    },
+  );
+});
+
 describe('redactUrl', () => {
   it.each([
     ['postgres://someone:secret@127.0.0.1:1/x', 'postgres://someone:***@127.0.0.1:1/x'],

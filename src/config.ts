@@ -55,7 +55,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
   return Object.freeze({
     port: integer(read('PORT'), 'PORT', 8080, 0, 65535),
-    host: read('HOST') ?? '127.0.0.1',
+    host: host(read('HOST')),
     databaseUrl: databaseUrl(read('DATABASE_URL')),
     rateLimitPerMinute: integer(read('RATE_LIMIT_PER_MINUTE'), 'RATE_LIMIT_PER_MINUTE', 60, 1, 1e9),
     trustProxy: trustProxy(read('TRUST_PROXY')),
@@ -130,13 +130,40 @@ function oneOf<T extends string>(
   return match;
 }
 
+const DATABASE_URL_ACCEPTED =
+  'sqlite:<path> (e.g. sqlite:data/gridco2.db) or postgres://user@host:port/database';
+
 function databaseUrl(value: string | undefined): string {
   if (value === undefined) return 'sqlite:data/gridco2.db';
+  if (/^sqlite:\s*$/.test(value)) {
+    throw new ConfigError(
+      `DATABASE_URL=sqlite: names no file: give its path, as in ${DATABASE_URL_ACCEPTED}`,
+    );
+  }
   if (/^sqlite:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value)) return value;
+  // Only the scheme is echoed: the rest may hold a password.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(value)?.[0];
   throw new ConfigError(
-    'DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database, got ' +
-      `"${value.split(':')[0]}:..."`,
+    `DATABASE_URL must be ${DATABASE_URL_ACCEPTED}, got ` +
+      (scheme ? `a URL of scheme "${scheme}"` : 'a value without a scheme'),
   );
+}
+
+export const HOST_ACCEPTED =
+  'an IP address of this machine (127.0.0.1, 0.0.0.0 for all IPv4 addresses, :: for all) ' +
+  'or a host name that resolves to one';
+// RFC 1123 host names: labels of letters, digits and inner hyphens.
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+/** An address or a name the server can listen on; a dotted quad must be a valid one. */
+function host(value: string | undefined): string {
+  if (value === undefined) return '127.0.0.1';
+  const looksNumeric = /^[\d.]+$/.test(value) || value.includes(':');
+  if (looksNumeric ? isIP(value) === 0 : !HOST_NAME.test(value)) {
+    throw new ConfigError(`HOST must be ${HOST_ACCEPTED}, got "${value}"`);
+  }
+  return value;
 }
 
 /**
@@ -152,14 +179,16 @@ export function redactUrl(url: string): string {
 
 function url(value: string | undefined, name: string, protocols: readonly string[]): string | null {
   if (value === undefined) return null;
-  let parsed: URL;
+  const accepted = `a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`;
+  let parsed: URL | undefined;
   try {
     parsed = new URL(value);
   } catch {
-    throw new ConfigError(`${name} is not a URL`);
+    // Reported below.
   }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  if (!parsed || !protocols.includes(parsed.protocol)) {
+    // Without its password: a Redis URL may carry one.
+    throw new ConfigError(`${name} must be ${accepted}, got "${redactUrl(value)}"`);
   }
   return value;
 }
