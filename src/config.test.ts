@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactUrl } from './config.js';
+import { execFileSync } from 'node:child_process';
+import { ConfigError, loadConfig, processOpenFileLimit, redactUrl } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -155,6 +156,47 @@ describe('configuration errors', () => {
       expect(loadConfig({ HOST: value }).host).toBe(value);
     },
   );
+});
+
+describe('MAX_CONNECTIONS and the open-file limit', () => {
+  it.each([
+    // [MAX_CONNECTIONS, ulimit -n, connections, warned]
+    [undefined, 1_048_576, 10_000, false],
+    [undefined, Infinity, 10_000, false],
+    [undefined, null, 10_000, false],
+    [undefined, 10_064, 10_000, false],
+    [undefined, 10_063, 9_999, true],
+    [undefined, 1024, 960, true],
+    [undefined, 16, 1, true],
+    ['500', 1024, 500, false],
+    ['5000', 1024, 5000, true],
+  ])('MAX_CONNECTIONS=%s under ulimit -n %s: %i, warned: %s', (value, limit, expected, warned) => {
+    const { connections } = loadConfig(
+      value === undefined ? {} : { MAX_CONNECTIONS: value },
+      limit,
+    );
+    expect(connections.maxConnections).toBe(expected);
+    expect(connections.limitWarning !== null).toBe(warned);
+  });
+
+  it('says what the limit is, what it costs and how to raise it', () => {
+    expect(loadConfig({}, 1024).connections.limitWarning).toBe(
+      'this process may open 1024 files (ulimit -n): MAX_CONNECTIONS is 960 instead of 10000, ' +
+        '64 files kept for the store, Redis and the upstreams; raise it (ulimit -n, systemd ' +
+        'LimitNOFILE=, docker --ulimit nofile=) to at least 10064',
+    );
+    expect(loadConfig({ MAX_CONNECTIONS: '5000' }, 1024).connections.limitWarning).toBe(
+      'MAX_CONNECTIONS=5000 but this process may open only 1024 files (ulimit -n): past about ' +
+        '960 connections new clients are reset before idle ones can be closed; raise it ' +
+        '(ulimit -n, systemd LimitNOFILE=, docker --ulimit nofile=) to at least 5064, or lower ' +
+        'MAX_CONNECTIONS',
+    );
+  });
+
+  it("reads this process's limit as the shell reports it", () => {
+    const shell = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+    expect(processOpenFileLimit()).toBe(shell === 'unlimited' ? Infinity : Number(shell));
+  });
 });
 
 describe('redactUrl', () => {

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { SOURCES, type SourceId } from './core/zones.js';
 import type { SourceSettings } from './sources/adapter.js';
@@ -27,6 +29,8 @@ export interface Config {
   readonly connections: {
     readonly maxConnections: number;
     readonly maxConnectionsPerAddress: number;
+    /** Why the process's file limit is too low for the service, to log at start; or null. */
+    readonly limitWarning: string | null;
   };
   /** Open `/v1/stream` event streams this instance holds at most, all clients together. */
   readonly streamMax: number;
@@ -47,8 +51,14 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads the environment; a bad value throws a ConfigError naming the variable. */
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * Reads the environment; a bad value throws a ConfigError naming the variable. The default of
+ * MAX_CONNECTIONS depends on how many files the process may open (`ulimit -n`), read once.
+ */
+export function loadConfig(
+  env: Env = process.env,
+  openFileLimit: number | null = processOpenFileLimit(),
+): Config {
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === undefined || value === '' ? undefined : value;
@@ -86,7 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
       ) as Record<SourceId, SourceSettings>,
     ),
     connections: {
-      maxConnections: integer(read('MAX_CONNECTIONS'), 'MAX_CONNECTIONS', 10_000, 1, 1e6),
+      ...maxConnections(read('MAX_CONNECTIONS'), openFileLimit),
       maxConnectionsPerAddress: integer(
         read('MAX_CONNECTIONS_PER_IP'),
         'MAX_CONNECTIONS_PER_IP',
@@ -115,6 +125,71 @@ function integer(
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
   }
   return parsed;
+}
+
+/** MAX_CONNECTIONS when the process may open any number of files. */
+export const MAX_CONNECTIONS_DEFAULT = 10_000;
+/**
+ * Files kept for everything but client connections: the store (11 PostgreSQL connections, or
+ * SQLite's file, -wal and -shm), Redis, upstream requests, the dashboard's files, Node's own.
+ */
+export const FILES_RESERVED = 64;
+
+/**
+ * MAX_CONNECTIONS, by default 10,000 or what the open-file limit leaves after FILES_RESERVED:
+ * past the limit the kernel refuses to accept before the connection guard can shed an idle
+ * connection, and new clients are reset (issue 22). A limit too low for either is a warning.
+ */
+function maxConnections(
+  value: string | undefined,
+  openFileLimit: number | null,
+): { maxConnections: number; limitWarning: string | null } {
+  const fits = openFileLimit === null ? Infinity : Math.max(1, openFileLimit - FILES_RESERVED);
+  const set = integer(value, 'MAX_CONNECTIONS', MAX_CONNECTIONS_DEFAULT, 1, 1e6);
+  const chosen = value === undefined ? Math.min(set, fits) : set;
+  if (chosen <= fits && chosen === set) return { maxConnections: chosen, limitWarning: null };
+  const raise =
+    'raise it (ulimit -n, systemd LimitNOFILE=, docker --ulimit nofile=) to at least ' +
+    `${set + FILES_RESERVED}`;
+  return {
+    maxConnections: chosen,
+    limitWarning:
+      value === undefined
+        ? `this process may open ${openFileLimit} files (ulimit -n): MAX_CONNECTIONS is ` +
+          `${chosen} instead of ${MAX_CONNECTIONS_DEFAULT}, ${FILES_RESERVED} files kept for ` +
+          `the store, Redis and the upstreams; ${raise}`
+        : `MAX_CONNECTIONS=${set} but this process may open only ${openFileLimit} files ` +
+          `(ulimit -n): past about ${fits} connections new clients are reset before idle ones ` +
+          `can be closed; ${raise}, or lower MAX_CONNECTIONS`,
+  };
+}
+
+let openFileLimit: number | null | undefined;
+
+/**
+ * How many files this process may open (the soft `ulimit -n`), or null when it cannot be told:
+ * from /proc/self/limits on Linux, else from a shell, which inherits the limit. Read once.
+ */
+export function processOpenFileLimit(): number | null {
+  if (openFileLimit !== undefined) return openFileLimit;
+  const parse = (text: string | undefined) =>
+    text === 'unlimited'
+      ? Infinity
+      : text !== undefined && /^\d+$/.test(text)
+        ? Number(text)
+        : null;
+  try {
+    const limits = readFileSync('/proc/self/limits', 'utf8');
+    openFileLimit = parse(/^Max open files\s+(\S+)/m.exec(limits)?.[1]);
+  } catch {
+    try {
+      const shell = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8', timeout: 5000 });
+      openFileLimit = parse(shell.trim());
+    } catch {
+      openFileLimit = null;
+    }
+  }
+  return openFileLimit;
 }
 
 function oneOf<T extends string>(

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,6 +127,55 @@ describe('gridco2 CLI', () => {
     // Only the server's own lines at info level: no per-request log lines.
     expect(output).not.toMatch(/incoming request|request completed/);
   });
+
+  it('fits MAX_CONNECTIONS to ulimit -n 1024 and says so; a new client is served past 1,500 idle ones', async () => {
+    // The shell lowers the limit for itself and the server it becomes.
+    const child = spawn(
+      'sh',
+      ['-c', 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, BIN, 'serve'],
+      {
+        env: {
+          ...process.env,
+          PORT: '0',
+          LOG_LEVEL: 'info',
+          INGEST: 'off',
+          DATABASE_URL: `sqlite:${join(dir, 'ulimit.db')}`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 15_000);
+      child.stdout.on('data', () => {
+        const match = /"url":"(http:[^"]+)"/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+    });
+    const idle: Socket[] = [];
+    try {
+      expect(output).toContain(
+        'this process may open 1024 files (ulimit -n): MAX_CONNECTIONS is 960 instead of 10000',
+      );
+      const { port } = new URL(url);
+      for (let i = 0; i < 1500; i += 1) {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        idle.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve).once('close', resolve));
+      }
+      expect((await fetch(`${url}/v1/health`)).status).toBe(200);
+    } finally {
+      for (const socket of idle) socket.destroy();
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 60_000);
 
   it.each(['--version', '-V'])('prints the version of package.json with %s', (flag) => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
