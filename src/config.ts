@@ -38,7 +38,11 @@ export interface Config {
   readonly metrics: boolean;
   /** Whether `GET /` serves the dashboard and `/assets/` its files (DASHBOARD=off: neither). */
   readonly dashboard: boolean;
-  /** Synthetic data from the simulator: set only by `gridco2 demo`, never by the environment. */
+  /**
+   * Synthetic data from the upstream simulator is served, every response labelled, and the
+   * store is marked synthetic: set by `gridco2 demo`, or DEMO=on for `serve` pointed at
+   * `gridco2 simulate-upstreams`. Off, answers the simulator signs are never ingested.
+   */
   readonly demo: boolean;
 }
 
@@ -108,7 +112,7 @@ export function loadConfig(
     streamMax: integer(read('STREAM_MAX'), 'STREAM_MAX', 1000, 1, 1e6),
     metrics: oneOf(read('METRICS'), 'METRICS', ['on', 'off'], 'on') === 'on',
     dashboard: oneOf(read('DASHBOARD'), 'DASHBOARD', ['on', 'off'], 'on') === 'on',
-    demo: false,
+    demo: oneOf(read('DEMO'), 'DEMO', ['on', 'off'], 'off') === 'on',
   });
 }
 
