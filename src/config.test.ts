@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactUrl } from './config.js';
+import { execFileSync } from 'node:child_process';
+import { ConfigError, loadConfig, processOpenFileLimit, redactUrl } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -88,6 +89,113 @@ describe('loadConfig', () => {
   ])('stops on %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});
+
+describe('configuration errors', () => {
+  // Each names the variable, what is accepted and what was given (never a password).
+  it.each([
+    [
+      'HOST',
+      '999.1.1.1',
+      'HOST must be an IP address of this machine (127.0.0.1, 0.0.0.0 for all IPv4 addresses, :: for all) or a host name that resolves to one, got "999.1.1.1"',
+    ],
+    [
+      'HOST',
+      'my host',
+      'HOST must be an IP address of this machine (127.0.0.1, 0.0.0.0 for all IPv4 addresses, :: for all) or a host name that resolves to one, got "my host"',
+    ],
+    [
+      'HOST',
+      '::g',
+      'HOST must be an IP address of this machine (127.0.0.1, 0.0.0.0 for all IPv4 addresses, :: for all) or a host name that resolves to one, got "::g"',
+    ],
+    [
+      'DATABASE_URL',
+      'sqlite:',
+      'DATABASE_URL=sqlite: names no file: give its path, as in sqlite:<path> (e.g. sqlite:data/gridco2.db) or postgres://user@host:port/database',
+    ],
+    [
+      'DATABASE_URL',
+      'mysql://u:pw@db/x',
+      'DATABASE_URL must be sqlite:<path> (e.g. sqlite:data/gridco2.db) or postgres://user@host:port/database, got a URL of scheme "mysql:"',
+    ],
+    [
+      'DATABASE_URL',
+      'data/gridco2.db',
+      'DATABASE_URL must be sqlite:<path> (e.g. sqlite:data/gridco2.db) or postgres://user@host:port/database, got a value without a scheme',
+    ],
+    [
+      'REDIS_URL',
+      'localhost:6379',
+      'REDIS_URL must be a URL starting with redis:// or rediss://, got "localhost:6379"',
+    ],
+    [
+      'REDIS_URL',
+      'http://:pw@cache:6379',
+      'REDIS_URL must be a URL starting with redis:// or rediss://, got "http://:***@cache:6379"',
+    ],
+    [
+      'EIA_BASE_URL',
+      'ftp://example.org',
+      'EIA_BASE_URL must be a URL starting with http:// or https://, got "ftp://example.org"',
+    ],
+    ['PORT', 'eighty', 'PORT must be a whole number from 0 to 65535, got "eighty"'],
+    [
+      'LOG_LEVEL',
+      'verbose',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+    ],
+  ])('%s=%s: %s', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(message));
+  });
+
+  it.each(['localhost', 'gridco2.example.org', '0.0.0.0', '::', '::1', '192.168.1.20'])(
+    'takes HOST=%s',
+    (value) => {
+      expect(loadConfig({ HOST: value }).host).toBe(value);
+    },
+  );
+});
+
+describe('MAX_CONNECTIONS and the open-file limit', () => {
+  it.each([
+    // [MAX_CONNECTIONS, ulimit -n, connections, warned]
+    [undefined, 1_048_576, 10_000, false],
+    [undefined, Infinity, 10_000, false],
+    [undefined, null, 10_000, false],
+    [undefined, 10_064, 10_000, false],
+    [undefined, 10_063, 9_999, true],
+    [undefined, 1024, 960, true],
+    [undefined, 16, 1, true],
+    ['500', 1024, 500, false],
+    ['5000', 1024, 5000, true],
+  ])('MAX_CONNECTIONS=%s under ulimit -n %s: %i, warned: %s', (value, limit, expected, warned) => {
+    const { connections } = loadConfig(
+      value === undefined ? {} : { MAX_CONNECTIONS: value },
+      limit,
+    );
+    expect(connections.maxConnections).toBe(expected);
+    expect(connections.limitWarning !== null).toBe(warned);
+  });
+
+  it('says what the limit is, what it costs and how to raise it', () => {
+    expect(loadConfig({}, 1024).connections.limitWarning).toBe(
+      'this process may open 1024 files (ulimit -n): MAX_CONNECTIONS is 960 instead of 10000, ' +
+        '64 files kept for the store, Redis and the upstreams; raise it (ulimit -n, systemd ' +
+        'LimitNOFILE=, docker --ulimit nofile=) to at least 10064',
+    );
+    expect(loadConfig({ MAX_CONNECTIONS: '5000' }, 1024).connections.limitWarning).toBe(
+      'MAX_CONNECTIONS=5000 but this process may open only 1024 files (ulimit -n): past about ' +
+        '960 connections new clients are reset before idle ones can be closed; raise it ' +
+        '(ulimit -n, systemd LimitNOFILE=, docker --ulimit nofile=) to at least 5064, or lower ' +
+        'MAX_CONNECTIONS',
+    );
+  });
+
+  it("reads this process's limit as the shell reports it", () => {
+    const shell = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+    expect(processOpenFileLimit()).toBe(shell === 'unlimited' ? Infinity : Number(shell));
   });
 });
 

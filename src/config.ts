@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { SOURCES, type SourceId } from './core/zones.js';
+import { redactUrl } from './redact.js';
 import type { SourceSettings } from './sources/adapter.js';
 import { UPSTREAMS } from './sources/registry.js';
 
@@ -27,6 +30,8 @@ export interface Config {
   readonly connections: {
     readonly maxConnections: number;
     readonly maxConnectionsPerAddress: number;
+    /** Why the process's file limit is too low for the service, to log at start; or null. */
+    readonly limitWarning: string | null;
   };
   /** Open `/v1/stream` event streams this instance holds at most, all clients together. */
   readonly streamMax: number;
@@ -34,7 +39,11 @@ export interface Config {
   readonly metrics: boolean;
   /** Whether `GET /` serves the dashboard and `/assets/` its files (DASHBOARD=off: neither). */
   readonly dashboard: boolean;
-  /** Synthetic data from the simulator: set only by `gridco2 demo`, never by the environment. */
+  /**
+   * Synthetic data from the upstream simulator is served, every response labelled, and the
+   * store is marked synthetic: set by `gridco2 demo`, or DEMO=on for `serve` pointed at
+   * `gridco2 simulate-upstreams`. Off, answers the simulator signs are never ingested.
+   */
   readonly demo: boolean;
 }
 
@@ -47,15 +56,21 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads the environment; a bad value throws a ConfigError naming the variable. */
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * Reads the environment; a bad value throws a ConfigError naming the variable. The default of
+ * MAX_CONNECTIONS depends on how many files the process may open (`ulimit -n`), read once.
+ */
+export function loadConfig(
+  env: Env = process.env,
+  openFileLimit: number | null = processOpenFileLimit(),
+): Config {
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === undefined || value === '' ? undefined : value;
   };
   return Object.freeze({
     port: integer(read('PORT'), 'PORT', 8080, 0, 65535),
-    host: read('HOST') ?? '127.0.0.1',
+    host: host(read('HOST')),
     databaseUrl: databaseUrl(read('DATABASE_URL')),
     rateLimitPerMinute: integer(read('RATE_LIMIT_PER_MINUTE'), 'RATE_LIMIT_PER_MINUTE', 60, 1, 1e9),
     trustProxy: trustProxy(read('TRUST_PROXY')),
@@ -86,7 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
       ) as Record<SourceId, SourceSettings>,
     ),
     connections: {
-      maxConnections: integer(read('MAX_CONNECTIONS'), 'MAX_CONNECTIONS', 10_000, 1, 1e6),
+      ...maxConnections(read('MAX_CONNECTIONS'), openFileLimit),
       maxConnectionsPerAddress: integer(
         read('MAX_CONNECTIONS_PER_IP'),
         'MAX_CONNECTIONS_PER_IP',
@@ -98,7 +113,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamMax: integer(read('STREAM_MAX'), 'STREAM_MAX', 1000, 1, 1e6),
     metrics: oneOf(read('METRICS'), 'METRICS', ['on', 'off'], 'on') === 'on',
     dashboard: oneOf(read('DASHBOARD'), 'DASHBOARD', ['on', 'off'], 'on') === 'on',
-    demo: false,
+    demo: oneOf(read('DEMO'), 'DEMO', ['on', 'off'], 'off') === 'on',
   });
 }
 
@@ -117,6 +132,71 @@ function integer(
   return parsed;
 }
 
+/** MAX_CONNECTIONS when the process may open any number of files. */
+export const MAX_CONNECTIONS_DEFAULT = 10_000;
+/**
+ * Files kept for everything but client connections: the store (11 PostgreSQL connections, or
+ * SQLite's file, -wal and -shm), Redis, upstream requests, the dashboard's files, Node's own.
+ */
+export const FILES_RESERVED = 64;
+
+/**
+ * MAX_CONNECTIONS, by default 10,000 or what the open-file limit leaves after FILES_RESERVED:
+ * past the limit the kernel refuses to accept before the connection guard can shed an idle
+ * connection, and new clients are reset (issue 22). A limit too low for either is a warning.
+ */
+function maxConnections(
+  value: string | undefined,
+  openFileLimit: number | null,
+): { maxConnections: number; limitWarning: string | null } {
+  const fits = openFileLimit === null ? Infinity : Math.max(1, openFileLimit - FILES_RESERVED);
+  const set = integer(value, 'MAX_CONNECTIONS', MAX_CONNECTIONS_DEFAULT, 1, 1e6);
+  const chosen = value === undefined ? Math.min(set, fits) : set;
+  if (chosen <= fits && chosen === set) return { maxConnections: chosen, limitWarning: null };
+  const raise =
+    'raise it (ulimit -n, systemd LimitNOFILE=, docker --ulimit nofile=) to at least ' +
+    `${set + FILES_RESERVED}`;
+  return {
+    maxConnections: chosen,
+    limitWarning:
+      value === undefined
+        ? `this process may open ${openFileLimit} files (ulimit -n): MAX_CONNECTIONS is ` +
+          `${chosen} instead of ${MAX_CONNECTIONS_DEFAULT}, ${FILES_RESERVED} files kept for ` +
+          `the store, Redis and the upstreams; ${raise}`
+        : `MAX_CONNECTIONS=${set} but this process may open only ${openFileLimit} files ` +
+          `(ulimit -n): past about ${fits} connections new clients are reset before idle ones ` +
+          `can be closed; ${raise}, or lower MAX_CONNECTIONS`,
+  };
+}
+
+let openFileLimit: number | null | undefined;
+
+/**
+ * How many files this process may open (the soft `ulimit -n`), or null when it cannot be told:
+ * from /proc/self/limits on Linux, else from a shell, which inherits the limit. Read once.
+ */
+export function processOpenFileLimit(): number | null {
+  if (openFileLimit !== undefined) return openFileLimit;
+  const parse = (text: string | undefined) =>
+    text === 'unlimited'
+      ? Infinity
+      : text !== undefined && /^\d+$/.test(text)
+        ? Number(text)
+        : null;
+  try {
+    const limits = readFileSync('/proc/self/limits', 'utf8');
+    openFileLimit = parse(/^Max open files\s+(\S+)/m.exec(limits)?.[1]);
+  } catch {
+    try {
+      const shell = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8', timeout: 5000 });
+      openFileLimit = parse(shell.trim());
+    } catch {
+      openFileLimit = null;
+    }
+  }
+  return openFileLimit;
+}
+
 function oneOf<T extends string>(
   value: string | undefined,
   name: string,
@@ -130,28 +210,57 @@ function oneOf<T extends string>(
   return match;
 }
 
+const DATABASE_URL_ACCEPTED =
+  'sqlite:<path> (e.g. sqlite:data/gridco2.db) or postgres://user@host:port/database';
+
 function databaseUrl(value: string | undefined): string {
   if (value === undefined) return 'sqlite:data/gridco2.db';
+  if (/^sqlite:\s*$/.test(value)) {
+    throw new ConfigError(
+      `DATABASE_URL=sqlite: names no file: give its path, as in ${DATABASE_URL_ACCEPTED}`,
+    );
+  }
   if (/^sqlite:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value)) return value;
+  // Only the scheme is echoed: the rest may hold a password.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(value)?.[0];
   throw new ConfigError(
-    'DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database, got ' +
-      `"${value.split(':')[0]}:..."`,
+    `DATABASE_URL must be ${DATABASE_URL_ACCEPTED}, got ` +
+      (scheme ? `a URL of scheme "${scheme}"` : 'a value without a scheme'),
   );
 }
 
 // Kept in its own module: storage redacts URLs too, and never imports the configuration.
-export { redactUrl } from './redact.js';
+export { redactUrl };
+
+export const HOST_ACCEPTED =
+  'an IP address of this machine (127.0.0.1, 0.0.0.0 for all IPv4 addresses, :: for all) ' +
+  'or a host name that resolves to one';
+// RFC 1123 host names: labels of letters, digits and inner hyphens.
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+/** An address or a name the server can listen on; a dotted quad must be a valid one. */
+function host(value: string | undefined): string {
+  if (value === undefined) return '127.0.0.1';
+  const looksNumeric = /^[\d.]+$/.test(value) || value.includes(':');
+  if (looksNumeric ? isIP(value) === 0 : !HOST_NAME.test(value)) {
+    throw new ConfigError(`HOST must be ${HOST_ACCEPTED}, got "${value}"`);
+  }
+  return value;
+}
 
 function url(value: string | undefined, name: string, protocols: readonly string[]): string | null {
   if (value === undefined) return null;
-  let parsed: URL;
+  const accepted = `a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`;
+  let parsed: URL | undefined;
   try {
     parsed = new URL(value);
   } catch {
-    throw new ConfigError(`${name} is not a URL`);
+    // Reported below.
   }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  if (!parsed || !protocols.includes(parsed.protocol)) {
+    // Without its password: a Redis URL may carry one.
+    throw new ConfigError(`${name} must be ${accepted}, got "${redactUrl(value)}"`);
   }
   return value;
 }

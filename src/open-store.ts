@@ -19,7 +19,14 @@ export async function openStore(
   purpose: StorePurpose,
   logger?: Logger,
 ): Promise<Store> {
-  const store = await createStore(config.databaseUrl, 'DATABASE_URL', logger);
+  // The demo's store is its own, in the folder it starts in, whatever DATABASE_URL says.
+  const origin = config.demo
+    ? {
+        setting: null,
+        elsewhere: `start the demo in another folder (it keeps ${config.databaseUrl} there)`,
+      }
+    : { setting: 'DATABASE_URL' };
+  const store = await createStore(config.databaseUrl, origin, logger);
   try {
     await checkSynthetic(store, config, purpose);
     await completeUpgrade(store, logger);

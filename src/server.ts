@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { type Config, redactUrl } from './config.js';
+import { ConfigError, type Config, HOST_ACCEPTED, redactUrl } from './config.js';
 import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
@@ -158,6 +158,9 @@ function listenFailure(error: unknown, config: Pick<Config, 'port' | 'host'>): u
       return new Error(`${where} needs privileges this user lacks: set PORT to 1024 or above`);
     case 'EADDRNOTAVAIL':
       return new Error(`${config.host} is no address of this machine: set HOST to one of its own`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(`HOST=${config.host} does not resolve: HOST must be ${HOST_ACCEPTED}`);
     default:
       return error;
   }

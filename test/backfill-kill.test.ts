@@ -63,6 +63,8 @@ afterAll(async () => {
 function envFor(databaseUrl: string): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,
+    // The simulator signs its answers: only a demo ingests them.
+    DEMO: 'on',
     ENTSOE_BASE_URL: simulator.baseUrls['europe-tso'],
     EIA_BASE_URL: simulator.baseUrls['us-agency'],
     NESO_BASE_URL: simulator.baseUrls['uk-operator'],

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,27 @@ const run = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
     encoding: 'utf8',
     timeout: 20_000,
     ...(cwd !== undefined && { cwd }),
+  });
+
+/** As `run`, without blocking the test runner while the CLI runs. */
+const runAsync = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  new Promise<{
+    status: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      timeout: 20_000,
+      ...(cwd !== undefined && { cwd }),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    child.on('error', reject);
+    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
   });
 
 const reading: StoredReading = {
@@ -107,6 +128,55 @@ describe('gridco2 CLI', () => {
     expect(output).not.toMatch(/incoming request|request completed/);
   });
 
+  it('fits MAX_CONNECTIONS to ulimit -n 1024 and says so; a new client is served past 1,500 idle ones', async () => {
+    // The shell lowers the limit for itself and the server it becomes.
+    const child = spawn(
+      'sh',
+      ['-c', 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, BIN, 'serve'],
+      {
+        env: {
+          ...process.env,
+          PORT: '0',
+          LOG_LEVEL: 'info',
+          INGEST: 'off',
+          DATABASE_URL: `sqlite:${join(dir, 'ulimit.db')}`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 15_000);
+      child.stdout.on('data', () => {
+        const match = /"url":"(http:[^"]+)"/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+    });
+    const idle: Socket[] = [];
+    try {
+      expect(output).toContain(
+        'this process may open 1024 files (ulimit -n): MAX_CONNECTIONS is 960 instead of 10000',
+      );
+      const { port } = new URL(url);
+      for (let i = 0; i < 1500; i += 1) {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        idle.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve).once('close', resolve));
+      }
+      expect((await fetch(`${url}/v1/health`)).status).toBe(200);
+    } finally {
+      for (const socket of idle) socket.destroy();
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 60_000);
+
   it.each(['--version', '-V'])('prints the version of package.json with %s', (flag) => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       version: string;
@@ -164,6 +234,76 @@ describe('gridco2 CLI start-up errors', () => {
     );
     expect(result.stdout).toBe('');
     expect(result.stderr).not.toContain('secret');
+  });
+});
+
+// Issue 23: every configuration error names the setting and what it accepts, and nothing spins.
+describe('gridco2 CLI configuration errors', () => {
+  const accepted =
+    'an IP address of this machine \\(127\\.0\\.0\\.1, 0\\.0\\.0\\.0 for all IPv4 addresses, :: for all\\) ' +
+    'or a host name that resolves to one';
+  it.each<{ env: Record<string, string>; stderr: string }>([
+    {
+      env: { HOST: '999.1.1.1' },
+      stderr: `^gridco2: configuration error: HOST must be ${accepted}, got "999\\.1\\.1\\.1"\\n$`,
+    },
+    {
+      // A name no resolver knows (RFC 2606 reserves .invalid).
+      env: { HOST: 'gridco2-test.invalid' },
+      stderr: `^gridco2: configuration error: HOST=gridco2-test\\.invalid does not resolve: HOST must be ${accepted}\\n$`,
+    },
+    {
+      env: { DATABASE_URL: 'sqlite:' },
+      stderr:
+        '^gridco2: configuration error: DATABASE_URL=sqlite: names no file: give its path, as in sqlite:<path>',
+    },
+    {
+      // Under /proc no folder can be made: said at once, not retried forever.
+      env: { DATABASE_URL: 'sqlite:/proc/gridco2-test/x.db' },
+      stderr:
+        '^gridco2: error: cannot open the SQLite file /proc/gridco2-test/x\\.db ' +
+        '\\(DATABASE_URL=sqlite:/proc/gridco2-test/x\\.db\\): its folder /proc/gridco2-test does not ' +
+        'exist and cannot be created \\(ENOENT\\); create it, writable by this user, or point ' +
+        'DATABASE_URL elsewhere\\n$',
+    },
+    {
+      env: { DATABASE_URL: 'sqlite:/proc/x' },
+      stderr:
+        '^gridco2: error: cannot open the SQLite file /proc/x \\(DATABASE_URL=sqlite:/proc/x\\): [^\\n]+\\n$',
+    },
+    {
+      env: { REDIS_URL: 'redis//:secret@cache:6379' },
+      stderr:
+        '^gridco2: configuration error: REDIS_URL must be a URL starting with redis:// or ' +
+        'rediss://, got "redis//:\\*\\*\\*@cache:6379"\\n$',
+    },
+  ])('serve with $env', async ({ env, stderr }) => {
+    const result = await runAsync(['serve'], {
+      PORT: '0',
+      INGEST: 'off',
+      LOG_LEVEL: 'info',
+      ...env,
+    });
+    expect(result.signal).toBeNull(); // not killed by the timeout: no spinning
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(stderr));
+    expect(result.stdout).toBe('');
+  });
+
+  it('tells the demo to start elsewhere, not to change the DATABASE_URL it ignores', async () => {
+    const cwd = mkdtempSync(join(dir, 'demo-file-'));
+    writeFileSync(join(cwd, 'data'), 'not a folder');
+    const result = await runAsync(
+      ['demo', '--days', '1'],
+      { PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'real.db')}` },
+      cwd,
+    );
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      `gridco2: error: cannot open the SQLite file ${join(cwd, 'data', 'demo.db')} ` +
+        `(sqlite:data/demo.db): ${join(cwd, 'data')} is a file, not a folder; move that file ` +
+        'away, or start the demo in another folder (it keeps sqlite:data/demo.db there)\n',
+    );
   });
 });
 

@@ -61,6 +61,8 @@ let store: SqliteStore;
 beforeAll(async () => {
   simulator = await startSimulator({ seed: 11, now: () => nowMs });
   config = loadConfig({
+    // The simulator signs its answers: only a demo ingests them.
+    DEMO: 'on',
     DATABASE_URL: `sqlite:${join(dir, 'forecasts.db')}`,
     ENTSOE_BASE_URL: `${simulator.url}/api`,
     ENTSOE_TOKEN: 'simulated',

@@ -138,6 +138,8 @@ describe.runIf(available)('scale-out: several instances on PostgreSQL and Redis'
       ENTSOE_BASE_URL: `${simulator.url}/api`,
       EIA_BASE_URL: `${simulator.url}/v2`,
       NESO_BASE_URL: simulator.url,
+      // The simulator signs its answers: only a demo ingests them.
+      DEMO: 'on',
     };
     // Started together: their migrations and their bids for the lease race, as in a deployment.
     instances = await Promise.all(INSTANCES.map((name) => processes.start(name, env)));

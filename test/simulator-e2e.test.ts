@@ -90,6 +90,8 @@ let api: ApiClient;
 beforeAll(async () => {
   simulator = await startSimulator({ seed: 7, now: () => nowMs });
   config = loadConfig({
+    // The simulator signs its answers: only a demo ingests them.
+    DEMO: 'on',
     PORT: '0',
     DATABASE_URL: `sqlite:${join(dir, 'simulated.db')}`,
     INGEST: 'off',

@@ -54,6 +54,17 @@ describe('the status note of the last runs', () => {
     expect(note).toContain(`europe-tso: last run failed: ${words} for DE (run `);
   });
 
+  it('names a zone once although several of its feeds failed (a report stored before the fix)', () => {
+    const note = noteOf(
+      report({
+        source: 'uk-operator',
+        errors: ['GB, GB, GB: detail'],
+        failures: [{ kind: 'server-error', zones: ['GB', 'GB', 'GB'] }],
+      }),
+    );
+    expect(note).toContain('uk-operator: last run failed: upstream server error for GB (run ');
+  });
+
   it('counts zones beyond three, and counts the zones a run cut short did not fetch', () => {
     const zones = ['DE', 'FR', 'ES', 'PT'];
     const note = noteOf(

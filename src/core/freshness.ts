@@ -135,8 +135,10 @@ function describeRun(report: IngestReport): string {
   );
 }
 
-function describeFailure({ kind, zones }: IngestFailure): string {
+function describeFailure({ kind, zones: listed }: IngestFailure): string {
   const words = FAILURE_WORDS[kind] ?? 'failure';
+  // Reports stored before run-ingestion listed each zone once named a zone once per failed feed.
+  const zones = [...new Set(listed)];
   if (zones.length === 0) return words;
   if (CUT_SHORT.has(kind)) return `${words}, ${count(zones.length, 'zone')} not fetched`;
   return `${words} for ${zoneList(zones)}`;

@@ -58,6 +58,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     Object.fromEntries(Object.entries(env).filter(([name]) => !SET_BY_DEMO.includes(name))),
   );
   const logger = createLogger(userSettings);
+  const { limitWarning, maxConnections } = userSettings.connections;
+  if (limitWarning !== null) logger.warn({ maxConnections }, limitWarning);
   const simulator = await startSimulator({ seed: DEMO_SEED });
   const config = demoConfig(userSettings, simulator.baseUrls);
   const server = await startServer(config, {

@@ -28,6 +28,7 @@ import {
   sendRawError,
 } from './errors.js';
 import { DataResponder } from './data-responder.js';
+import { DATA_LABEL_HEADER } from '../core/synthetic.js';
 import { createFastPath } from './fast-path.js';
 import { adaptGridcarbon } from './compat/gridcarbon/adapter.js';
 import { ForecastBodies } from './forecast-bodies.js';
@@ -164,6 +165,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         (request, response) => {
           // First, so that every request is counted: refused, fast path and framework alike.
           metrics?.observe(request, response);
+          // DEMO: every response says its data is synthetic (docs/deploy.md, "Synthetic data").
+          if (config.demo) response.setHeader(DATA_LABEL_HEADER, 'demo');
           if (!guard.admit(request, response)) return;
           adaptGridcarbon(request, response);
           // No protocol is upgraded here, and after an Upgrade request Node parses nothing more

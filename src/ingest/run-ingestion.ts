@@ -88,10 +88,11 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
   const failures = new Map<string, string[]>();
   // The same by public kind, for the status note.
   const failureKinds = new Map<FailureKind, string[]>();
+  // Each zone once per message and kind: GB's feeds (readings, mix, forecasts) fail alike.
   const fail = (zone: string, message: string, kind: FailureKind) => {
     const scrubbed = adapter.scrub(message);
-    failures.set(scrubbed, [...(failures.get(scrubbed) ?? []), zone]);
-    failureKinds.set(kind, [...(failureKinds.get(kind) ?? []), zone]);
+    failures.set(scrubbed, [...new Set([...(failures.get(scrubbed) ?? []), zone])]);
+    failureKinds.set(kind, [...new Set([...(failureKinds.get(kind) ?? []), zone])]);
   };
   let forecastsStored = 0;
   // What one fetch (one zone, or the zones of one shared request) gathers for its one write.

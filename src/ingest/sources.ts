@@ -61,6 +61,13 @@ export function createSourceAdapter(
       createUpstreamHttp({
         ...(settings.credential && { authHint: `check ${settings.credential.variable}` }),
         ...(!dependencies.localUpstream && rateLimit && { rateLimit }),
+        ...(!config.demo && {
+          refuseSimulated:
+            `the upstream at ${settings.baseUrl.variable}=${config.sources[source].baseUrl} ` +
+            'signs its answers as simulated (gridco2 simulate-upstreams), and synthetic data is ' +
+            'never ingested as real: set DEMO=on to serve it as a demo (every response labelled, ' +
+            `the store marked synthetic), or point ${settings.baseUrl.variable} at the real upstream`,
+        }),
         ...dependencies.http,
         source,
         secrets,

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SIMULATED_HEADER } from '../core/synthetic.js';
 import { SOURCES, type SourceId } from '../core/zones.js';
 import {
   FaultBoard,
@@ -194,6 +195,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
 
   const server = createServer((req, res) => {
+    // Signed, so that nothing downstream can take these answers for real data.
+    res.setHeader(SIMULATED_HEADER, '1');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname.startsWith('/_sim/')) {
       control(req, url).then(

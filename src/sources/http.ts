@@ -1,5 +1,6 @@
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
+import { SIMULATED_HEADER } from '../core/synthetic.js';
 import type { FailureKind } from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
 
@@ -189,6 +190,12 @@ export interface UpstreamHttpOptions {
   readonly rateLimit?: { readonly requests: number; readonly perMs: number };
   /** Source of jitter in [0, 1). */
   readonly random?: () => number;
+  /**
+   * Answers signed as simulated (SIMULATED_HEADER, the upstream simulator's) are refused with
+   * this message, naming what to set, instead of being ingested as real data. Absent: accepted
+   * (the demo).
+   */
+  readonly refuseSimulated?: string;
 }
 
 export interface UpstreamResponse {
@@ -228,6 +235,7 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
     maxRetryAfterMs = 120_000,
     rateLimit,
     random = Math.random,
+    refuseSimulated,
   } = options;
   const scrub = (text: string) => scrubSecrets(text, secrets);
   // Start times of the requests inside the current rate-limit window, oldest first.
@@ -285,6 +293,10 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       throw new UpstreamError('temporary', `${where}: network error: ${scrub(describe(error))}`);
     }
     const { status } = response;
+    if (refuseSimulated !== undefined && response.headers.has(SIMULATED_HEADER)) {
+      // Never retried: the same upstream signs every answer.
+      throw new UpstreamError('invalid', `${source}: ${refuseSimulated}`);
+    }
     if (status >= 200 && status < 300) return { status, body };
     const details = { status, body: scrub(body.slice(0, BODY_SNIPPET_CHARS)) };
     if (status === 401 || status === 403) {

@@ -5,25 +5,35 @@ import { describeOpenFailure } from './postgres/open-failure.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteOpenError, SqliteStore } from './sqlite/sqlite-store.js';
 
+/** Where a store's URL came from, as a failure to open it is told. */
+export interface StoreOrigin {
+  /** The setting that holds it (DATABASE_URL, migrate-store's --from and --to). */
+  readonly setting: string | null;
+  /** How to use another store instead, when the setting alone does not say. */
+  readonly elsewhere?: string;
+}
+
 /**
  * Opens the store named by a DATABASE_URL: `sqlite:<path>` (relative to the working directory),
  * `sqlite::memory:`, or `postgres://...` / `postgresql://...`. When it cannot, the error is one
- * line for whoever starts gridco2: it names `setting` (where the URL came from: DATABASE_URL, or
- * migrate-store's --from and --to), the URL without its password, and what to check.
+ * line for whoever starts gridco2: it names the setting the URL came from, the URL without its
+ * password, and what to check.
  */
 export async function createStore(
   databaseUrl: string,
-  setting = 'DATABASE_URL',
+  origin: StoreOrigin = { setting: 'DATABASE_URL' },
   /** Where the store's own warnings go (PostgreSQL's lost connections). */
   logger?: Logger,
 ): Promise<Store> {
-  const where = `${setting}=${redactUrl(databaseUrl)}`;
+  const { setting } = origin;
+  const where = setting === null ? redactUrl(databaseUrl) : `${setting}=${redactUrl(databaseUrl)}`;
+  const elsewhere = origin.elsewhere ?? `point ${setting ?? 'DATABASE_URL'} elsewhere`;
   if (databaseUrl.startsWith('sqlite:')) {
     try {
       return new SqliteStore(databaseUrl.slice('sqlite:'.length));
     } catch (error) {
       if (!(error instanceof SqliteOpenError)) throw error;
-      const fix = error.remedy === null ? '' : `; ${error.remedy}, or point ${setting} elsewhere`;
+      const fix = error.remedy === null ? '' : `; ${error.remedy}, or ${elsewhere}`;
       throw new Error(
         `cannot open the SQLite file ${error.file} (${where}): ${error.problem}${fix}`,
         {

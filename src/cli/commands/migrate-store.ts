@@ -38,9 +38,9 @@ export function registerMigrateStore(program: Command): void {
           throw new Error(`--from: no SQLite file at ${resolve(fromPath)}`);
         }
         const logger = createLogger(loadConfig());
-        const from = await createStore(flags.from, '--from');
+        const from = await createStore(flags.from, { setting: '--from' });
         try {
-          const to = await createStore(flags.to, '--to');
+          const to = await createStore(flags.to, { setting: '--to' });
           const progress = createProgress();
           try {
             const result = await migrateStore(from, to, { onProgress: progress.update });

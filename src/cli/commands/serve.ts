@@ -11,6 +11,8 @@ export function registerServe(program: Command): void {
       exitOnError(async () => {
         const config = loadConfig();
         const logger = createLogger(config);
+        const { limitWarning, maxConnections } = config.connections;
+        if (limitWarning !== null) logger.warn({ maxConnections }, limitWarning);
         const server = await startServer(config, { logger });
         closeOnSignals(server, logger);
       }),

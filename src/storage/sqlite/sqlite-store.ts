@@ -71,7 +71,7 @@ export class SqliteStore implements Store {
   constructor(path: string) {
     let opened: Database.Database | undefined;
     try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      if (path !== ':memory:') createFolder(dirname(resolve(path)));
       this.db = opened = new Database(path);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
@@ -535,6 +535,23 @@ export class SqliteOpenError extends Error {
  * neither the folder nor what to change; a container whose data volume is not writable by its
  * user is the usual case (docs/deploy.md).
  */
+/**
+ * Creates a folder and the missing ones above it, one level at a time. Not `mkdirSync` with
+ * `recursive`: on a folder that cannot hold folders (under /proc) it retries forever at full
+ * CPU; here the first refusal throws.
+ */
+function createFolder(folder: string): void {
+  if (existsSync(folder)) return;
+  const parent = dirname(folder);
+  if (parent !== folder) createFolder(parent);
+  try {
+    mkdirSync(folder);
+  } catch (error) {
+    // Another process (a demo's backfill worker) made it meanwhile.
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+  }
+}
+
 function explainOpenFailure(path: string, error: unknown): SqliteOpenError {
   const file = resolve(path);
   const folder = dirname(file);
@@ -546,6 +563,9 @@ function explainOpenFailure(path: string, error: unknown): SqliteOpenError {
       `its folder ${folder} does not exist and cannot be created (${why})`,
       'create it, writable by this user',
     );
+  }
+  if (!statSync(folder).isDirectory()) {
+    return new SqliteOpenError(file, `${folder} is a file, not a folder`, 'move that file away');
   }
   const folderDenied = writeDenied(folder);
   if (folderDenied) {
