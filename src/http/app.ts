@@ -132,6 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientAddress,
     clock,
     forecasts: forecastBodies,
+    ...(log && { log }),
   });
   const limits = {
     ...DEFAULT_CONNECTION_LIMITS,
