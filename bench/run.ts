@@ -42,6 +42,11 @@ import {
 } from './streams-export.js';
 import { SCENARIOS } from './scenarios.js';
 import {
+  measureDuringBacktest,
+  renderDuringBacktest,
+  type DuringBacktestResult,
+} from './during-backtest.js';
+import {
   bodiesEncoded,
   peakResidentMiB,
   residentMiB,
@@ -249,6 +254,10 @@ async function loadCheckingServers(
   return outcome.result;
 }
 
+/** Where the responses captured on a store are kept for the baseline to replay. */
+const capturesFileOf = (scratchDir: string, label: string) =>
+  join(scratchDir, `captures-${label.replace(/\W+/g, '-')}.json`);
+
 async function measureStore(
   label: string,
   built: BuiltStore,
@@ -268,7 +277,7 @@ async function measureStore(
         : `${label}: cache loaded after ${cacheLoadedMs.toFixed(0)} ms`,
     );
     const captures = await captureScenarios(gridco2);
-    const capturesFile = join(scratchDir, `captures-${label.replace(/\W+/g, '-')}.json`);
+    const capturesFile = capturesFileOf(scratchDir, label);
     writeFileSync(capturesFile, JSON.stringify(captures));
     const baseline = await startBaseline(REPO_DIR, capturesFile);
     try {
@@ -358,6 +367,7 @@ async function main(): Promise<void> {
   let recompute: RecomputeRun | undefined;
   let streamsExport: StreamsExportResult | undefined;
   let forecasts: ForecastsResult | undefined;
+  let duringBacktest: DuringBacktestResult | undefined;
   try {
     for (const backend of backends) {
       if (backend === 'sqlite') {
@@ -379,6 +389,18 @@ async function main(): Promise<void> {
           );
           // On the largest store only (quick: the 50k one), on a copy in the scratch directory.
           if (spec === specs.at(-1)) {
+            log(`${label}: latest while a fresh gridco2 runs its backtest`);
+            duringBacktest = await measureDuringBacktest({
+              repoDir: REPO_DIR,
+              label,
+              databaseUrl: built.databaseUrl,
+              scratchDir,
+              capturesFile: capturesFileOf(scratchDir, label),
+              generator,
+              durationSeconds: options.duration,
+              maxRounds: options.quick ? 2 : 2 * options.rounds,
+              log,
+            });
             log(`${label}: timing \`gridco2 recompute\` on a copy of the store`);
             recompute = await measureRecompute(
               REPO_DIR,
@@ -475,6 +497,7 @@ async function main(): Promise<void> {
   );
   const sections = [
     report.trimEnd(),
+    ...(duringBacktest ? [renderDuringBacktest(duringBacktest)] : []),
     ...(streamsExport ? [renderStreamsExport([streamsExport])] : []),
     ...(forecasts ? [renderForecasts(forecasts)] : []),
   ];

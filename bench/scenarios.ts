@@ -104,6 +104,19 @@ export const SCENARIOS: readonly Scenario[] = [
     target: 0.5,
   },
   {
+    // The compatibility APIs' data endpoints (issue 21: every data endpoint's ratio).
+    name: 'Electricity Maps past-range, 30 days',
+    path: `/compat/electricitymaps/v3/carbon-intensity/past-range?zone=DE&start=2026-10-01T00:00:00Z&end=2026-10-31T00:00:00Z`,
+    expected: '700 to 720 hourly values',
+    holds: (body) => body.data !== undefined && body.data.length >= 700 && body.data.length <= 720,
+  },
+  {
+    name: 'Carbon Aware bylocations, 30 days',
+    path: `/compat/carbon-aware/emissions/bylocations?location=DE&time=2026-10-01T00:00:00Z&toTime=2026-10-31T00:00:00Z`,
+    expected: '700 to 720 EmissionsData',
+    holds: (body) => Array.isArray(body) && body.length >= 700 && body.length <= 720,
+  },
+  {
     // Issue 12: every zone over 72 hours (the longest window), computed per request (no-store,
     // never kept). Both bounds are given, so the answer does not move with the clock; the
     // window ends with the dataset, so it is planned on published values (the bench server has

@@ -5,6 +5,7 @@ import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ForecastEngine } from './forecast/engine.js';
+import { forecastCompute } from './forecast/worker-compute.js';
 import { ReadingCache } from './read/reading-cache.js';
 import { openStore } from './open-store.js';
 import type { Store } from './storage/store.js';
@@ -57,6 +58,8 @@ export async function startServer(
   const forecasts = new ForecastEngine({
     store,
     logger,
+    // Off the serving thread: the backtest and the recomputes take seconds of CPU.
+    compute: forecastCompute(store, config.databaseUrl),
     ...(options.clock && { clock: options.clock }),
     ...(options.forecastCheckMs && { checkMs: options.forecastCheckMs }),
   });

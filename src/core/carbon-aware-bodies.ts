@@ -41,8 +41,9 @@ export function emissionsData(
 
 /** The lowest-rated points of a set (every one that ties), as `bylocations/best` answers. */
 export function bestOf(points: readonly EmissionsData[]): EmissionsData[] {
-  if (points.length === 0) return [];
-  const lowest = Math.min(...points.map((point) => point.rating));
+  // A loop, not Math.min(...ratings): spreading a long list overflows the call stack.
+  let lowest = Infinity;
+  for (const point of points) if (point.rating < lowest) lowest = point.rating;
   return points.filter((point) => point.rating === lowest);
 }
 

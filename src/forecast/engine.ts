@@ -1,15 +1,13 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Basis } from '../core/factors.js';
-import type { BacktestRun, ForecastBasis, ZoneBacktest } from '../core/forecast/backtest.js';
-import { LOOKBACK_SECONDS, UPSTREAM_LOOKBACK_SECONDS, ZoneState } from '../core/forecast/models.js';
-import { prepareForecast, type ZoneForecast } from '../core/forecast/prepare.js';
-import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
-import { ZONES } from '../core/zones.js';
+import type { BacktestRun, ZoneBacktest } from '../core/forecast/backtest.js';
+import type { ZoneForecast } from '../core/forecast/prepare.js';
+import { DAY_SECONDS } from '../core/forecast/series.js';
 import type { Store } from '../storage/store.js';
 import type { ForecastBook } from './book.js';
-import { defaultForecastBasis, forecastBases, loadZoneInputs } from './inputs.js';
-import { runBacktest } from './run-backtest.js';
+import { type ForecastCompute, forecastKey as key, inThreadCompute } from './compute.js';
+import { defaultForecastBasis } from './inputs.js';
 
 /**
  * Keeps every zone's forecast on every basis prepared in memory (the routes only read them):
@@ -26,6 +24,8 @@ export interface ForecastEngineOptions {
   readonly clock?: () => number;
   /** How often the store's data version is checked. */
   readonly checkMs?: number;
+  /** Where the backtest and the recomputes run (default: on this thread). */
+  readonly compute?: ForecastCompute;
 }
 
 const RECOMPUTE_AT_LEAST_MS = 3_600_000;
@@ -43,8 +43,6 @@ const BACKTEST_RECHECK_MS = 60_000;
 const BACKTEST_LEASE = 'backtest';
 const BACKTEST_LEASE_MS = 3_600_000;
 
-const key = (zone: string, basis: ForecastBasis): string => `${zone}|${basis}`;
-
 export class ForecastEngine implements ForecastBook {
   private readonly prepared = new Map<string, ZoneForecast>();
   private backtestRun: BacktestRun | null = null;
@@ -61,11 +59,13 @@ export class ForecastEngine implements ForecastBook {
   private readonly stopping = new AbortController();
   private readonly clock: () => number;
   private readonly holder = `${hostname()}:${process.pid}:forecasts`;
+  private readonly compute: ForecastCompute;
   /** False until every zone has been prepared once. */
   ready = false;
 
   constructor(private readonly options: ForecastEngineOptions) {
     this.clock = options.clock ?? Date.now;
+    this.compute = options.compute ?? inThreadCompute(options.store);
   }
 
   forecast(zone: string, basis: Basis | undefined): ZoneForecast | null {
@@ -101,6 +101,7 @@ export class ForecastEngine implements ForecastBook {
     this.stopping.abort();
     clearInterval(this.timer);
     await this.running;
+    await this.compute.close();
   }
 
   /** One check: reruns what is due. Resolves when done; never rejects (failures are logged). */
@@ -112,9 +113,10 @@ export class ForecastEngine implements ForecastBook {
   private async check(): Promise<void> {
     const { logger } = this.options;
     const prepare = () =>
-      this.prepareIfDue().catch((error: unknown) =>
-        logger?.error({ err: error }, 'forecasts: update failed'),
-      );
+      this.prepareIfDue().catch((error: unknown) => {
+        if (!this.stopping.signal.aborted)
+          logger?.error({ err: error }, 'forecasts: update failed');
+      });
     // Forecasts first: a backtest that fails or takes long never holds them back.
     await prepare();
     const ran = await this.backtestIfDue().catch((error: unknown) => {
@@ -180,13 +182,7 @@ export class ForecastEngine implements ForecastBook {
       }
       // Real time, not the injected clock: how long the work took.
       const started = Date.now();
-      const run = await runBacktest(
-        store,
-        Math.floor(nowMs / 1000),
-        {},
-        () => {},
-        this.stopping.signal,
-      );
+      const run = await this.compute.backtest(Math.floor(nowMs / 1000), this.stopping.signal);
       await store.saveBacktest(run);
       this.useBacktest(run);
       this.backtestTookMs = Date.now() - started;
@@ -221,36 +217,22 @@ export class ForecastEngine implements ForecastBook {
   }
 
   private async prepareAll(nowMs: number): Promise<void> {
-    const { store, logger } = this.options;
     // The time itself, not a grid below it: an upstream forecast stamped with the current half
     // hour (NESO's fw48h) is issued before now and must be seen at once.
     const nowTs = Math.floor(nowMs / 1000);
-    const gridEndTs = nowTs + (HORIZON_HOURS + 2) * HOUR_SECONDS;
-    for (const { code } of ZONES) {
-      for (const basis of forecastBases(code)) {
-        if (this.stopping.signal.aborted) return;
-        try {
-          const inputs = await loadZoneInputs(store, code, basis, {
-            fromTs: nowTs - LOOKBACK_SECONDS,
-            toTs: gridEndTs,
-            upstreamFromTs: nowTs - UPSTREAM_LOOKBACK_SECONDS,
-            gridEndTs,
-          });
-          const forecast = prepareForecast(
-            code,
-            basis,
-            new ZoneState(inputs),
-            nowTs,
-            this.backtestByZone.get(key(code, basis)),
-          );
-          if (forecast) this.prepared.set(key(code, basis), forecast);
-          else this.prepared.delete(key(code, basis));
-        } catch (error) {
-          // One zone's failure leaves its previous forecast; the others are still prepared.
-          logger?.error({ err: error, zone: code, basis }, 'forecasts: zone not prepared');
-        }
-      }
-      await new Promise((resolve) => setImmediate(resolve));
+    const { forecasts, failures } = await this.compute.prepare(
+      nowTs,
+      [...this.backtestByZone.values()],
+      this.stopping.signal,
+    );
+    if (this.stopping.signal.aborted) return;
+    for (const [zoneKey, forecast] of forecasts) {
+      if (forecast) this.prepared.set(zoneKey, forecast);
+      else this.prepared.delete(zoneKey);
+    }
+    // One zone's failure leaves its previous forecast; the others are still prepared.
+    for (const { zone, basis, message } of failures) {
+      this.options.logger?.error({ err: message, zone, basis }, 'forecasts: zone not prepared');
     }
   }
 }

@@ -136,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientAddress,
     clock,
     forecasts: forecastBodies,
+    ...(log && { log }),
   });
   const limits = {
     ...DEFAULT_CONNECTION_LIMITS,

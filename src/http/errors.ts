@@ -1,6 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { API_ERRORS, errorBody, ApiError } from './api-errors.js';
 import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE } from './headers.js';
 
@@ -12,8 +12,17 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (status >= 400 && status < 500) {
     return sendApiError(reply, API_ERRORS.framework(status, STATUS_CODES[status] ?? 'bad request'));
   }
-  request.log.error({ err: error, url: request.url }, 'unhandled error');
+  logUnhandled(request.log, error, request.url);
   return sendApiError(reply, API_ERRORS.internal());
+}
+
+/**
+ * Logs an error no route meant to raise, with its cause: every 500 body says it has been logged.
+ * ApiErrors are answers, not faults, and are not logged here.
+ */
+export function logUnhandled(log: FastifyBaseLogger | undefined, error: unknown, url: string) {
+  if (error instanceof ApiError) return;
+  log?.error({ err: error, url }, 'unhandled error');
 }
 
 function sendApiError(reply: FastifyReply, error: ApiError) {

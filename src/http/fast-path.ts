@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
 import type { EncodedBody } from './response-cache.js';
 import { API_ERRORS, ApiError } from './api-errors.js';
 import { type DataResponder, representationFor } from './data-responder.js';
-import { sendRawError } from './errors.js';
+import { logUnhandled, sendRawError } from './errors.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import {
   CACHE_CONTROL,
@@ -31,6 +32,8 @@ export interface FastPathDeps {
   readonly clock: () => number;
   /** The forecast bodies the Fastify route serves too. */
   readonly forecasts: ForecastBodies;
+  /** Where a 500 is logged with its cause. */
+  readonly log?: FastifyBaseLogger;
 }
 
 /** What the fast path will send once the limiter lets the request through. */
@@ -64,10 +67,13 @@ export function createFastPath(deps: FastPathDeps) {
     const state = limiter.hit(clientAddress(request));
     if (state instanceof Promise) {
       state
-        .then((resolved) => respond(request, response, plan, resolved))
-        .catch(() => response.destroy());
+        .then((resolved) => respond(request, response, plan, resolved, deps.log))
+        .catch((error: unknown) => {
+          logUnhandled(deps.log, error, request.url ?? '');
+          response.destroy();
+        });
     } else {
-      void respond(request, response, plan, state);
+      void respond(request, response, plan, state, deps.log);
     }
     return true;
   };
@@ -130,6 +136,7 @@ async function respond(
   response: ServerResponse,
   plan: Plan,
   state: LimitState,
+  log?: FastifyBaseLogger,
 ): Promise<void> {
   const head = request.method === 'HEAD';
   if (!state.allowed) {
@@ -142,6 +149,7 @@ async function respond(
     try {
       encoded = await plan.fromResponder();
     } catch (error) {
+      logUnhandled(log, error, request.url ?? '');
       sendLimited(response, state, error instanceof ApiError ? error : API_ERRORS.internal(), head);
       return;
     }

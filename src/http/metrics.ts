@@ -180,8 +180,8 @@ export class ServiceMetrics {
       return state;
     };
     return {
-      hit: (key) => {
-        const state = limiter.hit(key);
+      hit: (key, weight) => {
+        const state = limiter.hit(key, weight);
         return state instanceof Promise ? state.then(count) : count(state);
       },
     };

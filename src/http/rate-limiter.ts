@@ -12,8 +12,11 @@ export interface LimitState {
 }
 
 export interface RateLimiter {
-  /** Counts one request of `key` and says whether it may pass. Never rejects. */
-  hit(key: string): LimitState | Promise<LimitState>;
+  /**
+   * Counts one request of `key`, weighing `weight` (a costly route more than 1), and says
+   * whether it may pass. Never rejects.
+   */
+  hit(key: string, weight?: number): LimitState | Promise<LimitState>;
 }
 
 const WINDOW_MS = 60_000;
@@ -42,7 +45,7 @@ export class LocalRateLimiter implements RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  hit(key: string): LimitState {
+  hit(key: string, weight = 1): LimitState {
     const now = this.now();
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
@@ -50,7 +53,7 @@ export class LocalRateLimiter implements RateLimiter {
       window = { endsAt: now + WINDOW_MS, count: 0 };
       this.windows.set(key, window);
     }
-    window.count++;
+    window.count += weight;
     return stateOf(this.limit, window.count, window.endsAt - now);
   }
 
@@ -59,10 +62,10 @@ export class LocalRateLimiter implements RateLimiter {
   }
 }
 
-// INCR and, on the first hit of a window, its expiry, in one round trip (atomic on the server).
+// INCRBY the weight and, on the first hit of a window, its expiry, in one round trip (atomic on the server).
 const HIT_SCRIPT = `
-  local count = redis.call('INCR', KEYS[1])
-  if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+  local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+  if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
   return {count, redis.call('PTTL', KEYS[1])}`;
 
 /**
@@ -81,17 +84,18 @@ export class RedisRateLimiter implements RateLimiter {
     this.fallback = new LocalRateLimiter(limit);
   }
 
-  async hit(key: string): Promise<LimitState> {
+  async hit(key: string, weight = 1): Promise<LimitState> {
     try {
       const [count, ttl] = (await this.redis.eval(
         HIT_SCRIPT,
         1,
         `${this.prefix}${key}`,
         WINDOW_MS,
+        weight,
       )) as [number, number];
       return stateOf(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
     } catch {
-      return this.fallback.hit(key);
+      return this.fallback.hit(key, weight);
     }
   }
 }

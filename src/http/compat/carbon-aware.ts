@@ -16,8 +16,10 @@ import { HOUR, parseInstant } from '../../core/time.js';
 import { resolveZone } from '../../core/zone-names.js';
 import { ZONES, type Zone } from '../../core/zones.js';
 import { echo, ApiError } from '../api-errors.js';
+import { logUnhandled } from '../errors.js';
 import { CACHE_CONTROL } from '../headers.js';
 import { readParams, readRepeatedParam } from '../query.js';
+import { distinct, REQUEST_LIMITS } from '../request-cost.js';
 import {
   compatInstantText,
   type CompatDeps,
@@ -45,7 +47,9 @@ export const CARBON_AWARE_PREFIX = '/compat/carbon-aware';
 const BASIS: Basis = 'lifecycle';
 
 /** The longest observed window one request may read. */
-const MAX_WINDOW_DAYS = 100;
+const MAX_WINDOW_DAYS = REQUEST_LIMITS.carbonAwareWindowDays;
+const { carbonAwareLocations: MAX_LOCATIONS, carbonAwareLocationHours: MAX_LOCATION_HOURS } =
+  REQUEST_LIMITS;
 
 const VALIDATION_TYPE = 'https://tools.ietf.org/html/rfc7231#section-6.5.1';
 
@@ -110,6 +114,22 @@ const ERRORS = {
     new ProblemError(400, 'ArgumentException', `${from} must be before ${to}.`),
   tooLong: () =>
     new ProblemError(400, 'ArgumentException', `A request covers at most ${MAX_WINDOW_DAYS} days.`),
+  tooManyLocations: (given: number) =>
+    new ProblemError(
+      400,
+      'One or more validation errors occurred.',
+      `At most ${MAX_LOCATIONS} distinct locations per request; ${given} were given. ` +
+        'Split the request.',
+      { location: [`At most ${MAX_LOCATIONS} distinct locations per request.`] },
+    ),
+  tooMuchData: (locations: number) =>
+    new ProblemError(
+      400,
+      'ArgumentException',
+      `A request reads at most ${MAX_LOCATION_HOURS} location-hours (window hours times ` +
+        `distinct locations); ${locations} locations cover at most ` +
+        `${Math.floor(MAX_LOCATION_HOURS / locations)} hours. Shorten the window or split the request.`,
+    ),
 };
 
 interface Located {
@@ -118,13 +138,19 @@ interface Located {
   readonly zone: Zone;
 }
 
-/** `location`, repeated or comma-separated; at least one, each known. */
+/**
+ * `location`, repeated or comma-separated; at least one, each known. A name given again is
+ * merged with its first place; at most MAX_LOCATIONS distinct names.
+ */
 function locationsOf(url: string): Located[] {
-  const names = readRepeatedParam(url, 'location')
-    .flatMap((value) => value.split(','))
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  const names = distinct(
+    readRepeatedParam(url, 'location')
+      .flatMap((value) => value.split(','))
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  );
   if (names.length === 0) throw ERRORS.required('location');
+  if (names.length > MAX_LOCATIONS) throw ERRORS.tooManyLocations(names.length);
   return names.map((name) => {
     const zone = resolveZone(name, 'ca');
     if (!zone) throw ERRORS.unknownLocation(name);
@@ -161,7 +187,10 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
         onRequest: limit,
       });
 
-      scope.setErrorHandler((error, _request, reply) => sendProblem(reply, error));
+      scope.setErrorHandler((error, request, reply) => {
+        if (describeError(error).statusCode >= 500) logUnhandled(request.log, error, request.url);
+        return sendProblem(reply, error);
+      });
       scope.setNotFoundHandler((request, reply) =>
         sendProblem(
           reply,
@@ -185,6 +214,9 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
         if (time !== undefined && toTime !== undefined) {
           if (time >= toTime) throw ERRORS.reversed('time', 'toTime');
           if (toTime - time > MAX_WINDOW_DAYS * 24 * HOUR) throw ERRORS.tooLong();
+          if ((toTime - time) * locations.length > MAX_LOCATION_HOURS * HOUR) {
+            throw ERRORS.tooMuchData(locations.length);
+          }
         }
         const all: EmissionsData[] = [];
         for (const { name, zone } of locations) {

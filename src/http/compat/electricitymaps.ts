@@ -17,8 +17,10 @@ import { electricityMapsKeyOf, electricityMapsZones, resolveZone } from '../../c
 import type { Reading } from '../../core/reading.js';
 import { findZone, SOURCE_INFO, type Zone } from '../../core/zones.js';
 import { echo, ApiError } from '../api-errors.js';
+import { logUnhandled } from '../errors.js';
 import { CACHE_CONTROL } from '../headers.js';
 import { readParams } from '../query.js';
+import { REQUEST_LIMITS } from '../request-cost.js';
 import {
   compatInstantText,
   type CompatDeps,
@@ -52,7 +54,7 @@ const PATHS = [
 ] as const;
 
 /** The longest past-range window: 100 days stays under 5000 half-hours (GB). */
-export const MAX_PAST_RANGE_DAYS = 100;
+export const MAX_PAST_RANGE_DAYS = REQUEST_LIMITS.electricityMapsPastRangeDays;
 const FORECAST_HORIZONS = [6, 24, 48, 72];
 const DEFAULT_HORIZON_HOURS = 24;
 
@@ -175,7 +177,11 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
       const config = (cacheControl: string) => ({ cacheControl, etag: true });
       const hidden = { hide: true };
 
-      scope.setErrorHandler((error, _request, reply) => sendEmError(reply, describeError(error)));
+      scope.setErrorHandler((error, request, reply) => {
+        const described = describeError(error);
+        if (described.statusCode >= 500) logUnhandled(request.log, error, request.url);
+        return sendEmError(reply, described);
+      });
       scope.setNotFoundHandler((request, reply) =>
         sendEmError(reply, emError(404, `not found: ${echo(request.url.split('?')[0] ?? '')}`)),
       );

@@ -8,6 +8,7 @@ import type { MixPoint } from '../../read/read-model.js';
 import { MAX_POINTS } from '../contract/limits.js';
 import { rateLimitHeaders } from '../headers.js';
 import type { RateLimiter } from '../rate-limiter.js';
+import { weightOf } from '../request-cost.js';
 import { API_ERRORS, ApiError } from '../api-errors.js';
 
 /**
@@ -64,13 +65,14 @@ export function mixesIn(
 }
 
 /**
- * The per-IP rate limit of every other route (one request counts once): sets the RateLimit-*
- * headers and throws the API's 429, which each compatibility API's error handler re-dresses in
- * its own format.
+ * The per-IP rate limit of every other route, a costly route weighing its ROUTE_WEIGHTS: sets
+ * the RateLimit-* headers and throws the API's 429, which each compatibility API's error handler
+ * re-dresses in its own format.
  */
 export function rateLimitHook(deps: CompatDeps) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const state = await deps.limiter.hit(deps.clientAddress(request.raw));
+    const weight = weightOf(request.routeOptions.url);
+    const state = await deps.limiter.hit(deps.clientAddress(request.raw), weight);
     reply.headers(rateLimitHeaders(state));
     if (!state.allowed) throw API_ERRORS.rateLimited(state.limit, state.resetSeconds);
   };

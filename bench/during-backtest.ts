@@ -1,0 +1,131 @@
+/**
+ * `latest` and `/v1/health` while gridco2 runs its walk-forward backtest (issue 21): on a copy of
+ * the bench store without any stored backtest, a fresh gridco2 starts one at once (the daily
+ * run); rounds of `/v1/intensity/latest` then alternate with the bare server replaying the same
+ * bytes, as the steady-state scenarios do, until the backtest's `forecasts: backtest done` line.
+ * Each round says whether the backtest was still running when it ended.
+ */
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { runLoad, type LoadGenerator, type LoadResult } from './load.js';
+import { waitForLine } from './processes.js';
+import { startBaseline, startGridco2 } from './servers.js';
+
+export interface DuringBacktestRound {
+  readonly gridco2: LoadResult;
+  readonly baseline: LoadResult;
+  readonly health: LoadResult;
+  /** Whether the backtest was still running when the round's last load ended. */
+  readonly backtestRunning: boolean;
+}
+
+export interface DuringBacktestResult {
+  readonly store: string;
+  readonly path: string;
+  readonly rounds: readonly DuringBacktestRound[];
+  /** From gridco2's first answer to `forecasts: backtest done`; null if it did not come. */
+  readonly backtestSeconds: number | null;
+}
+
+export const LATEST_PATH = '/v1/intensity/latest';
+
+export async function measureDuringBacktest(options: {
+  readonly repoDir: string;
+  readonly label: string;
+  readonly databaseUrl: string;
+  readonly scratchDir: string;
+  /** The captures of the steady-state run of the same store: the baseline replays them. */
+  readonly capturesFile: string;
+  readonly generator: LoadGenerator;
+  readonly durationSeconds: number;
+  /** At most this many rounds; fewer when the backtest ends first. */
+  readonly maxRounds: number;
+  readonly log: (message: string) => void;
+}): Promise<DuringBacktestResult> {
+  const { repoDir, label, scratchDir, generator, durationSeconds, log } = options;
+  const source = options.databaseUrl.replace(/^sqlite:/, '');
+  const copy = join(scratchDir, 'during-backtest.db');
+  copyFileSync(source, copy);
+  if (existsSync(`${source}-wal`)) copyFileSync(`${source}-wal`, `${copy}-wal`);
+  // No stored backtest: the server runs one as soon as it starts.
+  const db = new Database(copy);
+  db.prepare('DELETE FROM backtests').run();
+  db.close();
+  const baseline = await startBaseline(repoDir, options.capturesFile);
+  const gridco2 = await startGridco2(repoDir, `sqlite:${copy}`);
+  const started = performance.now();
+  let backtestSeconds: number | null = null;
+  const done = waitForLine(
+    gridco2.child,
+    (line) => (line.includes('"forecasts: backtest done"') ? true : undefined),
+    30 * 60_000,
+  );
+  // Rejected when gridco2 stops first: the backtest then did not end during the rounds.
+  done.then(
+    () => (backtestSeconds = (performance.now() - started) / 1000),
+    () => undefined,
+  );
+  try {
+    await gridco2.cacheLoaded;
+    const rounds: DuringBacktestRound[] = [];
+    for (let round = 0; round < options.maxRounds && backtestSeconds === null; round++) {
+      const load = (url: string) => runLoad(generator, url, durationSeconds);
+      const order =
+        round % 2 === 0 ? (['gridco2', 'baseline'] as const) : (['baseline', 'gridco2'] as const);
+      const results: Partial<Record<'gridco2' | 'baseline', LoadResult>> = {};
+      for (const server of order) {
+        results[server] = await load(
+          (server === 'gridco2' ? gridco2.url : baseline.url) + LATEST_PATH,
+        );
+      }
+      const health = await load(`${gridco2.url}/v1/health`);
+      rounds.push({
+        gridco2: results.gridco2!,
+        baseline: results.baseline!,
+        health,
+        backtestRunning: backtestSeconds === null,
+      });
+      log(
+        `${label}: during the backtest, latest ${results.gridco2!.requestsPerSecond.toFixed(0)} ` +
+          `req/s vs baseline ${results.baseline!.requestsPerSecond.toFixed(0)}, health p99 ` +
+          `${health.p99Ms.toFixed(1)} ms${backtestSeconds === null ? '' : ' (backtest ended)'}`,
+      );
+    }
+    return { store: label, path: LATEST_PATH, rounds, backtestSeconds };
+  } finally {
+    await gridco2.stop();
+    await baseline.stop();
+    rmSync(copy, { force: true });
+    rmSync(`${copy}-wal`, { force: true });
+    rmSync(`${copy}-shm`, { force: true });
+  }
+}
+
+export function renderDuringBacktest(result: DuringBacktestResult): string {
+  const lines = [
+    `## \`latest\` while the backtest runs (${result.store})`,
+    '',
+    'A fresh gridco2 on a copy of the store without a stored backtest runs one at start-up ' +
+      '(on its forecast worker thread); rounds of `' +
+      result.path +
+      '` alternate with the bare server until it ends. Target (issue 21): at least 0.4x, ' +
+      '`/v1/health` p99 under 50 ms.',
+    '',
+    `Backtest: ${result.backtestSeconds === null ? 'still running when the rounds ended' : `done ${result.backtestSeconds.toFixed(1)} s after start-up`}.`,
+    '',
+    '| Round | gridco2 req/s | baseline req/s | ratio | gridco2 p99 ms | health p99 ms | backtest running at the end |',
+    '| ----- | ------------- | -------------- | ----- | -------------- | ------------- | --------------------------- |',
+    ...result.rounds.map(
+      (round, index) =>
+        `| ${index + 1} | ${round.gridco2.requestsPerSecond.toFixed(0)} | ` +
+        `${round.baseline.requestsPerSecond.toFixed(0)} | ` +
+        `${(round.gridco2.requestsPerSecond / round.baseline.requestsPerSecond).toFixed(2)} | ` +
+        `${round.gridco2.p99Ms.toFixed(1)} | ${round.health.p99Ms.toFixed(1)} | ` +
+        `${round.backtestRunning ? 'yes' : 'no'} |`,
+    ),
+  ];
+  if (result.rounds.length === 0)
+    lines.push('', 'No round: the backtest ended before the cache was loaded.');
+  return lines.join('\n');
+}

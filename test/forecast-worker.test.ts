@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inThreadCompute } from '../src/forecast/compute.js';
+import { forecastCompute, WorkerCompute } from '../src/forecast/worker-compute.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { fillFixedStore, NOW_S } from './support/fixed-store.js';
+
+/**
+ * The forecast engine's work on a worker thread (issue 21): the same results as on the serving
+ * thread, handed back whole; cancelled by stopping; and a worker again for the next job. Runs
+ * the TypeScript sources through tsx's loader in the worker, as the built `.js` runs without.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'gridco2-forecast-worker-'));
+const file = join(dir, 'fixed.db');
+let store: SqliteStore;
+
+beforeAll(async () => {
+  store = new SqliteStore(file);
+  await fillFixedStore(store);
+});
+afterAll(async () => {
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('forecast work on a worker thread', () => {
+  it(
+    'backtests and prepares every zone exactly as the serving thread does',
+    { timeout: 120_000 },
+    async () => {
+      const signal = new AbortController().signal;
+      const here = inThreadCompute(store);
+      const worker = new WorkerCompute(`sqlite:${file}`);
+      try {
+        const [localRun, workerRun] = [
+          await here.backtest(NOW_S, signal),
+          await worker.backtest(NOW_S, signal),
+        ];
+        expect(workerRun).toEqual(localRun);
+        expect(workerRun.zones.some((zone) => zone.issues > 0)).toBe(true);
+        const local = await here.prepare(NOW_S, localRun.zones, signal);
+        const remote = await worker.prepare(NOW_S, workerRun.zones, signal);
+        expect(remote).toEqual(local);
+        expect(remote.forecasts.filter(([, forecast]) => forecast !== null).length).toBeGreaterThan(
+          0,
+        );
+        // Float64Arrays cross the thread boundary as Float64Arrays.
+        const forecast = remote.forecasts.find(([, prepared]) => prepared)![1]!;
+        expect(forecast.values).toBeInstanceOf(Float64Array);
+      } finally {
+        await worker.close();
+      }
+    },
+  );
+
+  it(
+    'cancels a job under way on stop, and starts a new worker for the next one',
+    { timeout: 120_000 },
+    async () => {
+      const worker = new WorkerCompute(`sqlite:${file}`);
+      try {
+        const stopping = new AbortController();
+        const running = worker.backtest(NOW_S, stopping.signal);
+        stopping.abort();
+        await expect(running).rejects.toThrow('forecast worker stopped');
+        await expect(worker.backtest(NOW_S, stopping.signal)).rejects.toThrow('stopped');
+        const fresh = new AbortController().signal;
+        const prepared = await worker.prepare(NOW_S, [], fresh);
+        expect(prepared.failures).toEqual([]);
+        expect(prepared.forecasts.length).toBeGreaterThan(45);
+      } finally {
+        await worker.close();
+      }
+    },
+  );
+
+  it(
+    'fails a job with the worker error, not a hang, when the store cannot be opened',
+    { timeout: 60_000 },
+    async () => {
+      const worker = new WorkerCompute(`sqlite:${join(file, 'none.db')}`);
+      try {
+        await expect(worker.prepare(NOW_S, [], new AbortController().signal)).rejects.toThrow();
+      } finally {
+        await worker.close();
+      }
+    },
+  );
+
+  it('keeps an in-memory store on the serving thread, where it lives', () => {
+    expect(forecastCompute(store, 'sqlite::memory:')).not.toBeInstanceOf(WorkerCompute);
+    expect(forecastCompute(store, `sqlite:${file}`)).toBeInstanceOf(WorkerCompute);
+    expect(forecastCompute(store, 'postgres://postgres@127.0.0.1/x')).toBeInstanceOf(WorkerCompute);
+  });
+});
