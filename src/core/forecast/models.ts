@@ -318,22 +318,35 @@ function fitClimatology(
   const decays = DECAY_HOURS.length;
   const errors = new Float64Array(CLIMATOLOGY_WINDOW_WEEKS.length * decays);
   const step = zone.series.step;
+  const decay = new Float64Array(decays);
+  // The past issues' profiles of each window, looked up once per past issue, not per target.
+  let profilesOf: Anchor | undefined;
+  const profiles: (Float64Array | null)[] = [];
   forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
+    if (anchor !== profilesOf) {
+      profilesOf = anchor;
+      CLIMATOLOGY_WINDOW_WEEKS.forEach((weeks, w) => {
+        profiles[w] = w === 0 ? anchor.profile : zone.profile(anchor.visibleEnd, weeks);
+      });
+    }
     const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
-    CLIMATOLOGY_WINDOW_WEEKS.forEach((weeks, w) => {
-      const profile = w === 0 ? anchor.profile : zone.profile(anchor.visibleEnd, weeks);
+    for (let k = 0; k < decays; k++) decay[k] = Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+    const ofWeek = zone.slotOfWeek(slot);
+    const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
+    for (let w = 0; w < CLIMATOLOGY_WINDOW_WEEKS.length; w++) {
+      const profile = profiles[w];
       if (!profile) {
         // Not enough history for this window then: it is not chosen.
         errors.fill(Number.POSITIVE_INFINITY, w * decays, (w + 1) * decays);
-        return;
+        continue;
       }
-      const value = profile[zone.slotOfWeek(slot)]!;
-      const anomaly = anchor.latest - profile[zone.slotOfWeek(anchor.latestSlot)]!;
+      const value = profile[ofWeek]!;
+      const anomaly = anchor.latest - profile[latestOfWeek]!;
       for (let k = 0; k < decays; k++) {
-        const forecast = value + anomaly * Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+        const forecast = value + anomaly * decay[k]!;
         errors[w * decays + k]! += (forecast - actual) ** 2;
       }
-    });
+    }
   });
   let best = 0;
   for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
@@ -692,8 +705,11 @@ export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOU
 export function bucketSlots(zone: ZoneState, issueTs: number, bucket: number): [number, number] {
   const { first, last } = HORIZON_BUCKETS[bucket]!;
   const { startTs, step } = zone.series;
-  // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last].
-  const slotAfter = (hours: number): number =>
-    Math.floor((issueTs + hours * HOUR_SECONDS - step - startTs) / step) + 1;
-  return [slotAfter(first - 1), slotAfter(last)];
+  // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last]: the first slot
+  // past `hours` hours is floor((issueTs + hours h - step - startTs) / step) + 1.
+  const base = issueTs - step - startTs;
+  return [
+    Math.floor((base + (first - 1) * HOUR_SECONDS) / step) + 1,
+    Math.floor((base + last * HOUR_SECONDS) / step) + 1,
+  ];
 }
