@@ -331,18 +331,25 @@ function weighWalkForward(
     const lastIssueTs = Number.isFinite(at) ? at : (issues.at(-1)?.issueTs ?? 0) + DAY_SECONDS;
     const since = lastIssueTs - WEIGHT_DAYS * DAY_SECONDS;
     const weights = new Float64Array(buckets * count);
-    for (let bucket = 0; bucket < buckets; bucket++) {
-      const inverse = scored.map(({ perIssue }) => {
-        let sq = 0;
-        let n = 0;
-        for (let k = perIssue.length - 1; k >= 0; k--) {
-          if (issues[k]!.issueTs < since) break;
-          if (perIssue[k]!.knownAt + lagSeconds > at) continue;
-          sq += perIssue[k]!.sq[bucket]!;
-          n += perIssue[k]!.n[bucket]!;
+    // Per candidate, one pass over the earlier issues sums every bucket's errors.
+    const inverses = scored.map(({ perIssue }) => {
+      const sq = new Float64Array(buckets);
+      const n = new Float64Array(buckets);
+      for (let k = perIssue.length - 1; k >= 0; k--) {
+        if (issues[k]!.issueTs < since) break;
+        const errors = perIssue[k]!;
+        if (errors.knownAt + lagSeconds > at) continue;
+        for (let bucket = 0; bucket < buckets; bucket++) {
+          sq[bucket]! += errors.sq[bucket]!;
+          n[bucket]! += errors.n[bucket]!;
         }
-        return n > 0 ? (n / Math.max(sq, 1e-9)) ** WEIGHT_POWER : Number.NaN;
-      });
+      }
+      return Array.from(n, (count, bucket) =>
+        count > 0 ? (count / Math.max(sq[bucket]!, 1e-9)) ** WEIGHT_POWER : Number.NaN,
+      );
+    });
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      const inverse = inverses.map((byBucket) => byBucket[bucket]!);
       const total = inverse.reduce((sum, value) => sum + (Number.isNaN(value) ? 0 : value), 0);
       inverse.forEach((value, k) => {
         weights[bucket * count + k] =
@@ -461,7 +468,7 @@ function* scoreModel(
   const sums = HORIZON_BUCKETS.map(emptySums);
   // Errors by hour ahead (index hours - 1), in issue order.
   const errors: ScoredError[][] = Array.from({ length: HORIZON_HOURS }, () => []);
-  let pools: number[][] = [];
+  let pools: Float64Array[] = [];
   let poolsAt = Number.NEGATIVE_INFINITY;
   // Per bucket, the quantile levels of the band's edges, adapted so that a tenth of the outcomes
   // falls below and a tenth above (adaptive conformal inference, Gibbs & Candes 2021). An issue's
@@ -624,7 +631,7 @@ function errorPools(
   issues: readonly IssueForecasts[],
   beforeIssue: number,
   knownBy: number,
-): number[][] {
+): Float64Array[] {
   const lastTs = issues[beforeIssue - 1]?.issueTs ?? Number.NEGATIVE_INFINITY;
   const sinceTs = lastTs - BAND_DAYS * DAY_SECONDS;
   // Each hour's errors in issue order: only the tail of each list is read.
@@ -637,19 +644,26 @@ function errorPools(
     }
     return out;
   });
-  const pools: number[][] = [];
+  const pools: Float64Array[] = [];
   for (let hour = 0; hour < HORIZON_HOURS; hour++) {
-    const pool: number[] = [];
     const from = Math.max(0, hour - BAND_POOL_HOURS);
     const to = Math.min(HORIZON_HOURS - 1, hour + BAND_POOL_HOURS);
-    for (let h = from; h <= to; h++) pool.push(...recent[h]!);
-    pools.push(pool.sort((a, b) => a - b));
+    let size = 0;
+    for (let h = from; h <= to; h++) size += recent[h]!.length;
+    const pool = new Float64Array(size);
+    let at = 0;
+    for (let h = from; h <= to; h++) {
+      pool.set(recent[h]!, at);
+      at += recent[h]!.length;
+    }
+    // A typed array sorts numerically, natively: most of the band's cost otherwise.
+    pools.push(pool.sort());
   }
   return pools;
 }
 
 /** Linear interpolation between order statistics of a sorted array. */
-export function quantile(sorted: readonly number[], p: number): number {
+export function quantile(sorted: ArrayLike<number>, p: number): number {
   const position = (sorted.length - 1) * p;
   const below = Math.floor(position);
   const above = Math.min(below + 1, sorted.length - 1);

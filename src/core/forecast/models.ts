@@ -86,6 +86,7 @@ const LATEST_LOOKBACK_SECONDS = 7 * DAY_SECONDS;
 export class ZoneState {
   private readonly profiles = new Map<number, Float64Array | null>();
   private readonly generationProfiles = new Map<number, Float64Array | null>();
+  private readonly reshapedProfiles = new Map<number, Float64Array | null>();
   readonly slotsPerWeek: number;
   /** Slot-of-week of slot 0. */
   private readonly weekPhase: number;
@@ -138,6 +139,38 @@ export class ZoneState {
     const built = this.buildProfile(this.series.values, visibleEnd, weeks);
     this.profiles.set(key, built);
     return built;
+  }
+
+  /**
+   * The ten-week profile with each hour of the day moved by the mean departure of that hour over
+   * the last `days` days: the recent days' daily shape (solar in spring rises earlier and higher
+   * than ten weeks of it say) on the climatology's weekly pattern.
+   */
+  reshapedProfile(visibleEnd: number, days: number): Float64Array | null {
+    const key = days * 1e9 + visibleEnd;
+    const cached = this.reshapedProfiles.get(key);
+    if (cached !== undefined) return cached;
+    const profile = this.profile(visibleEnd);
+    let reshaped: Float64Array | null = null;
+    if (profile) {
+      const { step, values } = this.series;
+      const perDay = DAY_SECONDS / step;
+      const sums = new Float64Array(perDay);
+      const counts = new Float64Array(perDay);
+      for (let slot = Math.max(0, visibleEnd - days * perDay); slot < visibleEnd; slot++) {
+        const value = values[slot]!;
+        if (Number.isNaN(value)) continue;
+        const ofWeek = this.slotOfWeek(slot);
+        sums[ofWeek % perDay]! += value - profile[ofWeek]!;
+        counts[ofWeek % perDay]! += 1;
+      }
+      reshaped = profile.map((value, ofWeek) => {
+        const hour = ofWeek % perDay;
+        return counts[hour]! > 0 ? value + sums[hour]! / counts[hour]! : value;
+      });
+    }
+    this.reshapedProfiles.set(key, reshaped);
+    return reshaped;
   }
 
   /** The same profile of the zone's total generation, when the inputs carry it. */
@@ -282,7 +315,7 @@ export const CLIMATOLOGY_ANOMALY: ForecastModel = {
  * follows the shorter window.
  */
 export const CLIMATOLOGY: ForecastModel = {
-  id: 'climatology@2',
+  id: 'climatology@3',
   inputsOf: HISTORY_ONLY,
   predict(zone, issue, end) {
     const out = nanArray(end - issue.visibleEnd);
@@ -294,8 +327,8 @@ export const CLIMATOLOGY: ForecastModel = {
     for (let i = 0; i < out.length; i++) {
       const slot = issue.visibleEnd + i;
       const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-      const { weeks, decayHours } = fits[bucketIndex(hours)]!;
-      const profile = zone.profile(issue.visibleEnd, weeks) ?? anchor.profile;
+      const { window, decayHours } = fits[bucketIndex(hours)]!;
+      const profile = climatologyProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
       const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
       out[i] =
         profile[zone.slotOfWeek(slot)]! +
@@ -308,37 +341,71 @@ export const CLIMATOLOGY: ForecastModel = {
 /** The e-folding times the climatology chooses from, in hours; the first without training data. */
 const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
 /** The profile windows it chooses from, in weeks; the first without training data. */
-const CLIMATOLOGY_WINDOW_WEEKS = [CLIMATOLOGY_WEEKS, 4];
+const CLIMATOLOGY_WINDOWS: readonly ClimatologyWindow[] = [
+  { weeks: CLIMATOLOGY_WEEKS },
+  { weeks: 4 },
+  { weeks: CLIMATOLOGY_WEEKS, reshapeDays: 7 },
+];
+
+/** A profile the climatology may follow: the last `weeks` weeks, reshaped by recent days. */
+interface ClimatologyWindow {
+  readonly weeks: number;
+  readonly reshapeDays?: number;
+}
+
+function climatologyProfile(
+  zone: ZoneState,
+  visibleEnd: number,
+  window: ClimatologyWindow,
+): Float64Array | null {
+  return window.reshapeDays
+    ? zone.reshapedProfile(visibleEnd, window.reshapeDays)
+    : zone.profile(visibleEnd, window.weeks);
+}
 
 function fitClimatology(
   zone: ZoneState,
   issue: Issue,
   bucket: number,
-): { weeks: number; decayHours: number } {
+): { window: ClimatologyWindow; decayHours: number } {
   const decays = DECAY_HOURS.length;
-  const errors = new Float64Array(CLIMATOLOGY_WINDOW_WEEKS.length * decays);
+  const errors = new Float64Array(CLIMATOLOGY_WINDOWS.length * decays);
   const step = zone.series.step;
+  const decay = new Float64Array(decays);
+  // The past issues' profiles of each window, looked up once per past issue, not per target.
+  let profilesOf: Anchor | undefined;
+  const profiles: (Float64Array | null)[] = [];
   forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
+    if (anchor !== profilesOf) {
+      profilesOf = anchor;
+      CLIMATOLOGY_WINDOWS.forEach((window, w) => {
+        profiles[w] =
+          w === 0 ? anchor.profile : climatologyProfile(zone, anchor.visibleEnd, window);
+      });
+    }
     const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
-    CLIMATOLOGY_WINDOW_WEEKS.forEach((weeks, w) => {
-      const profile = w === 0 ? anchor.profile : zone.profile(anchor.visibleEnd, weeks);
+    for (let k = 0; k < decays; k++) decay[k] = Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+    const ofWeek = zone.slotOfWeek(slot);
+    const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
+    for (let w = 0; w < CLIMATOLOGY_WINDOWS.length; w++) {
+      const profile = profiles[w];
       if (!profile) {
         // Not enough history for this window then: it is not chosen.
         errors.fill(Number.POSITIVE_INFINITY, w * decays, (w + 1) * decays);
-        return;
+        continue;
       }
-      const value = profile[zone.slotOfWeek(slot)]!;
-      const anomaly = anchor.latest - profile[zone.slotOfWeek(anchor.latestSlot)]!;
+      const value = profile[ofWeek]!;
+      const anomaly = anchor.latest - profile[latestOfWeek]!;
       for (let k = 0; k < decays; k++) {
-        const forecast = value + anomaly * Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+        const forecast = value + anomaly * decay[k]!;
         errors[w * decays + k]! += (forecast - actual) ** 2;
       }
-    });
+    }
   });
   let best = 0;
   for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
   return {
-    weeks: CLIMATOLOGY_WINDOW_WEEKS[Math.floor(best / decays)]!,
+    window: CLIMATOLOGY_WINDOWS[Math.floor(best / decays)]!,
     decayHours: DECAY_HOURS[best % decays]!,
   };
 }
@@ -692,8 +759,11 @@ export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOU
 export function bucketSlots(zone: ZoneState, issueTs: number, bucket: number): [number, number] {
   const { first, last } = HORIZON_BUCKETS[bucket]!;
   const { startTs, step } = zone.series;
-  // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last].
-  const slotAfter = (hours: number): number =>
-    Math.floor((issueTs + hours * HOUR_SECONDS - step - startTs) / step) + 1;
-  return [slotAfter(first - 1), slotAfter(last)];
+  // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last]: the first slot
+  // past `hours` hours is floor((issueTs + hours h - step - startTs) / step) + 1.
+  const base = issueTs - step - startTs;
+  return [
+    Math.floor((base + (first - 1) * HOUR_SECONDS) / step) + 1,
+    Math.floor((base + last * HOUR_SECONDS) / step) + 1,
+  ];
 }
