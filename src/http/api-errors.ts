@@ -92,6 +92,25 @@ export const API_ERRORS = {
       'invalid param: horizon_hours',
       `use a whole number of hours from 1 to ${max}, e.g. horizon_hours=24, or leave it out (48)`,
     ),
+  /** `/v1/intensity/level`: zone and zones together. */
+  zoneOrZones: () =>
+    new ApiError(
+      400,
+      'invalid param: zones',
+      'give zone (one code) or zones (comma-separated codes or all), not both',
+    ),
+  invalidLevelHorizon: (max: number, fallback: number) =>
+    new ApiError(
+      400,
+      'invalid param: horizon_hours',
+      `use a whole number of hours from 0 to ${max}, e.g. horizon_hours=24, or leave it out (${fallback})`,
+    ),
+  statsWindowTooLong: (maxDays: number) =>
+    new ApiError(
+      400,
+      `invalid window: at most ${maxDays} days`,
+      `give from and to at most ${maxDays} days apart, or split the window`,
+    ),
   invalidEnergy: () =>
     new ApiError(
       400,

@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
+import { registerSignals } from './signals.js';
 import { registerForecast } from './forecast.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import { factorsBody } from './factors-body.js';
@@ -117,6 +118,14 @@ function indexBody(demo: boolean): IndexResponse {
         'GET /v1/schedule?zones=Z,Z|all[&duration_minutes=N][&earliest=T][&deadline=T]' +
         '[&interruptible=true][&estimator=expected|p90][&basis=B][&energy_kwh=E]: when and ' +
         'where a job runs on the lowest forecast intensity, against running it now.',
+      level:
+        'GET /v1/intensity/level?zone=Z|zones=Z,Z|all[&basis=B][&horizon_hours=N]: where the ' +
+        "newest reading and the forecast stand within the zone's own last 30 days: a percentile " +
+        'and a level from very-low to very-high.',
+      stats:
+        'GET /v1/intensity/stats?zone=Z[&from=T][&to=T][&basis=B][&energy_kwh=E]: count, ' +
+        'coverage, mean, min, max, P10/P50/P90 and the mean by UTC hour of a window of up to ' +
+        '400 days, and the emissions of energy_kwh used over it.',
     },
     openapi: '/v1/openapi.json',
     attribution:
@@ -381,6 +390,14 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   registerExport(app, { store, responder, clock, clientAddress, limit });
   registerSchedule(app, { store, responder, clock, limit, forecasts: () => app.forecasts });
+  registerSignals(app, {
+    store,
+    responder,
+    cache: deps.cache,
+    clock,
+    limit,
+    forecasts: () => app.forecasts,
+  });
   registerForecast(app, {
     limit,
     bodies: deps.forecastBodies,

@@ -25,7 +25,9 @@ describe('webhook signatures', () => {
         const verifier = new Webhook(secret);
         // The library checks the timestamp against its own clock: sign with a current one too.
         const now = Math.floor(Date.now() / 1000);
-        expect(verifier.verify(body, { ...signWebhook(secret, 'evt_1', now, body) })).toEqual(JSON.parse(body));
+        expect(verifier.verify(body, { ...signWebhook(secret, 'evt_1', now, body) })).toEqual(
+          JSON.parse(body),
+        );
         expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
         const tampered = signWebhook(secret, 'evt_1', now, body);
         expect(() => verifier.verify(body + 'x', { ...tampered })).toThrow();
@@ -46,12 +48,16 @@ describe('webhook signatures', () => {
 describe('retry backoff', () => {
   it('grows with jitter within bounds, is capped, and stops after 24 hours', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 60 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (n, r) => {
-        const full = Math.min(DEFAULT_BACKOFF.capMs, DEFAULT_BACKOFF.baseMs * 2 ** (n - 1));
-        const delay = retryDelayMs(n, r);
-        expect(delay).toBeGreaterThanOrEqual(Math.floor(full / 2));
-        expect(delay).toBeLessThanOrEqual(full);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.double({ min: 0, max: 0.999999, noNaN: true }),
+        (n, r) => {
+          const full = Math.min(DEFAULT_BACKOFF.capMs, DEFAULT_BACKOFF.baseMs * 2 ** (n - 1));
+          const delay = retryDelayMs(n, r);
+          expect(delay).toBeGreaterThanOrEqual(Math.floor(full / 2));
+          expect(delay).toBeLessThanOrEqual(full);
+        },
+      ),
     );
     // Failing every time: attempts keep coming for 24 hours, then stop.
     let at = 0;
