@@ -291,7 +291,7 @@ describe.each(cases)(
         ['DE', DE_LAST - 400 * DAY + H, DE_LAST + H, 'direct'],
       ];
       for (let i = 0; i < 6; i++) {
-        const zone = (['DE', 'FR', 'GB'] as const)[i % 3];
+        const zone = (['DE', 'FR', 'GB'] as const)[i % 3]!;
         const from = DE_LAST - Math.floor(random() * 40 * DAY);
         windows.push([
           zone,
