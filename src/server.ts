@@ -3,6 +3,8 @@ import { pino, type Logger } from 'pino';
 import { type Config, redactUrl } from './config.js';
 import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
+import { signalReads } from './http/signal-reads.js';
+import { type Deliverer, type DelivererOptions, startDeliverer } from './webhooks/deliverer.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ForecastEngine } from './forecast/engine.js';
 import { ReadingCache } from './serving/reading-cache.js';
@@ -17,6 +19,8 @@ export interface RunningServer {
   readonly ingesting: () => boolean;
   /** The prepared forecasts (tests call `tick()` instead of waiting for the next check). */
   readonly forecasts: ForecastEngine;
+  /** The webhook deliverer, with WEBHOOKS=on. */
+  readonly deliverer?: Deliverer;
   /** Stops accepting, finishes in-flight requests and background work, closes the store. */
   close(): Promise<void>;
 }
@@ -40,6 +44,8 @@ export interface ServerOptions {
   readonly connections?: AppDeps['connections'];
   /** Bounds and timing of event streams (tests shorten them). */
   readonly streams?: AppDeps['streams'];
+  /** Timing of webhook deliveries (tests shorten the turn and the backoff). */
+  readonly webhooks?: Partial<Pick<DelivererOptions, 'turnMs' | 'leaseMs' | 'backoff'>>;
   /** How often the forecasts check for new data (the demo, filling its store, checks often). */
   readonly forecastCheckMs?: number;
 }
@@ -81,6 +87,19 @@ export async function startServer(
   }
   cache?.start();
   forecasts.start();
+  // WEBHOOKS=on: every instance competes for the webhooks lease; its holder delivers.
+  const deliverer = config.webhooks.enabled
+    ? startDeliverer({
+        store,
+        logger,
+        // From the store: the version evaluated and the values read are then the same.
+        ...signalReads(store, undefined),
+        forecasts: () => forecasts,
+        allow: config.webhooks.allow,
+        ...(options.clock && { clock: options.clock }),
+        ...options.webhooks,
+      })
+    : undefined;
   // With INGEST=on, this instance competes for the one ingestion lease of the store.
   const leadership = config.ingest
     ? startIngestionLeadership({
@@ -111,10 +130,12 @@ export async function startServer(
     url,
     ingesting: () => leadership?.leading ?? false,
     forecasts,
+    ...(deliverer && { deliverer }),
     close: () =>
       (closing ??= (async () => {
         stopWatching();
         await app.close();
+        await deliverer?.stop();
         await leadership?.stop();
         await forecasts.stop();
         await cache?.stop();

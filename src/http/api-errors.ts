@@ -151,6 +151,31 @@ export const API_ERRORS = {
       'invalid header: Last-Event-ID',
       'send back the id of the last event received (a whole number), or no Last-Event-ID',
     ),
+  /** A subscription body that cannot be read (extensions §13); the hint names the member. */
+  invalidSubscription: (hint: string) => new ApiError(400, 'invalid subscription', hint),
+  /** A callback URL refused by the target rules; the message names the rule. */
+  urlRefused: (rule: string, hint: string) =>
+    new ApiError(400, `invalid subscription: ${rule}`, hint),
+  /** Unknown id, or a wrong or missing secret: the same answer, so ids cannot be probed. */
+  unknownSubscription: () =>
+    new ApiError(
+      404,
+      'unknown subscription',
+      'give the id returned at creation and Authorization: Bearer <its secret>',
+    ),
+  tooManySubscriptions: (max: number) =>
+    new ApiError(
+      429,
+      'too many subscriptions',
+      `at most ${max} subscriptions per IP; delete one first`,
+      {
+        'retry-after': '60',
+      },
+    ),
+  subscriptionsFull: () =>
+    new ApiError(429, 'too many subscriptions on this server', 'retry later, or ask its operator', {
+      'retry-after': '3600',
+    }),
   unknownZone: (given: string) =>
     new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes'),
   /** `provider:region` that is not a region of the table (or not in one of the 45 zones). */

@@ -397,6 +397,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     clock,
     limit,
     forecasts: () => app.forecasts,
+    clientAddress,
+    webhooks: config.webhooks,
   });
   registerForecast(app, {
     limit,

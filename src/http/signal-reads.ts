@@ -2,7 +2,7 @@ import type { Basis } from '../core/factors.js';
 import type { ZoneReading } from '../core/reading.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
 import type { Store } from '../storage/store.js';
-import { type DataResponder, fromStore } from './data-responder.js';
+import { DataResponder, fromStore } from './data-responder.js';
 
 /**
  * The two reads levels, statistics and webhooks need, as function types: the published points
@@ -89,4 +89,16 @@ export function readVersionOf(
   cache: ReadingCache | undefined,
 ): ReadVersion {
   return () => (responder.cached && cache ? cache.version : undefined);
+}
+
+/**
+ * The reads for a process that has no HTTP responder at hand (the webhook deliverer): from the
+ * cache once it is loaded, else from the store.
+ */
+export function signalReads(
+  store: Store,
+  cache: ReadingCache | undefined,
+): { points: ReadPoints; latest: ReadLatest } {
+  const responder = new DataResponder(store, cache);
+  return { points: readPointsOf(responder, store), latest: readLatestOf(responder, store, cache) };
 }

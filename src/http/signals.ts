@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
 import type { ForecastBook } from '../forecast/book.js';
 import type { ReadingCache } from '../serving/reading-cache.js';
 import type { Store } from '../storage/store.js';
@@ -6,9 +7,10 @@ import type { DataResponder } from './data-responder.js';
 import { registerLevel } from './level.js';
 import { readLatestOf, readPointsOf, readVersionOf } from './signal-reads.js';
 import { registerStats } from './stats.js';
+import { registerSubscriptions } from './subscriptions.js';
 
 /**
- * Levels and statistics (extensions §11, §12): the routes, on the reads of signal-reads.ts built
+ * Levels, statistics and webhook subscriptions (extensions §11-13): the routes, on the reads of signal-reads.ts built
  * from the current responder, store and cache.
  */
 export interface SignalsDeps {
@@ -18,6 +20,8 @@ export interface SignalsDeps {
   readonly clock: () => number;
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   readonly forecasts: () => ForecastBook;
+  readonly clientAddress: (request: FastifyRequest['raw']) => string;
+  readonly webhooks: Config['webhooks'];
 }
 
 export function registerSignals(app: FastifyInstance, deps: SignalsDeps): void {
@@ -30,4 +34,14 @@ export function registerSignals(app: FastifyInstance, deps: SignalsDeps): void {
     forecasts: deps.forecasts,
   });
   registerStats(app, { limit: deps.limit, points, clock: deps.clock });
+  if (deps.webhooks.enabled) {
+    registerSubscriptions(app, {
+      limit: deps.limit,
+      store: deps.store.webhooks,
+      clientAddress: deps.clientAddress,
+      clock: deps.clock,
+      allow: deps.webhooks.allow,
+      max: deps.webhooks.max,
+    });
+  }
 }
