@@ -126,6 +126,10 @@ function indexBody(demo: boolean): IndexResponse {
         'GET /v1/intensity/stats?zone=Z[&from=T][&to=T][&basis=B][&energy_kwh=E]: count, ' +
         'coverage, mean, min, max, P10/P50/P90 and the mean by UTC hour of a window of up to ' +
         '400 days, and the emissions of energy_kwh used over it.',
+      subscriptions:
+        'POST /v1/subscriptions, GET and DELETE /v1/subscriptions/{id}: signed webhooks when a ' +
+        'reading is published, crosses a threshold or level, or the forecast holds a low window ' +
+        '(only where the operator set WEBHOOKS=on).',
     },
     openapi: '/v1/openapi.json',
     attribution:

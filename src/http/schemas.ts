@@ -132,6 +132,7 @@ export const IndexResponse = Type.Object(
       schedule: Type.String(),
       level: Type.String(),
       stats: Type.String(),
+      subscriptions: Type.String(),
     }),
     openapi: Type.String({ description: 'Path of the OpenAPI 3.1 document.' }),
     attribution: Type.String(),
