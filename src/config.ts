@@ -45,6 +45,14 @@ export interface Config {
    * `gridco2 simulate-upstreams`. Off, answers the simulator signs are never ingested.
    */
   readonly demo: boolean;
+  /** Webhook subscriptions and deliveries (extensions §13): WEBHOOKS=on; off by default. */
+  readonly webhooks: {
+    readonly enabled: boolean;
+    /** Host patterns callbacks may target (WEBHOOK_ALLOW); default every public host. */
+    readonly allow: readonly string[];
+    /** Subscriptions in all (WEBHOOK_MAX). */
+    readonly max: number;
+  };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -112,6 +120,16 @@ export function loadConfig(
     },
     streamMax: integer(read('STREAM_MAX'), 'STREAM_MAX', 1000, 1, 1e6),
     metrics: oneOf(read('METRICS'), 'METRICS', ['on', 'off'], 'on') === 'on',
+    webhooks: Object.freeze({
+      enabled: oneOf(read('WEBHOOKS'), 'WEBHOOKS', ['on', 'off'], 'off') === 'on',
+      allow: Object.freeze(
+        (read('WEBHOOK_ALLOW') ?? '*')
+          .split(',')
+          .map((pattern) => pattern.trim())
+          .filter((pattern) => pattern !== ''),
+      ),
+      max: integer(read('WEBHOOK_MAX'), 'WEBHOOK_MAX', 10_000, 1, 1e7),
+    }),
     dashboard: oneOf(read('DASHBOARD'), 'DASHBOARD', ['on', 'off'], 'on') === 'on',
     demo: oneOf(read('DEMO'), 'DEMO', ['on', 'off'], 'off') === 'on',
   });

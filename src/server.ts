@@ -3,10 +3,14 @@ import { pino, type Logger } from 'pino';
 import { ConfigError, type Config, HOST_ACCEPTED, redactUrl } from './config.js';
 import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
+import { API_ERRORS } from './http/api-errors.js';
+import { signalReads } from './http/signal-reads.js';
+import { type Deliverer, type DelivererOptions, startDeliverer } from './webhooks/deliverer.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ForecastEngine } from './forecast/engine.js';
 import { forecastCompute } from './forecast/worker-compute.js';
 import { ReadingCache } from './read/reading-cache.js';
+import { Reads } from './read/reads.js';
 import { openStore } from './open-store.js';
 import type { Store } from './storage/store.js';
 
@@ -18,6 +22,8 @@ export interface RunningServer {
   readonly ingesting: () => boolean;
   /** The prepared forecasts (tests call `tick()` instead of waiting for the next check). */
   readonly forecasts: ForecastEngine;
+  /** The webhook deliverer, with WEBHOOKS=on. */
+  readonly deliverer?: Deliverer;
   /** Stops accepting, finishes in-flight requests and background work, closes the store. */
   close(): Promise<void>;
 }
@@ -41,6 +47,8 @@ export interface ServerOptions {
   readonly connections?: AppDeps['connections'];
   /** Bounds and timing of event streams (tests shorten them). */
   readonly streams?: AppDeps['streams'];
+  /** Timing of webhook deliveries (tests shorten the turn and the backoff). */
+  readonly webhooks?: Partial<Pick<DelivererOptions, 'turnMs' | 'leaseMs' | 'backoff'>>;
   /** How often the forecasts check for new data (the demo, filling its store, checks often). */
   readonly forecastCheckMs?: number;
 }
@@ -84,6 +92,19 @@ export async function startServer(
   }
   cache?.start();
   forecasts.start();
+  // WEBHOOKS=on: every instance competes for the webhooks lease; its holder delivers.
+  const deliverer = config.webhooks.enabled
+    ? startDeliverer({
+        store,
+        logger,
+        // From the store: the version evaluated and the values read are then the same.
+        ...signalReads(new Reads(store, undefined, API_ERRORS.storeUnavailable)),
+        forecasts: () => forecasts,
+        allow: config.webhooks.allow,
+        ...(options.clock && { clock: options.clock }),
+        ...options.webhooks,
+      })
+    : undefined;
   // With INGEST=on, this instance competes for the one ingestion lease of the store.
   const leadership = config.ingest
     ? startIngestionLeadership({
@@ -114,10 +135,12 @@ export async function startServer(
     url,
     ingesting: () => leadership?.leading ?? false,
     forecasts,
+    ...(deliverer && { deliverer }),
     close: () =>
       (closing ??= (async () => {
         stopWatching();
         await app.close();
+        await deliverer?.stop();
         await leadership?.stop();
         await forecasts.stop();
         await cache?.stop();

@@ -6,6 +6,7 @@ import { gb } from './support/fixed-store.js';
 import type { BacktestRun } from '../src/core/forecast/backtest.js';
 import type { IngestReport, StoredForecast, StoredReading } from '../src/core/reading.js';
 import type { Store } from '../src/storage/store.js';
+import type { QueuedDelivery, StoredSubscription } from '../src/storage/webhook-store.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { ThrowawayDatabase } from './support/postgres.js';
@@ -435,5 +436,141 @@ describe.each(backends)('store contract: $name', (backend) => {
     await store.upsertReadings([computed('DE', T0, 1)]);
     await store.acquireLease('ingest', 'a', 60_000);
     expect(await store.problems()).toEqual([]);
+  });
+  describe('webhooks', () => {
+    const subscription = (
+      id: string,
+      clientAddress: string,
+      createdAt = 1,
+    ): StoredSubscription => ({
+      id,
+      secret: `whsec_${id}`,
+      url: `https://hooks.example.org/${id}`,
+      zones: id.endsWith('all') ? 'all' : ['DE', 'FR'],
+      basis: id.endsWith('direct') ? 'direct' : undefined,
+      condition: { type: 'below', gco2eq_kwh: 150.5 },
+      clientAddress,
+      createdAt,
+      memory: {},
+    });
+    const delivery = (eventId: string, subscriptionId: string, dueAt: number): QueuedDelivery => ({
+      eventId,
+      subscriptionId,
+      body: `{"id":"${eventId}"}`,
+      firstDueAt: dueAt,
+      dueAt,
+      failures: 0,
+    });
+
+    it('keeps subscriptions as given, and caps them per address and in all', async () => {
+      const caps = { perAddress: 2, total: 3 };
+      expect(
+        await store.webhooks.createSubscription(subscription('a-all', '10.0.0.1', 1), caps),
+      ).toBe('created');
+      expect(
+        await store.webhooks.createSubscription(subscription('b-direct', '10.0.0.1', 2), caps),
+      ).toBe('created');
+      expect(await store.webhooks.createSubscription(subscription('c', '10.0.0.1', 3), caps)).toBe(
+        'address-cap',
+      );
+      expect(await store.webhooks.createSubscription(subscription('d', '10.0.0.2', 4), caps)).toBe(
+        'created',
+      );
+      expect(await store.webhooks.createSubscription(subscription('e', '10.0.0.3', 5), caps)).toBe(
+        'total-cap',
+      );
+      expect(await store.webhooks.subscription('a-all')).toEqual(
+        subscription('a-all', '10.0.0.1', 1),
+      );
+      expect(await store.webhooks.subscription('b-direct')).toEqual(
+        subscription('b-direct', '10.0.0.1', 2),
+      );
+      expect(await store.webhooks.subscription('c')).toBeNull();
+      expect((await store.webhooks.subscriptions()).map((s) => s.id)).toEqual([
+        'a-all',
+        'b-direct',
+        'd',
+      ]);
+      await store.webhooks.remember('d', { DE: 1, FR: 0 });
+      expect((await store.webhooks.subscription('d'))!.memory).toEqual({ DE: 1, FR: 0 });
+      expect(await store.webhooks.deleteSubscription('a-all')).toBe(true);
+      expect(await store.webhooks.deleteSubscription('a-all')).toBe(false);
+      // Room again: under the total cap, and for the address.
+      expect(await store.webhooks.createSubscription(subscription('c', '10.0.0.1', 6), caps)).toBe(
+        'created',
+      );
+    });
+
+    it('holds the caps when many creations race from two handles', async () => {
+      const other = await backend.reopen();
+      try {
+        const caps = { perAddress: 5, total: 8 };
+        const outcomes = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            (i % 2 ? other : store).webhooks.createSubscription(
+              subscription(`s${i}`, `10.0.0.${i % 3}`, i),
+              caps,
+            ),
+          ),
+        );
+        expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(8);
+        const stored = await store.webhooks.subscriptions();
+        expect(stored).toHaveLength(8);
+        for (const address of ['10.0.0.0', '10.0.0.1', '10.0.0.2']) {
+          expect(stored.filter((s) => s.clientAddress === address).length).toBeLessThanOrEqual(5);
+        }
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('queues each event id once, serves due deliveries in order, and settles them', async () => {
+      const caps = { perAddress: 10, total: 10 };
+      await store.webhooks.createSubscription(subscription('s', '10.0.0.1'), caps);
+      expect(
+        await store.webhooks.enqueue([
+          delivery('e2', 's', 2000),
+          delivery('e1', 's', 1000),
+          delivery('e3', 's', 9000),
+          delivery('gone', 'no-such-subscription', 1000),
+        ]),
+      ).toBe(3);
+      expect(await store.webhooks.enqueue([delivery('e1', 's', 5)])).toBe(0);
+      expect(await store.webhooks.due(2000, 10)).toEqual([
+        delivery('e1', 's', 1000),
+        delivery('e2', 's', 2000),
+      ]);
+      expect(await store.webhooks.due(2000, 1)).toEqual([delivery('e1', 's', 1000)]);
+      await store.webhooks.retryAt('e1', 3000);
+      expect(await store.webhooks.due(2500, 10)).toEqual([delivery('e2', 's', 2000)]);
+      expect(await store.webhooks.due(3000, 10)).toEqual([
+        delivery('e2', 's', 2000),
+        { ...delivery('e1', 's', 1000), dueAt: 3000, failures: 1 },
+      ]);
+      await store.webhooks.delivered('e1', 3100);
+      await store.webhooks.drop('e2', 3200);
+      expect(await store.webhooks.due(10_000, 10)).toEqual([delivery('e3', 's', 9000)]);
+      // Delivered and dropped event ids are not queued again until pruned.
+      expect(await store.webhooks.enqueue([delivery('e1', 's', 1), delivery('e2', 's', 1)])).toBe(
+        0,
+      );
+      expect(await store.webhooks.pruneSettled(3150)).toBe(1);
+      expect(await store.webhooks.enqueue([delivery('e1', 's', 1)])).toBe(1);
+      // Deleting the subscription takes its pending deliveries with it.
+      await store.webhooks.deleteSubscription('s');
+      expect(await store.webhooks.due(10_000, 10)).toEqual([]);
+    });
+
+    it('remembers the evaluated data version for every handle', async () => {
+      expect(await store.webhooks.evaluatedVersion()).toBe(-1);
+      await store.webhooks.setEvaluatedVersion(41);
+      await store.webhooks.setEvaluatedVersion(42);
+      const other = await backend.reopen();
+      try {
+        expect(await other.webhooks.evaluatedVersion()).toBe(42);
+      } finally {
+        await other.close();
+      }
+    });
   });
 });

@@ -113,6 +113,25 @@ const ERROR_FACTORIES = {
       'invalid param: horizon_hours',
       `use a whole number of hours from 1 to ${max}, e.g. horizon_hours=24, or leave it out (${FORECAST_HORIZON.default})`,
     ),
+  /** `/v1/intensity/level`: zone and zones together. */
+  zoneOrZones: () =>
+    new ApiError(
+      400,
+      'invalid param: zones',
+      'give zone (one code) or zones (comma-separated codes or all), not both',
+    ),
+  invalidLevelHorizon: (max: number, fallback: number) =>
+    new ApiError(
+      400,
+      'invalid param: horizon_hours',
+      `use a whole number of hours from 0 to ${max}, e.g. horizon_hours=24, or leave it out (${fallback})`,
+    ),
+  statsWindowTooLong: (maxDays: number) =>
+    new ApiError(
+      400,
+      `invalid window: at most ${maxDays} days`,
+      `give from and to at most ${maxDays} days apart, or split the window`,
+    ),
   invalidEnergy: () =>
     new ApiError(
       400,
@@ -153,6 +172,31 @@ const ERROR_FACTORIES = {
       'invalid header: Last-Event-ID',
       'send back the id of the last event received (a whole number), or no Last-Event-ID',
     ),
+  /** A subscription body that cannot be read (extensions §13); the hint names the member. */
+  invalidSubscription: (hint: string) => new ApiError(400, 'invalid subscription', hint),
+  /** A callback URL refused by the target rules; the message names the rule. */
+  urlRefused: (rule: string, hint: string) =>
+    new ApiError(400, `invalid subscription: ${rule}`, hint),
+  /** Unknown id, or a wrong or missing secret: the same answer, so ids cannot be probed. */
+  unknownSubscription: () =>
+    new ApiError(
+      404,
+      'unknown subscription',
+      'give the id returned at creation and Authorization: Bearer <its secret>',
+    ),
+  tooManySubscriptions: (max: number) =>
+    new ApiError(
+      429,
+      'too many subscriptions',
+      `at most ${max} subscriptions per IP; delete one first`,
+      {
+        'retry-after': '60',
+      },
+    ),
+  subscriptionsFull: () =>
+    new ApiError(429, 'too many subscriptions on this server', 'retry later, or ask its operator', {
+      'retry-after': '3600',
+    }),
   unknownZone: (given: string) =>
     new ApiError(404, `unknown or empty zone: ${given}`, 'see /v1/zones for the zone codes'),
   /** `provider:region` that is not a region of the table (or not in one of the 45 zones). */

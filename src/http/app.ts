@@ -294,6 +294,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forecastBodies,
     streams: deps.streams,
     logger: log,
+    cache: deps.cache,
+    subscriptions: store.webhooks,
   });
   if (config.dashboard) {
     registerDashboard(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT, logger: log });

@@ -34,6 +34,10 @@ export const CACHE_CONTROL = {
   // Forecasts are recomputed when data arrives (about hourly), not per request.
   forecast: 'public, max-age=300',
   skill: 'public, max-age=300',
+  level: 'public, max-age=300',
+  stats: 'max-age=600',
+  // Subscriptions are private to their holder, and change with every delivery.
+  subscriptions: 'no-store',
   openapi: 'public, max-age=3600',
   error: 'no-store',
 } as const;

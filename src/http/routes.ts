@@ -6,12 +6,15 @@ import { formatTs } from '../core/time.js';
 import { UNIT } from '../core/units.js';
 import { ZONES } from '../core/zones.js';
 import type { EncodedBody } from './response-cache.js';
+import type { ReadingCache } from '../read/reading-cache.js';
 import type { Reads } from '../read/reads.js';
+import type { WebhookStore } from '../storage/webhook-store.js';
 import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
 import { FORECAST_HORIZON, MAX_EXPORT_DAYS, MAX_POINTS } from './contract/limits.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
+import { registerSignals } from './signals.js';
 import { registerForecast } from './forecast.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import { factorsBody } from './factors-body.js';
@@ -55,6 +58,9 @@ export interface RouteDeps {
   readonly forecastBodies: ForecastBodies;
   readonly streams?: Partial<StreamLimits> | undefined;
   readonly logger?: Logger | undefined;
+  /** The reading cache, whose version keys the level bodies while memory answers. */
+  readonly cache: ReadingCache | undefined;
+  readonly subscriptions: WebhookStore;
 }
 
 const ref = (id: string) => ({ $ref: `${id}#` });
@@ -115,6 +121,18 @@ function indexBody(demo: boolean): IndexResponse {
         'GET /v1/schedule?zones=Z,Z|all[&duration_minutes=N][&earliest=T][&deadline=T]' +
         '[&interruptible=true][&estimator=expected|p90][&basis=B][&energy_kwh=E]: when and ' +
         'where a job runs on the lowest forecast intensity, against running it now.',
+      level:
+        'GET /v1/intensity/level?zone=Z|zones=Z,Z|all[&basis=B][&horizon_hours=N]: where the ' +
+        "newest reading and the forecast stand within the zone's own last 30 days: a percentile " +
+        'and a level from very-low to very-high.',
+      stats:
+        'GET /v1/intensity/stats?zone=Z[&from=T][&to=T][&basis=B][&energy_kwh=E]: count, ' +
+        'coverage, mean, min, max, P10/P50/P90 and the mean by UTC hour of a window of up to ' +
+        '400 days, and the emissions of energy_kwh used over it.',
+      subscriptions:
+        'POST /v1/subscriptions, GET and DELETE /v1/subscriptions/{id}: signed webhooks when a ' +
+        'reading is published, crosses a threshold or level, or the forecast holds a low window ' +
+        '(only where the operator set WEBHOOKS=on).',
     },
     openapi: '/v1/openapi.json',
     attribution:
@@ -379,6 +397,16 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   registerExport(app, { reads, clock, clientAddress, limit });
   registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
+  registerSignals(app, {
+    reads,
+    subscriptions: deps.subscriptions,
+    cache: deps.cache,
+    clock,
+    limit,
+    forecasts: () => app.forecasts,
+    clientAddress,
+    webhooks: config.webhooks,
+  });
   registerForecast(app, {
     limit,
     bodies: deps.forecastBodies,

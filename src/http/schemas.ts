@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FORECAST_HORIZON, limitText, MAX_POINTS, SCHEDULE_LIMITS } from './contract/limits.js';
 import { BASES, CATEGORIES } from '../core/factors.js';
+import { LEVEL_THRESHOLDS, LEVELS } from '../core/level.js';
 import { METHODS } from '../core/reading.js';
 import { apiCategory } from './encode.js';
 import { SOURCES } from '../core/zones.js';
@@ -130,6 +131,9 @@ export const IndexResponse = Type.Object(
       stream: Type.String(),
       forecast: Type.String(),
       schedule: Type.String(),
+      level: Type.String(),
+      stats: Type.String(),
+      subscriptions: Type.String(),
     }),
     openapi: Type.String({ description: 'Path of the OpenAPI 3.1 document.' }),
     attribution: Type.String(),
@@ -410,8 +414,143 @@ export const SkillResponse = Type.Object(
 );
 export type SkillResponse = Static<typeof SkillResponse>;
 
+const LevelName = Type.Union(
+  LEVELS.map((level) => Type.Literal(level)),
+  {
+    description:
+      'The band of the percentile (thresholds): very-low, low, moderate, high, very-high.',
+  },
+);
+const Percentile = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+  description:
+    'Mid-rank percentile of the value within the reference window, ' +
+    '100 * (count(x < v) + 0.5 * count(x == v)) / n, 1 decimal; null when the window holds ' +
+    'fewer than 7 days.',
+});
+const LevelOrNull = Type.Union([LevelName, Type.Null()]);
+
+export const LevelEntry = Type.Object(
+  {
+    zone: Type.String(),
+    reference: Type.Object(
+      {
+        from: DateTime,
+        to: Type.String({
+          format: 'date-time',
+          description: 'Exclusive: the end of the newest interval.',
+        }),
+        count: Type.Integer({ minimum: 0, description: 'Published values in the window.' }),
+      },
+      {
+        additionalProperties: false,
+        description:
+          "The zone's published values on the basis over the 30 days (720 hours; GB 1440 half " +
+          'hours) ending with its newest published reading.',
+      },
+    ),
+    now: Type.Object(
+      {
+        ts: DateTime,
+        gco2eq_kwh: Gco2,
+        method: MethodName,
+        percentile: Percentile,
+        level: LevelOrNull,
+      },
+      { additionalProperties: false, description: 'The newest published reading.' },
+    ),
+    forecast: Type.Array(
+      Type.Object(
+        {
+          ts: DateTime,
+          gco2eq_kwh: Type.Number({ description: 'The forecast value, 1 decimal.' }),
+          percentile: Percentile,
+          level: LevelOrNull,
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          "The served forecast's intervals (as /v1/intensity/forecast) up to now.ts + " +
+          'horizon_hours; empty for horizon_hours=0 or without a forecast.',
+      },
+    ),
+    note: Type.Optional(
+      Type.String({ description: 'Present when the reference window holds fewer than 7 days.' }),
+    ),
+  },
+  { $id: 'LevelEntry', additionalProperties: false },
+);
+
+export const LevelResponse = Type.Object(
+  {
+    unit: Unit,
+    basis: Type.Union([...BASES.map((basis) => Type.Literal(basis)), Type.Literal('default')], {
+      description: "The basis asked, or `default` for each zone's own value.",
+    }),
+    window_days: Type.Literal(30),
+    thresholds: Type.Object(
+      {
+        'very-low': Type.Literal(LEVEL_THRESHOLDS['very-low']),
+        low: Type.Literal(LEVEL_THRESHOLDS.low),
+        moderate: Type.Literal(LEVEL_THRESHOLDS.moderate),
+        high: Type.Literal(LEVEL_THRESHOLDS.high),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'Each level holds the percentiles below its figure and at or above the one before; ' +
+          'very-high is 90 and above.',
+      },
+    ),
+    data: Type.Array(Type.Ref(LevelEntry), { description: 'Zones in the order of /v1/zones.' }),
+  },
+  { $id: 'LevelResponse', additionalProperties: false },
+);
+export type LevelResponse = Static<typeof LevelResponse>;
+
+const Stat = (description: string) =>
+  Type.Union([Type.Number(), Type.Null()], { description: `${description} Null when count is 0.` });
+
+export const StatsResponse = Type.Object(
+  {
+    zone: Type.String({ description: 'Canonical code of the zone requested.' }),
+    basis: Type.Union([...BASES.map((basis) => Type.Literal(basis)), Type.Literal('default')], {
+      description: "The basis asked, or `default` for each zone's own value.",
+    }),
+    unit: Unit,
+    from: DateTime,
+    to: Type.String({ format: 'date-time', description: 'Window end, exclusive.' }),
+    count: Type.Integer({ minimum: 0, description: 'Published points with from <= ts < to.' }),
+    coverage: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'Covered duration over window duration, 3 decimals.',
+    }),
+    mean: Stat('Time-weighted mean (each point weighs its resolution), 1 decimal.'),
+    min: Stat('Lowest value.'),
+    max: Stat('Highest value.'),
+    p10: Stat('10th percentile, linear interpolation, each value weighted by its duration.'),
+    p50: Stat('Median, as p10.'),
+    p90: Stat('90th percentile, as p10.'),
+    by_hour_utc: Type.Array(Type.Union([Type.Number(), Type.Null()]), {
+      minItems: 24,
+      maxItems: 24,
+      description: 'Mean of the values whose ts has UTC hour h, at index h; null when none.',
+    }),
+    energy_kwh: Type.Optional(Type.Number({ description: 'Echoed when given.' })),
+    emissions_g: Type.Optional(
+      Stat('energy_kwh spread evenly over the window: energy_kwh * mean, in grams, 1 decimal.'),
+    ),
+  },
+  { $id: 'StatsResponse', additionalProperties: false },
+);
+export type StatsResponse = Static<typeof StatsResponse>;
+
 /** Every schema with an $id, registered once so routes and OpenAPI share them. */
 export const SHARED_SCHEMAS = [
+  LevelEntry,
+  LevelResponse,
+  StatsResponse,
   ForecastPoint,
   ForecastResponse,
   SkillRow,
@@ -531,6 +670,36 @@ export const ForecastQuery = Type.Object(
 export const SkillQuery = Type.Object({
   zone: Type.Optional(Type.String({ ...ZoneParam, description: 'One zone; default: every zone.' })),
 });
+
+export const LevelQuery = Type.Object({
+  zone: Type.Optional(Type.String({ ...ZoneParam, description: 'One zone; give zone or zones.' })),
+  zones: Type.Optional(ZonesParam('Give zone or zones. Zones come in the order of /v1/zones.')),
+  basis: Type.Optional(BasisParam),
+  horizon_hours: Type.Optional(
+    Type.String({
+      description:
+        'How far the forecast part reaches past the newest reading, a whole number from 0 to ' +
+        '72. Default: 24. 0: the newest reading only.',
+      examples: ['24'],
+    }),
+  ),
+});
+
+export const StatsQuery = Type.Object(
+  {
+    zone: ZoneParam,
+    ...WindowParams,
+    basis: Type.Optional(BasisParam),
+    energy_kwh: Type.Optional(
+      Type.String({
+        description:
+          'Energy used over the window, kWh, above 0: adds emissions_g (spread evenly over the window).',
+        examples: ['12.5'],
+      }),
+    ),
+  },
+  { required: ['zone'] },
+);
 
 export const ScheduleQuery = Type.Object(
   {

@@ -12,6 +12,7 @@ import type {
   ZoneReading,
 } from '../core/reading.js';
 import type { SourceId } from '../core/zones.js';
+import type { WebhookStore } from './webhook-store.js';
 
 /** Backtests a store keeps: the newest is served, a few before it are kept for comparison. */
 export const BACKTESTS_KEPT = 10;
@@ -93,6 +94,9 @@ export interface ReadingChanges {
  * `Reading`s; incomplete ones are visible through `readStored`.
  */
 export interface Store {
+  /** Webhook subscriptions and their delivery queue (extensions §13). */
+  readonly webhooks: WebhookStore;
+
   /**
    * Inserts or replaces readings keyed by (zone, ts), in one transaction. Returns rows written.
    * A reading without a mix (a GB operator figure) leaves the interval's stored mix and its

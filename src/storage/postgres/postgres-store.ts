@@ -28,6 +28,7 @@ import type {
   ZoneWindow,
 } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { PostgresWebhookStore } from './webhook-tables.js';
 
 export interface PostgresStoreOptions {
   /** Most connections this instance opens (default 10); instances share `max_connections`. */
@@ -217,11 +218,14 @@ async function nextVersion(client: PoolClient): Promise<number> {
  */
 export class PostgresStore implements Store {
   private closed = false;
+  readonly webhooks: PostgresWebhookStore;
 
   private constructor(
     private readonly pool: Pool,
     private readonly url: string,
-  ) {}
+  ) {
+    this.webhooks = new PostgresWebhookStore(pool);
+  }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const pool = new Pool({

@@ -105,4 +105,39 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    // Webhooks (extensions §13): subscriptions, and a queue of deliveries keyed by event id
+    // that keeps delivered and dropped ones for a while, so an event is never queued twice.
+    version: 7,
+    sql: `
+      CREATE TABLE subscriptions (
+        id             TEXT    PRIMARY KEY,
+        secret         TEXT    NOT NULL,
+        url            TEXT    NOT NULL,
+        zones          TEXT    NOT NULL,  -- JSON: codes, or "all"
+        basis          TEXT,
+        condition      TEXT    NOT NULL,  -- JSON (core/webhooks/conditions.ts Condition)
+        client_address TEXT    NOT NULL,
+        created_at     INTEGER NOT NULL,  -- epoch ms
+        memory         TEXT    NOT NULL   -- JSON (ZoneMemory)
+      );
+      CREATE INDEX subscriptions_client_address ON subscriptions (client_address);
+      CREATE TABLE webhook_deliveries (
+        event_id        TEXT    PRIMARY KEY,
+        subscription_id TEXT    NOT NULL,
+        body            TEXT    NOT NULL,
+        first_due_at    INTEGER NOT NULL,  -- epoch ms
+        due_at          INTEGER NOT NULL,  -- epoch ms
+        failures        INTEGER NOT NULL,
+        state           TEXT    NOT NULL,  -- pending, delivered, dropped
+        settled_at      INTEGER            -- epoch ms, once delivered or dropped
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, due_at);
+      CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id);
+      CREATE TABLE webhook_state (
+        key   TEXT    PRIMARY KEY,
+        value INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -28,6 +28,7 @@ import type {
   ZoneWindow,
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { SqliteWebhookStore } from './webhook-tables.js';
 
 interface ReadingRow {
   zone: string;
@@ -67,6 +68,7 @@ export class SqliteStore implements Store {
   private readonly file: { path: string; dev: number; ino: number } | null;
   /** Whether SQLite refused the newest write (the writer logs why), until one succeeds. */
   private writeRefused = false;
+  readonly webhooks: SqliteWebhookStore;
 
   constructor(path: string) {
     let opened: Database.Database | undefined;
@@ -78,6 +80,7 @@ export class SqliteStore implements Store {
       // Another process (a backfill beside `serve`) may hold the write lock for a moment.
       this.db.pragma('busy_timeout = 10000');
       this.migrate();
+      this.webhooks = new SqliteWebhookStore(this.db);
     } catch (error) {
       opened?.close();
       throw path === ':memory:' ? error : explainOpenFailure(path, error);

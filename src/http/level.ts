@@ -1,0 +1,220 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Basis } from '../core/factors.js';
+import {
+  LEVEL_THRESHOLDS,
+  LevelReference,
+  levelOf,
+  MIN_REFERENCE_DAYS,
+  REFERENCE_DAYS,
+  referenceIsEnough,
+  referenceWindow,
+} from '../core/level.js';
+import type { ZoneReading } from '../core/reading.js';
+import { formatTs } from '../core/time.js';
+import type { Zone } from '../core/zones.js';
+import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
+import { API_ERRORS } from './api-errors.js';
+import { CACHE_CONTROL } from './headers.js';
+import { interpretLatest, interpretStream, readParams } from './query.js';
+import { errorResponses, LevelQuery, type LevelResponse, okResponses } from './schemas.js';
+import type { ReadLatest, ReadPoints, ReadVersion } from './signal-reads.js';
+
+/**
+ * `GET /v1/intensity/level` (extensions §11): for the newest reading and each forecast interval
+ * of a zone, its percentile within the zone's own trailing 30 days and the level word of the one
+ * thresholds table (core/level.ts). Bodies depend only on the data and the forecasts, so they are
+ * kept until the data version or a zone's forecast changes; the sorted reference of a zone is
+ * kept the same way.
+ */
+
+export interface LevelDeps {
+  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly points: ReadPoints;
+  readonly latest: ReadLatest;
+  readonly version: ReadVersion;
+  readonly forecasts: () => ForecastBook;
+}
+
+export const LEVEL_PARAMS = Object.keys(LevelQuery.properties);
+export const LEVEL_HORIZON = { default: 24, max: 72 } as const;
+
+export interface LevelRequest {
+  readonly zones: readonly Zone[];
+  /** The one zone asked with `zone=`, as written: a zone without reading is then 404. */
+  readonly single: string | undefined;
+  readonly basis: Basis | undefined;
+  readonly horizonHours: number;
+}
+
+export function interpretLevel(params: ReadonlyMap<string, string>): LevelRequest {
+  const hasZone = params.has('zone');
+  const hasZones = params.has('zones');
+  if (hasZone && hasZones) throw API_ERRORS.zoneOrZones();
+  if (!hasZone && !hasZones) throw API_ERRORS.missingParam('zone');
+  const text = params.get('horizon_hours')?.trim();
+  const horizonHours = text === undefined ? LEVEL_HORIZON.default : Number(text);
+  if ((text !== undefined && !/^\d{1,2}$/.test(text)) || horizonHours > LEVEL_HORIZON.max) {
+    throw API_ERRORS.invalidLevelHorizon(LEVEL_HORIZON.max, LEVEL_HORIZON.default);
+  }
+  if (hasZone) {
+    const given = params.get('zone')!.trim();
+    if (given === '') throw API_ERRORS.missingParam('zone');
+    const asked = interpretLatest(params);
+    return { zones: [asked.zone!], single: given, basis: asked.basis, horizonHours };
+  }
+  const asked = interpretStream(params);
+  return { zones: asked.zones, single: undefined, basis: asked.basis, horizonHours };
+}
+
+type LevelEntry = LevelResponse['data'][number];
+
+/** A zone's sorted reference, kept while its newest reading and the data version stay. */
+interface KeptReference {
+  readonly version: number;
+  readonly newestTs: number;
+  readonly reference: LevelReference;
+}
+
+const toTenths = (value: number): number => Math.round(Number(value.toFixed(1)) * 10);
+
+export class LevelBodies {
+  private readonly references = new Map<string, KeptReference>();
+  private readonly bodies = new Map<
+    string,
+    { version: number; forecasts: unknown[]; body: string }
+  >();
+
+  constructor(private readonly deps: Omit<LevelDeps, 'limit'>) {}
+
+  async body(asked: LevelRequest): Promise<string> {
+    const version = this.deps.version();
+    const book = this.deps.forecasts();
+    const forecasts = asked.zones.map((zone) => book.forecast(zone.code, asked.basis));
+    const key = `${asked.basis ?? ''}|${asked.horizonHours}|${asked.single ?? ''}|${asked.zones.map((zone) => zone.code).join(',')}`;
+    const kept = this.bodies.get(key);
+    if (
+      version !== undefined &&
+      kept?.version === version &&
+      kept.forecasts.every((forecast, i) => forecast === forecasts[i])
+    ) {
+      return kept.body;
+    }
+    const latest = await this.deps.latest(asked.basis);
+    const newestOf = new Map(latest.map((reading) => [reading.zone, reading]));
+    const data: LevelEntry[] = [];
+    for (const [i, zone] of asked.zones.entries()) {
+      const newest = newestOf.get(zone.code);
+      if (!newest) continue;
+      data.push(await this.entry(zone, asked, newest, forecasts[i] ?? null, version));
+    }
+    if (asked.single !== undefined && data.length === 0) {
+      throw API_ERRORS.unknownZone(asked.single);
+    }
+    const body: LevelResponse = {
+      unit: 'gCO2eq/kWh',
+      basis: asked.basis ?? 'default',
+      window_days: REFERENCE_DAYS,
+      thresholds: { ...LEVEL_THRESHOLDS },
+      data,
+    };
+    const text = JSON.stringify(body);
+    if (version !== undefined) {
+      // Bounded: zone lists are few in practice; a flood of distinct lists starts it again.
+      if (this.bodies.size >= 512) this.bodies.clear();
+      this.bodies.set(key, { version, forecasts, body: text });
+    }
+    return text;
+  }
+
+  private async entry(
+    zone: Zone,
+    asked: LevelRequest,
+    newest: ZoneReading,
+    forecast: ZoneForecast | null,
+    version: number | undefined,
+  ): Promise<LevelEntry> {
+    const step = zone.resolutionMin * 60;
+    const window = referenceWindow(newest.ts, step);
+    const reference = await this.reference(zone.code, asked.basis, newest.ts, window, version);
+    const enough = referenceIsEnough(reference.count, step);
+    const place = (tenths: number) => {
+      const percentile = enough ? reference.percentile(tenths) : null;
+      return { percentile, level: percentile === null ? null : levelOf(percentile) };
+    };
+    const nowTenths = toTenths(newest.value);
+    const until = newest.ts + asked.horizonHours * 3600;
+    const intervals: LevelEntry['forecast'] = [];
+    if (forecast && asked.horizonHours > 0) {
+      for (let i = 0; i < forecast.values.length; i++) {
+        const ts = forecast.startTs + i * forecast.stepSeconds;
+        if (ts <= newest.ts) continue;
+        if (ts > until) break;
+        const tenths = toTenths(forecast.values[i]!);
+        intervals.push({ ts: formatTs(ts), gco2eq_kwh: tenths / 10, ...place(tenths) });
+      }
+    }
+    return {
+      zone: zone.code,
+      reference: { from: formatTs(window.from), to: formatTs(window.to), count: reference.count },
+      now: {
+        ts: formatTs(newest.ts),
+        gco2eq_kwh: nowTenths / 10,
+        method: newest.method,
+        ...place(nowTenths),
+      },
+      forecast: intervals,
+      ...(!enough && {
+        note:
+          `the reference window holds ${reference.count} values, fewer than ${MIN_REFERENCE_DAYS} ` +
+          'days: no percentile or level until the zone has more history.',
+      }),
+    };
+  }
+
+  private async reference(
+    zone: string,
+    basis: Basis | undefined,
+    newestTs: number,
+    window: { from: number; to: number },
+    version: number | undefined,
+  ): Promise<LevelReference> {
+    const key = `${zone}|${basis ?? ''}`;
+    const kept = this.references.get(key);
+    if (version !== undefined && kept?.version === version && kept.newestTs === newestTs) {
+      return kept.reference;
+    }
+    const points = await this.deps.points(zone, basis, window.from, window.to);
+    const reference = new LevelReference(points.tenths);
+    if (version !== undefined) this.references.set(key, { version, newestTs, reference });
+    return reference;
+  }
+}
+
+export function registerLevel(app: FastifyInstance, deps: LevelDeps): void {
+  const bodies = new LevelBodies(deps);
+  app.get(
+    '/v1/intensity/level',
+    {
+      schema: {
+        summary: 'Level of the newest reading and the forecast, relative to the zone',
+        description:
+          "The percentile of each value within the zone's own published values of the 30 days " +
+          'ending with its newest reading (mid-rank: 100 * (count(x < v) + 0.5 * count(x == v)) ' +
+          '/ n), and its level: very-low below 10, low below 30, moderate below 70, high below ' +
+          '90, very-high from 90.',
+        operationId: 'getIntensityLevel',
+        querystring: LevelQuery,
+        response: {
+          ...okResponses('LevelResponse', 'The level of every zone asked that has a reading.', {
+            etag: true,
+            limited: true,
+          }),
+          ...errorResponses(400, 404, 429, 503),
+        },
+      },
+      config: { cacheControl: CACHE_CONTROL.level, etag: true },
+      onRequest: deps.limit,
+    },
+    async (request) => bodies.body(interpretLevel(readParams(request.url, LEVEL_PARAMS))),
+  );
+}

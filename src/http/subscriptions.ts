@@ -1,0 +1,267 @@
+import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BASES, type Basis } from '../core/factors.js';
+import { LEVELS, type Level } from '../core/level.js';
+import type { Condition } from '../core/webhooks/conditions.js';
+import { newSecret, secretMatches } from '../core/webhooks/signature.js';
+import { checkResolved, checkTargetUrl, TargetPolicy } from '../core/webhooks/targets.js';
+import { formatTs } from '../core/time.js';
+import { findZone } from '../core/zones.js';
+import type { StoredSubscription, WebhookStore } from '../storage/webhook-store.js';
+import { API_ERRORS, ApiError } from './api-errors.js';
+import { handleError } from './errors.js';
+import { CACHE_CONTROL } from './headers.js';
+import { errorResponses } from './schemas.js';
+
+/** A subscription store call; its failure is the API's 503, as for every store read. */
+async function storeCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch {
+    throw API_ERRORS.storeUnavailable();
+  }
+}
+
+/**
+ * `POST /v1/subscriptions`, `GET` and `DELETE /v1/subscriptions/{id}` (extensions §13), served
+ * only with WEBHOOKS=on. The secret is returned once, at creation; it is never logged (bodies are
+ * not logged) nor returned again. Deliveries are made by webhooks/deliverer.ts.
+ */
+
+export interface SubscriptionDeps {
+  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly store: WebhookStore;
+  readonly clientAddress: (request: FastifyRequest['raw']) => string;
+  readonly clock: () => number;
+  readonly allow: readonly string[];
+  readonly max: number;
+  /** Resolves a host name to its addresses (tests keep the real resolver). */
+  readonly resolve?: (host: string) => Promise<string[]>;
+}
+
+export const SUBSCRIPTION_LIMITS = { perAddress: 20, bodyBytes: 16 * 1024 } as const;
+
+const resolveAll = async (host: string): Promise<string[]> =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+
+/** The subscription as the API shows it: everything but the secret. */
+function publicView(subscription: StoredSubscription) {
+  return {
+    id: subscription.id,
+    url: subscription.url,
+    zones: subscription.zones,
+    basis: subscription.basis ?? 'default',
+    condition: subscription.condition,
+    created_at: formatTs(Math.floor(subscription.createdAt / 1000)),
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const wholeIn = (value: unknown, min: number, max: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+
+const grams = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1e5;
+
+const CONDITION_HINT =
+  'condition is one of {type: "published"}, {type: "below", gco2eq_kwh}, {type: "above", ' +
+  'gco2eq_kwh}, {type: "level", levels: [..]}, {type: "window", within_hours (1-72), ' +
+  'duration_hours (1-24), max_level or max_gco2eq_kwh}';
+
+function readCondition(value: unknown): Condition {
+  const bad = () => API_ERRORS.invalidSubscription(CONDITION_HINT);
+  if (!isRecord(value)) throw bad();
+  switch (value.type) {
+    case 'published':
+      return { type: 'published' };
+    case 'below':
+    case 'above':
+      if (!grams(value.gco2eq_kwh)) throw bad();
+      return { type: value.type, gco2eq_kwh: value.gco2eq_kwh };
+    case 'level': {
+      const levels = value.levels;
+      if (
+        !Array.isArray(levels) ||
+        levels.length === 0 ||
+        !levels.every((level) => LEVELS.includes(level as Level))
+      ) {
+        throw API_ERRORS.invalidSubscription(`levels is a non-empty list of ${LEVELS.join(', ')}`);
+      }
+      return { type: 'level', levels: [...new Set(levels as Level[])] };
+    }
+    case 'window': {
+      const { within_hours, duration_hours, max_level, max_gco2eq_kwh } = value;
+      if (!wholeIn(within_hours, 1, 72) || !wholeIn(duration_hours, 1, 24)) throw bad();
+      if (duration_hours > within_hours) {
+        throw API_ERRORS.invalidSubscription('duration_hours must not exceed within_hours');
+      }
+      if ((max_level === undefined) === (max_gco2eq_kwh === undefined)) throw bad();
+      if (max_level !== undefined) {
+        if (!LEVELS.includes(max_level as Level)) throw bad();
+        return { type: 'window', within_hours, duration_hours, max_level: max_level as Level };
+      }
+      if (!grams(max_gco2eq_kwh)) throw bad();
+      return { type: 'window', within_hours, duration_hours, max_gco2eq_kwh };
+    }
+    default:
+      throw bad();
+  }
+}
+
+function readZones(value: unknown): readonly string[] | 'all' {
+  if (value === 'all') return 'all';
+  const hint = 'zones is "all" or a non-empty list of codes from /v1/zones';
+  if (!Array.isArray(value) || value.length === 0 || value.length > 45) {
+    throw API_ERRORS.invalidSubscription(hint);
+  }
+  const codes = value.map((given) => {
+    const zone = typeof given === 'string' ? findZone(given.trim()) : undefined;
+    if (!zone) throw API_ERRORS.invalidSubscription(hint);
+    return zone.code;
+  });
+  return [...new Set(codes)];
+}
+
+function readBasis(value: unknown): Basis | undefined {
+  if (value === undefined || value === 'default') return undefined;
+  const basis = BASES.find((candidate) => candidate === value);
+  if (!basis) {
+    throw API_ERRORS.invalidSubscription('basis is lifecycle or direct, or left out');
+  }
+  return basis;
+}
+
+/** The secret of `Authorization: Bearer <secret>`, or undefined. */
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** Fastify's body errors (too large, not JSON, wrong type) as the contract's 400. */
+function bodyErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (!(error instanceof ApiError) && error.code?.startsWith('FST_ERR_CTP_')) {
+    const hint =
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? `send a body of at most ${SUBSCRIPTION_LIMITS.bodyBytes} bytes`
+        : 'send a JSON object with content-type: application/json';
+    return handleError(
+      API_ERRORS.invalidSubscription(hint) as unknown as FastifyError,
+      request,
+      reply,
+    );
+  }
+  if (error instanceof SyntaxError) {
+    return handleError(
+      API_ERRORS.invalidSubscription('the body is not valid JSON') as unknown as FastifyError,
+      request,
+      reply,
+    );
+  }
+  return handleError(error, request, reply);
+}
+
+export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDeps): void {
+  const policy = new TargetPolicy(deps.allow);
+  const resolve = deps.resolve ?? resolveAll;
+  const config = { cacheControl: CACHE_CONTROL.subscriptions };
+
+  const owned = async (request: FastifyRequest<{ Params: { id: string } }>) => {
+    const secret = bearer(request);
+    const subscription = await storeCall(() => deps.store.subscription(request.params.id));
+    if (!subscription || secret === undefined || !secretMatches(secret, subscription.secret)) {
+      throw API_ERRORS.unknownSubscription();
+    }
+    return subscription;
+  };
+
+  app.post(
+    '/v1/subscriptions',
+    {
+      schema: {
+        summary: 'Subscribe a callback URL to a condition (WEBHOOKS=on)',
+        operationId: 'createSubscription',
+        response: { ...errorResponses(400, 429, 503) },
+      },
+      bodyLimit: SUBSCRIPTION_LIMITS.bodyBytes,
+      config,
+      onRequest: deps.limit,
+      errorHandler: bodyErrors,
+    },
+    async (request, reply) => {
+      const body = request.body;
+      if (!isRecord(body)) throw API_ERRORS.invalidSubscription('send a JSON object');
+      if (typeof body.url !== 'string' || body.url.length > 2048) {
+        throw API_ERRORS.invalidSubscription('url is an absolute http: or https: URL');
+      }
+      const zones = readZones(body.zones);
+      const basis = readBasis(body.basis);
+      const condition = readCondition(body.condition);
+      const url = checkTargetUrl(body.url, policy);
+      if (!(url instanceof URL)) throw API_ERRORS.urlRefused(url.rule, url.hint);
+      const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+      const addresses = await resolve(host).catch(() => []);
+      const refusal = checkResolved(host, addresses, policy);
+      if (refusal) throw API_ERRORS.urlRefused(refusal.rule, refusal.hint);
+      const subscription: StoredSubscription = {
+        id: `sub_${randomBytes(12).toString('base64url')}`,
+        secret: newSecret(),
+        url: url.href,
+        zones,
+        basis,
+        condition,
+        clientAddress: deps.clientAddress(request.raw),
+        createdAt: deps.clock(),
+        memory: {},
+      };
+      const outcome = await storeCall(() =>
+        deps.store.createSubscription(subscription, {
+          perAddress: SUBSCRIPTION_LIMITS.perAddress,
+          total: deps.max,
+        }),
+      );
+      if (outcome === 'address-cap')
+        throw API_ERRORS.tooManySubscriptions(SUBSCRIPTION_LIMITS.perAddress);
+      if (outcome === 'total-cap') throw API_ERRORS.subscriptionsFull();
+      const { id, ...rest } = publicView(subscription);
+      reply.code(201);
+      return { id, secret: subscription.secret, ...rest };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/subscriptions/:id',
+    {
+      schema: {
+        summary: 'A subscription, with Authorization: Bearer <its secret> (WEBHOOKS=on)',
+        operationId: 'getSubscription',
+        response: { ...errorResponses(404, 429, 503) },
+      },
+      config,
+      onRequest: deps.limit,
+    },
+    async (request) => publicView(await owned(request)),
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/v1/subscriptions/:id',
+    {
+      schema: {
+        summary: 'Deletes a subscription, with Authorization: Bearer <its secret> (WEBHOOKS=on)',
+        operationId: 'deleteSubscription',
+        response: { ...errorResponses(404, 429, 503) },
+      },
+      config,
+      onRequest: deps.limit,
+    },
+    async (request, reply) => {
+      const subscription = await owned(request);
+      await storeCall(() => deps.store.deleteSubscription(subscription.id));
+      reply.code(204);
+      return null;
+    },
+  );
+}

@@ -1,0 +1,162 @@
+import type { Basis } from '../core/factors.js';
+import type { Condition, ZoneMemory } from '../core/webhooks/conditions.js';
+
+/**
+ * Webhook subscriptions and their delivery queue (extensions §13), in the store so that they
+ * survive restarts and are shared by every instance. Both backends implement it; the contract
+ * suite (test/store.test.ts) runs on both.
+ */
+
+export interface StoredSubscription {
+  readonly id: string;
+  /** Signs deliveries; shown to the client only in the creation response. */
+  readonly secret: string;
+  readonly url: string;
+  readonly zones: readonly string[] | 'all';
+  /** Undefined: each zone's own value. */
+  readonly basis: Basis | undefined;
+  readonly condition: Condition;
+  /** The client address that created it: the per-address cap counts these. */
+  readonly clientAddress: string;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  /** What its condition saw per zone (core/webhooks/conditions.ts). */
+  readonly memory: ZoneMemory;
+}
+
+/** One event for one subscription, from queued to delivered or dropped. */
+export interface QueuedDelivery {
+  /** The event id: the queue holds one delivery per id, whoever enqueues it again. */
+  readonly eventId: string;
+  readonly subscriptionId: string;
+  /** The exact JSON body to send (and sign). */
+  readonly body: string;
+  /** When it was first due, epoch ms: retries stop 24 hours after it. */
+  readonly firstDueAt: number;
+  /** When it is next due, epoch ms. */
+  readonly dueAt: number;
+  /** Attempts that failed so far. */
+  readonly failures: number;
+}
+
+export type CreateOutcome = 'created' | 'address-cap' | 'total-cap';
+
+export interface WebhookStore {
+  /**
+   * Stores a subscription unless the address already holds `perAddress` or the store `total`
+   * subscriptions: the caps are checked and the row written atomically.
+   */
+  createSubscription(
+    subscription: StoredSubscription,
+    caps: { readonly perAddress: number; readonly total: number },
+  ): Promise<CreateOutcome>;
+
+  subscription(id: string): Promise<StoredSubscription | null>;
+
+  /** Deletes a subscription and its pending deliveries; false when there was none. */
+  deleteSubscription(id: string): Promise<boolean>;
+
+  /** Every subscription, oldest first. */
+  subscriptions(): Promise<StoredSubscription[]>;
+
+  /** Replaces what a subscription's condition remembers. */
+  remember(id: string, memory: ZoneMemory): Promise<void>;
+
+  /**
+   * Queues deliveries whose event id the queue has not held (pending, delivered or dropped) and
+   * whose subscription still exists; returns how many were new.
+   */
+  enqueue(deliveries: readonly QueuedDelivery[]): Promise<number>;
+
+  /** Pending deliveries due at `nowMs` or before, soonest first, at most `limit`. */
+  due(nowMs: number, limit: number): Promise<QueuedDelivery[]>;
+
+  /** Marks a delivery delivered (kept, so that its event id is not queued again). */
+  delivered(eventId: string, nowMs: number): Promise<void>;
+
+  /** Records a failed attempt and when the next one is due. */
+  retryAt(eventId: string, dueAtMs: number): Promise<void>;
+
+  /** Gives a delivery up (kept, as delivered ones are, for deduplication). */
+  drop(eventId: string, nowMs: number): Promise<void>;
+
+  /** Forgets delivered and dropped deliveries settled before `beforeMs`; returns how many. */
+  pruneSettled(beforeMs: number): Promise<number>;
+
+  /** The data version the deliverer has evaluated up to; -1 before the first evaluation. */
+  evaluatedVersion(): Promise<number>;
+
+  setEvaluatedVersion(version: number): Promise<void>;
+}
+
+/** How a subscription's JSON columns read back. */
+export interface SubscriptionRow {
+  id: string;
+  secret: string;
+  url: string;
+  zones: string;
+  basis: string | null;
+  condition: string;
+  client_address: string;
+  created_at: number;
+  memory: string;
+}
+
+export function subscriptionOfRow(row: SubscriptionRow): StoredSubscription {
+  return {
+    id: row.id,
+    secret: row.secret,
+    url: row.url,
+    zones: JSON.parse(row.zones) as readonly string[] | 'all',
+    basis: (row.basis ?? undefined) as Basis | undefined,
+    condition: JSON.parse(row.condition) as Condition,
+    clientAddress: row.client_address,
+    createdAt: row.created_at,
+    memory: JSON.parse(row.memory) as ZoneMemory,
+  };
+}
+
+export interface DeliveryRow {
+  event_id: string;
+  subscription_id: string;
+  body: string;
+  first_due_at: number;
+  due_at: number;
+  failures: number;
+}
+
+export function deliveryOfRow(row: DeliveryRow): QueuedDelivery {
+  return {
+    eventId: row.event_id,
+    subscriptionId: row.subscription_id,
+    body: row.body,
+    firstDueAt: row.first_due_at,
+    dueAt: row.due_at,
+    failures: row.failures,
+  };
+}
+
+export function rowOf(subscription: StoredSubscription): SubscriptionRow {
+  return {
+    id: subscription.id,
+    secret: subscription.secret,
+    url: subscription.url,
+    zones: JSON.stringify(subscription.zones),
+    basis: subscription.basis ?? null,
+    condition: JSON.stringify(subscription.condition),
+    client_address: subscription.clientAddress,
+    created_at: subscription.createdAt,
+    memory: JSON.stringify(subscription.memory),
+  };
+}
+
+export function deliveryRowOf(delivery: QueuedDelivery): DeliveryRow {
+  return {
+    event_id: delivery.eventId,
+    subscription_id: delivery.subscriptionId,
+    body: delivery.body,
+    first_due_at: delivery.firstDueAt,
+    due_at: delivery.dueAt,
+    failures: delivery.failures,
+  };
+}
