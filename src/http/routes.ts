@@ -5,7 +5,6 @@ import type { ZoneReading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
 import { UNIT } from '../core/units.js';
 import { ZONES } from '../core/zones.js';
-import type { EncodedBody } from './response-cache.js';
 import type { Reads } from '../read/reads.js';
 import type { Config } from '../config.js';
 import { API_ERRORS } from './api-errors.js';
@@ -15,15 +14,15 @@ import { registerSchedule } from './schedule.js';
 import { registerForecast } from './forecast.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import { factorsBody } from './factors-body.js';
-import { type DataResponder, representationFor } from './data-responder.js';
-import { CACHE_CONTROL, CORS_HEADERS, rateLimitHeaders } from './headers.js';
+import type { DataResponder } from './data-responder.js';
+import { sendEncoded } from './negotiate.js';
+import { CACHE_CONTROL, rateLimitHeaders } from './headers.js';
 import {
   HISTORY_PARAMS,
   interpretWindow,
   interpretLatest,
   LATEST_PARAMS,
   MIX_PARAMS,
-  nextPageLink,
   readParams,
 } from './query.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -127,22 +126,6 @@ function indexBody(demo: boolean): IndexResponse {
       ? 'pre-alpha, interface 1.0.0-pre; DEMO MODE: synthetic data from a local simulator, not real measurements'
       : 'pre-alpha, interface 1.0.0-pre',
   };
-}
-
-/** Sends an encoded body in the representation the client accepts, with its own ETag. */
-function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody): Buffer {
-  const representation = representationFor(encoded, request.headers['accept-encoding']);
-  if (encoded.nextFrom !== undefined) {
-    reply.header('link', nextPageLink(request.url, encoded.nextFrom));
-    reply.header(
-      'access-control-expose-headers',
-      `${CORS_HEADERS['access-control-expose-headers']}, Link`,
-    );
-  }
-  reply.header('etag', representation.etag);
-  if (representation.varies) reply.header('vary', 'accept-encoding');
-  if (representation.encoding) reply.header('content-encoding', representation.encoding);
-  return representation.body;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
