@@ -27,8 +27,8 @@ import {
 } from './query.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { registerCloudZones } from './cloud-zones.js';
-import { registerCarbonAware } from './compat/carbon-aware.js';
-import { registerElectricityMaps } from './compat/electricitymaps.js';
+import { registerCarbonAware } from './compat/carbon-aware/routes.js';
+import { registerElectricityMaps } from './compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {

@@ -1,9 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  EM_STEP_SECONDS,
-  emIntensity,
-  emPowerBreakdown,
-} from '../../../core/electricity-maps-bodies.js';
+import { EM_STEP_SECONDS, emIntensity, emPowerBreakdown } from './bodies.js';
 import type { Basis } from '../../../core/factors.js';
 import type { Mix, Reading } from '../../../core/reading.js';
 import { electricityMapsKeyOf, resolveZone } from '../../../core/zone-names.js';
@@ -18,8 +14,8 @@ import {
   hourlyMixesIn,
   newestHourlyReading,
   sendEmError,
-} from '../electricitymaps.js';
-import { type CompatDeps, describeError, rateLimitHook } from '../read-model.js';
+} from './routes.js';
+import { type CompatDeps, describeError, rateLimitHook } from '../shared.js';
 import { zoneAtHome } from './home-location.js';
 
 /**
