@@ -1,12 +1,13 @@
 import type { Basis } from '../core/factors.js';
 import { formatTs } from '../core/time.js';
-import { SOURCE_INFO, type Zone } from '../core/zones.js';
+import type { Zone } from '../core/zones.js';
 import type { SeriesWindow } from '../read/read-model.js';
 import type { Reads } from '../read/reads.js';
 import { MAX_POINTS } from './contract/limits.js';
 import { EncodedBody, ResponseCache } from './response-cache.js';
 import { API_ERRORS } from './api-errors.js';
 import { encodeHistory, encodeLatest, encodeMix } from './encode.js';
+import { SOURCE_INFO } from '../core/sources.js';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 /** Points read for a window: one beyond the cap tells that it is truncated, and where. */

@@ -3,7 +3,7 @@ import { FORECAST_HORIZON, limitText, MAX_POINTS, SCHEDULE_LIMITS } from './cont
 import { BASES, CATEGORIES } from '../core/factors.js';
 import { METHODS } from '../core/reading.js';
 import { apiCategory } from './encode.js';
-import { SOURCES } from '../core/zones.js';
+import { SOURCES } from '../core/sources.js';
 
 /**
  * The single source of truth for the wire format: these schemas validate queries, drive

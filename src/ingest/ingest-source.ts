@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
-import type { SourceId } from '../core/zones.js';
 import { systemClock } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { reportDisabledSource, runIngestion } from './run-ingestion.js';
 import { createSourceAdapter, sourceDisabledReason, type SourceDependencies } from './sources.js';
+import type { SourceId } from '../core/sources.js';
 
 export interface IngestSourceOptions extends SourceDependencies {
   readonly config: Config;

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
-import { SOURCES, type SourceId } from '../core/zones.js';
 import { systemClock, type Clock } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { ingestSource } from './ingest-source.js';
 import type { SourceDependencies } from './sources.js';
+import { SOURCES, type SourceId } from '../core/sources.js';
 
 /** setTimeout/clearTimeout, injected so tests drive the schedule. */
 export interface Timers {

@@ -3,7 +3,7 @@ import { EM_STEP_SECONDS, emIntensity, emPowerBreakdown } from './bodies.js';
 import type { Basis } from '../../../core/factors.js';
 import type { Mix, Reading } from '../../../core/reading.js';
 import { electricityMapsKeyOf, resolveZone } from '../../../core/zone-names.js';
-import { SOURCE_INFO, type Zone } from '../../../core/zones.js';
+import type { Zone } from '../../../core/zones.js';
 import { CACHE_CONTROL } from '../../headers.js';
 import { readParams } from '../../query.js';
 import {
@@ -17,6 +17,7 @@ import {
 } from './routes.js';
 import { type CompatDeps, describeError, rateLimitHook } from '../shared.js';
 import { zoneAtHome } from './home-location.js';
+import { SOURCE_INFO } from '../../../core/sources.js';
 
 /**
  * `GET /compat/electricitymaps/v3/home-assistant`: the endpoint Home Assistant's Electricity

@@ -19,7 +19,7 @@ import {
   resolveZone,
 } from '../../../core/zone-names.js';
 import type { Reading } from '../../../core/reading.js';
-import { findZone, SOURCE_INFO, type Zone } from '../../../core/zones.js';
+import { findZone, type Zone } from '../../../core/zones.js';
 import { echo, ApiError } from '../../api-errors.js';
 import { logUnhandled } from '../../errors.js';
 import { CACHE_CONTROL } from '../../headers.js';
@@ -35,6 +35,7 @@ import {
   readingsIn,
   stepOf,
 } from '../shared.js';
+import { SOURCE_INFO } from '../../../core/sources.js';
 
 /**
  * The Electricity Maps v3 API, as the clients that let users set its base URL call it (evcc's
