@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { SOURCES, type SourceId } from './core/zones.js';
 import { redactUrl } from './redact.js';
 import type { SourceSettings } from './sources/adapter.js';
 import { UPSTREAMS } from './sources/registry.js';
+import { SOURCES, type SourceId } from './core/sources.js';
 
 /** The service's whole configuration, parsed once from the environment and then frozen. */
 export interface Config {

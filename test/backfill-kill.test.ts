@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORECAST_KINDS, type StoredForecast, type StoredReading } from '../src/core/reading.js';
+import type { StoredForecast, StoredReading } from '../src/core/reading.js';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { findZone, type SourceId } from '../src/core/zones.js';
+import { findZone } from '../src/core/zones.js';
 import { runBackfill } from '../src/ingest/backfill.js';
 import { createSourceAdapter } from '../src/ingest/sources.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
@@ -16,6 +16,7 @@ import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
 import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres.js';
 import type { ThrowawayDatabase } from './support/postgres.js';
+import { FORECAST_KINDS, type SourceId } from '../src/core/sources.js';
 
 /**
  * `gridco2 backfill` killed with SIGKILL at random points, ten times, then run again to the end,

@@ -9,7 +9,6 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
-import { chooseEncoding } from '../src/http/dashboard.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 
 /**
@@ -238,19 +237,5 @@ describe('DASHBOARD=off, and a page never built', () => {
     expect(logs.map((line) => line.msg)).toContain(
       'dashboard not built: GET / answers 404; run `npm run build` (or set DASHBOARD=off)',
     );
-  });
-});
-
-describe('chooseEncoding', () => {
-  it.each([
-    ['br, gzip', ['br', 'gzip', 'identity'], 'br'],
-    ['gzip, br', ['gzip', 'identity'], 'gzip'],
-    ['BR;Q=0.1', ['br', 'gzip', 'identity'], 'br'],
-    ['br;q=0', ['br', 'gzip', 'identity'], 'identity'],
-    ['*;q=0, gzip', ['br', 'gzip', 'identity'], 'gzip'],
-    [undefined, ['br', 'gzip', 'identity'], 'identity'],
-    ['deflate', ['br', 'gzip', 'identity'], 'identity'],
-  ] as const)('%s among %j -> %s', (header, available, expected) => {
-    expect(chooseEncoding(header, available)).toBe(expected);
   });
 });

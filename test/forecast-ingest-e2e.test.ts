@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../src/config.js';
-import { FORECAST_KINDS, type StoredForecast, type StoredReading } from '../src/core/reading.js';
-import { SOURCES, ZONES, type SourceId } from '../src/core/zones.js';
+import type { StoredForecast, StoredReading } from '../src/core/reading.js';
+import { ZONES } from '../src/core/zones.js';
 import { runIngestion } from '../src/ingest/run-ingestion.js';
 import { createSourceAdapter } from '../src/ingest/sources.js';
 import { FAULT_KINDS, startSimulator, type Simulator } from '../src/simulator/index.js';
 import type { Clock } from '../src/sources/http.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { FORECAST_KINDS, SOURCES, type SourceId } from '../src/core/sources.js';
 
 /**
  * The upstreams' own forecasts, end to end: the real ingester against the simulator over HTTP,

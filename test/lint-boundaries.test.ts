@@ -44,6 +44,7 @@ describe('the layering lint rules', () => {
     ['src/core/example.ts', "import { value } from './zones.js';"],
     ['src/core/forecast/example.ts', "import { value } from '../reading.js';"],
     ['src/storage/example.ts', "import { value } from '../core/reading.js';"],
+    ['src/storage/sqlite/example.ts', "import { value } from '../../core/sources.js';"],
     ['src/http/routes.ts', "import { value } from '../read/reads.js';"],
   ])('allows, in %s, %s', async (filePath, line) => {
     expect(await restrictedImports(filePath, line)).toEqual([]);

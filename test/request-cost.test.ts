@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { bestOf, type EmissionsData } from '../src/core/carbon-aware-bodies.js';
+import { bestOf, type EmissionsData } from '../src/http/compat/carbon-aware/bodies.js';
 import type { Basis } from '../src/core/factors.js';
 import { ZONES } from '../src/core/zones.js';
 import type { ForecastBook, ZoneForecast } from '../src/forecast/book.js';

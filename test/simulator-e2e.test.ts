@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../src/config.js';
 import type { IngestReport, StoredReading } from '../src/core/reading.js';
 import { formatTs } from '../src/core/time.js';
-import { SOURCES, ZONES, type SourceId } from '../src/core/zones.js';
+import { ZONES } from '../src/core/zones.js';
 import { runIngestion } from '../src/ingest/run-ingestion.js';
 import { createSourceAdapter } from '../src/ingest/sources.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -19,6 +19,7 @@ import {
 import type { Clock } from '../src/sources/http.js';
 import type { Store } from '../src/storage/store.js';
 import { ApiClient } from './support/api-client.js';
+import { SOURCES, type SourceId } from '../src/core/sources.js';
 
 /**
  * The real ingester against the upstream simulator over HTTP, for all three sources, then the

@@ -1,6 +1,7 @@
 import type { FailureKind, IngestFailure, IngestReport } from './reading.js';
 import { formatTs, HOUR } from './time.js';
-import { SOURCE_INFO, SOURCES, ZONES, type SourceId } from './zones.js';
+import { ZONES } from './zones.js';
+import { SOURCE_INFO, SOURCES, type SourceId } from './sources.js';
 
 export interface SourceFreshness {
   readonly source: SourceId;

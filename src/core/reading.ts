@@ -56,7 +56,6 @@ export interface StoredMix {
 }
 
 // Every forecast kind, and what each predicts: sources.ts, the per-source table.
-export { FORECAST_KINDS, type ForecastKind } from './sources.js';
 
 /** One upstream forecast of one interval, as issued at one time. Never mixed with actuals. */
 export interface StoredForecast {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { codeMappings, SOURCES, ZONES } from './zones.js';
+import { codeMappings, ZONES } from './zones.js';
+import { SOURCES } from './sources.js';
 
 describe('the zone table', () => {
   it('lists every zone of every source, grouped as docs/api.md lists them', () => {

@@ -8,7 +8,6 @@ import { isExcluded } from './production-types.js';
 import { resolutionOf, SOURCE_INFO, SOURCES, type SourceId, zoneRowsOf } from './sources.js';
 
 // The per-source facts live in sources.ts; the zone registry hands them on to its many readers.
-export { SOURCE_INFO, SOURCES, type SourceId, type SourceInfo } from './sources.js';
 
 export interface Zone {
   /** Canonical code, as served. */

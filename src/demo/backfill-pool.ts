@@ -2,9 +2,9 @@ import { fork } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import type { SourceId } from '../core/zones.js';
 import type { BackfillResult } from '../ingest/backfill.js';
 import type { TimeWindow } from '../sources/http.js';
+import type { SourceId } from '../core/sources.js';
 
 /**
  * The demo's backfill, spread over a few worker processes. Parsing the upstream documents is

@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import { formatTs } from '../core/time.js';
-import type { SourceId } from '../core/zones.js';
 import type { ChunkProgress } from './backfill-pool.js';
+import type { SourceId } from '../core/sources.js';
 
 export interface BackfillDisplay {
   chunk(source: SourceId, progress: ChunkProgress): void;

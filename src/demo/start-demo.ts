@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { floorToHour, HOUR } from '../core/time.js';
-import { SOURCES, ZONES, type SourceId } from '../core/zones.js';
+import { ZONES } from '../core/zones.js';
 import { planBackfill, type BackfillResult } from '../ingest/backfill.js';
 import { DEFAULT_INITIAL_WINDOW_SECONDS, plural, runIngestion } from '../ingest/run-ingestion.js';
 import { createSourceAdapter } from '../ingest/sources.js';
@@ -14,6 +14,7 @@ import { UPSTREAMS } from '../sources/registry.js';
 import type { Store } from '../storage/store.js';
 import { runBackfillPool, type BackfillJob } from './backfill-pool.js';
 import { createBackfillDisplay } from './progress.js';
+import { SOURCES, type SourceId } from '../core/sources.js';
 
 /**
  * `gridco2 demo`: the upstream simulator and the service in one process, so that gridco2 can be

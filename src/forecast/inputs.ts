@@ -1,8 +1,8 @@
 import type { ForecastBasis } from '../core/forecast/backtest.js';
 import type { UpstreamInputs, ZoneInputs } from '../core/forecast/models.js';
 import { IssuedSeries, regularSeries, type Grid } from '../core/forecast/series.js';
-import type { ForecastKind, Mix } from '../core/reading.js';
-import { SOURCE_INFO, type SourceId } from '../core/sources.js';
+import type { Mix } from '../core/reading.js';
+import { SOURCE_INFO, type SourceId, type ForecastKind } from '../core/sources.js';
 import { findZone } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 

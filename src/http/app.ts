@@ -10,7 +10,6 @@ import type { Logger } from 'pino';
 import type { ForecastBook } from '../forecast/book.js';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
-import type { SourceId } from '../core/zones.js';
 import type { ReadingCache } from '../read/reading-cache.js';
 import { Reads } from '../read/reads.js';
 import type { Store } from '../storage/store.js';
@@ -44,6 +43,7 @@ import {
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
 import type { StreamLimits } from './stream.js';
+import type { SourceId } from '../core/sources.js';
 
 export interface AppDeps {
   readonly config: Config;

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { API_ERRORS } from './api-errors.js';
 import { matchesIfNoneMatch } from './headers.js';
+import { chooseEncoding } from './negotiate.js';
 
 /**
  * `GET /`: the dashboard (web/, built by Vite into dist/web), served by the API's own process
@@ -93,33 +94,14 @@ export function loadSite(root: string): Site | null {
   };
 }
 
-/** The best encoding the client accepts among those built (RFC 9110 §12.5.3, q=0 refuses). */
-export function chooseEncoding(
-  header: string | undefined,
-  available: readonly Encoding[],
-): Encoding {
-  const accepted = new Map<string, number>();
-  for (const part of (header ?? '').split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';');
-    if (!name) continue;
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    accepted.set(name, q === undefined ? 1 : Number(q));
-  }
-  const wants = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
-  for (const encoding of ['br', 'gzip'] as const) {
-    if (available.includes(encoding) && wants(encoding)) return encoding;
-  }
-  return 'identity';
-}
-
 function send(
   request: FastifyRequest,
   reply: FastifyReply,
   file: StaticFile,
   headers: Readonly<Record<string, string>>,
 ) {
-  const available = (Object.keys(file.variants) as Encoding[]).filter((e) => file.variants[e]);
-  const encoding = chooseEncoding(request.headers['accept-encoding'], available);
+  const built = (['br', 'gzip'] as const).filter((coding) => file.variants[coding]);
+  const encoding = chooseEncoding(request.headers['accept-encoding'], built) ?? 'identity';
   const chosen = file.variants[encoding] ?? file.variants.identity!;
   reply.headers({ ...headers, vary: 'accept-encoding', etag: chosen.etag });
   if (matchesIfNoneMatch(request.headers['if-none-match'], chosen.etag)) {

@@ -1,26 +1,17 @@
 import type { Basis } from '../core/factors.js';
 import { formatTs } from '../core/time.js';
-import { SOURCE_INFO, type Zone } from '../core/zones.js';
+import type { Zone } from '../core/zones.js';
 import type { SeriesWindow } from '../read/read-model.js';
 import type { Reads } from '../read/reads.js';
 import { MAX_POINTS } from './contract/limits.js';
 import { EncodedBody, ResponseCache } from './response-cache.js';
 import { API_ERRORS } from './api-errors.js';
 import { encodeHistory, encodeLatest, encodeMix } from './encode.js';
+import { SOURCE_INFO } from '../core/sources.js';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
-const MIN_COMPRESS_BYTES = 1024;
 /** Points read for a window: one beyond the cap tells that it is truncated, and where. */
 const WINDOW_READ = MAX_POINTS + 1;
-
-/** One representation of a body, ready to send: the bytes, its own ETag and its encoding. */
-export interface Representation {
-  readonly body: Buffer;
-  readonly etag: string;
-  readonly encoding: 'br' | 'gzip' | undefined;
-  /** Whether the body could have been compressed, so caches must vary on Accept-Encoding. */
-  readonly varies: boolean;
-}
 
 /**
  * Builds the bodies of the data endpoints from the read layer: from memory when it answers
@@ -176,34 +167,4 @@ function truncate(
     nextFrom,
     note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${formatTs(nextFrom)}`,
   };
-}
-
-/** Picks the representation for a client's Accept-Encoding: br, then gzip, else identity. */
-export function representationFor(
-  encoded: EncodedBody,
-  acceptEncoding: string | undefined,
-): Representation {
-  const varies = encoded.body.length >= MIN_COMPRESS_BYTES;
-  const encoding = varies ? preferredEncoding(acceptEncoding) : undefined;
-  if (encoding === undefined) return { body: encoded.body, etag: encoded.etag, encoding, varies };
-  return {
-    body: encoding === 'br' ? encoded.br() : encoded.gzip(),
-    etag: `${encoded.etag.slice(0, -1)}-${encoding}"`,
-    encoding,
-    varies,
-  };
-}
-
-function preferredEncoding(header: string | undefined): 'br' | 'gzip' | undefined {
-  if (!header) return undefined;
-  const accepted = new Set(
-    header
-      .split(',')
-      .map((part) => part.trim().toLowerCase())
-      .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
-      .map((part) => part.split(';')[0]!.trim()),
-  );
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip')) return 'gzip';
-  return undefined;
 }

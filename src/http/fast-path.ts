@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EncodedBody } from './response-cache.js';
 import { API_ERRORS, ApiError } from './api-errors.js';
-import { type DataResponder, representationFor } from './data-responder.js';
+import type { DataResponder } from './data-responder.js';
+import { representationFor, representationHeaders } from './negotiate.js';
 import { logUnhandled, sendRawError } from './errors.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import {
@@ -193,17 +194,9 @@ function send(
   const link =
     encoded.nextFrom === undefined ? undefined : nextPageLink(request.url ?? '', encoded.nextFrom);
   const headers = commonHeaders(state, link === undefined ? EXPOSE : `${EXPOSE}, Link`);
-  headers.push(
-    'content-type',
-    JSON_TYPE,
-    'cache-control',
-    cacheControl,
-    'etag',
-    representation.etag,
-  );
+  headers.push('content-type', JSON_TYPE, 'cache-control', cacheControl);
   if (link !== undefined) headers.push('link', link);
-  if (representation.varies) headers.push('vary', 'accept-encoding');
-  if (representation.encoding) headers.push('content-encoding', representation.encoding);
+  headers.push(...representationHeaders(representation).flat());
   if (matchesIfNoneMatch(request.headers['if-none-match'], representation.etag)) {
     response.writeHead(304, headers);
     response.end();

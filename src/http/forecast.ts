@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BacktestRun } from '../core/forecast/backtest.js';
 import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
-import { representationFor } from './data-responder.js';
+import { sendEncoded } from './negotiate.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import { round1OrNull } from '../core/units.js';
 import { FORECAST_HORIZON } from './contract/limits.js';
@@ -70,11 +70,7 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
     async (request, reply): Promise<Buffer> => {
       const encoded = deps.bodies.body(interpretForecast(readParams(request.url, FORECAST_PARAMS)));
       // As the data endpoints: br or gzip when accepted, each with its own ETag.
-      const representation = representationFor(encoded, request.headers['accept-encoding']);
-      reply.header('etag', representation.etag);
-      if (representation.varies) reply.header('vary', 'accept-encoding');
-      if (representation.encoding) reply.header('content-encoding', representation.encoding);
-      return representation.body;
+      return sendEncoded(request, reply, encoded);
     },
   );
 

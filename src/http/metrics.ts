@@ -6,13 +6,14 @@ import { BASES, type Basis } from '../core/factors.js';
 import { assessFreshness } from '../core/freshness.js';
 import type { IngestReport, ZoneReading } from '../core/reading.js';
 import { HOUR } from '../core/time.js';
-import { findZone, SOURCE_INFO, SOURCES, ZONES, type SourceId } from '../core/zones.js';
+import { findZone, ZONES } from '../core/zones.js';
 import type { ReadingCache } from '../read/reading-cache.js';
 import type { Reads } from '../read/reads.js';
 import type { DataResponder } from './data-responder.js';
 import { round1 } from '../core/units.js';
 import type { LimitState, RateLimiter } from './rate-limiter.js';
 import { openStreamCount } from './stream.js';
+import { SOURCE_INFO, SOURCES, type SourceId } from '../core/sources.js';
 
 /**
  * `GET /metrics` (extensions §8): the service's own metrics in the Prometheus text format, and

@@ -5,7 +5,6 @@ import type { ZoneReading } from '../core/reading.js';
 import { formatTs } from '../core/time.js';
 import { UNIT } from '../core/units.js';
 import { ZONES } from '../core/zones.js';
-import type { EncodedBody } from './response-cache.js';
 import type { ReadingCache } from '../read/reading-cache.js';
 import type { Reads } from '../read/reads.js';
 import type { WebhookStore } from '../storage/webhook-store.js';
@@ -18,21 +17,21 @@ import { registerSignals } from './signals.js';
 import { registerForecast } from './forecast.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import { factorsBody } from './factors-body.js';
-import { type DataResponder, representationFor } from './data-responder.js';
-import { CACHE_CONTROL, CORS_HEADERS, rateLimitHeaders } from './headers.js';
+import type { DataResponder } from './data-responder.js';
+import { sendEncoded } from './negotiate.js';
+import { CACHE_CONTROL, rateLimitHeaders } from './headers.js';
 import {
   HISTORY_PARAMS,
   interpretWindow,
   interpretLatest,
   LATEST_PARAMS,
   MIX_PARAMS,
-  nextPageLink,
   readParams,
 } from './query.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { registerCloudZones } from './cloud-zones.js';
-import { registerCarbonAware } from './compat/carbon-aware.js';
-import { registerElectricityMaps } from './compat/electricitymaps.js';
+import { registerCarbonAware } from './compat/carbon-aware/routes.js';
+import { registerElectricityMaps } from './compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
@@ -145,22 +144,6 @@ function indexBody(demo: boolean): IndexResponse {
       ? 'pre-alpha, interface 1.0.0-pre; DEMO MODE: synthetic data from a local simulator, not real measurements'
       : 'pre-alpha, interface 1.0.0-pre',
   };
-}
-
-/** Sends an encoded body in the representation the client accepts, with its own ETag. */
-function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody): Buffer {
-  const representation = representationFor(encoded, request.headers['accept-encoding']);
-  if (encoded.nextFrom !== undefined) {
-    reply.header('link', nextPageLink(request.url, encoded.nextFrom));
-    reply.header(
-      'access-control-expose-headers',
-      `${CORS_HEADERS['access-control-expose-headers']}, Link`,
-    );
-  }
-  reply.header('etag', representation.etag);
-  if (representation.varies) reply.header('vary', 'accept-encoding');
-  if (representation.encoding) reply.header('content-encoding', representation.encoding);
-  return representation.body;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {

@@ -4,7 +4,7 @@ import { BASES, CATEGORIES } from '../core/factors.js';
 import { LEVEL_THRESHOLDS, LEVELS } from '../core/level.js';
 import { METHODS } from '../core/reading.js';
 import { apiCategory } from './encode.js';
-import { SOURCES } from '../core/zones.js';
+import { SOURCES } from '../core/sources.js';
 
 /**
  * The single source of truth for the wire format: these schemas validate queries, drive

@@ -16,7 +16,7 @@ import { loadConfig, type Config } from '../config.js';
 import { assessFreshness } from '../core/freshness.js';
 import type { IngestReport, StoredForecast, StoredReading } from '../core/reading.js';
 import { servedForecast } from '../core/served-forecast.js';
-import { findZone, zonesOfSource, type SourceId, type Zone } from '../core/zones.js';
+import { findZone, zonesOfSource, type Zone } from '../core/zones.js';
 import type { Clock } from '../sources/http.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import type { Store } from '../storage/store.js';
@@ -27,6 +27,7 @@ import { startIngestionScheduler, type Timers } from './scheduler.js';
 import { createSourceAdapter, sourceDisabledReason } from './sources.js';
 import { PendingChunk } from './pending-chunk.js';
 import { addZoneReadings } from './store-readings.js';
+import type { SourceId } from '../core/sources.js';
 
 const H = 3600;
 const ANCHOR = Date.UTC(2026, 10, 20, 12) / 1000;

@@ -3,7 +3,7 @@ import type { ZoneReadings } from '../core/method.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
 import type { FailureKind, IngestFailure, IngestReport, ZoneQuality } from '../core/reading.js';
 import { floorToHour, HOUR } from '../core/time.js';
-import type { SourceId, Zone } from '../core/zones.js';
+import type { Zone } from '../core/zones.js';
 import { systemClock, type Clock, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { isForecastOutcome, type SourceAdapter, type ZoneOutcome } from '../sources/adapter.js';
@@ -12,6 +12,7 @@ import { PendingChunk } from './pending-chunk.js';
 import { addZoneForecasts } from './store-forecasts.js';
 import { addZoneMixes } from './store-mixes.js';
 import { addZoneReadings } from './store-readings.js';
+import type { SourceId } from '../core/sources.js';
 
 /** Every run re-fetches this much before the newest stored hour: upstreams revise (method.md). */
 export const REVISION_WINDOW_SECONDS = 72 * HOUR;

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
-import { SOURCES, type SourceId } from '../core/zones.js';
 import { systemClock, type Clock } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import { reportDisabledSource, runIngestion } from './run-ingestion.js';
-import { createSourceAdapter, sourceDisabledReason, type SourceDependencies } from './sources.js';
+import { ingestSource } from './ingest-source.js';
+import type { SourceDependencies } from './sources.js';
+import { SOURCES, type SourceId } from '../core/sources.js';
 
 /** setTimeout/clearTimeout, injected so tests drive the schedule. */
 export interface Timers {
@@ -44,8 +44,6 @@ export interface IngestionScheduler {
  */
 export function startIngestionScheduler(options: SchedulerOptions): IngestionScheduler {
   const {
-    config,
-    store,
     logger,
     clock = systemClock,
     timers = systemTimers,
@@ -68,28 +66,20 @@ export function startIngestionScheduler(options: SchedulerOptions): IngestionSch
   };
 
   for (const source of SOURCES) {
-    const reason = sourceDisabledReason(config, source);
-    if (reason !== null) {
-      logger.warn({ source }, `${source} disabled: ${reason}`);
-      track(
-        () => reportDisabledSource(store, source, reason, clock),
-        `${source}: could not record the report`,
-      );
+    // The scheduler's options are the source's dependencies too (fetch, http: tests set them).
+    const ingestion = ingestSource({ ...options, source, clock });
+    if (ingestion.disabledReason !== null) {
+      // Reported once, never scheduled: its key is read only at start.
+      track(() => ingestion.pass(shutdown.signal), `${source}: could not record the report`);
       continue;
     }
-    const adapter = createSourceAdapter(config, source, {
-      logger,
-      clock,
-      ...(options.fetch && { fetch: options.fetch }),
-      ...(options.http && { http: options.http }),
-    });
     const schedule = (delayMs: number) => {
       const handle = timers.set(() => {
         handles.delete(handle);
         const startedMs = clock.now();
         let report: IngestReport | undefined;
         track(async () => {
-          report = await runIngestion({ store, adapter, logger, signal: shutdown.signal });
+          report = await ingestion.pass(shutdown.signal);
         }, `${source} ingestion failed`).finally(() => {
           options.onRun?.(source, report);
           if (!shutdown.signal.aborted) schedule(Math.max(0, startedMs + intervalMs - clock.now()));

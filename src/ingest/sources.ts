@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { SOURCES, zonesOfSource, type SourceId } from '../core/zones.js';
+import { zonesOfSource } from '../core/zones.js';
 import type { SourceAdapter, ZoneOutcome } from '../sources/adapter.js';
 import {
   createUpstreamHttp,
@@ -11,6 +11,7 @@ import {
   type UpstreamHttpOptions,
 } from '../sources/http.js';
 import { UPSTREAMS } from '../sources/registry.js';
+import { SOURCES, type SourceId } from '../core/sources.js';
 
 export interface SourceDependencies {
   readonly logger?: Logger;

@@ -1,6 +1,7 @@
-import { FORECAST_KINDS, type StoredForecast } from '../core/reading.js';
+import type { StoredForecast } from '../core/reading.js';
 import type { TimeWindow } from '../sources/http.js';
 import type { PendingChunk } from './pending-chunk.js';
+import { FORECAST_KINDS } from '../core/sources.js';
 
 /**
  * Adds what one fetch of one forecast feed of one zone produced to the `pending` write: to the

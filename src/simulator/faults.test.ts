@@ -1,7 +1,7 @@
 import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SourceId } from '../core/zones.js';
 import { startSimulator, type Simulator } from './index.js';
+import type { SourceId } from '../core/sources.js';
 
 const NOW = Date.parse('2025-10-24T18:00:00Z');
 

@@ -1,6 +1,6 @@
-import { SOURCES, type SourceId } from '../core/zones.js';
 import { textReply, type SourceReply } from './reply.js';
 import { SIMULATED_UPSTREAMS } from './upstreams.js';
+import { SOURCES, type SourceId } from '../core/sources.js';
 
 /**
  * Failures the simulator can inject per upstream, the ones ingestion must survive: gateway

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SIMULATED_HEADER } from '../core/synthetic.js';
-import { SOURCES, type SourceId } from '../core/zones.js';
 import {
   FaultBoard,
   failureReply,
@@ -13,6 +12,7 @@ import {
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import { SIMULATED_UPSTREAMS } from './upstreams.js';
 import { EUROPE_PROFILES, US_PROFILES } from './zone-profiles.js';
+import { SOURCES, type SourceId } from '../core/sources.js';
 
 export {
   FAULT_FEEDS,

@@ -1,9 +1,9 @@
-import type { SourceId } from '../core/zones.js';
 import type { FaultFeed } from './faults.js';
 import { answerEia, emptyEiaReply } from './eia.js';
 import { answerEntsoe, noMatchingData } from './entsoe.js';
 import { answerNeso, emptyNesoReply } from './neso.js';
 import { jsonReply, textReply, type ReplyContext, type SourceReply } from './reply.js';
+import type { SourceId } from '../core/sources.js';
 
 /** One simulated upstream, as the server routes to it. */
 export interface SimulatedUpstream {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ZoneReadings } from '../core/method.js';
 import type { StoredForecast } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
-import type { SourceId, Zone } from '../core/zones.js';
+import type { Zone } from '../core/zones.js';
 import {
   UpstreamError,
   type Clock,
@@ -11,6 +11,7 @@ import {
   type UpstreamHttp,
   type UpstreamHttpOptions,
 } from './http.js';
+import type { SourceId } from '../core/sources.js';
 
 /**
  * The contract between one upstream's folder and the rest of gridco2: what its registry entry

@@ -2,7 +2,7 @@ import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import { SIMULATED_HEADER } from '../core/synthetic.js';
 import type { FailureKind } from '../core/reading.js';
-import type { SourceId } from '../core/zones.js';
+import type { SourceId } from '../core/sources.js';
 
 /**
  * The one place where upstream HTTP calls are made, retried and sorted into a few failure kinds

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
-import { SOURCES } from '../core/zones.js';
 import { UPSTREAMS } from './registry.js';
+import { SOURCES } from '../core/sources.js';
 
 describe('the upstream registry', () => {
   it('has one entry for every source of the core, and nothing else', () => {

@@ -1,8 +1,8 @@
-import type { SourceId } from '../core/zones.js';
 import type { UpstreamDefinition } from './adapter.js';
 import { EIA_UPSTREAM } from './eia/upstream.js';
 import { ENTSOE_UPSTREAM } from './entsoe/upstream.js';
 import { NESO_UPSTREAM } from './neso/upstream.js';
+import type { SourceId } from '../core/sources.js';
 
 /**
  * The one registry of upstreams: each source's settings (its environment variables) and the

@@ -1,4 +1,5 @@
-import type { ForecastKind, StoredForecast } from '../core/reading.js';
+import type { StoredForecast } from '../core/reading.js';
+import type { ForecastKind } from '../core/sources.js';
 
 /** A row of the `forecasts` table, as both backends read it. */
 export interface ForecastRow {

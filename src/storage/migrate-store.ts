@@ -1,6 +1,7 @@
 import type { IngestReport, Mix, StoredReading } from '../core/reading.js';
-import { ZONES, type SourceId } from '../core/zones.js';
+import { ZONES } from '../core/zones.js';
 import type { Store, StoreKey } from './store.js';
+import type { SourceId } from '../core/sources.js';
 
 export interface MigrateProgress {
   /** Rows read from the source so far. */

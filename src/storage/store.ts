@@ -1,7 +1,6 @@
 import type { Basis } from '../core/factors.js';
 import type { BacktestRun } from '../core/forecast/backtest.js';
 import type {
-  ForecastKind,
   IngestReport,
   Method,
   Mix,
@@ -11,7 +10,7 @@ import type {
   StoredReading,
   ZoneReading,
 } from '../core/reading.js';
-import type { SourceId } from '../core/zones.js';
+import type { ForecastKind, SourceId } from '../core/sources.js';
 import type { WebhookStore } from './webhook-store.js';
 
 /** Backtests a store keeps: the newest is served, a few before it are kept for comparison. */

@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
 import { floorToHour, formatTs, HOUR, parseInstant } from '../../core/time.js';
-import { findZone, SOURCES, type SourceId } from '../../core/zones.js';
+import { findZone } from '../../core/zones.js';
 import { runBackfill, type BackfillProgress } from '../../ingest/backfill.js';
 import { plural } from '../../ingest/run-ingestion.js';
 import { createSourceAdapter, sourceDisabledReason } from '../../ingest/sources.js';
@@ -10,6 +10,7 @@ import { createLogger } from '../../server.js';
 import { openStore } from '../../open-store.js';
 import { exitOnError } from '../exit.js';
 import { parseSource } from './ingest.js';
+import { SOURCES, type SourceId } from '../../core/sources.js';
 
 interface BackfillFlags {
   readonly source: SourceId;

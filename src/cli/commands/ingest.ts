@@ -1,11 +1,11 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
-import { SOURCES, type SourceId } from '../../core/zones.js';
-import { plural, reportDisabledSource, runIngestion } from '../../ingest/run-ingestion.js';
-import { createSourceAdapter, sourceDisabledReason } from '../../ingest/sources.js';
+import { ingestSource } from '../../ingest/ingest-source.js';
+import { plural } from '../../ingest/run-ingestion.js';
 import { createLogger } from '../../server.js';
 import { openStore } from '../../open-store.js';
 import { exitOnError } from '../exit.js';
+import { SOURCES, type SourceId } from '../../core/sources.js';
 
 export function registerIngest(program: Command): void {
   program
@@ -36,20 +36,13 @@ export function registerIngest(program: Command): void {
           // Sources are independent upstreams: a slow one does not hold the others back.
           await Promise.all(
             (flags.source ? [flags.source] : SOURCES).map(async (source) => {
-              const reason = sourceDisabledReason(config, source);
-              if (reason !== null) {
-                logger.warn({ source }, `${source} disabled: ${reason}`);
-                await reportDisabledSource(store, source, reason);
-                if (flags.source) failed.push(`${source} (${reason})`);
+              const ingestion = ingestSource({ config, store, logger, source });
+              const report = await ingestion.pass(interrupt.signal);
+              if (ingestion.disabledReason !== null) {
+                // Named on the command line, a disabled source fails it; else it is a warning.
+                if (flags.source) failed.push(`${source} (${ingestion.disabledReason})`);
                 return;
               }
-              const adapter = createSourceAdapter(config, source, { logger });
-              const report = await runIngestion({
-                store,
-                adapter,
-                logger,
-                signal: interrupt.signal,
-              });
               // Only errors fail the command. Zones answered without data are a warning (in the
               // log line, the stored report and the status note): an upstream may legitimately
               // have nothing yet for a zone, and a cron job failing every hour for that would

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { SOURCES } from '../../core/zones.js';
 import { startSimulator } from '../../simulator/index.js';
 import { UPSTREAMS } from '../../sources/registry.js';
 import { exitOnError } from '../exit.js';
+import { SOURCES } from '../../core/sources.js';
 
 export function registerSimulateUpstreams(program: Command): void {
   program

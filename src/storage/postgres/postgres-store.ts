@@ -4,7 +4,6 @@ import { pino, type Logger } from 'pino';
 import type { Basis } from '../../core/factors.js';
 import {
   BASIS_METHOD,
-  type ForecastKind,
   type IngestReport,
   type Method,
   type Reading,
@@ -13,7 +12,6 @@ import {
   type StoredReading,
   type ZoneReading,
 } from '../../core/reading.js';
-import type { SourceId } from '../../core/zones.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
@@ -29,6 +27,7 @@ import type {
 } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresWebhookStore } from './webhook-tables.js';
+import type { ForecastKind, SourceId } from '../../core/sources.js';
 
 export interface PostgresStoreOptions {
   /** Most connections this instance opens (default 10); instances share `max_connections`. */

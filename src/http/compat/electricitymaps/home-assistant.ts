@@ -1,13 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  EM_STEP_SECONDS,
-  emIntensity,
-  emPowerBreakdown,
-} from '../../../core/electricity-maps-bodies.js';
+import { EM_STEP_SECONDS, emIntensity, emPowerBreakdown } from './bodies.js';
 import type { Basis } from '../../../core/factors.js';
 import type { Mix, Reading } from '../../../core/reading.js';
 import { electricityMapsKeyOf, resolveZone } from '../../../core/zone-names.js';
-import { SOURCE_INFO, type Zone } from '../../../core/zones.js';
+import type { Zone } from '../../../core/zones.js';
 import { CACHE_CONTROL } from '../../headers.js';
 import { readParams } from '../../query.js';
 import {
@@ -18,9 +14,10 @@ import {
   hourlyMixesIn,
   newestHourlyReading,
   sendEmError,
-} from '../electricitymaps.js';
-import { type CompatDeps, describeError, rateLimitHook } from '../read-model.js';
+} from './routes.js';
+import { type CompatDeps, describeError, rateLimitHook } from '../shared.js';
 import { zoneAtHome } from './home-location.js';
+import { SOURCE_INFO } from '../../../core/sources.js';
 
 /**
  * `GET /compat/electricitymaps/v3/home-assistant`: the endpoint Home Assistant's Electricity

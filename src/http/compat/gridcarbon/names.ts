@@ -1,5 +1,5 @@
 import type { Method } from '../../../core/reading.js';
-import type { SourceId } from '../../../core/zones.js';
+import type { SourceId } from '../../../core/sources.js';
 
 /**
  * The names of the hosted service gridco2 replaces ("gridcarbon"), for `/compat/gridcarbon/v1`

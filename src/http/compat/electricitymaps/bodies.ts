@@ -1,7 +1,7 @@
-import type { Basis } from './factors.js';
-import { isCategory, RENEWABLE } from './factors.js';
-import type { Mix, Reading } from './reading.js';
-import { PROVISIONAL_METHOD } from './units.js';
+import type { Basis } from '../../../core/factors.js';
+import { isCategory, RENEWABLE } from '../../../core/factors.js';
+import type { Mix, Reading } from '../../../core/reading.js';
+import { PROVISIONAL_METHOD } from '../../../core/units.js';
 
 /**
  * Bodies of the Electricity Maps v3 compatibility API (docs/compat.md), in that API's field

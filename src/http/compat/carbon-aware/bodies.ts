@@ -7,7 +7,7 @@
  * Pure: the route reads, this shapes and computes the windows.
  */
 
-import { round1 } from './units.js';
+import { round1 } from '../../../core/units.js';
 
 /** A .NET `DateTimeOffset` as System.Text.Json writes it in UTC: `2022-06-01T14:45:00+00:00`. */
 export const dotnetTime = (epochSeconds: number): string =>

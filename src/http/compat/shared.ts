@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Basis } from '../../core/factors.js';
 import type { Reading } from '../../core/reading.js';
+import { parseInstant } from '../../core/time.js';
 import type { Zone } from '../../core/zones.js';
 import type { ForecastBook } from '../../forecast/book.js';
 import type { Reads } from '../../read/reads.js';
@@ -89,13 +90,29 @@ export function describeError(error: unknown): ApiError {
 }
 
 /**
+ * An instant query value in any form compatInstantText reads, in whole seconds (a fraction
+ * rounds up): undefined when absent or blank, which each caller answers its own way (the
+ * Electricity Maps routes refuse it, the Carbon Aware SDK ones read it as "not given"), and
+ * `invalid(raw)` thrown when the text is not an instant.
+ */
+export function instantOf(
+  raw: string | undefined,
+  invalid: (raw: string) => Error,
+): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const parsed = parseInstant(compatInstantText(raw));
+  if (parsed === undefined) throw invalid(raw);
+  return Math.ceil(parsed / 1000);
+}
+
+/**
  * An instant as the compatibility clients write it, rewritten to the ISO 8601 form parseInstant
  * reads: a space for the `T` (`2026-11-21 13:00:00`), an offset as `+0000`/`-0500` or after a
  * space, a trailing zone name ` UTC`/` GMT` (Go's `time.Time.String()`:
  * `2026-11-21 13:00:00 +0000 UTC`), and a `+` of an offset that arrived unescaped and reads as a
  * space. The sign of an offset is kept.
  */
-export function compatInstantText(raw: string): string {
+function compatInstantText(raw: string): string {
   return raw
     .trim()
     .replace(/\s+(?:UTC|GMT)$/i, '')

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { cloudRegionNear, DATA_CENTRE_RADIUS_KM } from '../../core/cloud-regions.js';
+import { cloudRegionNear, DATA_CENTRE_RADIUS_KM } from '../../../core/cloud-regions.js';
 import {
   EM_STEP_SECONDS,
   emForecast,
@@ -10,19 +10,23 @@ import {
   hourlyReadings,
   type EmIntensity,
   type EmPowerBreakdown,
-} from '../../core/electricity-maps-bodies.js';
-import type { Basis } from '../../core/factors.js';
-import { HOUR, parseInstant } from '../../core/time.js';
-import { electricityMapsKeyOf, electricityMapsZones, resolveZone } from '../../core/zone-names.js';
-import type { Reading } from '../../core/reading.js';
-import { findZone, SOURCE_INFO, type Zone } from '../../core/zones.js';
-import { echo, ApiError } from '../api-errors.js';
-import { logUnhandled } from '../errors.js';
-import { CACHE_CONTROL } from '../headers.js';
-import { readParams } from '../query.js';
-import { REQUEST_LIMITS } from '../request-cost.js';
+} from './bodies.js';
+import type { Basis } from '../../../core/factors.js';
+import { HOUR } from '../../../core/time.js';
 import {
-  compatInstantText,
+  electricityMapsKeyOf,
+  electricityMapsZones,
+  resolveZone,
+} from '../../../core/zone-names.js';
+import type { Reading } from '../../../core/reading.js';
+import { findZone, type Zone } from '../../../core/zones.js';
+import { echo, ApiError } from '../../api-errors.js';
+import { logUnhandled } from '../../errors.js';
+import { CACHE_CONTROL } from '../../headers.js';
+import { readParams } from '../../query.js';
+import { REQUEST_LIMITS } from '../../request-cost.js';
+import {
+  instantOf,
   type CompatDeps,
   describeError,
   mixesIn,
@@ -30,7 +34,8 @@ import {
   rateLimitHook,
   readingsIn,
   stepOf,
-} from './read-model.js';
+} from '../shared.js';
+import { SOURCE_INFO } from '../../../core/sources.js';
 
 /**
  * The Electricity Maps v3 API, as the clients that let users set its base URL call it (evcc's
@@ -160,13 +165,15 @@ export async function hourlyMixesIn(deps: CompatDeps, zone: Zone, from: number, 
   );
 }
 
-/** An instant as clients send it, in any form compatInstantText reads. */
-function instantOf(params: ReadonlyMap<string, string>, param: 'start' | 'end'): number {
-  const given = params.get(param);
-  const text = given === undefined ? undefined : compatInstantText(given);
-  const parsed = text === undefined ? undefined : parseInstant(text);
-  if (parsed === undefined) throw ERRORS.invalid(param, '2026-11-21T13:00:00Z');
-  return Math.ceil(parsed / 1000);
+/**
+ * `start` or `end`, which are required: absent, blank and unreadable get the same error, with
+ * an example of the form rather than the value given (instantOf reads the forms).
+ */
+function requiredInstant(params: ReadonlyMap<string, string>, param: 'start' | 'end'): number {
+  const invalid = () => ERRORS.invalid(param, '2026-11-21T13:00:00Z');
+  const seconds = instantOf(params.get(param), invalid);
+  if (seconds === undefined) throw invalid();
+  return seconds;
 }
 
 export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps): void {
@@ -246,8 +253,8 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const params = readParams(request.url, [...ZONE_PARAMS, 'start', 'end']);
           const zone = zoneOf(params);
           const basis = basisOf(params);
-          const start = instantOf(params, 'start');
-          const end = instantOf(params, 'end');
+          const start = requiredInstant(params, 'start');
+          const end = requiredInstant(params, 'end');
           if (start >= end) throw ERRORS.windowReversed();
           if (end - start > MAX_PAST_RANGE_DAYS * 24 * HOUR) throw ERRORS.windowTooLong();
           const readings = await hourlyReadingsIn(deps, zone, start, end, basis);

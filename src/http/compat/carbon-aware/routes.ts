@@ -8,27 +8,27 @@ import {
   type EmissionsData,
   emissionsForecast,
   type EmissionsForecastDto,
-} from '../../core/carbon-aware-bodies.js';
-import { CLOUD_REGIONS } from '../../core/cloud-regions.js';
-import type { Basis } from '../../core/factors.js';
-import type { Reading } from '../../core/reading.js';
-import { HOUR, parseInstant } from '../../core/time.js';
-import { resolveZone } from '../../core/zone-names.js';
-import { ZONES, type Zone } from '../../core/zones.js';
-import { echo, ApiError } from '../api-errors.js';
-import { logUnhandled } from '../errors.js';
-import { CACHE_CONTROL } from '../headers.js';
-import { readParams, readRepeatedParam } from '../query.js';
-import { distinct, REQUEST_LIMITS } from '../request-cost.js';
+} from './bodies.js';
+import { CLOUD_REGIONS } from '../../../core/cloud-regions.js';
+import type { Basis } from '../../../core/factors.js';
+import type { Reading } from '../../../core/reading.js';
+import { HOUR } from '../../../core/time.js';
+import { resolveZone } from '../../../core/zone-names.js';
+import { ZONES, type Zone } from '../../../core/zones.js';
+import { echo, ApiError } from '../../api-errors.js';
+import { logUnhandled } from '../../errors.js';
+import { CACHE_CONTROL } from '../../headers.js';
+import { readParams, readRepeatedParam } from '../../query.js';
+import { distinct, REQUEST_LIMITS } from '../../request-cost.js';
 import {
-  compatInstantText,
+  instantOf,
   type CompatDeps,
   describeError,
   newestReading,
   rateLimitHook,
   readingsIn,
   stepOf,
-} from './read-model.js';
+} from '../shared.js';
 
 /**
  * The Green Software Foundation Carbon Aware SDK WebAPI (`/emissions/...`, `/locations`), as
@@ -158,14 +158,12 @@ function locationsOf(url: string): Located[] {
   });
 }
 
-/** A .NET DateTimeOffset query value, or a Go time as the Kubernetes exporter writes it (compatInstantText). */
-function instantOf(params: ReadonlyMap<string, string>, param: string): number | undefined {
-  const raw = params.get(param);
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const text = compatInstantText(raw);
-  const parsed = parseInstant(text);
-  if (parsed === undefined) throw ERRORS.invalid(param, raw);
-  return Math.ceil(parsed / 1000);
+/**
+ * A .NET DateTimeOffset query value, or a Go time as the Kubernetes exporter writes it; every
+ * instant parameter here is optional, so absent or blank is undefined (instantOf).
+ */
+function optionalInstant(params: ReadonlyMap<string, string>, param: string): number | undefined {
+  return instantOf(params.get(param), (raw) => ERRORS.invalid(param, raw));
 }
 
 function integerOf(params: ReadonlyMap<string, string>, param: string): number | undefined {
@@ -207,8 +205,8 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
       const observed = async (url: string): Promise<EmissionsData[]> => {
         const params = readParams(url, ['time', 'toTime', 'durationMinutes']);
         const locations = locationsOf(url);
-        const time = instantOf(params, 'time');
-        const toTime = instantOf(params, 'toTime');
+        const time = optionalInstant(params, 'time');
+        const toTime = optionalInstant(params, 'toTime');
         integerOf(params, 'durationMinutes');
         if (toTime !== undefined && time === undefined) throw ERRORS.toTimeWithoutTime();
         if (time !== undefined && toTime !== undefined) {
@@ -255,8 +253,8 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
       scope.get('/emissions/forecasts/current', options(CACHE_CONTROL.latest), async (request) => {
         const params = readParams(request.url, ['dataStartAt', 'dataEndAt', 'windowSize']);
         const locations = locationsOf(request.url);
-        const dataStartAt = instantOf(params, 'dataStartAt');
-        const dataEndAt = instantOf(params, 'dataEndAt');
+        const dataStartAt = optionalInstant(params, 'dataStartAt');
+        const dataEndAt = optionalInstant(params, 'dataEndAt');
         const windowSize = integerOf(params, 'windowSize');
         if (dataStartAt !== undefined && dataEndAt !== undefined && dataStartAt >= dataEndAt) {
           throw ERRORS.reversed('dataStartAt', 'dataEndAt');
@@ -293,9 +291,9 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
           const params = readParams(request.url, ['location', 'startTime', 'endTime']);
           const given = params.get('location')?.trim();
           if (given === undefined || given === '') throw ERRORS.required('location');
-          const start = instantOf(params, 'startTime');
+          const start = optionalInstant(params, 'startTime');
           if (start === undefined) throw ERRORS.required('startTime');
-          const end = instantOf(params, 'endTime');
+          const end = optionalInstant(params, 'endTime');
           if (end === undefined) throw ERRORS.required('endTime');
           const zone = resolveZone(given, 'ca');
           if (!zone) throw ERRORS.unknownLocation(given);

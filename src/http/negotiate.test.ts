@@ -1,0 +1,59 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { chooseEncoding, representationFor, representationHeaders } from './negotiate.js';
+import { EncodedBody } from './response-cache.js';
+
+describe('chooseEncoding (RFC 9110 §12.5.3)', () => {
+  it.each([
+    [undefined, ['br', 'gzip'], undefined],
+    ['', ['br', 'gzip'], undefined],
+    ['identity', ['br', 'gzip'], undefined],
+    ['deflate', ['br', 'gzip'], undefined],
+    ['br', ['br', 'gzip'], 'br'],
+    ['gzip', ['br', 'gzip'], 'gzip'],
+    ['gzip, br', ['br', 'gzip'], 'br'],
+    ['gzip, br', ['gzip'], 'gzip'],
+    ['br, gzip, deflate', ['br', 'gzip'], 'br'],
+    ['BR;Q=0.1', ['br', 'gzip'], 'br'],
+    ['br;q=0.5, gzip;q=1', ['br', 'gzip'], 'br'],
+    ['br;q=0', ['br', 'gzip'], undefined],
+    ['br;q=0.000, gzip', ['br', 'gzip'], 'gzip'],
+    ['br;q=0, gzip;q=0', ['br', 'gzip'], undefined],
+    ['br ; q=0 , gzip', ['br', 'gzip'], 'gzip'],
+    // `*` is every coding not listed: the server's first choice, unless that one is refused.
+    ['*', ['br', 'gzip'], 'br'],
+    ['*', ['gzip'], 'gzip'],
+    ['br;q=0, *', ['br', 'gzip'], 'gzip'],
+    ['*;q=0', ['br', 'gzip'], undefined],
+    ['*;q=0, gzip', ['br', 'gzip'], 'gzip'],
+    ['x,'.repeat(200), ['br', 'gzip'], undefined],
+  ] as const)('%j among %j -> %s', (header, available, expected) => {
+    expect(chooseEncoding(header, available)).toBe(expected);
+  });
+});
+
+describe('representationFor', () => {
+  const large = new EncodedBody(Buffer.from(`{"data":"${'a'.repeat(2000)}"}`));
+  const small = new EncodedBody(Buffer.from('{"data":"a"}'));
+
+  it.each([
+    [large, 'br', 'br', brotliDecompressSync],
+    [large, 'gzip', 'gzip', gunzipSync],
+    [large, '*', 'br', brotliDecompressSync],
+    [large, undefined, undefined, (body: Buffer) => body],
+    [small, 'br', undefined, (body: Buffer) => body],
+  ] as const)('%#: Accept-Encoding %j sends %s', (encoded, accept, encoding, decode) => {
+    const representation = representationFor(encoded, accept);
+    expect(representation.encoding).toBe(encoding);
+    expect(decode(representation.body).equals(encoded.body)).toBe(true);
+    expect(representation.varies).toBe(encoded === large);
+    const expectedEtag =
+      encoding === undefined ? encoded.etag : `${encoded.etag.slice(0, -1)}-${encoding}"`;
+    expect(representation.etag).toBe(expectedEtag);
+    expect(representationHeaders(representation)).toEqual([
+      ['etag', expectedEtag],
+      ...(encoded === large ? [['vary', 'accept-encoding']] : []),
+      ...(encoding === undefined ? [] : [['content-encoding', encoding]]),
+    ]);
+  });
+});

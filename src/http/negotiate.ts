@@ -1,0 +1,91 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EncodedBody } from './response-cache.js';
+import { CORS_HEADERS } from './headers.js';
+import { nextPageLink } from './query.js';
+
+/**
+ * Content negotiation, in one place for every sender: the Fastify routes, the forecast route,
+ * the fast path and the dashboard. One Accept-Encoding parser (RFC 9110 §12.5.3) and one way to
+ * turn a chosen representation into headers, so the two paths send the same bytes.
+ */
+
+/** The content codings the server can send, in the order it prefers them. */
+export type ContentCoding = 'br' | 'gzip';
+const SERVER_PREFERENCE: readonly ContentCoding[] = ['br', 'gzip'];
+/** Bodies shorter than this are sent as they are: compressing them saves nothing worth a CPU. */
+const MIN_COMPRESS_BYTES = 1024;
+
+/**
+ * The coding to send among `available`, or undefined for identity. A coding is acceptable when
+ * its own q (else the q of `*`) is above 0: `*` stands for every coding not listed, so
+ * `Accept-Encoding: *` gets the server's first choice, and `*;q=0` refuses the unlisted ones.
+ * Among acceptable codings the server's preference decides, not the client's q.
+ */
+export function chooseEncoding(
+  header: string | undefined,
+  available: readonly ContentCoding[] = SERVER_PREFERENCE,
+): ContentCoding | undefined {
+  const weights = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    weights.set(name.trim(), q === undefined ? 1 : Number(q));
+  }
+  const accepts = (coding: string) => (weights.get(coding) ?? weights.get('*') ?? 0) > 0;
+  return SERVER_PREFERENCE.find((coding) => available.includes(coding) && accepts(coding));
+}
+
+/** One representation of a body, ready to send: the bytes, its own ETag and its encoding. */
+export interface Representation {
+  readonly body: Buffer;
+  readonly etag: string;
+  readonly encoding: ContentCoding | undefined;
+  /** Whether the body could have been compressed, so caches must vary on Accept-Encoding. */
+  readonly varies: boolean;
+}
+
+/** Picks the representation of an encoded body for a client's Accept-Encoding. */
+export function representationFor(
+  encoded: EncodedBody,
+  acceptEncoding: string | undefined,
+): Representation {
+  const varies = encoded.body.length >= MIN_COMPRESS_BYTES;
+  const encoding = varies ? chooseEncoding(acceptEncoding) : undefined;
+  if (encoding === undefined) return { body: encoded.body, etag: encoded.etag, encoding, varies };
+  return {
+    body: encoding === 'br' ? encoded.br() : encoded.gzip(),
+    etag: `${encoded.etag.slice(0, -1)}-${encoding}"`,
+    encoding,
+    varies,
+  };
+}
+
+/** The headers that describe a representation, in the order both paths send them. */
+export function representationHeaders(representation: Representation): [string, string][] {
+  const headers: [string, string][] = [['etag', representation.etag]];
+  if (representation.varies) headers.push(['vary', 'accept-encoding']);
+  if (representation.encoding) headers.push(['content-encoding', representation.encoding]);
+  return headers;
+}
+
+/**
+ * Sends an encoded body through Fastify in the representation the client accepts, with its own
+ * ETag, and the Link to the next page when the body was truncated.
+ */
+export function sendEncoded(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  encoded: EncodedBody,
+): Buffer {
+  const representation = representationFor(encoded, request.headers['accept-encoding']);
+  if (encoded.nextFrom !== undefined) {
+    reply.header('link', nextPageLink(request.url, encoded.nextFrom));
+    reply.header(
+      'access-control-expose-headers',
+      `${CORS_HEADERS['access-control-expose-headers']}, Link`,
+    );
+  }
+  for (const [name, value] of representationHeaders(representation)) reply.header(name, value);
+  return representation.body;
+}
