@@ -40,6 +40,8 @@ export interface ServerOptions {
   readonly connections?: AppDeps['connections'];
   /** Bounds and timing of event streams (tests shorten them). */
   readonly streams?: AppDeps['streams'];
+  /** Deadline and minimum read rate of exports (tests shorten them). */
+  readonly exports?: AppDeps['exports'];
   /** How often the forecasts check for new data (the demo, filling its store, checks often). */
   readonly forecastCheckMs?: number;
 }
@@ -69,6 +71,7 @@ export async function startServer(
     ...(options.clock && { clock: options.clock }),
     ...(options.connections && { connections: options.connections }),
     ...(options.streams && { streams: options.streams }),
+    ...(options.exports && { exports: options.exports }),
   });
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -175,6 +175,13 @@ export const API_ERRORS = {
       `at most ${max} open streams per IP; close one, or ask for several zones on one stream`,
       { 'retry-after': '5' },
     ),
+  tooManyStreamsFromNetwork: (max: number) =>
+    new ApiError(
+      429,
+      'too many open streams from this network',
+      `at most ${max} open streams per network (IPv4 /24, IPv6 /64); close one`,
+      { 'retry-after': '5' },
+    ),
   /** The server-wide caps on open streams and exports, which protect every client. */
   serverBusy: (what: 'streams' | 'exports') =>
     new ApiError(

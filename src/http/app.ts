@@ -36,11 +36,12 @@ import {
   clientAddress as createClientAddress,
   LocalRateLimiter,
   type RateLimiter,
-  RedisRateLimiter,
 } from './rate-limiter.js';
+import { RedisRateLimiter } from './redis-limiter-partition.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
 import type { StreamLimits } from './stream.js';
+import type { ReadRateLimits } from './read-rate.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -54,6 +55,8 @@ export interface AppDeps {
   readonly connections?: Partial<ConnectionLimits & SocketTimeouts>;
   /** Bounds and timing of `/v1/stream` (STREAM_MAX sets the cap in all); tests shorten them. */
   readonly streams?: Partial<StreamLimits>;
+  /** Deadline and minimum read rate of `/v1/export`; tests shorten them. */
+  readonly exports?: Partial<ReadRateLimits>;
   /** Prepared forecasts; without one, no zone has a forecast yet. */
   readonly forecasts?: ForecastBook;
   /** The built dashboard (DASHBOARD=on); tests point it elsewhere. Default: dist/web. */
@@ -117,9 +120,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
   // METRICS=off: nothing is counted and GET /metrics is not served.
   const metrics = config.metrics ? new ServiceMetrics() : undefined;
-  const rateLimiter: RateLimiter = redis
-    ? new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`)
-    : new LocalRateLimiter(config.rateLimitPerMinute, clock);
+  const redisLimiter =
+    redis &&
+    new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`);
+  const rateLimiter: RateLimiter =
+    redisLimiter ?? new LocalRateLimiter(config.rateLimitPerMinute, clock);
   const limiter = metrics ? metrics.countRefusals(rateLimiter) : rateLimiter;
   const clientAddress = createClientAddress(config.trustProxy);
   const responder = new DataResponder(store, deps.cache);
@@ -231,7 +236,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exposedHeaders: CORS_HEADERS['access-control-expose-headers'],
   });
 
-  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => undefined)));
+  if (redis) {
+    app.addHook('onClose', async () => {
+      redisLimiter?.stop();
+      await redis.quit().catch(() => undefined);
+    });
+  }
   // Requests in flight finish; idle connections would hold close() until their timeout.
   app.addHook('preClose', async () => guard.closeIdle());
 
@@ -286,6 +296,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forecastBodies,
     cache: deps.cache,
     streams: deps.streams,
+    exports: deps.exports,
     logger: log,
   });
   if (config.dashboard) {
@@ -304,9 +315,11 @@ async function connectRedis(url: string, log: Logger | undefined): Promise<Redis
   const redis = new Redis(url, {
     // A request never waits long on Redis: fail fast, count loosely, keep reconnecting.
     connectTimeout: 1000,
-    commandTimeout: 500,
+    commandTimeout: 250,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    // A peer gone without a word (a partition) is noticed by TCP, not only by timeouts.
+    keepAlive: 10_000,
   });
   let healthy = true;
   redis.on('error', (error: Error) => {

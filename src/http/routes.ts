@@ -29,6 +29,7 @@ import type { RateLimiter } from './rate-limiter.js';
 import { registerCloudZones } from './cloud-zones.js';
 import { registerCarbonAware } from './compat/carbon-aware.js';
 import { registerElectricityMaps } from './compat/electricitymaps.js';
+import type { ReadRateLimits } from './read-rate.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
   errorResponses,
@@ -54,6 +55,8 @@ export interface RouteDeps {
   /** The in-memory readings, when there are: event streams follow the changes it applies. */
   readonly cache?: ReadingCache | undefined;
   readonly streams?: Partial<StreamLimits> | undefined;
+  /** Deadline and minimum read rate of exports; tests shorten them. */
+  readonly exports?: Partial<ReadRateLimits> | undefined;
   readonly logger?: Logger | undefined;
 }
 
@@ -377,7 +380,14 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     async () => FACTORS_BODY,
   );
 
-  registerExport(app, { store, responder, clock, clientAddress, limit });
+  registerExport(app, {
+    store,
+    responder,
+    clock,
+    clientAddress,
+    limit,
+    ...(deps.exports && { readRate: deps.exports }),
+  });
   registerSchedule(app, { store, responder, clock, limit, forecasts: () => app.forecasts });
   registerForecast(app, {
     limit,

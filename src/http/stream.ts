@@ -16,7 +16,9 @@ import { round1 } from './encode.js';
 import { CACHE_CONTROL } from './headers.js';
 import { interpretStream, readParams, STREAM_PARAMS } from './query.js';
 import { errorResponses, StreamQuery, streamedResponses } from './schemas.js';
-import { ClientGone, drained, SlotCounter } from './streaming.js';
+import { LoopTurns } from './loop-turns.js';
+import { endAtAge, StreamAdmission } from './stream-admission.js';
+import { ClientGone, drained } from './streaming.js';
 
 /**
  * `GET /v1/stream` (extensions §7): server-sent events, one `reading` event per reading
@@ -37,6 +39,10 @@ import { ClientGone, drained, SlotCounter } from './streaming.js';
 export interface StreamLimits {
   /** Open streams per client IP (extensions §7: 5). */
   readonly maxPerAddress: number;
+  /** Open streams per client network: IPv4 /24, IPv6 /64. */
+  readonly maxPerPrefix: number;
+  /** A stream ends after this long, less up to a quarter at random; the client resumes. */
+  readonly maxAgeMs: number;
   /** Open streams on this instance, all clients together (STREAM_MAX). */
   readonly maxInAll: number;
   /** Time between two comment heartbeats; below the socket idle timeout (75 s). */
@@ -49,6 +55,8 @@ export interface StreamLimits {
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   maxPerAddress: 5,
+  maxPerPrefix: 250,
+  maxAgeMs: 30 * 60_000,
   maxInAll: 1000,
   heartbeatMs: 15_000,
   maxUnsentBytes: 128 * 1024,
@@ -57,8 +65,10 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
 
 /** What EventSource waits before it reconnects, in ms (the `retry:` field). */
 const RETRY_MS = 5000;
-/** Changes read from the store per query when replaying or catching up. */
+/** Changes read from the store per query when catching up. */
 const PAGE_ROWS = 5000;
+/** Changes read per query when replaying: one page is read, and its events built, in one go. */
+const REPLAY_PAGE_ROWS = 1000;
 /** Event text written at once. */
 const CHUNK_CHARS = 16 * 1024;
 
@@ -83,7 +93,7 @@ export interface StreamDeps {
 export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
   const { store, responder, clientAddress, limit, limits } = deps;
   const hub = new StreamHub(store, deps.cache, limits, deps.logger);
-  const slots = new SlotCounter(limits.maxPerAddress, limits.maxInAll);
+  const admission = new StreamAdmission(limits);
   // Open streams never end by themselves: close them first, or the server would wait for them.
   app.addHook('preClose', async () => hub.close());
 
@@ -151,8 +161,10 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       const lastEventId = interpretLastEventId(request.headers['last-event-id']);
       responder.refuseWhenStoreLost();
       const response = reply.raw;
-      const release = slots.take(clientAddress(request.raw), {
+      // At the cap, the oldest stream of the network holding the most may give way to this one.
+      const release = admission.admit(clientAddress(request.raw), () => response.destroy(), {
         perAddress: () => API_ERRORS.tooManyStreams(limits.maxPerAddress),
+        perPrefix: () => API_ERRORS.tooManyStreamsFromNetwork(limits.maxPerPrefix),
         inAll: () => API_ERRORS.serverBusy('streams'),
       });
       // Before any wait: a client gone meanwhile must give its place back too.
@@ -182,6 +194,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       const since = lastEventId === undefined ? undefined : Math.min(lastEventId, storeVersion);
       const zones = asked.zones.length === ZONES.length ? undefined : asked.zones;
       hub.open(response, zones, asked.basis, since);
+      endAtAge(response, limits.maxAgeMs);
     },
   );
 }
@@ -262,7 +275,11 @@ interface Chunk {
  * of about CHUNK_CHARS that each end on a whole write: the last event of each write carries
  * the `id`, so a client cut off between chunks resumes exactly where it was.
  */
-function* eventChunks(client: StreamClient, events: readonly ReadingEvent[]): Generator<Chunk> {
+function* eventChunks(
+  client: StreamClient,
+  events: readonly ReadingEvent[],
+  splitWrites = false,
+): Generator<Chunk> {
   let text = '';
   let upTo = client.cursor;
   const mine = (event: ReadingEvent) =>
@@ -274,6 +291,11 @@ function* eventChunks(client: StreamClient, events: readonly ReadingEvent[]): Ge
     while (next < events.length && !mine(events[next]!)) next++;
     if (next < events.length && events[next]!.version === event.version) {
       text += `event: reading\ndata: ${event.data}\n\n`;
+      // Replaying, a large write goes in chunks too; the resume point stays before it.
+      if (splitWrites && text.length >= CHUNK_CHARS) {
+        yield { text, upTo };
+        text = '';
+      }
       continue;
     }
     text += `event: reading\nid: ${event.version}\ndata: ${event.data}\n\n`;
@@ -296,9 +318,10 @@ const idLine = (version: number) => `id: ${version}\n\n`;
 async function* changePages(
   store: Store,
   since: number,
+  pageRows = PAGE_ROWS,
 ): AsyncGenerator<{ readonly changes: readonly ReadingChange[]; readonly upTo: number }> {
   let cursor = since;
-  let limit = PAGE_ROWS;
+  let limit = pageRows;
   for (;;) {
     const page = await store.changesSince(cursor, limit);
     const rows = page.changes;
@@ -316,7 +339,7 @@ async function* changePages(
     }
     yield { changes: rows.slice(0, end), upTo: lastVersion - 1 };
     cursor = lastVersion - 1;
-    limit = PAGE_ROWS;
+    limit = pageRows;
   }
 }
 
@@ -467,21 +490,24 @@ class StreamHub {
   /** Sends a resuming client what was written since its Last-Event-ID, then lets it go live. */
   private async replay(client: StreamClient): Promise<void> {
     const { response } = client;
+    const turns = new LoopTurns();
     try {
       while (!client.live) {
-        for await (const page of changePages(this.store, client.cursor)) {
+        for await (const page of changePages(this.store, client.cursor, REPLAY_PAGE_ROWS)) {
           const events = new PreparedEvents(page.changes).on(client.basis);
-          for (const chunk of eventChunks(client, events)) {
+          for (const chunk of eventChunks(client, events, true)) {
             if (response.destroyed || response.writableEnded) throw new ClientGone();
             // At the client's pace: a replay may be long, and only this client waits for it.
             const more = response.write(chunk.text);
             client.cursor = chunk.upTo;
             if (!more) await drained(response);
+            await turns.yieldIfDue();
           }
           if (client.cursor < page.upTo && !write(response, idLine(page.upTo))) {
             throw new ClientGone();
           }
           client.cursor = page.upTo;
+          await turns.yieldIfDue();
         }
         // No await since the last check: no batch can slip between the replay and going live.
         if (client.cursor >= this.version) client.live = true;
