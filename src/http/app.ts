@@ -285,7 +285,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(createNotFoundHandler(getPaths));
 
   // Before the other routes: it labels requests with the paths registered after it.
-  if (metrics) registerMetrics(app, metrics, { store, responder, cache: deps.cache, clock });
+  if (metrics) {
+    registerMetrics(app, metrics, {
+      store,
+      responder,
+      cache: deps.cache,
+      clock,
+      access: { addr: config.metricsAddr, token: config.metricsToken, logger: log },
+    });
+  }
   registerRoutes(app, {
     config,
     store,

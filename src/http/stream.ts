@@ -275,11 +275,7 @@ interface Chunk {
  * of about CHUNK_CHARS that each end on a whole write: the last event of each write carries
  * the `id`, so a client cut off between chunks resumes exactly where it was.
  */
-function* eventChunks(
-  client: StreamClient,
-  events: readonly ReadingEvent[],
-  splitWrites = false,
-): Generator<Chunk> {
+function* eventChunks(client: StreamClient, events: readonly ReadingEvent[]): Generator<Chunk> {
   let text = '';
   let upTo = client.cursor;
   const mine = (event: ReadingEvent) =>
@@ -291,11 +287,6 @@ function* eventChunks(
     while (next < events.length && !mine(events[next]!)) next++;
     if (next < events.length && events[next]!.version === event.version) {
       text += `event: reading\ndata: ${event.data}\n\n`;
-      // Replaying, a large write goes in chunks too; the resume point stays before it.
-      if (splitWrites && text.length >= CHUNK_CHARS) {
-        yield { text, upTo };
-        text = '';
-      }
       continue;
     }
     text += `event: reading\nid: ${event.version}\ndata: ${event.data}\n\n`;
@@ -495,7 +486,7 @@ class StreamHub {
       while (!client.live) {
         for await (const page of changePages(this.store, client.cursor, REPLAY_PAGE_ROWS)) {
           const events = new PreparedEvents(page.changes).on(client.basis);
-          for (const chunk of eventChunks(client, events, true)) {
+          for (const chunk of eventChunks(client, events)) {
             if (response.destroyed || response.writableEnded) throw new ClientGone();
             // At the client's pace: a replay may be long, and only this client waits for it.
             const more = response.write(chunk.text);
