@@ -16,7 +16,7 @@ import { isRedisAvailable, REDIS_URL, throwawayPrefix } from './support/redis.js
  * it heals, must not be counted.
  *
  * The partition lasts 8 s, not the issue's 60: what a request costs is settled by the first hit
- * that waits out its budget (250 ms); from then on the limiter counts locally and sends Redis one
+ * that waits out its budget (500 ms); from then on the limiter counts locally and sends Redis one
  * PING a second, so every further second of partition is the same as the eighth. The stale
  * increments are the harder case in a short partition: they would land in the client's window
  * still running, rather than in a new one.

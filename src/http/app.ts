@@ -323,7 +323,7 @@ async function connectRedis(url: string, log: Logger | undefined): Promise<Redis
   const redis = new Redis(url, {
     // A request never waits long on Redis: fail fast, count loosely, keep reconnecting.
     connectTimeout: 1000,
-    commandTimeout: 250,
+    commandTimeout: 500,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     // A peer gone without a word (a partition) is noticed by TCP, not only by timeouts.

@@ -25,7 +25,7 @@ export interface RedisLimiterTiming {
 }
 
 export const DEFAULT_REDIS_LIMITER_TIMING: RedisLimiterTiming = {
-  budgetMs: 250,
+  budgetMs: 500,
   probeMs: 1000,
   staleMs: 1000,
 };
