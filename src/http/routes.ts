@@ -34,6 +34,7 @@ import { registerCloudZones } from './cloud-zones.js';
 import { registerCarbonAware } from './compat/carbon-aware.js';
 import { registerElectricityMaps } from './compat/electricitymaps.js';
 import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
+import type { ReadRateLimits } from './read-rate.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
   errorResponses,
@@ -57,6 +58,8 @@ export interface RouteDeps {
   /** The forecast bodies, shared with the fast path. */
   readonly forecastBodies: ForecastBodies;
   readonly streams?: Partial<StreamLimits> | undefined;
+  /** Deadline and minimum read rate of exports; tests shorten them. */
+  readonly exports?: Partial<ReadRateLimits> | undefined;
   readonly logger?: Logger | undefined;
   /** The reading cache, whose version keys the level bodies while memory answers. */
   readonly cache: ReadingCache | undefined;
@@ -395,7 +398,13 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     async () => FACTORS_BODY,
   );
 
-  registerExport(app, { reads, clock, clientAddress, limit });
+  registerExport(app, {
+    reads,
+    clock,
+    clientAddress,
+    limit,
+    ...(deps.exports && { readRate: deps.exports }),
+  });
   registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
   registerSignals(app, {
     reads,
