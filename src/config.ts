@@ -37,6 +37,13 @@ export interface Config {
   readonly streamMax: number;
   /** Whether `GET /metrics` is served and requests are counted for it (METRICS=off: neither). */
   readonly metrics: boolean;
+  /**
+   * Where `GET /metrics` is served (METRICS_ADDR, extensions §8): a listener of its own at
+   * `host:port` (default 127.0.0.1:9464), or `public`: the service's port.
+   */
+  readonly metricsAddr: { readonly host: string; readonly port: number } | 'public';
+  /** A bearer token that opens `GET /metrics` on the public listener (METRICS_TOKEN). */
+  readonly metricsToken: string | null;
   /** Whether `GET /` serves the dashboard and `/assets/` its files (DASHBOARD=off: neither). */
   readonly dashboard: boolean;
   /**
@@ -120,6 +127,8 @@ export function loadConfig(
     },
     streamMax: integer(read('STREAM_MAX'), 'STREAM_MAX', 1000, 1, 1e6),
     metrics: oneOf(read('METRICS'), 'METRICS', ['on', 'off'], 'on') === 'on',
+    metricsAddr: metricsAddress(read('METRICS_ADDR')),
+    metricsToken: read('METRICS_TOKEN') || null,
     webhooks: Object.freeze({
       enabled: oneOf(read('WEBHOOKS'), 'WEBHOOKS', ['on', 'off'], 'off') === 'on',
       allow: Object.freeze(
@@ -303,4 +312,19 @@ function trustProxy(value: string | undefined): string[] {
     }
   }
   return entries;
+}
+
+/** `public`, or `host:port` (an IPv6 host in brackets); unset: 127.0.0.1:9464. */
+function metricsAddress(value: string | undefined): { host: string; port: number } | 'public' {
+  const name = 'METRICS_ADDR';
+  if (value === undefined || value === '') return { host: '127.0.0.1', port: 9464 };
+  if (value.toLowerCase() === 'public') return 'public';
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw new ConfigError(
+      `${name} must be host:port, e.g. 127.0.0.1:9464, or public, got "${value}"`,
+    );
+  }
+  return { host: match[1] ?? match[2]!, port };
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { buildApp } from '../src/http/app.js';
 import type { IngestReport, StoredReading } from '../src/core/reading.js';
 import { runOutcome } from '../src/http/metrics.js';
 import { reportDisabledSource } from '../src/ingest/run-ingestion.js';
@@ -99,7 +100,7 @@ function valueOf(samples: readonly Sample[], name: string, labels: Record<string
 }
 
 async function scrape(baseUrl: string): Promise<Sample[]> {
-  const response = await fetch(`${baseUrl}/metrics`);
+  const response = await fetch(`${baseUrl}/metrics`, BEARER);
   expect(response.status).toBe(200);
   return parseExposition(await response.text());
 }
@@ -159,9 +160,18 @@ async function createDatabase(backend: Backend, fill: (store: Store) => Promise<
   return database;
 }
 
+/**
+ * The scrapes below go to the public listener (METRICS_ADDR=public) with the token; the default,
+ * a listener of its own, is tested on its own port below.
+ */
+const METRICS_TOKEN = 'metrics-test-token';
+const BEARER = { headers: { authorization: `Bearer ${METRICS_TOKEN}` } };
+
 function serve(databaseUrl: string, cache: 'ready' | 'off', env: Record<string, string> = {}) {
   const config = loadConfig({
     PORT: '0',
+    METRICS_ADDR: 'public',
+    METRICS_TOKEN,
     DATABASE_URL: databaseUrl,
     INGEST: 'off',
     LOG_LEVEL: 'silent',
@@ -205,7 +215,7 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
         const samples = await scrape(server.url);
         expect(select(samples, 'gridco2_http_requests_total').length).toBeGreaterThan(0);
       });
-      const response = await fetch(`${server.url}/metrics`);
+      const response = await fetch(`${server.url}/metrics`, BEARER);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe(METRICS_TYPE);
       expect(response.headers.get('cache-control')).toBe('no-store');
@@ -277,7 +287,14 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
     ]) {
       statuses.push((await fetch(`${server.url}${path}`)).status);
     }
-    statuses.push((await fetch(`${server.url}/metrics`, { method: 'POST' })).status);
+    statuses.push(
+      (
+        await fetch(`${server.url}/metrics`, {
+          ...BEARER,
+          method: 'POST',
+        })
+      ).status,
+    );
     expect(statuses).toEqual([200, 200, 200, 200, 404, 405]);
 
     await eventually(async () => {
@@ -358,17 +375,24 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
   });
 
   it('answers HEAD and CORS preflight as /v1 does, and 405 to other methods', async () => {
-    const head = await fetch(`${server.url}/metrics`, { method: 'HEAD' });
+    const head = await fetch(`${server.url}/metrics`, {
+      ...BEARER,
+      method: 'HEAD',
+    });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toBe(METRICS_TYPE);
     expect(await head.text()).toBe('');
     const preflight = await fetch(`${server.url}/metrics`, {
+      ...BEARER,
       method: 'OPTIONS',
       headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
-    const post = await fetch(`${server.url}/metrics`, { method: 'DELETE' });
+    const post = await fetch(`${server.url}/metrics`, {
+      ...BEARER,
+      method: 'DELETE',
+    });
     expect(post.status).toBe(405);
     expect(post.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(((await post.json()) as { error: string }).error).toMatch(/method/i);
@@ -392,7 +416,7 @@ describe('GET /metrics and the rate limit, and METRICS=off', () => {
       }
       expect(statuses).toEqual([200, 200, 429, 429, 429, 429, 429]);
       for (let i = 0; i < 5; i++) {
-        const response = await fetch(`${server.url}/metrics`);
+        const response = await fetch(`${server.url}/metrics`, BEARER);
         expect(response.status).toBe(200);
         expect(response.headers.get('ratelimit-limit')).toBeNull();
         await response.text();
@@ -415,10 +439,89 @@ describe('GET /metrics and the rate limit, and METRICS=off', () => {
     }
   });
 
+  it('is served on a listener of its own by default, not on the public one, there without a token', async () => {
+    expect(loadConfig({}).metricsAddr).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(() => loadConfig({ METRICS_ADDR: '9464' })).toThrow('METRICS_ADDR must be host:port');
+    const addr = `127.0.0.1:${await freePort()}`;
+    const server = await serve(database.url, 'off', { METRICS_TOKEN: '', METRICS_ADDR: addr });
+    try {
+      const publicly = await fetch(`${server.url}/metrics`);
+      expect(publicly.status).toBe(404);
+      await publicly.text();
+      const response = await fetch(`http://${addr}/metrics`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe(METRICS_TYPE);
+      expect(await response.text()).toContain('grid_intensity_carbon_average{');
+      const other = await fetch(`http://${addr}/v1/zones`);
+      expect(other.status).toBe(404);
+      await other.text();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('on the public listener, METRICS_TOKEN asks for the exact bearer token', async () => {
+    const server = await serve(database.url, 'ready');
+    try {
+      for (const authorization of [undefined, `Bearer ${METRICS_TOKEN}x`, METRICS_TOKEN]) {
+        const response = await fetch(`${server.url}/metrics`, {
+          headers: authorization ? { authorization } : {},
+        });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer');
+        expect(((await response.json()) as { error: string }).error).toBe('metrics need a token');
+      }
+      expect((await fetch(`${server.url}/metrics`, BEARER)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    const open = await serve(database.url, 'ready', { METRICS_TOKEN: '' });
+    try {
+      expect((await fetch(`${open.url}/metrics`)).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('a scrape reads nothing from the store (the reading cache off: the hardest case)', async () => {
+    const store = await createStore(database.url);
+    let reads = 0;
+    const counting = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          reads++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const app = await buildApp({
+      config: loadConfig({ DATABASE_URL: database.url, METRICS_ADDR: 'public', METRICS_TOKEN }),
+      store: counting,
+    });
+    try {
+      const first = await app.inject({ url: '/metrics', headers: BEARER.headers });
+      expect(first.statusCode).toBe(200);
+      expect(first.body).toContain('grid_intensity_carbon_average{');
+      const before = reads;
+      for (let i = 0; i < 20; i++) {
+        expect((await app.inject({ url: '/metrics', headers: BEARER.headers })).statusCode).toBe(
+          200,
+        );
+      }
+      // The timer reads the store every 5 s (five reads), whatever the scrapes: at most once here.
+      expect(reads - before).toBeLessThanOrEqual(5);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  });
+
   it('METRICS=off serves no /metrics; the API is unchanged', async () => {
     const server = await serve(database.url, 'ready', { METRICS: 'off' });
     try {
-      const response = await fetch(`${server.url}/metrics`);
+      const response = await fetch(`${server.url}/metrics`, BEARER);
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect((await fetch(`${server.url}/v1/intensity/latest?zone=DE`)).status).toBe(200);
@@ -446,6 +549,8 @@ describe('ingestion runs of this process', () => {
     database = await createDatabase('sqlite', async () => undefined);
     const config = loadConfig({
       PORT: '0',
+      METRICS_ADDR: 'public',
+      METRICS_TOKEN,
       DATABASE_URL: database.url,
       LOG_LEVEL: 'silent',
       INGEST: 'on',
@@ -480,7 +585,7 @@ describe('ingestion runs of this process', () => {
     );
     expect(stored.pointsStored).toBeGreaterThan(0);
     if (promtool) {
-      const text = await (await fetch(`${server.url}/metrics`)).text();
+      const text = await (await fetch(`${server.url}/metrics`, BEARER)).text();
       const checked = spawnSync(promtool, ['check', 'metrics'], { input: text, encoding: 'utf8' });
       expect(`${checked.stdout}${checked.stderr}`).toBe('');
     }
@@ -587,8 +692,9 @@ describe.runIf(prometheus).each(backends)('a real Prometheus scraping gridco2 on
         sleep: async () => undefined,
       });
     });
-    server = await serve(database.url, 'ready');
-    const target = new URL(server.url).host;
+    // Scraped on the metrics listener of its own, as docs/deploy.md sets it up.
+    const target = `127.0.0.1:${await freePort()}`;
+    server = await serve(database.url, 'ready', { METRICS_ADDR: target, METRICS_TOKEN: '' });
     dir = mkdtempSync(join(tmpdir(), 'gridco2-prometheus-'));
     writeFileSync(join(dir, ALERT_RULES_FILE), deployYaml('groups:'));
     writeFileSync(

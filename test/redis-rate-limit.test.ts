@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { RedisRateLimiter } from '../src/http/redis-limiter-partition.js';
 import { startServer } from '../src/server.js';
 import { isRedisAvailable, REDIS_URL, throwawayPrefix } from './support/redis.js';
 
@@ -40,6 +42,27 @@ describe.skipIf(!(await isRedisAvailable('redis rate-limit suite')))(
       } finally {
         await a.close();
         await b.close();
+        await keys.drop();
+      }
+    });
+
+    it('counts a request by its weight, the window starting with its first hit', async () => {
+      const keys = throwawayPrefix();
+      const redis = new Redis(REDIS_URL);
+      const limiter = new RedisRateLimiter(redis, 10, keys.prefix);
+      try {
+        const first = await limiter.hit('client', 4);
+        expect([first.remaining, first.allowed]).toEqual([6, true]);
+        expect(first.resetSeconds).toBeGreaterThan(50);
+        expect(await redis.pttl(`${keys.prefix}client`)).toBeGreaterThan(50_000);
+        expect((await limiter.hit('client', 6)).remaining).toBe(0);
+        const over = await limiter.hit('client');
+        expect([over.remaining, over.allowed]).toEqual([0, false]);
+        expect(await redis.get(`${keys.prefix}client`)).toBe('11');
+        expect(limiter.counting).toBe('redis');
+      } finally {
+        limiter.stop();
+        redis.disconnect();
         await keys.drop();
       }
     });

@@ -240,6 +240,20 @@ const ERROR_FACTORIES = {
       `at most ${max} open streams per IP; close one, or ask for several zones on one stream`,
       { 'retry-after': '5' },
     ),
+  tooManyStreamsFromNetwork: (max: number) =>
+    new ApiError(
+      429,
+      'too many open streams from this network',
+      `at most ${max} open streams per network (IPv4 /24, IPv6 /64); close one`,
+      { 'retry-after': '5' },
+    ),
+  metricsUnauthorized: () =>
+    new ApiError(
+      401,
+      'metrics need a token',
+      'send Authorization: Bearer <METRICS_TOKEN>, or scrape the METRICS_ADDR listener',
+      { 'www-authenticate': 'Bearer' },
+    ),
   /** The server-wide caps on open streams and exports, which protect every client. */
   serverBusy: (what: 'streams' | 'exports') =>
     new ApiError(

@@ -38,12 +38,13 @@ import {
   clientAddress as createClientAddress,
   LocalRateLimiter,
   type RateLimiter,
-  RedisRateLimiter,
 } from './rate-limiter.js';
+import { RedisRateLimiter } from './redis-limiter-partition.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
 import type { StreamLimits } from './stream.js';
 import type { SourceId } from '../core/sources.js';
+import type { ReadRateLimits } from './read-rate.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -57,6 +58,8 @@ export interface AppDeps {
   readonly connections?: Partial<ConnectionLimits & SocketTimeouts>;
   /** Bounds and timing of `/v1/stream` (STREAM_MAX sets the cap in all); tests shorten them. */
   readonly streams?: Partial<StreamLimits>;
+  /** Deadline and minimum read rate of `/v1/export`; tests shorten them. */
+  readonly exports?: Partial<ReadRateLimits>;
   /** Prepared forecasts; without one, no zone has a forecast yet. */
   readonly forecasts?: ForecastBook;
   /** The built dashboard (DASHBOARD=on); tests point it elsewhere. Default: dist/web. */
@@ -120,9 +123,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
   // METRICS=off: nothing is counted and GET /metrics is not served.
   const metrics = config.metrics ? new ServiceMetrics() : undefined;
-  const rateLimiter: RateLimiter = redis
-    ? new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`)
-    : new LocalRateLimiter(config.rateLimitPerMinute, clock);
+  const redisLimiter =
+    redis &&
+    new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`);
+  const rateLimiter: RateLimiter =
+    redisLimiter ?? new LocalRateLimiter(config.rateLimitPerMinute, clock);
   const limiter = metrics ? metrics.countRefusals(rateLimiter) : rateLimiter;
   const clientAddress = createClientAddress(config.trustProxy);
   const reads = new Reads(store, deps.cache, API_ERRORS.storeUnavailable);
@@ -239,7 +244,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exposedHeaders: CORS_HEADERS['access-control-expose-headers'],
   });
 
-  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => undefined)));
+  if (redis) {
+    app.addHook('onClose', async () => {
+      redisLimiter?.stop();
+      await redis.quit().catch(() => undefined);
+    });
+  }
   // Requests in flight finish; idle connections would hold close() until their timeout.
   app.addHook('preClose', async () => guard.closeIdle());
 
@@ -283,7 +293,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(createNotFoundHandler(getPaths));
 
   // Before the other routes: it labels requests with the paths registered after it.
-  if (metrics) registerMetrics(app, metrics, { reads, responder, cache: deps.cache, clock });
+  if (metrics) {
+    registerMetrics(app, metrics, {
+      reads,
+      responder,
+      cache: deps.cache,
+      clock,
+      access: { addr: config.metricsAddr, token: config.metricsToken, logger: log },
+    });
+  }
   registerRoutes(app, {
     config,
     reads,
@@ -293,6 +311,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientAddress,
     forecastBodies,
     streams: deps.streams,
+    exports: deps.exports,
     logger: log,
     cache: deps.cache,
     subscriptions: store.webhooks,
@@ -316,6 +335,8 @@ async function connectRedis(url: string, log: Logger | undefined): Promise<Redis
     commandTimeout: 500,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    // A peer gone without a word (a partition) is noticed by TCP, not only by timeouts.
+    keepAlive: 10_000,
   });
   let healthy = true;
   redis.on('error', (error: Error) => {

@@ -12,6 +12,8 @@ import { apiCategory } from './encode.js';
 import { CACHE_CONTROL, CORS_HEADERS } from './headers.js';
 import { EXPORT_PARAMS, type ExportRequest, interpretExport, readParams } from './query.js';
 import { MAX_EXPORT_DAYS } from './contract/limits.js';
+import { LoopTurns } from './loop-turns.js';
+import { guardReadRate, type ReadRateGuard, type ReadRateLimits } from './read-rate.js';
 import { errorResponses, ExportQuery, streamedResponses } from './schemas.js';
 import { ClientGone, drained, SlotCounter } from './streaming.js';
 
@@ -32,7 +34,21 @@ export interface ExportDeps {
   readonly clientAddress: (request: IncomingMessage) => string;
   /** The per-IP rate limit, counted once per export. */
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** How long an export may last and how fast its client must read; tests shorten them. */
+  readonly readRate?: Partial<ReadRateLimits>;
 }
+
+/**
+ * An export lasts at most 15 minutes (a 400-day all-zone export with its mix, about 100 MB,
+ * takes well under a minute at 10 Mbit/s), and its client takes at least 16 KiB/s over every
+ * 20 s in which bytes wait for it: a client that reads nothing gives its slot back within about
+ * 40 s (the first window fills the kernel's buffers), one reading 1 KiB/s too.
+ */
+export const DEFAULT_EXPORT_READ_RATE: ReadRateLimits = {
+  deadlineMs: 15 * 60_000,
+  minBytesPerSecond: 16 * 1024,
+  windowMs: 20_000,
+};
 
 /** Exports one client IP may have under way at once (extensions §6), on this instance. */
 export const MAX_EXPORTS_PER_ADDRESS = 2;
@@ -56,6 +72,7 @@ const MEDIA_TYPE = {
 export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
   const { reads, clock, clientAddress, limit } = deps;
   const slots = new SlotCounter(MAX_EXPORTS_PER_ADDRESS, MAX_EXPORTS_IN_ALL);
+  const readRate = { ...DEFAULT_EXPORT_READ_RATE, ...deps.readRate };
 
   app.get(
     '/v1/export',
@@ -130,8 +147,11 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
         response.end();
         return;
       }
+      // A client that stops reading (or reads too slowly) gives its slot back at once.
+      const guard = guardReadRate(response, readRate, release);
       try {
-        await writeRows(response, asked, model);
+        await writeRows(response, asked, model, guard);
+        guard.stop();
         response.end();
       } catch (error) {
         // The status is sent: ending without the last chunk tells the client the file is cut.
@@ -164,8 +184,9 @@ async function writeRows(
   response: ServerResponse,
   asked: ExportRequest,
   model: ReadModel,
+  guard: ReadRateGuard,
 ): Promise<void> {
-  const out = new ChunkedText(response);
+  const out = new ChunkedText(response, guard);
   const format = rowFormat(asked);
   if (asked.format === 'csv') {
     out.add(asked.mix ? `${CSV_HEADER},${MIX_COLUMNS.join(',')}\n` : `${CSV_HEADER}\n`);
@@ -264,8 +285,12 @@ function rowFormat(asked: ExportRequest): RowFormat {
 /** Text gathered into chunks and written with backpressure: one chunk in memory at most. */
 class ChunkedText {
   private text = '';
+  private readonly turns = new LoopTurns();
 
-  constructor(private readonly response: ServerResponse) {}
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly guard: ReadRateGuard,
+  ) {}
 
   /** Adds text; true when a chunk is full and `flush` should be awaited. */
   add(text: string): boolean {
@@ -277,7 +302,10 @@ class ChunkedText {
     if (this.response.destroyed) throw new ClientGone();
     if (this.text === '') return;
     const written = this.response.write(this.text);
+    this.guard.wrote(this.text.length);
     this.text = '';
     if (!written) await drained(this.response);
+    await this.turns.yieldIfDue();
+    if (this.response.destroyed) throw new ClientGone();
   }
 }

@@ -12,6 +12,7 @@ import type { Reads } from '../read/reads.js';
 import type { DataResponder } from './data-responder.js';
 import { round1 } from '../core/units.js';
 import type { LimitState, RateLimiter } from './rate-limiter.js';
+import { type MetricsAccess, serveMetrics } from './metrics-access.js';
 import { openStreamCount } from './stream.js';
 import { SOURCE_INFO, SOURCES, type SourceId } from '../core/sources.js';
 
@@ -83,6 +84,7 @@ export class ServiceMetrics {
   private readonly lastSuccess: Gauge<'source'>;
   private readonly pointsStored: Counter<'source'>;
   private readonly incompleteIntervals: Counter<'source'>;
+  private readonly runListeners: (() => void)[] = [];
 
   constructor() {
     const registers = [this.registry];
@@ -190,6 +192,7 @@ export class ServiceMetrics {
 
   /** A run of the ingestion scheduler in this process ended: with its report, or it threw. */
   recordIngestRun(source: SourceId, report: IngestReport | undefined): void {
+    for (const listener of this.runListeners) listener();
     const outcome = report ? runOutcome(report) : 'failed';
     this.runs.inc({ source, outcome });
     if (!report) return;
@@ -198,6 +201,11 @@ export class ServiceMetrics {
     }
     this.pointsStored.inc({ source }, report.pointsStored);
     this.incompleteIntervals.inc({ source }, report.incompleteHours);
+  }
+
+  /** Calls `listener` when a run of this process ends (its report is stored by then). */
+  onIngestRun(listener: () => void): void {
+    this.runListeners.push(listener);
   }
 
   /** Route paths become labels as they are registered; parametric ones would not match a path. */
@@ -234,7 +242,12 @@ export interface MetricsSources {
   readonly cache: ReadingCache | undefined;
   /** Milliseconds since the epoch: the app's clock, so that lags agree with /v1/status. */
   readonly clock: () => number;
+  /** Who may scrape: a bearer token on the public listener, and/or a listener of its own. */
+  readonly access: MetricsAccess;
 }
+
+/** How often the figures a scrape cannot take from memory are read from the store. */
+const REFRESH_MS = 5000;
 
 /** What one scrape reads from memory or the store, shared by every collector of that scrape. */
 interface Snapshot {
@@ -260,13 +273,13 @@ export function registerMetrics(
   app.addHook('onRoute', (route) => metrics.knowRoute(route.url));
   const registers = [metrics.registry];
   const { cache } = sources;
-  let scrape: Promise<Snapshot> | undefined;
-  // Every collector of one scrape is called at once (prom-client awaits them together): they
-  // share one read of the store.
-  const snapshot = () =>
-    (scrape ??= readSnapshot(sources).finally(() => {
-      scrape = undefined;
-    }));
+  // A scrape reads memory only: what the reading cache holds, and what a timer last read from
+  // the store (the ingestion reports; the latest readings while the cache is not ready).
+  const held = new HeldFigures(sources);
+  // A run of this process stored a report: read it now rather than at the next tick.
+  metrics.onIngestRun(() => held.refreshNow());
+  app.addHook('onClose', async () => held.stop());
+  const snapshot = () => held.snapshot();
 
   new Gauge({
     name: 'grid_intensity_carbon_average',
@@ -331,7 +344,9 @@ export function registerMetrics(
   }
   new Gauge({
     name: 'gridco2_store_up',
-    help: '1 when this scrape could read the store (or the memory following it), else 0.',
+    help:
+      '1 when the store (or the memory following it) answered its last read for these metrics ' +
+      '(every 5 s, not per scrape), else 0.',
     registers,
     async collect() {
       this.set((await snapshot()).storeUp ? 1 : 0);
@@ -487,37 +502,68 @@ export function registerMetrics(
   });
 
   const registry = Registry.merge([metrics.registry, processRegistry()]);
-  app.get(
-    '/metrics',
-    {
-      schema: { hide: true },
-      // A scrape must read this instance now, never a copy kept by a cache on the way.
-      config: { cacheControl: 'no-store', contentType: registry.contentType },
-    },
-    async () => registry.metrics(),
-  );
+  serveMetrics(app, registry, sources.access);
 }
 
-async function readSnapshot(sources: MetricsSources): Promise<Snapshot> {
-  const { reads } = sources;
-  const nowSeconds = Math.floor(sources.clock() / 1000);
-  try {
+/**
+ * The figures of the last read through the read layer, refreshed every REFRESH_MS by a timer
+ * (never by a scrape); the latest readings come from memory whenever it answers.
+ */
+class HeldFigures {
+  private last: Omit<Snapshot, 'nowSeconds'> = {
+    storeUp: false,
+    latest: NO_READINGS,
+    reports: {},
+  };
+  /** The read under way or last made: a scrape waits for it rather than show older figures. */
+  private reading: Promise<void>;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly sources: MetricsSources) {
+    this.reading = this.refresh();
+    this.timer = setInterval(() => this.refreshNow(), REFRESH_MS);
+    this.timer.unref();
+  }
+
+  refreshNow(): void {
+    this.reading = this.refresh();
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    await this.reading;
+    const nowSeconds = Math.floor(this.sources.clock() / 1000);
+    const memory = this.sources.reads.memory;
+    if (!memory) return { nowSeconds, ...this.last };
     // As /v1/intensity/latest serves each basis.
-    const model = reads.current();
-    const [byDefault, lifecycle, direct, reports] = await Promise.all([
-      model.latest(undefined),
-      model.latest('lifecycle'),
-      model.latest('direct'),
-      reads.ingestReports(),
-    ]);
-    return {
-      nowSeconds,
-      storeUp: true,
-      latest: { default: byDefault, lifecycle, direct },
-      reports,
+    const latest = {
+      default: memory.latestNow(undefined),
+      lifecycle: memory.latestNow('lifecycle'),
+      direct: memory.latestNow('direct'),
     };
-  } catch {
-    return { nowSeconds, storeUp: false, latest: NO_READINGS, reports: {} };
+    return { nowSeconds, ...this.last, latest };
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private async refresh(): Promise<void> {
+    const { reads } = this.sources;
+    try {
+      // While memory answers, the latest readings are taken from it at each scrape instead.
+      const model = reads.current();
+      const fromStore = !model.inMemory;
+      const latestOn = async (basis: Basis | undefined) => (fromStore ? model.latest(basis) : []);
+      const [byDefault, lifecycle, direct, reports] = await Promise.all([
+        latestOn(undefined),
+        latestOn('lifecycle'),
+        latestOn('direct'),
+        reads.ingestReports(),
+      ]);
+      this.last = { storeUp: true, latest: { default: byDefault, lifecycle, direct }, reports };
+    } catch {
+      this.last = { storeUp: false, latest: NO_READINGS, reports: {} };
+    }
   }
 }
 

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
-import type { Redis } from 'ioredis';
 
 /** What one request learns from the limiter; it becomes the RateLimit-* headers. */
 export interface LimitState {
@@ -23,7 +22,7 @@ const WINDOW_MS = 60_000;
 /** Keys whose window has ended are swept once this many are held. */
 const SWEEP_AT = 10_000;
 
-function stateOf(limit: number, count: number, resetMs: number): LimitState {
+export function stateOf(limit: number, count: number, resetMs: number): LimitState {
   return {
     limit,
     remaining: Math.max(0, limit - count),
@@ -59,44 +58,6 @@ export class LocalRateLimiter implements RateLimiter {
 
   private sweep(now: number): void {
     for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
-  }
-}
-
-// INCRBY the weight and, on the first hit of a window, its expiry, in one round trip (atomic on the server).
-const HIT_SCRIPT = `
-  local count = redis.call('INCRBY', KEYS[1], ARGV[2])
-  if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-  return {count, redis.call('PTTL', KEYS[1])}`;
-
-/**
- * Counts in Redis, so that every instance of a deployment shares one count per client. If Redis
- * does not answer, the request is counted locally instead: the limit stays loose rather than the
- * API failing.
- */
-export class RedisRateLimiter implements RateLimiter {
-  private readonly fallback: LocalRateLimiter;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly limit: number,
-    private readonly prefix: string,
-  ) {
-    this.fallback = new LocalRateLimiter(limit);
-  }
-
-  async hit(key: string, weight = 1): Promise<LimitState> {
-    try {
-      const [count, ttl] = (await this.redis.eval(
-        HIT_SCRIPT,
-        1,
-        `${this.prefix}${key}`,
-        WINDOW_MS,
-        weight,
-      )) as [number, number];
-      return stateOf(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
-    } catch {
-      return this.fallback.hit(key, weight);
-    }
   }
 }
 

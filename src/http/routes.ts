@@ -33,6 +33,7 @@ import { registerCloudZones } from './cloud-zones.js';
 import { registerCarbonAware } from './compat/carbon-aware/routes.js';
 import { registerElectricityMaps } from './compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
+import type { ReadRateLimits } from './read-rate.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
   errorResponses,
@@ -56,6 +57,8 @@ export interface RouteDeps {
   /** The forecast bodies, shared with the fast path. */
   readonly forecastBodies: ForecastBodies;
   readonly streams?: Partial<StreamLimits> | undefined;
+  /** Deadline and minimum read rate of exports; tests shorten them. */
+  readonly exports?: Partial<ReadRateLimits> | undefined;
   readonly logger?: Logger | undefined;
   /** The reading cache, whose version keys the level bodies while memory answers. */
   readonly cache: ReadingCache | undefined;
@@ -378,7 +381,13 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     async () => FACTORS_BODY,
   );
 
-  registerExport(app, { reads, clock, clientAddress, limit });
+  registerExport(app, {
+    reads,
+    clock,
+    clientAddress,
+    limit,
+    ...(deps.exports && { readRate: deps.exports }),
+  });
   registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
   registerSignals(app, {
     reads,

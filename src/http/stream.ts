@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Basis } from '../core/factors.js';
@@ -12,7 +13,9 @@ import { round1 } from '../core/units.js';
 import { CACHE_CONTROL } from './headers.js';
 import { interpretStream, readParams, STREAM_PARAMS } from './query.js';
 import { errorResponses, StreamQuery, streamedResponses } from './schemas.js';
-import { ClientGone, drained, SlotCounter } from './streaming.js';
+import { LoopTurns } from './loop-turns.js';
+import { endAtAge, StreamAdmission } from './stream-admission.js';
+import { ClientGone, drained } from './streaming.js';
 
 /**
  * `GET /v1/stream` (extensions §7): server-sent events, one `reading` event per reading
@@ -33,6 +36,10 @@ import { ClientGone, drained, SlotCounter } from './streaming.js';
 export interface StreamLimits {
   /** Open streams per client IP (extensions §7: 5). */
   readonly maxPerAddress: number;
+  /** Open streams per client network: IPv4 /24, IPv6 /64. */
+  readonly maxPerPrefix: number;
+  /** A stream ends after this long, less up to a quarter at random; the client resumes. */
+  readonly maxAgeMs: number;
   /** Open streams on this instance, all clients together (STREAM_MAX). */
   readonly maxInAll: number;
   /** Time between two comment heartbeats; below the socket idle timeout (75 s). */
@@ -45,6 +52,8 @@ export interface StreamLimits {
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   maxPerAddress: 5,
+  maxPerPrefix: 250,
+  maxAgeMs: 30 * 60_000,
   maxInAll: 1000,
   heartbeatMs: 15_000,
   maxUnsentBytes: 128 * 1024,
@@ -53,8 +62,10 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
 
 /** What EventSource waits before it reconnects, in ms (the `retry:` field). */
 const RETRY_MS = 5000;
-/** Changes read from the store per query when replaying or catching up. */
+/** Changes read from the store per query when catching up. */
 const PAGE_ROWS = 5000;
+/** Changes read per query when replaying: one page is read, and its events built, in one go. */
+const REPLAY_PAGE_ROWS = 1000;
 /** Event text written at once. */
 const CHUNK_CHARS = 16 * 1024;
 
@@ -77,7 +88,7 @@ export interface StreamDeps {
 export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
   const { reads, clientAddress, limit, limits } = deps;
   const hub = new StreamHub(reads, limits, deps.logger);
-  const slots = new SlotCounter(limits.maxPerAddress, limits.maxInAll);
+  const admission = new StreamAdmission(limits);
   // Open streams never end by themselves: close them first, or the server would wait for them.
   app.addHook('preClose', async () => hub.close());
 
@@ -145,8 +156,10 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       const lastEventId = interpretLastEventId(request.headers['last-event-id']);
       reads.refuseWhenStoreLost();
       const response = reply.raw;
-      const release = slots.take(clientAddress(request.raw), {
+      // At the cap, the oldest stream of the network holding the most may give way to this one.
+      const release = admission.admit(clientAddress(request.raw), () => response.destroy(), {
         perAddress: () => API_ERRORS.tooManyStreams(limits.maxPerAddress),
+        perPrefix: () => API_ERRORS.tooManyStreamsFromNetwork(limits.maxPerPrefix),
         inAll: () => API_ERRORS.serverBusy('streams'),
       });
       // Before any wait: a client gone meanwhile must give its place back too.
@@ -176,6 +189,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       const since = lastEventId === undefined ? undefined : Math.min(lastEventId, storeVersion);
       const zones = asked.zones.length === ZONES.length ? undefined : asked.zones;
       hub.open(response, zones, asked.basis, since);
+      endAtAge(response, limits.maxAgeMs);
     },
   );
 }
@@ -290,9 +304,10 @@ const idLine = (version: number) => `id: ${version}\n\n`;
 async function* changePages(
   reads: Reads,
   since: number,
+  pageRows = PAGE_ROWS,
 ): AsyncGenerator<{ readonly changes: readonly ReadingChange[]; readonly upTo: number }> {
   let cursor = since;
-  let limit = PAGE_ROWS;
+  let limit = pageRows;
   for (;;) {
     const page = await reads.changesSince(cursor, limit);
     const rows = page.changes;
@@ -310,7 +325,7 @@ async function* changePages(
     }
     yield { changes: rows.slice(0, end), upTo: lastVersion - 1 };
     cursor = lastVersion - 1;
-    limit = PAGE_ROWS;
+    limit = pageRows;
   }
 }
 
@@ -460,9 +475,10 @@ class StreamHub {
   /** Sends a resuming client what was written since its Last-Event-ID, then lets it go live. */
   private async replay(client: StreamClient): Promise<void> {
     const { response } = client;
+    const turns = new LoopTurns();
     try {
       while (!client.live) {
-        for await (const page of changePages(this.reads, client.cursor)) {
+        for await (const page of changePages(this.reads, client.cursor, REPLAY_PAGE_ROWS)) {
           const events = new PreparedEvents(page.changes).on(client.basis);
           for (const chunk of eventChunks(client, events)) {
             if (response.destroyed || response.writableEnded) throw new ClientGone();
@@ -470,11 +486,14 @@ class StreamHub {
             const more = response.write(chunk.text);
             client.cursor = chunk.upTo;
             if (!more) await drained(response);
+            await turns.yieldIfDue();
           }
           if (client.cursor < page.upTo && !write(response, idLine(page.upTo))) {
             throw new ClientGone();
           }
           client.cursor = page.upTo;
+          // A turn between pages whatever the time: reading a page is the costly part.
+          await nextTurn();
         }
         // No await since the last check: no batch can slip between the replay and going live.
         if (client.cursor >= this.version) client.live = true;

@@ -140,4 +140,12 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // A stream replaying from Last-Event-ID reads the served forecast kind by version: without
+    // (kind, version), each page walked every newer forecast of every other kind.
+    version: 8,
+    sql: `
+      CREATE INDEX forecasts_kind_version ON forecasts (kind, version);
+    `,
+  },
 ];

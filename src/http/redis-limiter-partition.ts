@@ -1,0 +1,138 @@
+import type { Redis } from 'ioredis';
+import { LocalRateLimiter, type LimitState, type RateLimiter, stateOf } from './rate-limiter.js';
+
+/**
+ * The rate limit counted in Redis, so that every instance of a deployment shares one count per
+ * client, built so that a Redis that hangs (a partition: packets dropped, nothing refused) costs
+ * requests nothing:
+ * - a hit waits for Redis at most `budgetMs`; the first one that waits longer sends this
+ *   instance to counting locally, and every hit still waiting is answered locally at once;
+ * - while Redis is away, no hit is sent to it (nothing piles up in a queue or a socket buffer):
+ *   a PING every `probeMs` says when it is back;
+ * - an increment that reaches Redis later than `staleMs` after it was sent (held in a dead
+ *   connection's buffers, delivered when the partition heals) is not counted: the script
+ *   compares Redis's clock with the deadline the hit carries, on Redis's clock as last measured.
+ * The connection itself (`connectRedis`) has no offline queue and uses TCP keep-alive.
+ */
+
+export interface RedisLimiterTiming {
+  /** The longest a hit waits for Redis before it is counted locally. */
+  readonly budgetMs: number;
+  /** How often a PING asks, while Redis is away, whether it is back. */
+  readonly probeMs: number;
+  /** An increment older than this when Redis runs it is dropped. */
+  readonly staleMs: number;
+}
+
+export const DEFAULT_REDIS_LIMITER_TIMING: RedisLimiterTiming = {
+  budgetMs: 500,
+  probeMs: 1000,
+  staleMs: 1000,
+};
+
+const WINDOW_MS = 60_000;
+
+// INCRBY the weight (ARGV[3]) and, on the first hit of a window, its expiry, in one round trip
+// (atomic on the server); unless the hit comes after its deadline (ARGV[2], ms on Redis's clock;
+// 0: none). Returns the count (-1: stale, not counted), the window's remaining ms and Redis's
+// clock in ms.
+const HIT_SCRIPT = `
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local deadline = tonumber(ARGV[2])
+  if deadline > 0 and now > deadline then return {-1, 0, now} end
+  local count = redis.call('INCRBY', KEYS[1], ARGV[3])
+  if count == tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+  return {count, redis.call('PTTL', KEYS[1]), now}`;
+
+/** Rejected when Redis did not answer in time, or went away meanwhile. */
+class RedisAway extends Error {}
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly fallback: LocalRateLimiter;
+  private away = false;
+  /** Hits waiting for Redis: answered locally at once when it goes away. */
+  private readonly waiting = new Set<(error: RedisAway) => void>();
+  /** Redis's clock minus ours, in ms, as last measured; undefined before the first answer. */
+  private offset: number | undefined;
+  private probe: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly limit: number,
+    private readonly prefix: string,
+    private readonly timing: RedisLimiterTiming = DEFAULT_REDIS_LIMITER_TIMING,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.fallback = new LocalRateLimiter(limit, now);
+  }
+
+  /** Whether hits are counted locally now (Redis away). */
+  get counting(): 'redis' | 'local' {
+    return this.away ? 'local' : 'redis';
+  }
+
+  async hit(key: string, weight = 1): Promise<LimitState> {
+    if (this.away) return this.fallback.hit(key, weight);
+    const sentAt = this.now();
+    const deadline = this.offset === undefined ? 0 : sentAt + this.offset + this.timing.staleMs;
+    try {
+      const [count, ttl, redisNow] = (await this.answered(
+        this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}${key}`, WINDOW_MS, deadline, weight),
+      )) as [number, number, number];
+      this.offset = redisNow - (sentAt + this.now()) / 2;
+      if (count < 0) return this.fallback.hit(key, weight);
+      return stateOf(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
+    } catch {
+      this.goAway();
+      return this.fallback.hit(key, weight);
+    }
+  }
+
+  /** Stops probing (the app closes). */
+  stop(): void {
+    clearInterval(this.probe);
+  }
+
+  /** `command`'s answer, or RedisAway after the budget or when Redis goes away meanwhile. */
+  private answered<T>(command: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const settle = () => {
+        clearTimeout(timer);
+        this.waiting.delete(reject);
+      };
+      const timer = setTimeout(() => {
+        settle();
+        reject(new RedisAway());
+      }, this.timing.budgetMs);
+      this.waiting.add(reject);
+      command.then(
+        (value) => {
+          settle();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settle();
+          reject(error instanceof Error ? error : new RedisAway());
+        },
+      );
+    });
+  }
+
+  private goAway(): void {
+    if (this.away) return;
+    this.away = true;
+    for (const reject of this.waiting) reject(new RedisAway());
+    this.waiting.clear();
+    this.probe = setInterval(() => {
+      this.answered(this.redis.ping()).then(
+        () => {
+          this.away = false;
+          clearInterval(this.probe);
+        },
+        () => undefined,
+      );
+    }, this.timing.probeMs);
+    this.probe.unref();
+  }
+}
