@@ -20,7 +20,8 @@ const gauge = (text: string, name: string): number => {
 describe('event-loop delay in /metrics', () => {
   it('shows a held loop in the max of the next scrape, with a p99', async () => {
     const store = await createStore('sqlite::memory:');
-    const app = await buildApp({ config: loadConfig({}), store });
+    // On the service's own port, so that inject reaches it (by default it has a listener of its own).
+    const app = await buildApp({ config: loadConfig({ METRICS_ADDR: 'public' }), store });
     try {
       await app.inject({ url: '/metrics' });
       // The monitor records a delay between two of its ticks: let it tick first.
