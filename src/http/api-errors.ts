@@ -254,13 +254,16 @@ const ERROR_FACTORIES = {
       'send Authorization: Bearer <METRICS_TOKEN>, or scrape the METRICS_ADDR listener',
       { 'www-authenticate': 'Bearer' },
     ),
-  /** The server-wide caps on open streams and exports, which protect every client. */
-  serverBusy: (what: 'streams' | 'exports') =>
+  /**
+   * The server-wide caps on open streams and exports, which protect every client; a place comes
+   * back within `retryAfterSeconds` at the latest when its holder stopped reading.
+   */
+  serverBusy: (what: 'streams' | 'exports', retryAfterSeconds = 30) =>
     new ApiError(
       503,
       `too many ${what} on this server`,
       'retry after the seconds in retry-after, or on another instance',
-      { 'retry-after': '30' },
+      { 'retry-after': String(retryAfterSeconds) },
     ),
   storeUnavailable: () =>
     new ApiError(503, 'data store unavailable', 'retry after the seconds in retry-after', {

@@ -41,13 +41,13 @@ export interface ExportDeps {
 /**
  * An export lasts at most 15 minutes (a 400-day all-zone export with its mix, about 100 MB,
  * takes well under a minute at 10 Mbit/s), and its client takes at least 16 KiB/s over every
- * 20 s in which bytes wait for it: a client that reads nothing gives its slot back within about
- * 40 s (the first window fills the kernel's buffers), one reading 1 KiB/s too.
+ * 10 s in which bytes wait for it: a client that reads nothing gives its slot back about 10 s
+ * after the kernel's buffers are full, one reading 1 KiB/s 10 s after it starts.
  */
 export const DEFAULT_EXPORT_READ_RATE: ReadRateLimits = {
   deadlineMs: 15 * 60_000,
   minBytesPerSecond: 16 * 1024,
-  windowMs: 20_000,
+  windowMs: 10_000,
 };
 
 /** Exports one client IP may have under way at once (extensions §6), on this instance. */
@@ -123,7 +123,8 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
       const response = reply.raw;
       const release = slots.take(clientAddress(request.raw), {
         perAddress: () => API_ERRORS.tooManyExports(MAX_EXPORTS_PER_ADDRESS),
-        inAll: () => API_ERRORS.serverBusy('exports'),
+        // A slot held by a client that stopped reading comes back within one read-rate window.
+        inAll: () => API_ERRORS.serverBusy('exports', Math.ceil(readRate.windowMs / 1000)),
       });
       // Before any wait: a client gone meanwhile must give its place back too.
       response.once('close', release);

@@ -4,8 +4,10 @@ import type { ServerResponse } from 'node:http';
  * A long response's hold on its slot, bounded against clients that read slowly or not at all:
  * a deadline for the whole response, and a minimum read rate measured from backpressure. The
  * kernel's socket buffers take the first megabytes whatever the client does, so the rate is
- * judged per window, on the bytes the socket took in that window, and only while the response
- * has bytes waiting (a window in which the server had nothing to send proves nothing).
+ * judged on the bytes the socket took over the last window, and only when the response had bytes
+ * waiting all through it (a moment in which the server had nothing to send proves nothing). The
+ * window slides in tenths, so a client is cut about one window after it falls below the rate, not
+ * up to two.
  */
 
 export interface ReadRateLimits {
@@ -27,9 +29,13 @@ export interface ReadRateGuard {
   stop(): void;
 }
 
+/** Samples per window: the window moves on by a tenth of itself at a time. */
+const STEPS_PER_WINDOW = 10;
+
 /**
- * Watches `response`; when it passes its deadline or a window ends with bytes waiting and fewer
- * taken than the minimum, calls `cut` (which frees the slot) and destroys the response.
+ * Watches `response`; when it passes its deadline, or bytes waited all through the last window
+ * and fewer than the minimum were taken in it, calls `cut` (which frees the slot) and destroys
+ * the response.
  */
 export function guardReadRate(
   response: ServerResponse,
@@ -37,26 +43,34 @@ export function guardReadRate(
   cut: (reason: CutReason) => void,
 ): ReadRateGuard {
   let written = 0;
-  let takenBefore = 0;
   const minPerWindow = (limits.minBytesPerSecond * limits.windowMs) / 1000;
+  // Bytes taken at each step of the last window (its start included) while bytes waited; a step
+  // with nothing waiting starts it again, since the window must be one of continuous waiting.
+  const takenAt: number[] = [0];
   const end = (reason: CutReason) => {
     stop();
     cut(reason);
     response.destroy();
   };
-  const window = setInterval(() => {
+  const step = setInterval(() => {
     // What waits in Node's buffers (the response's and its socket's) is not taken yet.
     const waiting = response.writableLength;
     const taken = written - waiting;
-    const inWindow = taken - takenBefore;
-    takenBefore = taken;
-    if (waiting > 0 && inWindow < minPerWindow) end('too_slow');
-  }, limits.windowMs);
+    if (waiting === 0) {
+      takenAt.length = 0;
+      takenAt.push(taken);
+      return;
+    }
+    takenAt.push(taken);
+    if (takenAt.length > STEPS_PER_WINDOW + 1) takenAt.shift();
+    const windowFull = takenAt.length === STEPS_PER_WINDOW + 1;
+    if (windowFull && taken - takenAt[0]! < minPerWindow) end('too_slow');
+  }, limits.windowMs / STEPS_PER_WINDOW);
   const deadline = setTimeout(() => end('deadline'), limits.deadlineMs);
-  window.unref();
+  step.unref();
   deadline.unref();
   const stop = () => {
-    clearInterval(window);
+    clearInterval(step);
     clearTimeout(deadline);
   };
   response.once('close', stop);
