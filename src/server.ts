@@ -49,8 +49,6 @@ export interface ServerOptions {
   readonly streams?: AppDeps['streams'];
   /** Timing of webhook deliveries (tests shorten the turn and the backoff). */
   readonly webhooks?: Partial<Pick<DelivererOptions, 'turnMs' | 'leaseMs' | 'backoff'>>;
-  /** Deadline and minimum read rate of exports (tests shorten them). */
-  readonly exports?: AppDeps['exports'];
   /** How often the forecasts check for new data (the demo, filling its store, checks often). */
   readonly forecastCheckMs?: number;
 }
@@ -82,7 +80,6 @@ export async function startServer(
     ...(options.clock && { clock: options.clock }),
     ...(options.connections && { connections: options.connections }),
     ...(options.streams && { streams: options.streams }),
-    ...(options.exports && { exports: options.exports }),
   });
   try {
     await app.listen({ port: config.port, host: config.host });

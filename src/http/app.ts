@@ -44,7 +44,6 @@ import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
 import type { StreamLimits } from './stream.js';
 import type { SourceId } from '../core/sources.js';
-import type { ReadRateLimits } from './read-rate.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -58,8 +57,6 @@ export interface AppDeps {
   readonly connections?: Partial<ConnectionLimits & SocketTimeouts>;
   /** Bounds and timing of `/v1/stream` (STREAM_MAX sets the cap in all); tests shorten them. */
   readonly streams?: Partial<StreamLimits>;
-  /** Deadline and minimum read rate of `/v1/export`; tests shorten them. */
-  readonly exports?: Partial<ReadRateLimits>;
   /** Prepared forecasts; without one, no zone has a forecast yet. */
   readonly forecasts?: ForecastBook;
   /** The built dashboard (DASHBOARD=on); tests point it elsewhere. Default: dist/web. */
@@ -311,7 +308,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientAddress,
     forecastBodies,
     streams: deps.streams,
-    exports: deps.exports,
     logger: log,
     cache: deps.cache,
     subscriptions: store.webhooks,

@@ -34,8 +34,6 @@ export interface ExportDeps {
   readonly clientAddress: (request: IncomingMessage) => string;
   /** The per-IP rate limit, counted once per export. */
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  /** How long an export may last and how fast its client must read; tests shorten them. */
-  readonly readRate?: Partial<ReadRateLimits>;
 }
 
 /**
@@ -72,7 +70,7 @@ const MEDIA_TYPE = {
 export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
   const { reads, clock, clientAddress, limit } = deps;
   const slots = new SlotCounter(MAX_EXPORTS_PER_ADDRESS, MAX_EXPORTS_IN_ALL);
-  const readRate = { ...DEFAULT_EXPORT_READ_RATE, ...deps.readRate };
+  const readRate = DEFAULT_EXPORT_READ_RATE;
 
   app.get(
     '/v1/export',

@@ -33,7 +33,6 @@ import { registerCloudZones } from './cloud-zones.js';
 import { registerCarbonAware } from './compat/carbon-aware/routes.js';
 import { registerElectricityMaps } from './compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
-import type { ReadRateLimits } from './read-rate.js';
 import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
 import {
   errorResponses,
@@ -57,8 +56,6 @@ export interface RouteDeps {
   /** The forecast bodies, shared with the fast path. */
   readonly forecastBodies: ForecastBodies;
   readonly streams?: Partial<StreamLimits> | undefined;
-  /** Deadline and minimum read rate of exports; tests shorten them. */
-  readonly exports?: Partial<ReadRateLimits> | undefined;
   readonly logger?: Logger | undefined;
   /** The reading cache, whose version keys the level bodies while memory answers. */
   readonly cache: ReadingCache | undefined;
@@ -386,7 +383,6 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     clock,
     clientAddress,
     limit,
-    ...(deps.exports && { readRate: deps.exports }),
   });
   registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
   registerSignals(app, {
