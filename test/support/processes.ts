@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * Real `gridco2 serve` processes for multi-instance suites. They run src/cli/main.ts through tsx,
@@ -10,6 +11,9 @@ import { fileURLToPath } from 'node:url';
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+// Absolute: a child run outside the repository would not resolve a bare `tsx`.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** One JSON line of the server's pino log (non-JSON output is kept as `{ msg }`). */
 export interface LogLine {
@@ -45,10 +49,17 @@ function parseLine(text: string): LogLine {
 export class ServeProcesses {
   private readonly children = new Set<ChildProcess>();
 
-  /** Starts `gridco2 serve` with exactly `env` (plus PATH) and waits until it listens. */
-  async start(name: string, env: Readonly<Record<string, string>>): Promise<ServeProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
-      cwd: ROOT,
+  /**
+   * Starts `gridco2 serve` (or the command in `args`, `demo` say, run in `cwd`) with exactly
+   * `env` (plus PATH) and waits until it listens.
+   */
+  async start(
+    name: string,
+    env: Readonly<Record<string, string>>,
+    { args = ['serve'], cwd = ROOT }: { args?: readonly string[]; cwd?: string } = {},
+  ): Promise<ServeProcess> {
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+      cwd,
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -181,10 +181,12 @@ export class SqliteStore implements Store {
          WHERE zone = ? AND to_ts > ? AND from_ts < ? ORDER BY from_ts`,
       ),
       newestForecasts: db.prepare(
+        // One primary-key seek per row: a NOT EXISTS with an OR scanned each zone's earlier rows,
+        // quadratic in a zone's stored forecasts.
         `SELECT zone, ts, kind, issued_at, value FROM forecasts f
-         WHERE kind = ? AND NOT EXISTS (
-           SELECT 1 FROM forecasts g WHERE g.zone = f.zone AND g.kind = f.kind
-             AND (g.ts > f.ts OR (g.ts = f.ts AND g.issued_at > f.issued_at)))
+         WHERE kind = @kind AND (ts, issued_at) = (
+           SELECT ts, issued_at FROM forecasts g WHERE g.zone = f.zone AND g.kind = @kind
+           ORDER BY ts DESC, issued_at DESC LIMIT 1)
          ORDER BY zone`,
       ),
       scanFirst: db.prepare(`SELECT ${STORED_COLUMNS} FROM readings ORDER BY zone, ts LIMIT ?`),
@@ -329,7 +331,7 @@ export class SqliteStore implements Store {
   }
 
   async newestForecasts(kind: ForecastKind): Promise<StoredForecast[]> {
-    return (this.statements.newestForecasts.all(kind) as ForecastRow[]).map(toForecast);
+    return (this.statements.newestForecasts.all({ kind }) as ForecastRow[]).map(toForecast);
   }
 
   async forecastsInWindow(

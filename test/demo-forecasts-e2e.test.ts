@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forecastKindsOf } from '../src/core/sources.js';
+import { ZONES } from '../src/core/zones.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { ServeProcesses, type ServeProcess } from './support/processes.js';
+
+/**
+ * `gridco2 demo` with its default history (issues 19 and 23): once the backfill is in, bands and
+ * a skill table for every zone within 60 s; every band holds its value; and where a zone's
+ * day-ahead inputs end, its forecast hands over to the next model without a step wider than the
+ * band.
+ */
+
+interface Interval {
+  readonly ts: string;
+  readonly gco2eq_kwh: number;
+  readonly p10: number | null;
+  readonly p90: number | null;
+}
+
+const processes = new ServeProcesses();
+const cwd = mkdtempSync(join(tmpdir(), 'gridco2-demo-forecasts-'));
+let demo: ServeProcess;
+const forecasts = new Map<string, readonly Interval[]>();
+
+/** GB's own forecast is NESO's, republished without a band: its modelled basis has one. */
+const forecastPath = (zone: string) =>
+  `/v1/intensity/forecast?zone=${zone}${zone === 'GB' ? '&basis=lifecycle' : ''}`;
+
+async function getJson<T>(path: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${demo.url}${path}`);
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+beforeAll(async () => {
+  demo = await processes.start(
+    'demo',
+    { PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000' },
+    { args: ['demo'], cwd },
+  );
+}, 60_000);
+afterAll(async () => {
+  await processes.killAll();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+describe('the demo forecasts', () => {
+  it('has bands and a skill table for every zone within 60 s after the backfill of its default history', async () => {
+    await demo.waitForLog((line) => /^demo: backfill of 30 days done/.test(line.msg), 300_000);
+    const backfilled = Date.now();
+    const unbanded = () => ZONES.map(({ code }) => code).filter((code) => !forecasts.has(code));
+    let skilled = new Set<string>();
+    while (Date.now() - backfilled < 60_000) {
+      for (const zone of unbanded()) {
+        const { status, body } = await getJson<{ data: Interval[] }>(forecastPath(zone));
+        const banded = body.data?.every(({ p10, p90 }) => p10 !== null && p90 !== null);
+        if (status === 200 && body.data.length > 0 && banded) {
+          forecasts.set(zone, body.data);
+        }
+      }
+      const skill = await getJson<{ data: { zone: string }[] }>('/v1/intensity/forecast/skill');
+      skilled = new Set(skill.status === 200 ? skill.body.data.map(({ zone }) => zone) : []);
+      if (unbanded().length === 0 && skilled.size === ZONES.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    expect(unbanded()).toEqual([]);
+    expect(ZONES.map(({ code }) => code).filter((code) => !skilled.has(code))).toEqual([]);
+    expect(Date.now() - backfilled).toBeLessThan(60_000);
+  }, 400_000);
+
+  it('serves every band around its value (p10 <= value <= p90)', () => {
+    expect(forecasts.size).toBe(ZONES.length);
+    for (const [zone, data] of forecasts) {
+      const outside = data.filter(
+        ({ p10, gco2eq_kwh, p90 }) => !(p10! <= gco2eq_kwh && gco2eq_kwh <= p90!),
+      );
+      expect({ zone, outside }).toEqual({ zone, outside: [] });
+    }
+  });
+
+  it('hands over where the day-ahead inputs end without a step wider than the band', async () => {
+    // Per zone, where each day-ahead input of its newest issue ends (the store's newest forecast
+    // interval of that kind): the next hour is where the model using it gives way to another.
+    const store = new SqliteStore(join(cwd, 'data', 'demo.db'));
+    const ends = new Map<string, Set<number>>();
+    try {
+      for (const kind of Object.values(forecastKindsOf('europe-tso'))) {
+        for (const { zone, ts } of await store.newestForecasts(kind)) {
+          ends.set(zone, (ends.get(zone) ?? new Set()).add(ts));
+        }
+      }
+    } finally {
+      await store.close();
+    }
+    const checked = new Set<string>();
+    for (const [zone, zoneEnds] of ends) {
+      const data = forecasts.get(zone)!;
+      for (const end of zoneEnds) {
+        const at = data.findIndex(({ ts }) => Date.parse(ts) / 1000 > end);
+        if (at < 1) continue;
+        const [before, after] = [data[at - 1]!, data[at]!];
+        const width = Math.min(before.p90! - before.p10!, after.p90! - after.p10!);
+        const step = Math.abs(after.gco2eq_kwh - before.gco2eq_kwh);
+        expect({ zone, ts: after.ts, step, width }).toSatisfy(() => step <= width);
+        checked.add(zone);
+      }
+    }
+    // Every European zone reads day-ahead inputs in the demo, ending within the 48 h horizon.
+    expect(checked.size).toBe(ZONES.filter(({ source }) => source === 'europe-tso').length);
+  });
+});
