@@ -42,9 +42,15 @@ export interface StreamLimits {
   readonly maxAgeMs: number;
   /** Open streams on this instance, all clients together (STREAM_MAX). */
   readonly maxInAll: number;
-  /** Time between two comment heartbeats; below the socket idle timeout (75 s). */
+  /**
+   * Time between two comment heartbeats; below the socket idle timeout (75 s). A client that
+   * takes no byte from one to the next while bytes wait for it is let go.
+   */
   readonly heartbeatMs: number;
-  /** Bytes a client may leave unread before its stream is closed (it resumes with Last-Event-ID). */
+  /**
+   * Bytes a client may leave unread while it is sent changes live; beyond, it is sent them at
+   * the pace it reads, from the store.
+   */
   readonly maxUnsentBytes: number;
   /** Without a reading cache: how often the store's data version is polled. */
   readonly pollMs: number;
@@ -85,9 +91,17 @@ export interface StreamDeps {
   readonly logger?: Logger;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's open streams, and of them those replaying (not sent live changes). */
+    streamStats(): { readonly open: number; readonly replaying: number };
+  }
+}
+
 export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
   const { reads, clientAddress, limit, limits } = deps;
   const hub = new StreamHub(reads, limits, deps.logger);
+  app.decorate('streamStats', () => hub.stats());
   const admission = new StreamAdmission(limits);
   // Open streams never end by themselves: close them first, or the server would wait for them.
   app.addHook('preClose', async () => hub.close());
@@ -188,8 +202,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       // An id from another deployment, beyond this store's version, cannot be resumed: start now.
       const since = lastEventId === undefined ? undefined : Math.min(lastEventId, storeVersion);
       const zones = asked.zones.length === ZONES.length ? undefined : asked.zones;
-      hub.open(response, zones, asked.basis, since);
-      endAtAge(response, limits.maxAgeMs);
+      endAtAge(response, limits.maxAgeMs, hub.open(response, zones, asked.basis, since));
     },
   );
 }
@@ -215,6 +228,12 @@ interface StreamClient {
   cursor: number;
   /** Replaying from the store: live changes are not sent until the replay catches up. */
   live: boolean;
+  /** Part of a write has been sent, not all of it: the stream may not end before the rest. */
+  midWrite: boolean;
+  /** The stream's age is up: it ends at the end of the write in progress. */
+  ending: boolean;
+  /** Bytes its socket had taken at the previous heartbeat. */
+  takenAtHeartbeat: number;
 }
 
 /** Writes to a stream still open; false when it has closed (nothing is written then). */
@@ -259,39 +278,64 @@ class PreparedEvents {
   }
 }
 
-/** Event text ending on a whole write, and the version it brings the client up to. */
+/** Event text of consecutive events, the last one at `next - 1` in the events it was cut from. */
 interface Chunk {
   readonly text: string;
+  /** Every write up to this version has been sent whole once this chunk is. */
   readonly upTo: number;
+  /** Where the events after this chunk start. */
+  readonly next: number;
+  /** The chunk ends in the middle of a write (a write larger than a chunk). */
+  readonly midWrite: boolean;
 }
 
 /**
- * The events of `events` that `client` has not had (above its cursor, in its zones), as chunks
- * of about CHUNK_CHARS that each end on a whole write: the last event of each write carries
- * the `id`, so a client cut off between chunks resumes exactly where it was.
+ * The events of `events`, from index `from`, that `client` has not had (above its cursor, in its
+ * zones), as chunks of about CHUNK_CHARS. The last event of each write carries the `id`, so the
+ * id a client keeps is that of a write it got whole; a write larger than a chunk is cut between
+ * chunks, and `next` says where its rest starts, so that it is sent once, never again.
  */
-function* eventChunks(client: StreamClient, events: readonly ReadingEvent[]): Generator<Chunk> {
+function* eventChunks(
+  client: StreamClient,
+  events: readonly ReadingEvent[],
+  from = 0,
+): Generator<Chunk> {
   let text = '';
   let upTo = client.cursor;
+  let midWrite = false;
   const mine = (event: ReadingEvent) =>
     event.version > client.cursor && (!client.zones || client.zones.has(event.zone));
-  for (let i = 0; i < events.length; i++) {
+  for (let i = from; i < events.length; i++) {
     const event = events[i]!;
     if (!mine(event)) continue;
     let next = i + 1;
     while (next < events.length && !mine(events[next]!)) next++;
-    if (next < events.length && events[next]!.version === event.version) {
+    midWrite = next < events.length && events[next]!.version === event.version;
+    if (midWrite) {
       text += `event: reading\ndata: ${event.data}\n\n`;
-      continue;
+    } else {
+      text += `event: reading\nid: ${event.version}\ndata: ${event.data}\n\n`;
+      upTo = event.version;
     }
-    text += `event: reading\nid: ${event.version}\ndata: ${event.data}\n\n`;
-    upTo = event.version;
     if (text.length >= CHUNK_CHARS) {
-      yield { text, upTo };
+      yield { text, upTo, next: i + 1, midWrite };
       text = '';
     }
   }
-  if (text !== '') yield { text, upTo };
+  if (text !== '') yield { text, upTo, next: events.length, midWrite };
+}
+
+/** The events of a batch a client has still to be sent, from `from`; complete up to `upTo`. */
+interface BatchRest {
+  readonly events: readonly ReadingEvent[];
+  readonly from: number;
+  readonly upTo: number;
+}
+
+/** Bytes the socket of `response` has handed to the kernel: its client's progress. */
+function bytesTaken(response: ServerResponse): number {
+  const socket = response.socket;
+  return socket ? socket.bytesWritten - socket.writableLength : 0;
 }
 
 /** A bare `id` line (no event): moves the client's resume point on past writes not for it. */
@@ -349,6 +393,11 @@ class StreamHub {
     reads.onApplied((applied) => this.enqueue(() => this.applied(applied)));
   }
 
+  /** Streams open, and of them those replaying (not sent live changes). */
+  stats(): { readonly open: number; readonly replaying: number } {
+    return { open: this.clients.size, replaying: this.clients.size - this.liveClients() };
+  }
+
   /** Starts following the store (when the first stream opens); rejects if it is unreachable. */
   follow(): Promise<void> {
     this.following ??= this.reads.dataVersion().then(
@@ -372,13 +421,16 @@ class StreamHub {
     return this.following;
   }
 
-  /** Adds a stream; `since` is its Last-Event-ID (undefined: from now on). */
+  /**
+   * Adds a stream; `since` is its Last-Event-ID (undefined: from now on). Returns how to end it
+   * (at its age): at the end of the write in progress, so that its client resumes after it.
+   */
   open(
     response: ServerResponse,
     zones: readonly { code: string }[] | undefined,
     basis: Basis | undefined,
     since: number | undefined,
-  ): void {
+  ): () => void {
     const cursor = since ?? this.version;
     const client: StreamClient = {
       response,
@@ -386,8 +438,18 @@ class StreamHub {
       basis,
       cursor,
       live: cursor >= this.version,
+      midWrite: false,
+      ending: false,
+      takenAtHeartbeat: bytesTaken(response),
     };
-    if (response.destroyed) return;
+    const end = () => {
+      if (client.midWrite) client.ending = true;
+      // Bytes still unread: cut rather than ended, which would wait for a client that may never
+      // read them.
+      else if (response.writableLength > 0) response.destroy();
+      else response.end();
+    };
+    if (response.destroyed) return end;
     this.clients.add(client);
     openInProcess++;
     response.once('close', () => {
@@ -396,6 +458,7 @@ class StreamHub {
     });
     write(response, `retry: ${RETRY_MS}\nid: ${cursor}\n\n`);
     if (!client.live) void this.replay(client);
+    return end;
   }
 
   /** Ends every stream (clients reconnect elsewhere) and stops following. */
@@ -452,46 +515,43 @@ class StreamHub {
   }
 
   /**
-   * Writes a batch to one client while it keeps up. Once what it has not read yet would pass
-   * `maxUnsentBytes`, the rest is not buffered: the client goes back to replaying from the
-   * store, at the pace it reads (a large write, a backfill, or a client that paused).
+   * Writes a batch to one client while it keeps up, a chunk at a time. Once what it has not
+   * read yet would pass `maxUnsentBytes`, the rest is not buffered: the client is sent it at the
+   * pace it reads, then replays from the store (a large write, a backfill, or a client that
+   * paused). A write larger than a chunk may be cut there: its rest follows, nothing twice.
    */
   private sendLive(client: StreamClient, events: readonly ReadingEvent[], upTo: number): void {
     const { response } = client;
+    let from = 0;
     for (const chunk of eventChunks(client, events)) {
       if (response.destroyed || response.writableEnded) return;
       const unsent = response.writableLength;
       if (unsent > 0 && unsent + chunk.text.length > this.limits.maxUnsentBytes) {
         client.live = false;
-        void this.replay(client);
+        void this.replay(client, { events, from, upTo });
         return;
       }
       response.write(chunk.text);
       client.cursor = chunk.upTo;
+      client.midWrite = chunk.midWrite;
+      from = chunk.next;
     }
     if (client.cursor < upTo && write(response, idLine(upTo))) client.cursor = upTo;
   }
 
-  /** Sends a resuming client what was written since its Last-Event-ID, then lets it go live. */
-  private async replay(client: StreamClient): Promise<void> {
-    const { response } = client;
+  /**
+   * Sends a client that is not live what it has not had: the rest of a batch it fell behind
+   * in, then what was written since its cursor (its Last-Event-ID), read from the store; then
+   * lets it go live.
+   */
+  private async replay(client: StreamClient, rest?: BatchRest): Promise<void> {
     const turns = new LoopTurns();
     try {
+      if (rest) await this.sendPaced(client, rest, turns);
       while (!client.live) {
         for await (const page of changePages(this.reads, client.cursor, REPLAY_PAGE_ROWS)) {
           const events = new PreparedEvents(page.changes).on(client.basis);
-          for (const chunk of eventChunks(client, events)) {
-            if (response.destroyed || response.writableEnded) throw new ClientGone();
-            // At the client's pace: a replay may be long, and only this client waits for it.
-            const more = response.write(chunk.text);
-            client.cursor = chunk.upTo;
-            if (!more) await drained(response);
-            await turns.yieldIfDue();
-          }
-          if (client.cursor < page.upTo && !write(response, idLine(page.upTo))) {
-            throw new ClientGone();
-          }
-          client.cursor = page.upTo;
+          await this.sendPaced(client, { events, from: 0, upTo: page.upTo }, turns);
           // A turn between pages whatever the time: reading a page is the costly part.
           await nextTurn();
         }
@@ -502,21 +562,46 @@ class StreamHub {
       if (!(error instanceof ClientGone)) {
         this.logger?.warn({ err: error }, 'stream: replay failed; the client resumes later');
       }
-      response.destroy();
+      // An ended stream (its age, the server closing) keeps what it was sent.
+      if (!client.response.writableEnded) client.response.destroy();
     }
   }
 
   /**
-   * A comment to every stream. One that still holds more than `maxUnsentBytes` unread is
-   * closed: its client stopped reading (it resumes with Last-Event-ID if it comes back).
+   * Writes events to one client at the pace it reads: a replay may be long, and only this
+   * client waits for it. A stream whose age is up ends at the first whole write.
+   */
+  private async sendPaced(client: StreamClient, rest: BatchRest, turns: LoopTurns): Promise<void> {
+    const { response } = client;
+    for (const chunk of eventChunks(client, rest.events, rest.from)) {
+      if (response.destroyed || response.writableEnded) throw new ClientGone();
+      const more = response.write(chunk.text);
+      client.cursor = chunk.upTo;
+      client.midWrite = chunk.midWrite;
+      if (client.ending && !chunk.midWrite) response.end();
+      if (!more) await drained(response);
+      await turns.yieldIfDue();
+    }
+    if (client.cursor < rest.upTo && !write(response, idLine(rest.upTo))) throw new ClientGone();
+    client.cursor = rest.upTo;
+  }
+
+  /**
+   * A comment to every stream. One whose client has taken no byte since the previous heartbeat
+   * while bytes waited for it is closed: it stopped reading (it resumes with Last-Event-ID if it
+   * comes back). One that reads, however slowly, is left to read.
    */
   private heartbeat(): void {
     for (const client of this.clients) {
-      if (client.response.writableLength > this.limits.maxUnsentBytes) {
-        client.response.destroy();
+      const { response } = client;
+      const taken = bytesTaken(response);
+      const stalled = response.writableLength > 0 && taken === client.takenAtHeartbeat;
+      client.takenAtHeartbeat = taken;
+      if (stalled) {
+        response.destroy();
         continue;
       }
-      write(client.response, ': heartbeat\n\n');
+      write(response, ': heartbeat\n\n');
     }
   }
 }
