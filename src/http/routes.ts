@@ -34,7 +34,8 @@ import { registerCarbonAware } from './compat/carbon-aware/routes.js';
 import { registerElectricityMaps } from './compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
 import type { ReadRateLimits } from './read-rate.js';
-import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '../stream/hub.js';
+import { registerStream } from './stream.js';
 import {
   errorResponses,
   type FactorsResponse,
