@@ -275,8 +275,9 @@ export class StreamHub {
     const turns = new LoopTurns();
     try {
       if (rest) await this.sendPaced(client, rest, turns);
-      while (!client.live) {
+      while (!client.live && !client.response.writableEnded) {
         for await (const page of changePages(this.reads, client.cursor, REPLAY_PAGE_ROWS)) {
+          if (client.response.writableEnded) return;
           const events = new PreparedEvents(page.changes).on(client.basis);
           await this.sendPaced(client, { events, from: 0, upTo: page.upTo }, turns);
           // A turn between pages whatever the time: reading a page is the costly part.
@@ -305,7 +306,10 @@ export class StreamHub {
       const more = response.write(chunk.text);
       client.cursor = chunk.upTo;
       client.midWrite = chunk.midWrite;
-      if (client.ending && !chunk.midWrite) response.end();
+      if (client.ending && !chunk.midWrite) {
+        response.end();
+        return;
+      }
       if (!more) await drained(response);
       await turns.yieldIfDue();
     }
