@@ -99,6 +99,24 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    files: ['src/stream/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)(storage|http)/|^fastify',
+              message:
+                'the stream engine reads through read/ (Reads) and leaves HTTP to its route ' +
+                '(docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // The dashboard runs in the browser, not in Node.
   { files: ['web/src/**/*.ts'], languageOptions: { globals: { ...globals.browser } } },
 );

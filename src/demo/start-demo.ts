@@ -4,8 +4,8 @@ import { loadConfig, type Config } from '../config.js';
 import { floorToHour, HOUR } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
 import { planBackfill, type BackfillResult } from '../ingest/backfill.js';
-import { DEFAULT_INITIAL_WINDOW_SECONDS, plural, runIngestion } from '../ingest/run-ingestion.js';
-import { createSourceAdapter } from '../ingest/sources.js';
+import { ingestSource } from '../ingest/ingest-source.js';
+import { DEFAULT_INITIAL_WINDOW_SECONDS, plural } from '../ingest/run-ingestion.js';
 import { createLogger, startServer } from '../server.js';
 import { startSimulator } from '../simulator/index.js';
 import type { SourceAdapter, SourceSettings } from '../sources/adapter.js';
@@ -156,22 +156,15 @@ interface HistoryOptions {
  */
 async function fillHistory(options: HistoryOptions): Promise<void> {
   const { config, store, logger, days, signal, afterBackfill } = options;
-  const adapters = SOURCES.map((source) =>
-    createSourceAdapter(config, source, { logger, localUpstream: true }),
+  // The pass the scheduler and `gridco2 ingest` run; every source is configured in the demo.
+  const ingestions = SOURCES.map((source) =>
+    ingestSource({ config, store, logger, source, localUpstream: true }),
   );
+  const adapters = ingestions.flatMap((ingestion) => ingestion.adapter ?? []);
 
   const passStarted = performance.now();
-  await Promise.all(
-    adapters.map((adapter) =>
-      runIngestion({
-        store,
-        adapter,
-        logger,
-        initialWindowSeconds: Math.min(days * DAY, DEFAULT_INITIAL_WINDOW_SECONDS),
-        signal,
-      }),
-    ),
-  );
+  const initialWindowSeconds = Math.min(days * DAY, DEFAULT_INITIAL_WINDOW_SECONDS);
+  await Promise.all(ingestions.map((ingestion) => ingestion.pass(signal, initialWindowSeconds)));
   if (signal.aborted) return;
   const current = (await store.latestPerZone()).length;
   const passSeconds = secondsSince(passStarted);

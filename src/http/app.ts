@@ -42,7 +42,7 @@ import {
 import { RedisRateLimiter } from './redis-limiter-partition.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
-import type { StreamLimits } from './stream.js';
+import type { StreamLimits } from '../stream/hub.js';
 import type { SourceId } from '../core/sources.js';
 
 export interface AppDeps {

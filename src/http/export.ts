@@ -12,10 +12,10 @@ import { apiCategory } from './encode.js';
 import { CACHE_CONTROL, CORS_HEADERS } from './headers.js';
 import { EXPORT_PARAMS, type ExportRequest, interpretExport, readParams } from './query.js';
 import { MAX_EXPORT_DAYS } from './contract/limits.js';
-import { LoopTurns } from './loop-turns.js';
+import { ClientGone, drained, LoopTurns } from '../stream/pacing.js';
 import { guardReadRate, type ReadRateGuard, type ReadRateLimits } from './read-rate.js';
 import { errorResponses, ExportQuery, streamedResponses } from './schemas.js';
-import { ClientGone, drained, SlotCounter } from './streaming.js';
+import { SlotCounter } from './streaming.js';
 
 /**
  * `GET /v1/export` (extensions §6): every published reading of some zones in a window of at

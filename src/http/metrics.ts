@@ -13,7 +13,6 @@ import type { DataResponder } from './data-responder.js';
 import { round1 } from '../core/units.js';
 import type { LimitState, RateLimiter } from './rate-limiter.js';
 import { type MetricsAccess, serveMetrics } from './metrics-access.js';
-import { openStreamCount } from './stream.js';
 import { SOURCE_INFO, SOURCES, type SourceId } from '../core/sources.js';
 
 /**
@@ -497,7 +496,7 @@ export function registerMetrics(
     help: 'Open /v1/stream event streams in this process.',
     registers,
     collect() {
-      this.set(openStreamCount());
+      this.set(app.streamStats().open);
     },
   });
 

@@ -33,7 +33,8 @@ import { registerCloudZones } from './cloud-zones.js';
 import { registerCarbonAware } from './compat/carbon-aware/routes.js';
 import { registerElectricityMaps } from './compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
-import { DEFAULT_STREAM_LIMITS, registerStream, type StreamLimits } from './stream.js';
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '../stream/hub.js';
+import { registerStream } from './stream.js';
 import {
   errorResponses,
   type FactorsResponse,

@@ -108,16 +108,12 @@ export class StreamAdmission {
 }
 
 /**
- * Ends `response` after `maxAgeMs` less up to a quarter, at random, so that streams opened
- * together do not all reconnect together. A stream with bytes still unread is cut rather than
- * ended: ending it would wait for a client that may never read them.
+ * Calls `end` (which ends `response`) after `maxAgeMs` less up to a quarter, at random, so that
+ * streams opened together do not all reconnect together.
  */
-export function endAtAge(response: ServerResponse, maxAgeMs: number): void {
+export function endAtAge(response: ServerResponse, maxAgeMs: number, end: () => void): void {
   const age = maxAgeMs * (0.75 + Math.random() * 0.25);
-  const timer = setTimeout(() => {
-    if (response.writableLength > 0) response.destroy();
-    else response.end();
-  }, age);
+  const timer = setTimeout(end, age);
   timer.unref();
   response.once('close', () => clearTimeout(timer));
 }

@@ -1,80 +1,21 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { Basis } from '../core/factors.js';
-import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
-import { publishedReading, type AppliedChanges } from '../read/reading-cache.js';
 import type { Reads } from '../read/reads.js';
-import type { ReadingChange } from '../read/read-model.js';
+import { StreamHub, type StreamLimits, type StreamStats } from '../stream/hub.js';
 import { API_ERRORS } from './api-errors.js';
-import { round1 } from '../core/units.js';
 import { CACHE_CONTROL } from './headers.js';
 import { interpretStream, readParams, STREAM_PARAMS } from './query.js';
 import { errorResponses, StreamQuery, streamedResponses } from './schemas.js';
-import { LoopTurns } from './loop-turns.js';
 import { endAtAge, StreamAdmission } from './stream-admission.js';
-import { ClientGone, drained } from './streaming.js';
 
 /**
  * `GET /v1/stream` (extensions §7): server-sent events, one `reading` event per reading
- * published or revised on the chosen zones and basis, `id` the store's data version.
- *
- * Every instance emits what its own reading cache applies (the cache follows the store by
- * polling and, on PostgreSQL, LISTEN/NOTIFY), so a stream works on any instance of a scaled-out
- * deployment. Without a cache (or when the cache reloaded everything instead of applying
- * changes), the hub reads the changes from the store itself (`changesSince`).
- *
- * Resuming: the events of one write share its version, and only the last event of each write
- * carries the `id:` field (SSE keeps the last id seen), so a client cut off in the middle of a
- * write resumes before it, never after it: `Last-Event-ID` replays from the store everything
- * written since, at the client's pace, then the stream goes live. A client that got nothing for
- * a while gets a bare `id:` line (no event) so that its resume point moves on too.
+ * published or revised on the chosen zones and basis, `id` the store's data version. This file
+ * is the transport: the query, Last-Event-ID, admission, headers and the stream's age; what each
+ * stream is sent is the engine's (`stream/hub.ts`).
  */
-
-export interface StreamLimits {
-  /** Open streams per client IP (extensions §7: 5). */
-  readonly maxPerAddress: number;
-  /** Open streams per client network: IPv4 /24, IPv6 /64. */
-  readonly maxPerPrefix: number;
-  /** A stream ends after this long, less up to a quarter at random; the client resumes. */
-  readonly maxAgeMs: number;
-  /** Open streams on this instance, all clients together (STREAM_MAX). */
-  readonly maxInAll: number;
-  /** Time between two comment heartbeats; below the socket idle timeout (75 s). */
-  readonly heartbeatMs: number;
-  /** Bytes a client may leave unread before its stream is closed (it resumes with Last-Event-ID). */
-  readonly maxUnsentBytes: number;
-  /** Without a reading cache: how often the store's data version is polled. */
-  readonly pollMs: number;
-}
-
-export const DEFAULT_STREAM_LIMITS: StreamLimits = {
-  maxPerAddress: 5,
-  maxPerPrefix: 250,
-  maxAgeMs: 30 * 60_000,
-  maxInAll: 1000,
-  heartbeatMs: 15_000,
-  maxUnsentBytes: 128 * 1024,
-  pollMs: 2000,
-};
-
-/** What EventSource waits before it reconnects, in ms (the `retry:` field). */
-const RETRY_MS = 5000;
-/** Changes read from the store per query when catching up. */
-const PAGE_ROWS = 5000;
-/** Changes read per query when replaying: one page is read, and its events built, in one go. */
-const REPLAY_PAGE_ROWS = 1000;
-/** Event text written at once. */
-const CHUNK_CHARS = 16 * 1024;
-
-let openInProcess = 0;
-
-/** Streams open in this process now, every app together: for the operator's metrics. */
-export function openStreamCount(): number {
-  return openInProcess;
-}
 
 export interface StreamDeps {
   readonly reads: Reads;
@@ -85,9 +26,17 @@ export interface StreamDeps {
   readonly logger?: Logger;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's open streams, and of them those replaying (not sent live changes). */
+    streamStats(): StreamStats;
+  }
+}
+
 export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
   const { reads, clientAddress, limit, limits } = deps;
   const hub = new StreamHub(reads, limits, deps.logger);
+  app.decorate('streamStats', () => hub.stats());
   const admission = new StreamAdmission(limits);
   // Open streams never end by themselves: close them first, or the server would wait for them.
   app.addHook('preClose', async () => hub.close());
@@ -188,8 +137,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       // An id from another deployment, beyond this store's version, cannot be resumed: start now.
       const since = lastEventId === undefined ? undefined : Math.min(lastEventId, storeVersion);
       const zones = asked.zones.length === ZONES.length ? undefined : asked.zones;
-      hub.open(response, zones, asked.basis, since);
-      endAtAge(response, limits.maxAgeMs);
+      endAtAge(response, limits.maxAgeMs, hub.open(response, zones, asked.basis, since));
     },
   );
 }
@@ -202,321 +150,4 @@ function interpretLastEventId(header: string | string[] | undefined): number | u
   const value = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw API_ERRORS.invalidLastEventId();
   return value;
-}
-
-type BasisKey = 'default' | Basis;
-
-interface StreamClient {
-  readonly response: ServerResponse;
-  /** Undefined: every zone. */
-  readonly zones: ReadonlySet<string> | undefined;
-  readonly basis: Basis | undefined;
-  /** Every change up to this data version has been sent to this client, or does not concern it. */
-  cursor: number;
-  /** Replaying from the store: live changes are not sent until the replay catches up. */
-  live: boolean;
-}
-
-/** Writes to a stream still open; false when it has closed (nothing is written then). */
-function write(response: ServerResponse, text: string): boolean {
-  if (response.destroyed || response.writableEnded) return false;
-  response.write(text);
-  return true;
-}
-
-/** One reading event, written as the client needs it (with or without `id`). */
-interface ReadingEvent {
-  readonly zone: string;
-  readonly version: number;
-  readonly data: string;
-}
-
-/** The events of a set of changes on each basis, built once for every client that needs them. */
-class PreparedEvents {
-  private readonly built = new Map<BasisKey, readonly ReadingEvent[]>();
-
-  constructor(private readonly changes: readonly ReadingChange[]) {}
-
-  on(basis: Basis | undefined): readonly ReadingEvent[] {
-    const key: BasisKey = basis ?? 'default';
-    let events = this.built.get(key);
-    if (!events) {
-      const list: ReadingEvent[] = [];
-      for (const change of this.changes) {
-        const reading = publishedReading(change, basis);
-        if (!reading) continue;
-        list.push({
-          zone: change.zone,
-          version: change.version,
-          data:
-            `{"zone":"${change.zone}","ts":"${formatTs(reading.ts)}",` +
-            `"gco2eq_kwh":${round1(reading.value)},"method":"${reading.method}"}`,
-        });
-      }
-      this.built.set(key, (events = list));
-    }
-    return events;
-  }
-}
-
-/** Event text ending on a whole write, and the version it brings the client up to. */
-interface Chunk {
-  readonly text: string;
-  readonly upTo: number;
-}
-
-/**
- * The events of `events` that `client` has not had (above its cursor, in its zones), as chunks
- * of about CHUNK_CHARS that each end on a whole write: the last event of each write carries
- * the `id`, so a client cut off between chunks resumes exactly where it was.
- */
-function* eventChunks(client: StreamClient, events: readonly ReadingEvent[]): Generator<Chunk> {
-  let text = '';
-  let upTo = client.cursor;
-  const mine = (event: ReadingEvent) =>
-    event.version > client.cursor && (!client.zones || client.zones.has(event.zone));
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!;
-    if (!mine(event)) continue;
-    let next = i + 1;
-    while (next < events.length && !mine(events[next]!)) next++;
-    if (next < events.length && events[next]!.version === event.version) {
-      text += `event: reading\ndata: ${event.data}\n\n`;
-      continue;
-    }
-    text += `event: reading\nid: ${event.version}\ndata: ${event.data}\n\n`;
-    upTo = event.version;
-    if (text.length >= CHUNK_CHARS) {
-      yield { text, upTo };
-      text = '';
-    }
-  }
-  if (text !== '') yield { text, upTo };
-}
-
-/** A bare `id` line (no event): moves the client's resume point on past writes not for it. */
-const idLine = (version: number) => `id: ${version}\n\n`;
-
-/**
- * Every change after data version `since`, in pages that each end on a whole write, with the
- * version up to which the page is complete.
- */
-async function* changePages(
-  reads: Reads,
-  since: number,
-  pageRows = PAGE_ROWS,
-): AsyncGenerator<{ readonly changes: readonly ReadingChange[]; readonly upTo: number }> {
-  let cursor = since;
-  let limit = pageRows;
-  for (;;) {
-    const page = await reads.changesSince(cursor, limit);
-    const rows = page.changes;
-    if (rows.length < limit || page.complete) {
-      yield { changes: rows, upTo: page.version };
-      return;
-    }
-    // The page may end inside a write: keep its last write for the next page.
-    const lastVersion = rows.at(-1)!.version;
-    const end = rows.findIndex((row) => row.version === lastVersion);
-    if (end === 0) {
-      // One write larger than a page: read it whole.
-      limit *= 2;
-      continue;
-    }
-    yield { changes: rows.slice(0, end), upTo: lastVersion - 1 };
-    cursor = lastVersion - 1;
-    limit = pageRows;
-  }
-}
-
-/** The open streams of one app and what they are sent. */
-class StreamHub {
-  private readonly clients = new Set<StreamClient>();
-  /** Changes up to this version have been sent to every live client; -1: not following yet. */
-  private version = -1;
-  private following: Promise<void> | undefined;
-  /** Sends happen one batch after another, in version order. */
-  private queue: Promise<void> = Promise.resolve();
-  private readonly timers: NodeJS.Timeout[] = [];
-  private unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
-  private closed = false;
-
-  constructor(
-    private readonly reads: Reads,
-    private readonly limits: StreamLimits,
-    private readonly logger: Logger | undefined,
-  ) {
-    reads.onApplied((applied) => this.enqueue(() => this.applied(applied)));
-  }
-
-  /** Starts following the store (when the first stream opens); rejects if it is unreachable. */
-  follow(): Promise<void> {
-    this.following ??= this.reads.dataVersion().then(
-      (version) => {
-        this.version = Math.max(this.version, version);
-        const heartbeat = setInterval(() => this.heartbeat(), this.limits.heartbeatMs);
-        this.timers.push(heartbeat);
-        if (!this.reads.follows) {
-          // No memory to follow: poll the store, and listen where it pushes (PostgreSQL).
-          const poll = () => this.enqueue(() => this.catchUp());
-          this.timers.push(setInterval(poll, this.limits.pollMs));
-          this.unsubscribe = this.reads.subscribe(poll).catch(() => undefined);
-        }
-        for (const timer of this.timers) timer.unref();
-      },
-      (error: unknown) => {
-        this.following = undefined;
-        throw error;
-      },
-    );
-    return this.following;
-  }
-
-  /** Adds a stream; `since` is its Last-Event-ID (undefined: from now on). */
-  open(
-    response: ServerResponse,
-    zones: readonly { code: string }[] | undefined,
-    basis: Basis | undefined,
-    since: number | undefined,
-  ): void {
-    const cursor = since ?? this.version;
-    const client: StreamClient = {
-      response,
-      zones: zones && new Set(zones.map((zone) => zone.code)),
-      basis,
-      cursor,
-      live: cursor >= this.version,
-    };
-    if (response.destroyed) return;
-    this.clients.add(client);
-    openInProcess++;
-    response.once('close', () => {
-      this.clients.delete(client);
-      openInProcess--;
-    });
-    write(response, `retry: ${RETRY_MS}\nid: ${cursor}\n\n`);
-    if (!client.live) void this.replay(client);
-  }
-
-  /** Ends every stream (clients reconnect elsewhere) and stops following. */
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const timer of this.timers) clearInterval(timer);
-    for (const client of this.clients) if (!client.response.writableEnded) client.response.end();
-    const unsubscribe = await this.unsubscribe;
-    await unsubscribe?.();
-  }
-
-  private enqueue(work: () => Promise<void> | void): void {
-    this.queue = this.queue
-      .then(work)
-      .catch((error: unknown) => this.logger?.warn({ err: error }, 'stream: changes not sent'));
-  }
-
-  /** What the reading cache applied: sent on as it is, or read from the store after a reload. */
-  private async applied(applied: AppliedChanges): Promise<void> {
-    if (this.version < 0 || this.closed) return;
-    if (applied.changes === undefined || applied.fromVersion > this.version) {
-      return this.catchUp(applied.version);
-    }
-    this.send(new PreparedEvents(applied.changes), applied.version);
-  }
-
-  /**
-   * Reads from the store what the live clients have not been sent, up to the store's version
-   * (at least `target`). With no client open, only the version moves on.
-   */
-  private async catchUp(target = 0): Promise<void> {
-    if (this.version < 0 || this.closed) return;
-    if (this.liveClients() === 0) {
-      this.version = Math.max(this.version, target, await this.reads.dataVersion());
-      return;
-    }
-    for await (const page of changePages(this.reads, this.version)) {
-      this.send(new PreparedEvents(page.changes), page.upTo);
-    }
-  }
-
-  private liveClients(): number {
-    let live = 0;
-    for (const client of this.clients) if (client.live) live++;
-    return live;
-  }
-
-  /** Sends a batch of changes, complete up to version `upTo`, to every live client. */
-  private send(events: PreparedEvents, upTo: number): void {
-    for (const client of this.clients) {
-      if (client.live && client.cursor < upTo) this.sendLive(client, events.on(client.basis), upTo);
-    }
-    this.version = Math.max(this.version, upTo);
-  }
-
-  /**
-   * Writes a batch to one client while it keeps up. Once what it has not read yet would pass
-   * `maxUnsentBytes`, the rest is not buffered: the client goes back to replaying from the
-   * store, at the pace it reads (a large write, a backfill, or a client that paused).
-   */
-  private sendLive(client: StreamClient, events: readonly ReadingEvent[], upTo: number): void {
-    const { response } = client;
-    for (const chunk of eventChunks(client, events)) {
-      if (response.destroyed || response.writableEnded) return;
-      const unsent = response.writableLength;
-      if (unsent > 0 && unsent + chunk.text.length > this.limits.maxUnsentBytes) {
-        client.live = false;
-        void this.replay(client);
-        return;
-      }
-      response.write(chunk.text);
-      client.cursor = chunk.upTo;
-    }
-    if (client.cursor < upTo && write(response, idLine(upTo))) client.cursor = upTo;
-  }
-
-  /** Sends a resuming client what was written since its Last-Event-ID, then lets it go live. */
-  private async replay(client: StreamClient): Promise<void> {
-    const { response } = client;
-    const turns = new LoopTurns();
-    try {
-      while (!client.live) {
-        for await (const page of changePages(this.reads, client.cursor, REPLAY_PAGE_ROWS)) {
-          const events = new PreparedEvents(page.changes).on(client.basis);
-          for (const chunk of eventChunks(client, events)) {
-            if (response.destroyed || response.writableEnded) throw new ClientGone();
-            // At the client's pace: a replay may be long, and only this client waits for it.
-            const more = response.write(chunk.text);
-            client.cursor = chunk.upTo;
-            if (!more) await drained(response);
-            await turns.yieldIfDue();
-          }
-          if (client.cursor < page.upTo && !write(response, idLine(page.upTo))) {
-            throw new ClientGone();
-          }
-          client.cursor = page.upTo;
-          // A turn between pages whatever the time: reading a page is the costly part.
-          await nextTurn();
-        }
-        // No await since the last check: no batch can slip between the replay and going live.
-        if (client.cursor >= this.version) client.live = true;
-      }
-    } catch (error) {
-      if (!(error instanceof ClientGone)) {
-        this.logger?.warn({ err: error }, 'stream: replay failed; the client resumes later');
-      }
-      response.destroy();
-    }
-  }
-
-  /**
-   * A comment to every stream. One that still holds more than `maxUnsentBytes` unread is
-   * closed: its client stopped reading (it resumes with Last-Event-ID if it comes back).
-   */
-  private heartbeat(): void {
-    for (const client of this.clients) {
-      if (client.response.writableLength > this.limits.maxUnsentBytes) {
-        client.response.destroy();
-        continue;
-      }
-      write(client.response, ': heartbeat\n\n');
-    }
-  }
 }

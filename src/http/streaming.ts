@@ -1,35 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import type { ApiError } from './api-errors.js';
 
 /**
  * What the long responses (`/v1/export`, `/v1/stream`) share: a cap on how many one client and
- * all clients together may hold open, and waiting for a slow client instead of buffering for it.
+ * all clients together may hold open. Waiting for a slow client instead of buffering for it is
+ * `stream/pacing.ts`.
  */
-
-/** The client closed the connection: stop producing for it. */
-export class ClientGone extends Error {
-  override readonly name = 'ClientGone';
-  constructor() {
-    super('client closed the connection');
-  }
-}
-
-/** Resolves when `response` can take more (`drain`); rejects with ClientGone if it closes first. */
-export function drained(response: ServerResponse): Promise<void> {
-  if (response.destroyed) return Promise.reject(new ClientGone());
-  return new Promise((resolve, reject) => {
-    const settle = (gone: boolean) => {
-      response.off('drain', onDrain);
-      response.off('close', onClose);
-      if (gone) reject(new ClientGone());
-      else resolve();
-    };
-    const onDrain = () => settle(false);
-    const onClose = () => settle(true);
-    response.on('drain', onDrain);
-    response.on('close', onClose);
-  });
-}
 
 /**
  * Open responses counted per client address and in all, each up to its cap. Counts are of this

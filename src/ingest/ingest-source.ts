@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
+import type { SourceAdapter } from '../sources/adapter.js';
 import { systemClock } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { reportDisabledSource, runIngestion } from './run-ingestion.js';
@@ -19,6 +20,8 @@ export interface SourceIngestion {
   readonly source: SourceId;
   /** Why the source cannot run with this configuration (its key is not set), or null. */
   readonly disabledReason: string | null;
+  /** Its adapter, undefined when it is disabled: its facts plan a backfill (`gridco2 demo`). */
+  readonly adapter: SourceAdapter | undefined;
   /**
    * One ingestion pass (runIngestion), or for a disabled source the log line and the stored
    * report that say why it did not run. Either way the report is returned.
@@ -47,6 +50,7 @@ export function ingestSource(options: IngestSourceOptions): SourceIngestion {
   return {
     source,
     disabledReason,
+    adapter,
     async pass(signal, initialWindowSeconds) {
       if (adapter === undefined) {
         const reason = disabledReason ?? 'not configured';
