@@ -76,6 +76,9 @@ export const LOOKBACK_SECONDS = (CLIMATOLOGY_WEEKS * 7 + TRAINING_DAYS + 7) * DA
 export const UPSTREAM_LOOKBACK_SECONDS = (TRAINING_DAYS + 3) * DAY_SECONDS;
 /** At least this many published values before an issue, or the zone cannot be forecast. */
 export const MIN_HISTORY_SECONDS = 7 * DAY_SECONDS;
+/** Days the daily profile looks back on, and how fast its days lose weight. */
+const DAILY_PROFILE_DAYS = 42;
+const DAILY_HALF_LIFE_DAYS = 7;
 /** How far back the newest published value is looked for. */
 const LATEST_LOOKBACK_SECONDS = 7 * DAY_SECONDS;
 
@@ -87,6 +90,7 @@ export class ZoneState {
   private readonly profiles = new Map<number, Float64Array | null>();
   private readonly generationProfiles = new Map<number, Float64Array | null>();
   private readonly reshapedProfiles = new Map<number, Float64Array | null>();
+  private readonly dailyProfiles = new Map<number, Float64Array | null>();
   readonly slotsPerWeek: number;
   /** Slot-of-week of slot 0. */
   private readonly weekPhase: number;
@@ -171,6 +175,52 @@ export class ZoneState {
     }
     this.reshapedProfiles.set(key, reshaped);
     return reshaped;
+  }
+
+  /**
+   * The mean value per hour of the day over the last DAILY_PROFILE_DAYS days, each day weighted
+   * by half every DAILY_HALF_LIFE_DAYS back, laid out per slot of the week (every day alike).
+   * The order of the hours within the next day is what a job's placement needs: this follows the
+   * recent daily shape (the season's sun, the heating) on many days per hour, where the hour of
+   * the week has ten. Null with less than `MIN_HISTORY_SECONDS` of values.
+   */
+  dailyProfile(visibleEnd: number): Float64Array | null {
+    const cached = this.dailyProfiles.get(visibleEnd);
+    if (cached !== undefined) return cached;
+    const { step, values } = this.series;
+    const perDay = DAY_SECONDS / step;
+    const sums = new Float64Array(perDay);
+    const weights = new Float64Array(perDay);
+    const halving = (DAILY_HALF_LIFE_DAYS * DAY_SECONDS) / step;
+    let seen = 0;
+    let total = 0;
+    let totalWeight = 0;
+    for (
+      let slot = Math.max(0, visibleEnd - DAILY_PROFILE_DAYS * perDay);
+      slot < visibleEnd;
+      slot++
+    ) {
+      const value = values[slot]!;
+      if (Number.isNaN(value)) continue;
+      const weight = 0.5 ** ((visibleEnd - 1 - slot) / halving);
+      const ofDay = this.slotOfWeek(slot) % perDay;
+      sums[ofDay]! += weight * value;
+      weights[ofDay]! += weight;
+      seen++;
+      total += weight * value;
+      totalWeight += weight;
+    }
+    let built: Float64Array | null = null;
+    if (seen * step >= MIN_HISTORY_SECONDS) {
+      const mean = total / totalWeight;
+      built = new Float64Array(this.slotsPerWeek);
+      for (let index = 0; index < built.length; index++) {
+        const ofDay = index % perDay;
+        built[index] = weights[ofDay]! > 0 ? sums[ofDay]! / weights[ofDay]! : mean;
+      }
+    }
+    this.dailyProfiles.set(visibleEnd, built);
+    return built;
   }
 
   /** The same profile of the zone's total generation, when the inputs carry it. */
@@ -314,62 +364,81 @@ export const CLIMATOLOGY_ANOMALY: ForecastModel = {
  * shape), one ruled by its daily cycle drops it; one whose mix changed lately (a season, a plant)
  * follows the shorter window.
  */
-export const CLIMATOLOGY: ForecastModel = {
-  id: 'climatology@3',
-  inputsOf: HISTORY_ONLY,
-  predict(zone, issue, end) {
-    const out = nanArray(end - issue.visibleEnd);
-    const anchor = anchorOf(zone, issue.visibleEnd);
-    if (!anchor) return out;
-    const fits = HORIZON_BUCKETS.map((_, bucket) => fitClimatology(zone, issue, bucket));
-    const step = zone.series.step;
-    const latestWeek = zone.slotOfWeek(anchor.latestSlot);
-    for (let i = 0; i < out.length; i++) {
-      const slot = issue.visibleEnd + i;
-      const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-      const { window, decayHours } = fits[bucketIndex(hours)]!;
-      const profile = climatologyProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
-      const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
-      out[i] =
-        profile[zone.slotOfWeek(slot)]! +
-        (anchor.latest - profile[latestWeek]!) * Math.exp(-hoursAfter / decayHours);
-    }
-    return out;
-  },
-};
-
-/** The e-folding times the climatology chooses from, in hours; the first without training data. */
-const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
-/** The profile windows it chooses from, in weeks; the first without training data. */
-const CLIMATOLOGY_WINDOWS: readonly ClimatologyWindow[] = [
+export const CLIMATOLOGY: ForecastModel = profileModel('climatology@3', [
   { weeks: CLIMATOLOGY_WEEKS },
   { weeks: 4 },
   { weeks: CLIMATOLOGY_WEEKS, reshapeDays: 7 },
-];
+]);
 
-/** A profile the climatology may follow: the last `weeks` weeks, reshaped by recent days. */
-interface ClimatologyWindow {
-  readonly weeks: number;
-  readonly reshapeDays?: number;
-}
+/**
+ * The recent days' hour-of-day profile (`ZoneState.dailyProfile`: six weeks, each day weighing
+ * half as much a week further back) plus the newest value's departure from it, decaying with the
+ * e-folding time chosen per bucket as the climatology's is. Blind to the day of the week, it
+ * orders the hours of the next day by many recent days instead of ten weeks of one weekday: what
+ * placing a job needs.
+ */
+export const DAILY_PROFILE: ForecastModel = profileModel('daily-profile@1', [{ daily: true }]);
 
-function climatologyProfile(
+/** The e-folding times a profile model chooses from, in hours; the first without training data. */
+const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
+
+/**
+ * A profile a model may follow: the last `weeks` weeks of the hour of the week, reshaped by the
+ * recent days, or the recent days' hour of the day.
+ */
+type ProfileWindow =
+  | { readonly weeks: number; readonly reshapeDays?: number; readonly daily?: undefined }
+  | { readonly daily: true };
+
+function windowProfile(
   zone: ZoneState,
   visibleEnd: number,
-  window: ClimatologyWindow,
+  window: ProfileWindow,
 ): Float64Array | null {
+  if (window.daily) return zone.dailyProfile(visibleEnd);
   return window.reshapeDays
     ? zone.reshapedProfile(visibleEnd, window.reshapeDays)
     : zone.profile(visibleEnd, window.weeks);
 }
 
-function fitClimatology(
+/**
+ * A profile plus the newest value's departure from it, decaying; per bucket, the profile among
+ * `windows` (the first without training data) and the e-folding time that did best.
+ */
+function profileModel(id: string, windows: readonly ProfileWindow[]): ForecastModel {
+  return {
+    id,
+    inputsOf: HISTORY_ONLY,
+    predict(zone, issue, end) {
+      const out = nanArray(end - issue.visibleEnd);
+      const anchor = anchorOf(zone, issue.visibleEnd);
+      if (!anchor) return out;
+      const fits = HORIZON_BUCKETS.map((_, bucket) => fitProfile(zone, issue, bucket, windows));
+      const step = zone.series.step;
+      const latestWeek = zone.slotOfWeek(anchor.latestSlot);
+      for (let i = 0; i < out.length; i++) {
+        const slot = issue.visibleEnd + i;
+        const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
+        const { window, decayHours } = fits[bucketIndex(hours)]!;
+        const profile = windowProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
+        const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+        out[i] =
+          profile[zone.slotOfWeek(slot)]! +
+          (anchor.latest - profile[latestWeek]!) * Math.exp(-hoursAfter / decayHours);
+      }
+      return out;
+    },
+  };
+}
+
+function fitProfile(
   zone: ZoneState,
   issue: Issue,
   bucket: number,
-): { window: ClimatologyWindow; decayHours: number } {
+  windows: readonly ProfileWindow[],
+): { window: ProfileWindow; decayHours: number } {
   const decays = DECAY_HOURS.length;
-  const errors = new Float64Array(CLIMATOLOGY_WINDOWS.length * decays);
+  const errors = new Float64Array(windows.length * decays);
   const step = zone.series.step;
   const decay = new Float64Array(decays);
   // The past issues' profiles of each window, looked up once per past issue, not per target.
@@ -378,16 +447,15 @@ function fitClimatology(
   forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
     if (anchor !== profilesOf) {
       profilesOf = anchor;
-      CLIMATOLOGY_WINDOWS.forEach((window, w) => {
-        profiles[w] =
-          w === 0 ? anchor.profile : climatologyProfile(zone, anchor.visibleEnd, window);
+      windows.forEach((window, w) => {
+        profiles[w] = windowProfile(zone, anchor.visibleEnd, window);
       });
     }
     const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
     for (let k = 0; k < decays; k++) decay[k] = Math.exp(-hoursAfter / DECAY_HOURS[k]!);
     const ofWeek = zone.slotOfWeek(slot);
     const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
-    for (let w = 0; w < CLIMATOLOGY_WINDOWS.length; w++) {
+    for (let w = 0; w < windows.length; w++) {
       const profile = profiles[w];
       if (!profile) {
         // Not enough history for this window then: it is not chosen.
@@ -404,10 +472,7 @@ function fitClimatology(
   });
   let best = 0;
   for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
-  return {
-    window: CLIMATOLOGY_WINDOWS[Math.floor(best / decays)]!,
-    decayHours: DECAY_HOURS[best % decays]!,
-  };
+  return { window: windows[Math.floor(best / decays)]!, decayHours: DECAY_HOURS[best % decays]! };
 }
 
 /**
@@ -495,6 +560,7 @@ export const OPERATOR_FORECAST: ForecastModel = {
  */
 export const CANDIDATE_MODELS: readonly ForecastModel[] = [
   CLIMATOLOGY,
+  DAILY_PROFILE,
   UPSTREAM_REGRESSION,
   PERSISTENCE,
   CLIMATOLOGY_ANOMALY,

@@ -3,6 +3,7 @@ import { blendHandOvers } from './hand-over.js';
 import {
   CLIMATOLOGY,
   CLIMATOLOGY_ANOMALY,
+  DAILY_PROFILE,
   type ForecastModel,
   horizonEnd,
   OPERATOR_FORECAST,
@@ -41,6 +42,7 @@ export interface ZoneForecast {
 /** Every model that may serve (the backtest's candidates and GB's operator forecast). */
 const MODELS: readonly ForecastModel[] = [
   CLIMATOLOGY,
+  DAILY_PROFILE,
   UPSTREAM_REGRESSION,
   PERSISTENCE,
   CLIMATOLOGY_ANOMALY,
