@@ -13,6 +13,7 @@ import {
   CLIMATOLOGY,
   CLIMATOLOGY_ANOMALY,
   DAILY_PROFILE,
+  DAILY_UPSTREAM,
   OPERATOR_FORECAST,
   PERSISTENCE,
   UPSTREAM_REGRESSION,
@@ -241,6 +242,26 @@ describe('the models', () => {
     expect(UPSTREAM_REGRESSION.inputsOf(zone)).toEqual(['history', 'wind', 'load']);
   });
 
+  it('the daily profile corrected by the wind forecast orders the next day by the wind', () => {
+    const { inputs, truth } = windyZone(100);
+    const zone = new ZoneState(inputs);
+    const issueTs = START + (length - 72) * H;
+    const visibleEnd = length - 72;
+    const corrected = DAILY_UPSTREAM.predict(zone, { issueTs, visibleEnd }, length);
+    const daily = DAILY_PROFILE.predict(zone, { issueTs, visibleEnd }, length);
+    const next = (forecast: Float64Array) => [...forecast.subarray(0, 24)];
+    const outcome = [...truth.subarray(visibleEnd, visibleEnd + 24)];
+    expect(spearman(next(corrected), outcome)!).toBeGreaterThan(0.8);
+    expect(spearman(next(corrected), outcome)!).toBeGreaterThan(spearman(next(daily), outcome)!);
+    // Beyond the day-ahead's reach, the profile alone: never a gap.
+    expect(corrected.every(Number.isFinite)).toBe(true);
+    expect(DAILY_UPSTREAM.inputsOf(zone)).toEqual(['history', 'wind', 'load']);
+    expect(DAILY_UPSTREAM.appliesTo!(zone)).toBe(true);
+    // Without upstream forecasts it is no candidate.
+    const bare = new ZoneState({ ...inputs, upstream: {} });
+    expect(DAILY_UPSTREAM.appliesTo!(bare)).toBe(false);
+  });
+
   it('sees nothing published after the lag nor issued at or after the issue time', () => {
     const issueTs = START + 60 * DAY;
     const clean = windyZone(100, () => false);
@@ -253,6 +274,7 @@ describe('the models', () => {
       CLIMATOLOGY,
       DAILY_PROFILE,
       UPSTREAM_REGRESSION,
+      DAILY_UPSTREAM,
       PERSISTENCE,
       WEEKLY_PROFILE,
     ]) {
@@ -285,7 +307,10 @@ describe('the models', () => {
     // The forecast as served, its models chosen walk-forward.
     const day = result.asServed!.find((entry) => entry.bucket === '7-24')!;
     expect(day.model).toBe(UPSTREAM_REGRESSION.id);
-    expect(day.chosen[UPSTREAM_REGRESSION.id]).toBeGreaterThan(0.8);
+    // The candidates that read the wind forecast carry the day.
+    expect(day.chosen[UPSTREAM_REGRESSION.id]! + day.chosen[DAILY_UPSTREAM.id]!).toBeGreaterThan(
+      0.8,
+    );
     expect(day.n).toBeGreaterThan(1000);
     expect(day.skill_vs_climatology).toBeGreaterThan(0.3);
     expect(day.skill_vs_persistence).toBeGreaterThan(0.3);

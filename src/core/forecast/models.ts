@@ -63,6 +63,8 @@ export interface ForecastModel {
   predict(zone: ZoneState, issue: Issue, end: number): Float64Array;
   /** What the model reads of the zone's inputs (the skill table records it). */
   inputsOf(zone: ZoneState): readonly string[];
+  /** Whether the model has anything to say of the zone (default: yes); else it is no candidate. */
+  appliesTo?(zone: ZoneState): boolean;
 }
 
 const HISTORY_ONLY = (): readonly string[] => ['history'];
@@ -287,6 +289,8 @@ interface Anchor {
   readonly anomaly: number;
   /** The hour-of-week mean generation, where the inputs carry the generation. */
   readonly generationProfile: Float64Array | null;
+  /** The recent days' hour-of-day profile (`ZoneState.dailyProfile`), else the profile. */
+  readonly dailyProfile: Float64Array;
 }
 
 function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
@@ -301,6 +305,7 @@ function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
     latest,
     anomaly: latest - profile[zone.slotOfWeek(latestSlot)]!,
     generationProfile: zone.generationProfile(visibleEnd),
+    dailyProfile: zone.dailyProfile(visibleEnd) ?? profile,
   };
 }
 
@@ -538,6 +543,101 @@ export const UPSTREAM_REGRESSION: ForecastModel = {
   },
 };
 
+/**
+ * The recent days' hour-of-day profile plus the newest value's departure (24-hour e-folding
+ * time), corrected where the zone's upstream forecasts reach by a per-bucket linear fit of what
+ * that profile missed on the upstream features of the regression (wind and solar shares, load,
+ * demand, operator). Two coefficients per feature at most, fitted on the issues of the previous
+ * 35 days at the same time of day: the upstream forecasts reorder the next day's hours on the
+ * profile that orders them best. Beyond their reach it is the profile alone, handed over with
+ * the 3-hour blend. Only a candidate where the zone has upstream forecasts.
+ */
+export const DAILY_UPSTREAM: ForecastModel = {
+  id: 'daily-upstream@1',
+  inputsOf: (zone) => ['history', ...upstreamInputNames(zone)],
+  appliesTo: (zone) => featureSet(zone.inputs.upstream).length > 0,
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const anchor = anchorOf(zone, issue.visibleEnd);
+    const features = featureSet(zone.inputs.upstream);
+    if (!anchor || features.length === 0) return out;
+    const scale = featureScale(zone, features, issue);
+    const buckets = HORIZON_BUCKETS.length;
+    const fits = HORIZON_BUCKETS.map((_, bucket) =>
+      fitDailyCorrection(zone, features, scale, issue, bucket),
+    );
+    // Source b: bucket b's correction; source `buckets`: the profile alone.
+    const sources = Array.from({ length: buckets + 1 }, () => nanArray(out.length));
+    const choice = new Uint8Array(out.length);
+    const row = new Float64Array(BASE_FEATURES + features.length);
+    for (let i = 0; i < out.length; i++) {
+      const slot = issue.visibleEnd + i;
+      const base = dailyBase(zone, anchor, slot);
+      sources[buckets]![i] = base;
+      choice[i] = buckets;
+      if (!fillRow(row, zone, features, scale, anchor, issue.issueTs, slot)) continue;
+      for (let b = 0; b < buckets; b++) {
+        const coefficients = fits[b];
+        if (coefficients) sources[b]![i] = base + correction(coefficients, row);
+      }
+      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
+      const bucket = bucketIndex(hours);
+      if (fits[bucket]) choice[i] = bucket;
+    }
+    out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
+    return out;
+  },
+};
+
+/** The daily profile plus the newest value's departure from it, decaying over a day. */
+function dailyBase(zone: ZoneState, anchor: Anchor, slot: number): number {
+  const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
+  const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
+  return (
+    anchor.dailyProfile[zone.slotOfWeek(slot)]! +
+    (anchor.latest - anchor.dailyProfile[latestOfWeek]!) * Math.exp(-hoursAfter / DAY_HOURS)
+  );
+}
+
+const DAY_HOURS = 24;
+
+/** Intercept and the upstream features (the regression's row from BASE_FEATURES on). */
+function correction(coefficients: Float64Array, row: Float64Array): number {
+  let value = coefficients[0]!;
+  for (let c = 1; c < coefficients.length; c++) {
+    value += coefficients[c]! * row[BASE_FEATURES + c - 1]!;
+  }
+  return value;
+}
+
+/** Least squares of what the daily base missed on the upstream features, as fitBucket fits. */
+function fitDailyCorrection(
+  zone: ZoneState,
+  features: FeatureName[],
+  scale: Scale,
+  issue: Issue,
+  bucket: number,
+): Float64Array | undefined {
+  const width = 1 + features.length;
+  const gram = new Float64Array(width * width);
+  const moment = new Float64Array(width);
+  const row = new Float64Array(BASE_FEATURES + features.length);
+  const x = new Float64Array(width);
+  let rows = 0;
+  forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
+    if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) return;
+    x[0] = 1;
+    for (let c = 1; c < width; c++) x[c] = row[BASE_FEATURES + c - 1]!;
+    const missed = actual - dailyBase(zone, anchor, slot);
+    for (let a = 0; a < width; a++) {
+      moment[a]! += x[a]! * missed;
+      for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
+    }
+    rows++;
+  });
+  return solveRidge(gram, moment, width, rows);
+}
+
 /** NESO's fw48h, republished unchanged: GB's default forecast. */
 export const OPERATOR_FORECAST: ForecastModel = {
   id: 'upstream:uk-operator:forecast',
@@ -562,6 +662,7 @@ export const CANDIDATE_MODELS: readonly ForecastModel[] = [
   CLIMATOLOGY,
   DAILY_PROFILE,
   UPSTREAM_REGRESSION,
+  DAILY_UPSTREAM,
   PERSISTENCE,
   CLIMATOLOGY_ANOMALY,
 ];
@@ -737,6 +838,19 @@ function fitBucket(
     }
     rows++;
   });
+  return solveRidge(gram, moment, width, rows);
+}
+
+/**
+ * Solves the normal equations whose lower triangle `gram` holds, with the ridge penalty;
+ * undefined with too few rows to fit.
+ */
+function solveRidge(
+  gram: Float64Array,
+  moment: Float64Array,
+  width: number,
+  rows: number,
+): Float64Array | undefined {
   if (rows < 8 * width) return undefined;
   for (let a = 0; a < width; a++) {
     for (let b = 0; b < a; b++) gram[b * width + a] = gram[a * width + b]!;
