@@ -128,7 +128,7 @@ describe('forecast API', () => {
       generated_at: iso(NOW_S),
       horizon_hours: 48,
     });
-    expect(body.model).toMatch(/^(climatology|upstream-regression|persistence)@\d+$/);
+    expect(body.model).toMatch(/^(climatology|daily-profile|upstream-regression|persistence)@\d+$/);
     // From 11:00Z (the newest is 10:00Z) to the last hour starting before now + 48 h (13:20Z).
     expect(body.data[0]!.ts).toBe(iso(DE_NEWEST + H));
     expect(body.data.at(-1)!.ts).toBe(iso(HOUR_NOW + 48 * H));

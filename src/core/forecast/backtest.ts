@@ -199,12 +199,14 @@ export function* backtestZoneSteps(
   state: ZoneState,
   options: BacktestOptions,
 ): Generator<void, ZoneBacktest> {
+  // A model with nothing to say of the zone (upstream forecasts it has none of) is no candidate.
+  const candidates = options.candidates.filter((model) => model.appliesTo?.(state) ?? true);
   // Where a candidate has no value the climatology serves (prepare.ts): scored the same way. The
   // operator's forecast is republished as it is, and ends where it ends.
-  const fallback = options.candidates.some((model) => model.id === OPERATOR_FORECAST.id)
+  const fallback = candidates.some((model) => model.id === OPERATOR_FORECAST.id)
     ? undefined
     : CLIMATOLOGY;
-  const models = [...options.candidates, PERSISTENCE, WEEKLY_PROFILE, CLIMATOLOGY_ANOMALY];
+  const models = [...candidates, PERSISTENCE, WEEKLY_PROFILE, CLIMATOLOGY_ANOMALY];
   if (fallback && !models.includes(fallback)) models.push(fallback);
   const issues: IssueForecasts[] = [];
   for (const issueTs of options.issueTimes) {
@@ -216,10 +218,10 @@ export function* backtestZoneSteps(
       values.set(model.id, model.predict(state, { issueTs, visibleEnd }, end));
     }
     // An issue no candidate says anything of (GB before fw48h issues were collected) is none.
-    if (options.candidates.every((model) => values.get(model.id)!.every(Number.isNaN))) continue;
+    if (candidates.every((model) => values.get(model.id)!.every(Number.isNaN))) continue;
     if (fallback) {
       const filler = values.get(fallback.id)!;
-      for (const model of options.candidates) {
+      for (const model of candidates) {
         values.set(model.id, fillFrom(values.get(model.id)!, filler, state.series.step));
       }
     }
@@ -227,7 +229,7 @@ export function* backtestZoneSteps(
     yield;
   }
   const scored: { model: string; rows: Omit<SkillRow, 'served'>[]; perIssue: IssueErrors[] }[] = [];
-  for (const model of options.candidates) {
+  for (const model of candidates) {
     const { rows, perIssue } = yield* scoreModel(state, issues, model.id, false);
     scored.push({
       model: model.id,
@@ -241,7 +243,7 @@ export function* backtestZoneSteps(
   // way); the forecast so served is scored (and its errors make the band) like any model.
   const lag = state.inputs.publicationLagSeconds;
   const weights = weighWalkForward(issues, scored, lag);
-  const candidateIds = options.candidates.map((model) => model.id);
+  const candidateIds = candidates.map((model) => model.id);
   for (const [index, issue] of issues.entries()) {
     const sources = candidateIds.map((id) => issue.values.get(id)!);
     issue.values.set(SERVED, combine(state, issue, sources, weights[index]!));
@@ -265,7 +267,7 @@ export function* backtestZoneSteps(
       rows.push({ ...modelRows[bucket]!, served: model === served[label] });
     }
   });
-  const inputs = [...new Set(options.candidates.flatMap((model) => model.inputsOf(state)))];
+  const inputs = [...new Set(candidates.flatMap((model) => model.inputsOf(state)))];
   const asServed = asServedScore.rows.map((row, bucket) => ({
     ...row,
     model: served[HORIZON_BUCKETS[bucket]!.label],

@@ -12,6 +12,8 @@ import {
   CANDIDATE_MODELS,
   CLIMATOLOGY,
   CLIMATOLOGY_ANOMALY,
+  DAILY_PROFILE,
+  DAILY_UPSTREAM,
   OPERATOR_FORECAST,
   PERSISTENCE,
   UPSTREAM_REGRESSION,
@@ -131,6 +133,42 @@ describe('the models', () => {
     expect(UPSTREAM_REGRESSION.inputsOf(zone)).toEqual(['history']);
   });
 
+  it("the daily profile follows the recent days' hour of the day, the newer days weighing more", () => {
+    // The daily swing grows from 40 to 160 in the last ten days (spring sun); every weekend is
+    // 40 lower, which the hour of the day does not see.
+    const visibleEnd = length - 72;
+    const swing = (slot: number) => (slot >= visibleEnd - 10 * 24 ? 160 : 40);
+    const value = (slot: number) =>
+      300 -
+      swing(slot) * Math.sin((2 * Math.PI * slot) / 24) +
+      (Math.floor(slot / 24) % 7 >= 5 ? -40 : 0);
+    const points = Array.from({ length: visibleEnd }, (_, slot) => ({
+      ts: START + slot * H,
+      value: value(slot),
+    }));
+    const zone = new ZoneState({
+      actual: regularSeries(points, grid),
+      upstream: {},
+      publicationLagSeconds: 0,
+    });
+    const daily = zone.dailyProfile(visibleEnd)!;
+    // Every day alike: the hour of the day only.
+    for (let slot = 0; slot < 24 * 6; slot++) expect(daily[slot + 24]).toBe(daily[slot]);
+    // Ten of the 42 days swing 160, but they are the newest: most of the weight is theirs.
+    const dailySwing = (daily[18]! - daily[6]!) / 2;
+    expect(dailySwing).toBeGreaterThan(100);
+    expect(dailySwing).toBeLessThan(160);
+    // The ten-week hour of the week still says about 40 (10 of 70 days at 160).
+    const weekly = zone.profile(visibleEnd)!;
+    expect((weekly[18]! - weekly[6]!) / 2).toBeLessThan(dailySwing - 40);
+    // The model orders the next day's hours as the recent days did: lowest around 06:00 UTC.
+    const issueTs = START + visibleEnd * H;
+    const forecast = DAILY_PROFILE.predict(zone, { issueTs, visibleEnd }, visibleEnd + 24);
+    const lowest = forecast.indexOf(Math.min(...forecast));
+    expect(Math.abs(((visibleEnd + lowest) % 24) - 6)).toBeLessThanOrEqual(1);
+    expect(DAILY_PROFILE.inputsOf(zone)).toEqual(['history']);
+  });
+
   it('cannot forecast with less than a week of values', () => {
     const points = Array.from({ length: 6 * 24 }, (_, slot) => ({
       ts: START + slot * H,
@@ -204,6 +242,26 @@ describe('the models', () => {
     expect(UPSTREAM_REGRESSION.inputsOf(zone)).toEqual(['history', 'wind', 'load']);
   });
 
+  it('the daily profile corrected by the wind forecast orders the next day by the wind', () => {
+    const { inputs, truth } = windyZone(100);
+    const zone = new ZoneState(inputs);
+    const issueTs = START + (length - 72) * H;
+    const visibleEnd = length - 72;
+    const corrected = DAILY_UPSTREAM.predict(zone, { issueTs, visibleEnd }, length);
+    const daily = DAILY_PROFILE.predict(zone, { issueTs, visibleEnd }, length);
+    const next = (forecast: Float64Array) => [...forecast.subarray(0, 24)];
+    const outcome = [...truth.subarray(visibleEnd, visibleEnd + 24)];
+    expect(spearman(next(corrected), outcome)!).toBeGreaterThan(0.8);
+    expect(spearman(next(corrected), outcome)!).toBeGreaterThan(spearman(next(daily), outcome)!);
+    // Beyond the day-ahead's reach, the profile alone: never a gap.
+    expect(corrected.every(Number.isFinite)).toBe(true);
+    expect(DAILY_UPSTREAM.inputsOf(zone)).toEqual(['history', 'wind', 'load']);
+    expect(DAILY_UPSTREAM.appliesTo!(zone)).toBe(true);
+    // Without upstream forecasts it is no candidate.
+    const bare = new ZoneState({ ...inputs, upstream: {} });
+    expect(DAILY_UPSTREAM.appliesTo!(bare)).toBe(false);
+  });
+
   it('sees nothing published after the lag nor issued at or after the issue time', () => {
     const issueTs = START + 60 * DAY;
     const clean = windyZone(100, () => false);
@@ -212,7 +270,14 @@ describe('the models', () => {
     const poisoned = windyZone(100, (ts, issuedAt) =>
       issuedAt === undefined ? ts >= issueTs - 3 * H : issuedAt >= issueTs,
     );
-    for (const model of [CLIMATOLOGY, UPSTREAM_REGRESSION, PERSISTENCE, WEEKLY_PROFILE]) {
+    for (const model of [
+      CLIMATOLOGY,
+      DAILY_PROFILE,
+      UPSTREAM_REGRESSION,
+      DAILY_UPSTREAM,
+      PERSISTENCE,
+      WEEKLY_PROFILE,
+    ]) {
       const forecastOf = ({ inputs }: { inputs: ZoneInputs }) => {
         const zone = new ZoneState(inputs);
         const issue = { issueTs, visibleEnd: zone.visibleEndAt(issueTs) };
@@ -242,7 +307,10 @@ describe('the models', () => {
     // The forecast as served, its models chosen walk-forward.
     const day = result.asServed!.find((entry) => entry.bucket === '7-24')!;
     expect(day.model).toBe(UPSTREAM_REGRESSION.id);
-    expect(day.chosen[UPSTREAM_REGRESSION.id]).toBeGreaterThan(0.8);
+    // The candidates that read the wind forecast carry the day.
+    expect(day.chosen[UPSTREAM_REGRESSION.id]! + day.chosen[DAILY_UPSTREAM.id]!).toBeGreaterThan(
+      0.8,
+    );
     expect(day.n).toBeGreaterThan(1000);
     expect(day.skill_vs_climatology).toBeGreaterThan(0.3);
     expect(day.skill_vs_persistence).toBeGreaterThan(0.3);

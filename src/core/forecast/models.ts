@@ -63,6 +63,8 @@ export interface ForecastModel {
   predict(zone: ZoneState, issue: Issue, end: number): Float64Array;
   /** What the model reads of the zone's inputs (the skill table records it). */
   inputsOf(zone: ZoneState): readonly string[];
+  /** Whether the model has anything to say of the zone (default: yes); else it is no candidate. */
+  appliesTo?(zone: ZoneState): boolean;
 }
 
 const HISTORY_ONLY = (): readonly string[] => ['history'];
@@ -76,6 +78,9 @@ export const LOOKBACK_SECONDS = (CLIMATOLOGY_WEEKS * 7 + TRAINING_DAYS + 7) * DA
 export const UPSTREAM_LOOKBACK_SECONDS = (TRAINING_DAYS + 3) * DAY_SECONDS;
 /** At least this many published values before an issue, or the zone cannot be forecast. */
 export const MIN_HISTORY_SECONDS = 7 * DAY_SECONDS;
+/** Days the daily profile looks back on, and how fast its days lose weight. */
+const DAILY_PROFILE_DAYS = 42;
+const DAILY_HALF_LIFE_DAYS = 7;
 /** How far back the newest published value is looked for. */
 const LATEST_LOOKBACK_SECONDS = 7 * DAY_SECONDS;
 
@@ -87,6 +92,7 @@ export class ZoneState {
   private readonly profiles = new Map<number, Float64Array | null>();
   private readonly generationProfiles = new Map<number, Float64Array | null>();
   private readonly reshapedProfiles = new Map<number, Float64Array | null>();
+  private readonly dailyProfiles = new Map<number, Float64Array | null>();
   readonly slotsPerWeek: number;
   /** Slot-of-week of slot 0. */
   private readonly weekPhase: number;
@@ -173,6 +179,52 @@ export class ZoneState {
     return reshaped;
   }
 
+  /**
+   * The mean value per hour of the day over the last DAILY_PROFILE_DAYS days, each day weighted
+   * by half every DAILY_HALF_LIFE_DAYS back, laid out per slot of the week (every day alike).
+   * The order of the hours within the next day is what a job's placement needs: this follows the
+   * recent daily shape (the season's sun, the heating) on many days per hour, where the hour of
+   * the week has ten. Null with less than `MIN_HISTORY_SECONDS` of values.
+   */
+  dailyProfile(visibleEnd: number): Float64Array | null {
+    const cached = this.dailyProfiles.get(visibleEnd);
+    if (cached !== undefined) return cached;
+    const { step, values } = this.series;
+    const perDay = DAY_SECONDS / step;
+    const sums = new Float64Array(perDay);
+    const weights = new Float64Array(perDay);
+    const halving = (DAILY_HALF_LIFE_DAYS * DAY_SECONDS) / step;
+    let seen = 0;
+    let total = 0;
+    let totalWeight = 0;
+    for (
+      let slot = Math.max(0, visibleEnd - DAILY_PROFILE_DAYS * perDay);
+      slot < visibleEnd;
+      slot++
+    ) {
+      const value = values[slot]!;
+      if (Number.isNaN(value)) continue;
+      const weight = 0.5 ** ((visibleEnd - 1 - slot) / halving);
+      const ofDay = this.slotOfWeek(slot) % perDay;
+      sums[ofDay]! += weight * value;
+      weights[ofDay]! += weight;
+      seen++;
+      total += weight * value;
+      totalWeight += weight;
+    }
+    let built: Float64Array | null = null;
+    if (seen * step >= MIN_HISTORY_SECONDS) {
+      const mean = total / totalWeight;
+      built = new Float64Array(this.slotsPerWeek);
+      for (let index = 0; index < built.length; index++) {
+        const ofDay = index % perDay;
+        built[index] = weights[ofDay]! > 0 ? sums[ofDay]! / weights[ofDay]! : mean;
+      }
+    }
+    this.dailyProfiles.set(visibleEnd, built);
+    return built;
+  }
+
   /** The same profile of the zone's total generation, when the inputs carry it. */
   generationProfile(visibleEnd: number): Float64Array | null {
     const generation = this.inputs.generation;
@@ -237,6 +289,8 @@ interface Anchor {
   readonly anomaly: number;
   /** The hour-of-week mean generation, where the inputs carry the generation. */
   readonly generationProfile: Float64Array | null;
+  /** The recent days' hour-of-day profile (`ZoneState.dailyProfile`), else the profile. */
+  readonly dailyProfile: Float64Array;
 }
 
 function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
@@ -251,6 +305,7 @@ function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
     latest,
     anomaly: latest - profile[zone.slotOfWeek(latestSlot)]!,
     generationProfile: zone.generationProfile(visibleEnd),
+    dailyProfile: zone.dailyProfile(visibleEnd) ?? profile,
   };
 }
 
@@ -314,62 +369,81 @@ export const CLIMATOLOGY_ANOMALY: ForecastModel = {
  * shape), one ruled by its daily cycle drops it; one whose mix changed lately (a season, a plant)
  * follows the shorter window.
  */
-export const CLIMATOLOGY: ForecastModel = {
-  id: 'climatology@3',
-  inputsOf: HISTORY_ONLY,
-  predict(zone, issue, end) {
-    const out = nanArray(end - issue.visibleEnd);
-    const anchor = anchorOf(zone, issue.visibleEnd);
-    if (!anchor) return out;
-    const fits = HORIZON_BUCKETS.map((_, bucket) => fitClimatology(zone, issue, bucket));
-    const step = zone.series.step;
-    const latestWeek = zone.slotOfWeek(anchor.latestSlot);
-    for (let i = 0; i < out.length; i++) {
-      const slot = issue.visibleEnd + i;
-      const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-      const { window, decayHours } = fits[bucketIndex(hours)]!;
-      const profile = climatologyProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
-      const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
-      out[i] =
-        profile[zone.slotOfWeek(slot)]! +
-        (anchor.latest - profile[latestWeek]!) * Math.exp(-hoursAfter / decayHours);
-    }
-    return out;
-  },
-};
-
-/** The e-folding times the climatology chooses from, in hours; the first without training data. */
-const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
-/** The profile windows it chooses from, in weeks; the first without training data. */
-const CLIMATOLOGY_WINDOWS: readonly ClimatologyWindow[] = [
+export const CLIMATOLOGY: ForecastModel = profileModel('climatology@3', [
   { weeks: CLIMATOLOGY_WEEKS },
   { weeks: 4 },
   { weeks: CLIMATOLOGY_WEEKS, reshapeDays: 7 },
-];
+]);
 
-/** A profile the climatology may follow: the last `weeks` weeks, reshaped by recent days. */
-interface ClimatologyWindow {
-  readonly weeks: number;
-  readonly reshapeDays?: number;
-}
+/**
+ * The recent days' hour-of-day profile (`ZoneState.dailyProfile`: six weeks, each day weighing
+ * half as much a week further back) plus the newest value's departure from it, decaying with the
+ * e-folding time chosen per bucket as the climatology's is. Blind to the day of the week, it
+ * orders the hours of the next day by many recent days instead of ten weeks of one weekday: what
+ * placing a job needs.
+ */
+export const DAILY_PROFILE: ForecastModel = profileModel('daily-profile@1', [{ daily: true }]);
 
-function climatologyProfile(
+/** The e-folding times a profile model chooses from, in hours; the first without training data. */
+const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
+
+/**
+ * A profile a model may follow: the last `weeks` weeks of the hour of the week, reshaped by the
+ * recent days, or the recent days' hour of the day.
+ */
+type ProfileWindow =
+  | { readonly weeks: number; readonly reshapeDays?: number; readonly daily?: undefined }
+  | { readonly daily: true };
+
+function windowProfile(
   zone: ZoneState,
   visibleEnd: number,
-  window: ClimatologyWindow,
+  window: ProfileWindow,
 ): Float64Array | null {
+  if (window.daily) return zone.dailyProfile(visibleEnd);
   return window.reshapeDays
     ? zone.reshapedProfile(visibleEnd, window.reshapeDays)
     : zone.profile(visibleEnd, window.weeks);
 }
 
-function fitClimatology(
+/**
+ * A profile plus the newest value's departure from it, decaying; per bucket, the profile among
+ * `windows` (the first without training data) and the e-folding time that did best.
+ */
+function profileModel(id: string, windows: readonly ProfileWindow[]): ForecastModel {
+  return {
+    id,
+    inputsOf: HISTORY_ONLY,
+    predict(zone, issue, end) {
+      const out = nanArray(end - issue.visibleEnd);
+      const anchor = anchorOf(zone, issue.visibleEnd);
+      if (!anchor) return out;
+      const fits = HORIZON_BUCKETS.map((_, bucket) => fitProfile(zone, issue, bucket, windows));
+      const step = zone.series.step;
+      const latestWeek = zone.slotOfWeek(anchor.latestSlot);
+      for (let i = 0; i < out.length; i++) {
+        const slot = issue.visibleEnd + i;
+        const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
+        const { window, decayHours } = fits[bucketIndex(hours)]!;
+        const profile = windowProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
+        const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+        out[i] =
+          profile[zone.slotOfWeek(slot)]! +
+          (anchor.latest - profile[latestWeek]!) * Math.exp(-hoursAfter / decayHours);
+      }
+      return out;
+    },
+  };
+}
+
+function fitProfile(
   zone: ZoneState,
   issue: Issue,
   bucket: number,
-): { window: ClimatologyWindow; decayHours: number } {
+  windows: readonly ProfileWindow[],
+): { window: ProfileWindow; decayHours: number } {
   const decays = DECAY_HOURS.length;
-  const errors = new Float64Array(CLIMATOLOGY_WINDOWS.length * decays);
+  const errors = new Float64Array(windows.length * decays);
   const step = zone.series.step;
   const decay = new Float64Array(decays);
   // The past issues' profiles of each window, looked up once per past issue, not per target.
@@ -378,16 +452,15 @@ function fitClimatology(
   forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
     if (anchor !== profilesOf) {
       profilesOf = anchor;
-      CLIMATOLOGY_WINDOWS.forEach((window, w) => {
-        profiles[w] =
-          w === 0 ? anchor.profile : climatologyProfile(zone, anchor.visibleEnd, window);
+      windows.forEach((window, w) => {
+        profiles[w] = windowProfile(zone, anchor.visibleEnd, window);
       });
     }
     const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
     for (let k = 0; k < decays; k++) decay[k] = Math.exp(-hoursAfter / DECAY_HOURS[k]!);
     const ofWeek = zone.slotOfWeek(slot);
     const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
-    for (let w = 0; w < CLIMATOLOGY_WINDOWS.length; w++) {
+    for (let w = 0; w < windows.length; w++) {
       const profile = profiles[w];
       if (!profile) {
         // Not enough history for this window then: it is not chosen.
@@ -404,10 +477,7 @@ function fitClimatology(
   });
   let best = 0;
   for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
-  return {
-    window: CLIMATOLOGY_WINDOWS[Math.floor(best / decays)]!,
-    decayHours: DECAY_HOURS[best % decays]!,
-  };
+  return { window: windows[Math.floor(best / decays)]!, decayHours: DECAY_HOURS[best % decays]! };
 }
 
 /**
@@ -473,6 +543,101 @@ export const UPSTREAM_REGRESSION: ForecastModel = {
   },
 };
 
+/**
+ * The recent days' hour-of-day profile plus the newest value's departure (24-hour e-folding
+ * time), corrected where the zone's upstream forecasts reach by a per-bucket linear fit of what
+ * that profile missed on the upstream features of the regression (wind and solar shares, load,
+ * demand, operator). Two coefficients per feature at most, fitted on the issues of the previous
+ * 35 days at the same time of day: the upstream forecasts reorder the next day's hours on the
+ * profile that orders them best. Beyond their reach it is the profile alone, handed over with
+ * the 3-hour blend. Only a candidate where the zone has upstream forecasts.
+ */
+export const DAILY_UPSTREAM: ForecastModel = {
+  id: 'daily-upstream@1',
+  inputsOf: (zone) => ['history', ...upstreamInputNames(zone)],
+  appliesTo: (zone) => featureSet(zone.inputs.upstream).length > 0,
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const anchor = anchorOf(zone, issue.visibleEnd);
+    const features = featureSet(zone.inputs.upstream);
+    if (!anchor || features.length === 0) return out;
+    const scale = featureScale(zone, features, issue);
+    const buckets = HORIZON_BUCKETS.length;
+    const fits = HORIZON_BUCKETS.map((_, bucket) =>
+      fitDailyCorrection(zone, features, scale, issue, bucket),
+    );
+    // Source b: bucket b's correction; source `buckets`: the profile alone.
+    const sources = Array.from({ length: buckets + 1 }, () => nanArray(out.length));
+    const choice = new Uint8Array(out.length);
+    const row = new Float64Array(BASE_FEATURES + features.length);
+    for (let i = 0; i < out.length; i++) {
+      const slot = issue.visibleEnd + i;
+      const base = dailyBase(zone, anchor, slot);
+      sources[buckets]![i] = base;
+      choice[i] = buckets;
+      if (!fillRow(row, zone, features, scale, anchor, issue.issueTs, slot)) continue;
+      for (let b = 0; b < buckets; b++) {
+        const coefficients = fits[b];
+        if (coefficients) sources[b]![i] = base + correction(coefficients, row);
+      }
+      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
+      const bucket = bucketIndex(hours);
+      if (fits[bucket]) choice[i] = bucket;
+    }
+    out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
+    return out;
+  },
+};
+
+/** The daily profile plus the newest value's departure from it, decaying over a day. */
+function dailyBase(zone: ZoneState, anchor: Anchor, slot: number): number {
+  const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
+  const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
+  return (
+    anchor.dailyProfile[zone.slotOfWeek(slot)]! +
+    (anchor.latest - anchor.dailyProfile[latestOfWeek]!) * Math.exp(-hoursAfter / DAY_HOURS)
+  );
+}
+
+const DAY_HOURS = 24;
+
+/** Intercept and the upstream features (the regression's row from BASE_FEATURES on). */
+function correction(coefficients: Float64Array, row: Float64Array): number {
+  let value = coefficients[0]!;
+  for (let c = 1; c < coefficients.length; c++) {
+    value += coefficients[c]! * row[BASE_FEATURES + c - 1]!;
+  }
+  return value;
+}
+
+/** Least squares of what the daily base missed on the upstream features, as fitBucket fits. */
+function fitDailyCorrection(
+  zone: ZoneState,
+  features: FeatureName[],
+  scale: Scale,
+  issue: Issue,
+  bucket: number,
+): Float64Array | undefined {
+  const width = 1 + features.length;
+  const gram = new Float64Array(width * width);
+  const moment = new Float64Array(width);
+  const row = new Float64Array(BASE_FEATURES + features.length);
+  const x = new Float64Array(width);
+  let rows = 0;
+  forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
+    if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) return;
+    x[0] = 1;
+    for (let c = 1; c < width; c++) x[c] = row[BASE_FEATURES + c - 1]!;
+    const missed = actual - dailyBase(zone, anchor, slot);
+    for (let a = 0; a < width; a++) {
+      moment[a]! += x[a]! * missed;
+      for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
+    }
+    rows++;
+  });
+  return solveRidge(gram, moment, width, rows);
+}
+
 /** NESO's fw48h, republished unchanged: GB's default forecast. */
 export const OPERATOR_FORECAST: ForecastModel = {
   id: 'upstream:uk-operator:forecast',
@@ -495,7 +660,9 @@ export const OPERATOR_FORECAST: ForecastModel = {
  */
 export const CANDIDATE_MODELS: readonly ForecastModel[] = [
   CLIMATOLOGY,
+  DAILY_PROFILE,
   UPSTREAM_REGRESSION,
+  DAILY_UPSTREAM,
   PERSISTENCE,
   CLIMATOLOGY_ANOMALY,
 ];
@@ -671,6 +838,19 @@ function fitBucket(
     }
     rows++;
   });
+  return solveRidge(gram, moment, width, rows);
+}
+
+/**
+ * Solves the normal equations whose lower triangle `gram` holds, with the ridge penalty;
+ * undefined with too few rows to fit.
+ */
+function solveRidge(
+  gram: Float64Array,
+  moment: Float64Array,
+  width: number,
+  rows: number,
+): Float64Array | undefined {
   if (rows < 8 * width) return undefined;
   for (let a = 0; a < width; a++) {
     for (let b = 0; b < a; b++) gram[b * width + a] = gram[a * width + b]!;

@@ -3,6 +3,8 @@ import { blendHandOvers } from './hand-over.js';
 import {
   CLIMATOLOGY,
   CLIMATOLOGY_ANOMALY,
+  DAILY_PROFILE,
+  DAILY_UPSTREAM,
   type ForecastModel,
   horizonEnd,
   OPERATOR_FORECAST,
@@ -41,7 +43,9 @@ export interface ZoneForecast {
 /** Every model that may serve (the backtest's candidates and GB's operator forecast). */
 const MODELS: readonly ForecastModel[] = [
   CLIMATOLOGY,
+  DAILY_PROFILE,
   UPSTREAM_REGRESSION,
+  DAILY_UPSTREAM,
   PERSISTENCE,
   CLIMATOLOGY_ANOMALY,
   OPERATOR_FORECAST,
