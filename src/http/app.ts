@@ -96,6 +96,8 @@ declare module 'fastify' {
     etag?: boolean;
     /** The content type of the route's successful responses; errors and the rest are JSON. */
     contentType?: string;
+    /** Read by @fastify/cors: the methods a preflight of the route allows (default GET, HEAD). */
+    cors?: { methods: readonly string[] };
   }
   interface FastifyInstance {
     /** What serving costs and holds now: for operators' metrics and for tests that count work. */

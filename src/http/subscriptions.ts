@@ -164,7 +164,26 @@ function bodyErrors(error: FastifyError, request: FastifyRequest, reply: Fastify
   return handleError(error, request, reply);
 }
 
+/**
+ * The methods of each subscription path. Browsers ask before a cross-origin POST with a JSON
+ * body or a DELETE with Authorization, so these paths' CORS preflights name them (the rest of
+ * the API allows GET and HEAD).
+ */
+export const SUBSCRIPTION_METHODS = {
+  '/v1/subscriptions': ['POST', 'OPTIONS'],
+  '/v1/subscriptions/:id': ['GET', 'HEAD', 'DELETE', 'OPTIONS'],
+} as const;
+
 export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDeps): void {
+  // @fastify/cors answers the preflight in its hook, with the route's methods; the handler only
+  // runs for an OPTIONS it does not take as one, which it answers the same way.
+  for (const [url, methods] of Object.entries(SUBSCRIPTION_METHODS)) {
+    app.options(
+      url,
+      { schema: { hide: true }, config: { cors: { methods } } },
+      async (_request, reply) => reply.code(204).send(),
+    );
+  }
   const policy = new TargetPolicy(deps.allow);
   const resolve = deps.resolve ?? resolveAll;
   const config = { cacheControl: CACHE_CONTROL.subscriptions };
