@@ -8,6 +8,7 @@ import { createStore } from '../src/storage/create-store.js';
 import { ServeProcesses } from './support/processes.js';
 import { computed } from './support/fixed-store.js';
 import {
+  deliveringServeEnv,
   startWebhookReceiver,
   until,
   verifiedEvent,
@@ -38,18 +39,7 @@ const databaseUrl = `sqlite:${join(dir, 'webhooks.db')}`;
 const processes = new ServeProcesses();
 let receiver: WebhookReceiver;
 
-const env = {
-  DATABASE_URL: databaseUrl,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  INGEST: 'off',
-  METRICS: 'off',
-  DASHBOARD: 'off',
-  LOG_LEVEL: 'info',
-  RATE_LIMIT_PER_MINUTE: '100000',
-  WEBHOOKS: 'on',
-  WEBHOOK_ALLOW: '127.0.0.1',
-};
+const env = deliveringServeEnv(databaseUrl);
 
 /** Writes one reading per subscribed zone at `ts`, as ingestion writes them. */
 async function publish(ts: number, value: (index: number) => number) {

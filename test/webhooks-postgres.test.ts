@@ -11,6 +11,7 @@ import {
 import { computed } from './support/fixed-store.js';
 import { type ServeProcess, ServeProcesses } from './support/processes.js';
 import {
+  deliveringServeEnv,
   startWebhookReceiver,
   until,
   verifiedEvent,
@@ -87,18 +88,7 @@ describe.runIf(available)('webhooks: two instances on PostgreSQL', () => {
   };
 
   it('deliver each event once, also across a graceful handover of the lease', async () => {
-    const env = {
-      DATABASE_URL: database.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      INGEST: 'off',
-      METRICS: 'off',
-      DASHBOARD: 'off',
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOKS: 'on',
-      WEBHOOK_ALLOW: '127.0.0.1',
-    };
+    const env = deliveringServeEnv(database.url);
     const instances = [await processes.start('a', env), await processes.start('b', env)];
     // One subscription made on each instance: both live in the one store.
     const published = await subscribe(instances[0]!, { type: 'published' });

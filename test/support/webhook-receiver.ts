@@ -79,6 +79,23 @@ export async function startWebhookReceiver(
   };
 }
 
+/**
+ * The environment of a `gridco2 serve` process that delivers webhooks to a receiver on
+ * 127.0.0.1: no ingestion, no metrics listener, logs for ServeProcesses, the rate limit away.
+ */
+export const deliveringServeEnv = (databaseUrl: string): Record<string, string> => ({
+  DATABASE_URL: databaseUrl,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  INGEST: 'off',
+  METRICS: 'off',
+  DASHBOARD: 'off',
+  LOG_LEVEL: 'info',
+  RATE_LIMIT_PER_MINUTE: '100000',
+  WEBHOOKS: 'on',
+  WEBHOOK_ALLOW: '127.0.0.1',
+});
+
 /** The event of a receipt, after checking its Standard Webhooks signature with `secret`. */
 export function verifiedEvent(receipt: Receipt, secret: string): Record<string, unknown> {
   return new Webhook(secret).verify(receipt.body, {
