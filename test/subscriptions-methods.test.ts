@@ -14,9 +14,10 @@ import { chromiumForTests } from './support/chromium.js';
  * Authorization are not "simple" requests: the browser first sends a preflight OPTIONS and calls
  * only if it allows the method and the headers. Checked on the wire, then in Chromium from a page
  * of another origin; the preflight of the rest of the API is unchanged (GET, HEAD, OPTIONS).
+ * Other methods on these paths are 405, as on /v1, with the path's own methods in `Allow`.
  */
 
-describe('CORS of the subscription paths', () => {
+describe('methods and CORS of the subscription paths', () => {
   let dir: string;
   let server: RunningServer;
   let page: Server;
@@ -80,6 +81,31 @@ describe('CORS of the subscription paths', () => {
     const latest = await preflight('/v1/intensity/latest', 'GET');
     expect(latest.status).toBe(204);
     expect(latest.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('answers any other method 405 naming the methods of the path, as /v1 does', async () => {
+    const cases = [
+      ['GET', '/v1/subscriptions', 'POST, OPTIONS'],
+      ['PUT', '/v1/subscriptions', 'POST, OPTIONS'],
+      ['DELETE', '/v1/subscriptions', 'POST, OPTIONS'],
+      ['POST', '/v1/subscriptions/sub_abc', 'GET, HEAD, DELETE, OPTIONS'],
+      ['PATCH', '/v1/subscriptions/sub_abc', 'GET, HEAD, DELETE, OPTIONS'],
+      ['PATCH', '/v1/intensity/latest', 'GET, HEAD, OPTIONS'],
+    ] as const;
+    for (const [method, path, allow] of cases) {
+      const response = await fetch(`${server.url}${path}`, { method });
+      expect([method, path, response.status, response.headers.get('allow')]).toEqual([
+        method,
+        path,
+        405,
+        allow,
+      ]);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(await response.json()).toEqual({
+        error: `method not allowed: ${method}`,
+        hint: `use one of ${allow}`,
+      });
+    }
   });
 
   it('lets a page of another origin create, read and delete a subscription in Chromium', async () => {
