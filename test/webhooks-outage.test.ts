@@ -16,7 +16,8 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
  * 127.0.0.1, with the production backoff (30 s doubling up to one hour, with jitter) and no
  * scaling: only the deliverer's clock is simulated. The test moves that clock to the moment the
  * next delivery is due and runs one turn there, so 10 minutes and 24 hours of delivery take a few
- * dozen turns, and nothing depends on how fast the machine is.
+ * dozen turns, and nothing depends on how fast the machine is. The attempts are counted by
+ * outcome in /metrics.
  */
 
 const MINUTE_MS = 60_000;
@@ -60,7 +61,8 @@ describe('webhooks: a receiver that fails for a long time', () => {
         RATE_LIMIT_PER_MINUTE: '100000',
         WEBHOOKS: 'on',
         WEBHOOK_ALLOW: '127.0.0.1',
-        METRICS: 'off',
+        // The delivery counters, read on the service's port.
+        METRICS_ADDR: 'public',
         DASHBOARD: 'off',
       }),
       {
@@ -212,5 +214,20 @@ describe('webhooks: a receiver that fails for a long time', () => {
     now += 48 * HOUR_MS;
     await turn();
     expect(receiver.receipts.length).toBe(before);
+
+    // Counted for operators: every attempt of both tests, by outcome.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const counted = (outcome: string) =>
+      Number(
+        new RegExp(`^gridco2_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(
+          metrics,
+        )?.[1],
+      );
+    const refused = attempts.filter((attempt) => attempt.status === 503).length;
+    expect([counted('delivered'), counted('failed'), counted('dropped')]).toEqual([
+      ZONES.length,
+      refused - 2 * ZONES.length,
+      2 * ZONES.length,
+    ]);
   });
 });
