@@ -117,5 +117,11 @@ describe('window statistics', () => {
       emissionsG: 500,
     });
     expect(stats.byHourUtc.slice(0, 5)).toEqual([100, 200, 300, 400, null]);
+    // Two values: every quantile lies between the same two ranks.
+    const two = windowStats(
+      { ts: [T0, T0 + 3600], tenths: [7264, 2160] },
+      { from: T0, to: T0 + 7200, stepSeconds: 3600 },
+    );
+    expect(two).toMatchObject({ min: 216, max: 726.4, p10: 267, p50: 471.2, p90: 675.4 });
   });
 });

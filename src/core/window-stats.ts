@@ -38,10 +38,10 @@ const fromTenths = (tenths: number): number => Math.round(tenths) / 10;
 const MAX_BINS = 1 << 16;
 
 /**
- * The values at `ranks` (0-based, ascending) of the values sorted ascending. A zone's values
- * span a few thousand tenths, so they are counted into one bin per tenth and the ranks read off
- * the running counts: linear, where sorting 19,200 values was most of a 400-day window's time.
- * Wider spans are sorted.
+ * The values at `ranks` (0-based, any order: a small window's quantiles share ranks) of the
+ * values sorted ascending. A zone's values span a few thousand tenths, so they are counted into
+ * one bin per tenth and the ranks read off the running counts: linear, where sorting 19,200
+ * values was most of a 400-day window's time. Wider spans are sorted.
  */
 function valuesAtRanks(
   tenths: ArrayLike<number>,
@@ -55,14 +55,14 @@ function valuesAtRanks(
   }
   const bins = new Uint32Array(max - min + 1);
   for (let i = 0; i < tenths.length; i++) bins[tenths[i]! - min]!++;
-  const values: number[] = [];
+  const valueAt = new Map<number, number>();
   let bin = 0;
   let below = bins[0]!;
-  for (const rank of ranks) {
+  for (const rank of [...new Set(ranks)].sort((a, b) => a - b)) {
     while (below <= rank) below += bins[++bin]!;
-    values.push(min + bin);
+    valueAt.set(rank, min + bin);
   }
-  return values;
+  return ranks.map((rank) => valueAt.get(rank)!);
 }
 
 /** The linear-interpolation quantiles `qs` (0-1) of the values (Hyndman-Fan type 7). */
