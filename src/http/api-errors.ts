@@ -215,7 +215,7 @@ const ERROR_FACTORIES = {
       'not found: /',
       'the dashboard is not built on this server (run npm run build); the API is at /v1',
     ),
-  /** A served path with another method; `allow`: the path's methods (the API's: GET, HEAD, OPTIONS). */
+  /** A served path with another method; `allow`: that path's methods (/v1's by default). */
   methodNotAllowed: (method: string, allow = ALLOW) =>
     new ApiError(405, `method not allowed: ${echo(method)}`, `use one of ${allow}`, { allow }),
   rateLimited: (limit: number, resetSeconds: number) =>

@@ -169,7 +169,7 @@ function bodyErrors(error: FastifyError, request: FastifyRequest, reply: Fastify
  * cross-origin POST with a JSON body or a DELETE with Authorization; the rest of the API allows
  * GET and HEAD), and any other method is 405 with them in `Allow`.
  */
-export const SUBSCRIPTION_METHODS = {
+const SUBSCRIPTION_METHODS = {
   '/v1/subscriptions': ['POST', 'OPTIONS'],
   '/v1/subscriptions/:id': ['GET', 'HEAD', 'DELETE', 'OPTIONS'],
 } as const;
