@@ -101,6 +101,7 @@ export async function startServer(
         ...signalReads(new Reads(store, undefined, API_ERRORS.storeUnavailable)),
         forecasts: () => forecasts,
         allow: config.webhooks.allow,
+        onAttempt: (outcome) => app.recordWebhookDelivery(outcome),
         ...(options.clock && { clock: options.clock }),
         ...options.webhooks,
       })

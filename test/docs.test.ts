@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { LEVEL_THRESHOLDS, LEVELS } from '../src/core/level.js';
 import { buildApp } from '../src/http/app.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
@@ -112,5 +113,38 @@ describe('docs/api.md and the OpenAPI document', () => {
         parameters.map((parameter) => parameter.name).sort(),
       );
     }
+  });
+});
+
+describe('the level thresholds (extensions §11)', () => {
+  it('are one table: the code, docs/api.md and the OpenAPI description agree', () => {
+    const lines = API_MD.split('\n');
+    const header = lines.indexOf('| `level`     | percentile `p` |');
+    expect(header, 'docs/api.md has the level table').toBeGreaterThan(-1);
+    const rows: (string | number | null)[][] = [];
+    for (const line of lines.slice(header + 2)) {
+      if (!line.startsWith('|')) break;
+      const [word, band] = line
+        .split('|')
+        .slice(1, 3)
+        .map((cell) => cell.trim());
+      const lower = /^(\d+) <= p/.exec(band!)?.[1] ?? /^p >= (\d+)$/.exec(band!)?.[1];
+      const upper = /p < (\d+)$/.exec(band!)?.[1];
+      rows.push([
+        word!.replaceAll('`', ''),
+        lower ? Number(lower) : null,
+        upper ? Number(upper) : null,
+      ]);
+    }
+    // Each word from the bound of the one before it up to its own.
+    const bounds = Object.values(LEVEL_THRESHOLDS);
+    expect(rows).toEqual(
+      LEVELS.map((level, i) => [level, bounds[i - 1] ?? null, bounds[i] ?? null]),
+    );
+    const operation = document.paths['/v1/intensity/level']?.['get'] as { description?: string };
+    for (const [level, upper] of Object.entries(LEVEL_THRESHOLDS)) {
+      expect(operation.description).toContain(`${level} below ${upper}`);
+    }
+    expect(operation.description).toContain(`very-high from ${LEVEL_THRESHOLDS.high}`);
   });
 });

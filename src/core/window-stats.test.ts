@@ -45,7 +45,9 @@ describe('window statistics', () => {
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.integer({ min: 0, max: 30_000 }),
         fc.option(fc.double({ min: 0.001, max: 1e6, noNaN: true }), { nil: undefined }),
-        (step, intervals, density, seed, energy) => {
+        // Values counted in bins (a zone's span) and values too spread for them (sorted).
+        fc.constantFrom(9000, 200_000),
+        (step, intervals, density, seed, energy, span) => {
           const from = T0 + (seed % 97) * 60;
           const to = from + intervals * step + (seed % 5) * 600;
           const ts: number[] = [];
@@ -55,7 +57,7 @@ describe('window statistics', () => {
             state = (state * 1103515245 + 12345) % 2 ** 31;
             if (state / 2 ** 31 < density) {
               ts.push(t);
-              tenths.push(state % 9000);
+              tenths.push(state % span);
             }
           }
           const stats = windowStats({ ts, tenths }, { from, to, stepSeconds: step }, energy);
@@ -115,5 +117,11 @@ describe('window statistics', () => {
       emissionsG: 500,
     });
     expect(stats.byHourUtc.slice(0, 5)).toEqual([100, 200, 300, 400, null]);
+    // Two values: every quantile lies between the same two ranks.
+    const two = windowStats(
+      { ts: [T0, T0 + 3600], tenths: [7264, 2160] },
+      { from: T0, to: T0 + 7200, stepSeconds: 3600 },
+    );
+    expect(two).toMatchObject({ min: 216, max: 726.4, p10: 267, p50: 471.2, p90: 675.4 });
   });
 });

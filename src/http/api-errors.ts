@@ -215,10 +215,9 @@ const ERROR_FACTORIES = {
       'not found: /',
       'the dashboard is not built on this server (run npm run build); the API is at /v1',
     ),
-  methodNotAllowed: (method: string) =>
-    new ApiError(405, `method not allowed: ${echo(method)}`, `use one of ${ALLOW}`, {
-      allow: ALLOW,
-    }),
+  /** A served path with another method; `allow`: that path's methods (/v1's by default). */
+  methodNotAllowed: (method: string, allow = ALLOW) =>
+    new ApiError(405, `method not allowed: ${echo(method)}`, `use one of ${allow}`, { allow }),
   rateLimited: (limit: number, resetSeconds: number) =>
     new ApiError(
       429,

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { ForecastBook } from '../forecast/book.js';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
+import type { DeliveryOutcome } from '../core/webhooks/backoff.js';
 import type { ReadingCache } from '../read/reading-cache.js';
 import { Reads } from '../read/reads.js';
 import type { Store } from '../storage/store.js';
@@ -93,12 +94,16 @@ declare module 'fastify' {
     etag?: boolean;
     /** The content type of the route's successful responses; errors and the rest are JSON. */
     contentType?: string;
+    /** Read by @fastify/cors: the methods a preflight of the route allows (default GET, HEAD). */
+    cors?: { methods: readonly string[] };
   }
   interface FastifyInstance {
     /** What serving costs and holds now: for operators' metrics and for tests that count work. */
     servingStats(): ServingStats;
     /** Tells the metrics that an ingestion run of this process ended (its report, or none). */
     recordIngestRun(source: SourceId, report: IngestReport | undefined): void;
+    /** Tells the metrics how a webhook delivery attempt of this process ended. */
+    recordWebhookDelivery(outcome: DeliveryOutcome): void;
     /** The prepared forecasts every forecast-reading route serves from. */
     forecasts: ForecastBook;
   }
@@ -210,6 +215,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }));
   app.decorate('recordIngestRun', (source: SourceId, report: IngestReport | undefined) =>
     metrics?.recordIngestRun(source, report),
+  );
+  app.decorate('recordWebhookDelivery', (outcome: DeliveryOutcome) =>
+    metrics?.recordWebhookDelivery(outcome),
   );
   app.decorate('forecasts', forecastBook);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);

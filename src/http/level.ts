@@ -27,6 +27,12 @@ import type { ReadLatest, ReadPoints, ReadVersion } from './signal-reads.js';
  * kept the same way.
  */
 
+/** The bands in words, from the one table: "very-low below 10, ..., very-high from 90". */
+const LEVEL_BANDS = [
+  ...Object.entries(LEVEL_THRESHOLDS).map(([level, upper]) => `${level} below ${upper}`),
+  `very-high from ${LEVEL_THRESHOLDS.high}`,
+].join(', ');
+
 export interface LevelDeps {
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   readonly points: ReadPoints;
@@ -200,8 +206,7 @@ export function registerLevel(app: FastifyInstance, deps: LevelDeps): void {
         description:
           "The percentile of each value within the zone's own published values of the 30 days " +
           'ending with its newest reading (mid-rank: 100 * (count(x < v) + 0.5 * count(x == v)) ' +
-          '/ n), and its level: very-low below 10, low below 30, moderate below 70, high below ' +
-          '90, very-high from 90.',
+          `/ n), and its level: ${LEVEL_BANDS}.`,
         operationId: 'getIntensityLevel',
         querystring: LevelQuery,
         response: {

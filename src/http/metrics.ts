@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BASES, type Basis } from '../core/factors.js';
 import { assessFreshness } from '../core/freshness.js';
+import type { DeliveryOutcome } from '../core/webhooks/backoff.js';
 import type { IngestReport, ZoneReading } from '../core/reading.js';
 import { HOUR } from '../core/time.js';
 import { findZone, ZONES } from '../core/zones.js';
@@ -83,6 +84,7 @@ export class ServiceMetrics {
   private readonly lastSuccess: Gauge<'source'>;
   private readonly pointsStored: Counter<'source'>;
   private readonly incompleteIntervals: Counter<'source'>;
+  private readonly webhookDeliveries: Counter<'outcome'>;
   private readonly runListeners: (() => void)[] = [];
 
   constructor() {
@@ -151,6 +153,15 @@ export class ServiceMetrics {
       labelNames: ['source'] as const,
       registers,
     });
+    this.webhookDeliveries = new Counter({
+      name: 'gridco2_webhook_deliveries_total',
+      help:
+        'Webhook delivery attempts this process made (it held the webhooks lease), by outcome: ' +
+        'delivered (2xx), failed (retried later), dropped (failing 24 hours after the event: ' +
+        'given up).',
+      labelNames: ['outcome'] as const,
+      registers,
+    });
     this.incompleteIntervals = new Counter({
       name: 'gridco2_ingest_incomplete_intervals_total',
       help:
@@ -200,6 +211,11 @@ export class ServiceMetrics {
     }
     this.pointsStored.inc({ source }, report.pointsStored);
     this.incompleteIntervals.inc({ source }, report.incompleteHours);
+  }
+
+  /** A webhook delivery attempt of this process ended. */
+  recordWebhookDelivery(outcome: DeliveryOutcome): void {
+    this.webhookDeliveries.inc({ outcome });
   }
 
   /** Calls `listener` when a run of this process ends (its report is stored by then). */

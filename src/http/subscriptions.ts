@@ -164,7 +164,37 @@ function bodyErrors(error: FastifyError, request: FastifyRequest, reply: Fastify
   return handleError(error, request, reply);
 }
 
+/**
+ * The methods of each subscription path: its CORS preflights name them (browsers ask before a
+ * cross-origin POST with a JSON body or a DELETE with Authorization; the rest of the API allows
+ * GET and HEAD), and any other method is 405 with them in `Allow`.
+ */
+const SUBSCRIPTION_METHODS = {
+  '/v1/subscriptions': ['POST', 'OPTIONS'],
+  '/v1/subscriptions/:id': ['GET', 'HEAD', 'DELETE', 'OPTIONS'],
+} as const;
+
 export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDeps): void {
+  for (const [url, methods] of Object.entries(SUBSCRIPTION_METHODS)) {
+    // @fastify/cors answers the preflight in its hook, with the route's methods; the handler
+    // only runs for an OPTIONS it does not take as one, which it answers the same way.
+    app.options(
+      url,
+      { schema: { hide: true }, config: { cors: { methods } } },
+      async (_request, reply) => reply.code(204).send(),
+    );
+    const allow = methods.join(', ');
+    app.route({
+      method: app.supportedMethods.filter(
+        (method) => !(methods as readonly string[]).includes(method),
+      ),
+      url,
+      schema: { hide: true },
+      handler: async (request) => {
+        throw API_ERRORS.methodNotAllowed(request.method, allow);
+      },
+    });
+  }
   const policy = new TargetPolicy(deps.allow);
   const resolve = deps.resolve ?? resolveAll;
   const config = { cacheControl: CACHE_CONTROL.subscriptions };

@@ -52,4 +52,20 @@ describe('ZoneSeries', () => {
       [2, 2],
     ]);
   });
+
+  it('gives views that stay as they were while the series takes appends, growth and merges', () => {
+    const series = new ZoneSeries([10, 20, 30, 40].map((ts) => reading(ts, ts / 10)));
+    const view = series.view(1, 4);
+    // Appends in place, then past its capacity (new columns), then a merge that revises and
+    // removes points.
+    for (let ts = 50; ts < 300; ts += 10) series.apply([set(ts, 9)]);
+    series.apply([set(20, 7), { ts: 30, reading: null }]);
+    expect([...view.ts]).toEqual([20, 30, 40]);
+    expect([...view.tenths]).toEqual([20, 30, 40]);
+    expect(points(series).slice(0, 3)).toEqual([
+      [10, 1],
+      [20, 7],
+      [40, 4],
+    ]);
+  });
 });

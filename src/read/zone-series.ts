@@ -74,6 +74,18 @@ export class ZoneSeries {
   }
 
   /**
+   * Views (no copy) of the times and tenths of points `start` to `end - 1`, `end` at most
+   * `length`. They stay as they are while this series takes changes: points below `length` are
+   * never written in place (appends go after them, anything else into new columns).
+   */
+  view(start: number, end: number): { ts: Float64Array; tenths: Int32Array } {
+    return {
+      ts: this.tsColumn.subarray(start, end),
+      tenths: this.tenthsColumn.subarray(start, end),
+    };
+  }
+
+  /**
    * Applies changes (any order). Appending after the newest point, the hourly case, is done in
    * place; anything else is merged into new columns in one pass.
    */

@@ -7,7 +7,12 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Basis } from '../core/factors.js';
 import { LevelReference, levelOf, referenceIsEnough, referenceWindow } from '../core/level.js';
-import { DEFAULT_BACKOFF, nextAttemptAt, type BackoffPolicy } from '../core/webhooks/backoff.js';
+import {
+  DEFAULT_BACKOFF,
+  nextAttemptAt,
+  type BackoffPolicy,
+  type DeliveryOutcome,
+} from '../core/webhooks/backoff.js';
 import {
   evaluate,
   type Observed,
@@ -44,6 +49,8 @@ export interface DelivererOptions {
   readonly backoff?: BackoffPolicy;
   readonly turnMs?: number;
   readonly leaseMs?: number;
+  /** Told how each delivery attempt ended (the metrics count them). */
+  readonly onAttempt?: (outcome: DeliveryOutcome) => void;
 }
 
 const LEASE = 'webhooks';
@@ -151,7 +158,10 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
         const subscription = subscriptions.get(delivery.subscriptionId);
         if (!subscription) return store.webhooks.drop(delivery.eventId, clock());
         const ok = await send(subscription, delivery, policy, clock);
-        if (ok) return store.webhooks.delivered(delivery.eventId, clock());
+        if (ok) {
+          options.onAttempt?.('delivered');
+          return store.webhooks.delivered(delivery.eventId, clock());
+        }
         const next = nextAttemptAt(
           delivery.firstDueAt,
           clock(),
@@ -159,7 +169,11 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
           Math.random(),
           options.backoff ?? DEFAULT_BACKOFF,
         );
-        if (next !== null) return store.webhooks.retryAt(delivery.eventId, next);
+        if (next !== null) {
+          options.onAttempt?.('failed');
+          return store.webhooks.retryAt(delivery.eventId, next);
+        }
+        options.onAttempt?.('dropped');
         dropped++;
         // The subscription id and event id only: never the URL's query or the secret.
         logger?.warn(

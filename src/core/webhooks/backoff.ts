@@ -5,6 +5,9 @@
 
 export const RETRY_FOR_MS = 24 * 3600 * 1000;
 
+/** How one delivery attempt ended: a 2xx, a failure retried later, or a failure given up. */
+export type DeliveryOutcome = 'delivered' | 'failed' | 'dropped';
+
 export interface BackoffPolicy {
   /** The delay after the first failure, before jitter. */
   readonly baseMs: number;
