@@ -121,6 +121,8 @@ describe('export slots against clients that do not read', () => {
   }
 
   it('20 never-reading and 20 slow-reading exports from 8 addresses: a ninth address gets its export within 30 s', async () => {
+    // From the first attacker's request: a busy machine's slow opening counts against the 30 s.
+    const started = Date.now();
     const attackers = Array.from({ length: 8 }, (_, i) => `127.0.0.${11 + i}`);
     // Five exports per address at once, alternately of each kind: 20 and 20.
     const opened = await Promise.all(
@@ -138,15 +140,16 @@ describe('export slots against clients that do not read', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(16);
     expect(statuses.filter((status) => status === 429)).toHaveLength(24);
 
-    const started = Date.now();
     const ninth = '127.0.0.19';
     // Every zone as CSV over 30 days, without the mix: the wait for a slot is what is timed.
     const csv = `/v1/export?zones=all&from=${iso(HOUR_NOW - 30 * 24 * H)}`;
     const first = await download(ninth, csv);
-    expect(first.status).toBe(503);
-    // Retry-After is one read-rate window: a slot held by a client that stopped reading is free
-    // by then. Asked more often here, to time when the first slot came back.
-    expect(first.retryAfter).toBe('10');
+    // Refused while the slots are held (a slow machine may have freed one already), with one
+    // read-rate window as Retry-After: a slot held by a client that stopped reading is free by
+    // then. Asked more often here, to time when the first slot came back.
+    expect([first.status, first.retryAfter]).toEqual(
+      first.status === 503 ? [503, '10'] : [200, undefined],
+    );
     let result = first;
     while (result.status !== 200 && Date.now() - started < 30_000) {
       await new Promise((resolve) => setTimeout(resolve, 250));
