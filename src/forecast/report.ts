@@ -143,8 +143,8 @@ export function markdownTable(
  */
 export function realHistoryTable(run: BacktestRun): string {
   const lines = [
-    '| zone | bucket (h) | model serving next (mean weight over the run) | inputs | n | RMSE | MAE | skill vs persistence | skill vs clim.+anomaly | P10-P90 coverage | savings captured | targets missed |',
-    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| zone | bucket (h) | model serving next (mean weight over the run) | inputs | n | RMSE | MAE | skill vs persistence | skill vs clim.+anomaly | P10-P90 coverage | band clamped | savings captured | targets missed |',
+    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   const entries = run.zones.filter((zone) => zone.basis === 'lifecycle' && zone.issues > 0);
   for (const entry of entries) {
@@ -157,7 +157,7 @@ export function realHistoryTable(run: BacktestRun): string {
         `| ${entry.zone} | ${row.bucket} | ${row.model} (${shares}) | ${(row.inputs ?? []).join(', ')} | ` +
           `${row.n} | ${num(row.rmse)} | ${num(row.mae)} | ${pct(row.skill_vs_persistence)} | ` +
           `${pct(row.skill_vs_climatology_anomaly ?? Number.NaN)} | ${pct(row.p10_p90_coverage)} | ` +
-          `${pct(row.savings_captured)} | ${missedTargets(row).join(', ') || '-'} |`,
+          `${pct(row.band_clamped ?? Number.NaN)} | ${pct(row.savings_captured)} | ${missedTargets(row).join(', ') || '-'} |`,
       );
     }
   }

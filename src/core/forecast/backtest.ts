@@ -62,6 +62,12 @@ export interface SkillRow {
   /** Share of outcomes inside the P10-P90 band known at the issue (walk-forward). */
   readonly p10_p90_coverage: number;
   /**
+   * Share of the banded outcomes whose band, as the error quantiles gave it, lay wholly above or
+   * below the forecast (a biased point forecast), so that only widening it to contain the
+   * forecast made it legal. The forecast as served only; not served by the API.
+   */
+  readonly band_clamped?: number;
+  /**
    * For a 4-hour job placed in the next 24 hours by this forecast: reduction achieved against
    * starting at once, over the reduction of the best placement in hindsight (all buckets alike).
    */
@@ -434,6 +440,7 @@ interface Sums {
   anomalySq: number;
   inBand: number;
   banded: number;
+  clamped: number;
   spearman: number;
   spearmanN: number;
 }
@@ -449,6 +456,7 @@ const emptySums = (): Sums => ({
   anomalySq: 0,
   inBand: 0,
   banded: 0,
+  clamped: 0,
   spearman: 0,
   spearmanN: 0,
 });
@@ -534,9 +542,12 @@ function* scoreModel(
         const miss = misses[bucket]!;
         miss.banded++;
         s.banded++;
+        const lowEdge = quantile(pool, low);
+        const highEdge = quantile(pool, high);
+        if (lowEdge > 0 || highEdge < 0) s.clamped++;
         // The band always contains the forecast (prepare.ts serves it so).
-        if (error < Math.min(0, quantile(pool, low))) miss.below++;
-        else if (error > Math.max(0, quantile(pool, high))) miss.above++;
+        if (error < Math.min(0, lowEdge)) miss.below++;
+        else if (error > Math.max(0, highEdge)) miss.above++;
         else s.inBand++;
       }
       pairs[bucket]!.forecast.push(predicted);
@@ -571,6 +582,7 @@ function* scoreModel(
       skill_vs_climatology_anomaly: 1 - rmse / Math.sqrt(s.anomalySq / s.n),
       spearman: s.spearman / s.spearmanN,
       p10_p90_coverage: s.inBand / s.banded,
+      ...(banded && { band_clamped: s.clamped / s.banded }),
       savings_captured: savingsCaptured,
     };
   });

@@ -363,6 +363,35 @@ describe('the models', () => {
     // Plain data out: it survives a structured clone unchanged.
     expect(structuredClone(viaData)).toEqual(direct);
   });
+
+  it('the backtest measures how often the band had to be widened to contain a biased forecast', () => {
+    const backtestOf = (trendPerHour: number) => {
+      const noise = random(17);
+      const points = Array.from({ length: length - 72 }, (_, slot) => ({
+        ts: START + slot * H,
+        value: periodic(slot) + trendPerHour * slot + 20 * (noise() - 0.5),
+      }));
+      const zone = new ZoneState({
+        actual: regularSeries(points, grid),
+        upstream: {},
+        publicationLagSeconds: 3 * H,
+      });
+      return backtestZone('DE', 'lifecycle', zone, {
+        issueTimes: issueTimes(START + 14 * DAY, START + (weeks * 7 - 3) * DAY),
+        candidates: CANDIDATE_MODELS,
+      });
+    };
+    const clamped = (result: ReturnType<typeof backtestZone>) =>
+      result.asServed!.map((row) => row.band_clamped!);
+    // A steady cycle: the errors straddle 0, the band needs no widening.
+    for (const share of clamped(backtestOf(0))) expect(share).toBeLessThan(0.05);
+    // Rising steadily: every model reads only the past and falls short, so that the errors' P10
+    // is above 0 (the forecast below its own band).
+    const rising = backtestOf(3);
+    for (const share of clamped(rising)) expect(share).toBeGreaterThan(0.5);
+    // Measured on the forecast as served only: the candidates' rows are what the API serves.
+    expect(rising.rows.every((row) => row.band_clamped === undefined)).toBe(true);
+  });
 });
 
 describe('the operator forecast (GB, no basis)', () => {
