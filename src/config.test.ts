@@ -86,6 +86,10 @@ describe('loadConfig', () => {
     ['INGEST', 'maybe'],
     ['EIA_BASE_URL', 'ftp://example.org'],
     ['NESO_BASE_URL', 'not a url'],
+    ['WEBHOOK_ALLOW', 'https://hooks.example.org/in'],
+    ['WEBHOOK_ALLOW', ' , '],
+    ['WEBHOOK_ALLOW', 'hooks.example.org,'],
+    ['WEBHOOK_ALLOW', 'hooks.example.org:8443'],
   ])('stops on %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
@@ -148,6 +152,23 @@ describe('configuration errors', () => {
     ],
   ])('%s=%s: %s', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(message));
+  });
+
+  it('takes WEBHOOK_ALLOW host names, IP addresses, *.domain and *', () => {
+    const value = ' *.example.org, hooks.example.com,127.0.0.1, [::1], fd00::2 ';
+    expect(loadConfig({ WEBHOOK_ALLOW: value }).webhooks.allow).toEqual([
+      '*.example.org',
+      'hooks.example.com',
+      '127.0.0.1',
+      '[::1]',
+      'fd00::2',
+    ]);
+    expect(loadConfig({}).webhooks.allow).toEqual(['*']);
+    expect(() => loadConfig({ WEBHOOK_ALLOW: 'a/b' })).toThrow(
+      new ConfigError(
+        `WEBHOOK_ALLOW must be ${'a comma-separated list of host patterns: a host name, an IP address, *.example.org or *'}, got "a/b"`,
+      ),
+    );
   });
 
   it.each(['localhost', 'gridco2.example.org', '0.0.0.0', '::', '::1', '192.168.1.20'])(

@@ -131,12 +131,7 @@ export function loadConfig(
     metricsToken: read('METRICS_TOKEN') || null,
     webhooks: Object.freeze({
       enabled: oneOf(read('WEBHOOKS'), 'WEBHOOKS', ['on', 'off'], 'off') === 'on',
-      allow: Object.freeze(
-        (read('WEBHOOK_ALLOW') ?? '*')
-          .split(',')
-          .map((pattern) => pattern.trim())
-          .filter((pattern) => pattern !== ''),
-      ),
+      allow: webhookAllow(read('WEBHOOK_ALLOW')),
       max: integer(read('WEBHOOK_MAX'), 'WEBHOOK_MAX', 10_000, 1, 1e7),
     }),
     dashboard: oneOf(read('DASHBOARD'), 'DASHBOARD', ['on', 'off'], 'on') === 'on',
@@ -222,6 +217,23 @@ export function processOpenFileLimit(): number | null {
     }
   }
   return openFileLimit;
+}
+
+const WEBHOOK_ALLOW_ACCEPTED =
+  'a comma-separated list of host patterns: a host name, an IP address, *.example.org or *';
+
+/** WEBHOOK_ALLOW: hosts, never URLs; a list that allows nothing is a mistake, not a setting. */
+function webhookAllow(value: string | undefined): readonly string[] {
+  if (value === undefined) return Object.freeze(['*']);
+  const patterns = value.split(',').map((pattern) => pattern.trim());
+  const isHostPattern = (pattern: string) =>
+    pattern === '*' ||
+    HOST_NAME.test(pattern.startsWith('*.') ? pattern.slice(2) : pattern) ||
+    isIP(pattern.replace(/^\[(.*)\]$/, '$1')) !== 0;
+  if (!patterns.every(isHostPattern)) {
+    throw new ConfigError(`WEBHOOK_ALLOW must be ${WEBHOOK_ALLOW_ACCEPTED}, got "${value}"`);
+  }
+  return Object.freeze(patterns);
 }
 
 function oneOf<T extends string>(

@@ -3,8 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
@@ -455,6 +457,34 @@ describe('GET /metrics and the rate limit, and METRICS=off', () => {
       const other = await fetch(`http://${addr}/v1/zones`);
       expect(other.status).toBe(404);
       await other.text();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('logs where its own listener is, the port bound when METRICS_ADDR asks for port 0', async () => {
+    const logs: { msg: string; url?: string }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line));
+        done();
+      },
+    });
+    const server = await startServer(
+      loadConfig({
+        PORT: '0',
+        DATABASE_URL: database.url,
+        INGEST: 'off',
+        METRICS_ADDR: '127.0.0.1:0',
+      }),
+      { clock: () => NOW, cache: 'off', logger: pino({ level: 'info' }, sink) },
+    );
+    try {
+      const listening = logs.find((line) => line.msg === 'metrics listening');
+      expect(listening?.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/);
+      const response = await fetch(listening!.url!);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('grid_intensity_carbon_average{');
     } finally {
       await server.close();
     }

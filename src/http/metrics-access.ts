@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -81,7 +82,13 @@ export function serveMetrics(
           server = undefined;
           resolve();
         });
-        server!.listen(port, host, () => resolve());
+        server!.listen(port, host, () => {
+          // The port actually bound: METRICS_ADDR may ask for port 0.
+          const bound = server!.address() as AddressInfo;
+          const at = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+          access.logger?.info({ url: `http://${at}:${bound.port}/metrics` }, 'metrics listening');
+          resolve();
+        });
       });
     });
     app.addHook('onClose', async () => {
