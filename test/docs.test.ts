@@ -148,3 +148,22 @@ describe('the level thresholds (extensions §11)', () => {
     expect(operation.description).toContain(`very-high from ${LEVEL_THRESHOLDS.high}`);
   });
 });
+
+describe('the configuration tables', () => {
+  // Every variable loadConfig reads, recorded as it reads them.
+  const read = new Set<string>();
+  loadConfig(new Proxy({}, { get: (_env, name) => void read.add(String(name)) }), null);
+  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+  const deploy = readFileSync(fileURLToPath(new URL('../docs/deploy.md', import.meta.url)), 'utf8');
+  /** The variables named in the first cell of a table row, as `NAME`. */
+  const documented = (markdown: string) =>
+    new Set([...markdown.matchAll(/^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|/gm)].map((match) => match[1]!));
+
+  it.each([
+    ['README.md', readme],
+    ['docs/deploy.md', deploy],
+  ])('in %s name exactly the variables the code reads', (_file, markdown) => {
+    expect(read.size).toBeGreaterThan(20);
+    expect([...documented(markdown)].sort()).toEqual([...read].sort());
+  });
+});
