@@ -118,6 +118,13 @@ describe('webhooks: kill -9 of the delivering instance', () => {
     );
     expect(await pending()).toHaveLength(SUBSCRIBED.length);
 
+    // The receiver sees the dead sender's connections close before it answers anything: a held
+    // request answered after the kill reached no one and must not count as accepted.
+    await until(
+      "the killed sender's requests closed",
+      () => (receiver.heldCount() === 0 ? true : undefined),
+      30_000,
+    );
     // Readings published while no instance delivers.
     await publish(SECOND_HOUR, (i) => 300 + i);
     receiver.setMode('accept');

@@ -25,6 +25,8 @@ export interface WebhookReceiver {
   setMode(mode: ReceiverMode): void;
   /** The event ids answered 2xx, each as often as it was. */
   accepted(): string[];
+  /** Requests held unanswered whose sender is still connected. */
+  heldCount(): number;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startWebhookReceiver(
       for (const [receipt, response] of held) answer(receipt, response);
       held.clear();
     },
+    heldCount: () => held.size,
     accepted: () =>
       receipts
         .filter((receipt) => receipt.status !== null && receipt.status < 300)
