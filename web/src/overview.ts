@@ -1,7 +1,9 @@
 import {
   api,
   type Basis,
+  type Features,
   HOUR_MS,
+  type Levels,
   type Point,
   type Reading,
   type Status,
@@ -14,7 +16,11 @@ import {
   fmtAge,
   fmtHourUtc,
   fmtValue,
+  levelBands,
+  levelChip,
   missing,
+  type Placed,
+  placedReading,
   SOURCE_GROUPS,
 } from './format.js';
 import { basisControl, hrefWith, type Route, type Shared } from './main.js';
@@ -23,10 +29,11 @@ import { colourFor, LEGEND_GRADIENT, LEGEND_TICKS, SCALE_MAX, textOn } from './s
 /**
  * The first screen answers "where and when is it cleanest": the five zones with the cleanest
  * newest published hour and, once forecasts exist, the five cleanest hours ahead. Then every
- * zone as a tile on one colour scale, grouped by continent, with its value, the age of that value
+ * zone as a tile on one colour scale, grouped by continent, with its value and its level word
+ * (where it stands in the zone's own last 30 days, `/v1/intensity/level`), the age of that value
  * (stale past the /v1/status threshold of its source), a 24-hour sparkline and its greenest hour
  * of the next 24; and a ranking with each value's age, since the sources publish with different
- * delays. Six requests in all, whatever the number of zones.
+ * delays. Seven requests in all, whatever the number of zones.
  */
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -98,6 +105,7 @@ function sparkline(points: Point[] | undefined, newestTs: number, zone: string):
 interface TileData {
   readonly zone: Zone;
   readonly reading: Reading | undefined;
+  readonly placed: Placed | undefined;
   readonly ageHours: number;
   readonly stale: boolean;
   readonly points: Point[] | undefined;
@@ -141,7 +149,8 @@ function tile(data: TileData, route: Route): HTMLElement {
       el('strong', { class: 'number', text: fmtValue(reading.gco2eq_kwh) }),
       el('span', { class: 'unit', text: ' g' }),
       el('span', { class: 'sr-only', text: 'CO2eq per kWh' }),
-      // The level word of extensions §11 (issue 24) is to stand here, after the value.
+      data.placed && ' ',
+      data.placed && levelChip(data.placed, zone.zone),
     ),
     el('span', { class: 'name', text: zone.name }),
     el(
@@ -285,10 +294,21 @@ export async function renderOverview(
   show: () => void,
 ): Promise<void> {
   const basis = route.basis;
-  const [zones, latest, features] = await Promise.all([
+  // The level words come with the values (the page preloads both): no word pops in later.
+  const noLevels: FirstData['levelResult'] = { value: null, problem: null };
+  const levels = shared.features.then((features) =>
+    features.level
+      ? api.levels(basis).then(
+          (value) => ({ value, problem: null }),
+          (error: Error) => ({ value: null, problem: error.message }),
+        )
+      : noLevels,
+  );
+  const [zones, latest, features, levelResult] = await Promise.all([
     shared.zones,
     api.latest(basis),
     shared.features,
+    levels,
   ]);
   const statusResult = await shared.status.then(
     (status) => ({ status, problem: null }),
@@ -297,7 +317,8 @@ export async function renderOverview(
   // The tiles at once with their values; sparklines and greenest hours when they arrive.
   const pending = { map: undefined, problem: null };
   const noSchedule = { options: [] as readonly Window[], problem: null };
-  draw(target, route, zones, latest, features, statusResult, pending, noSchedule, true);
+  const data = { zones, latest, features, statusResult, levelResult };
+  draw(target, route, data, pending, noSchedule, true);
   show();
   const [spark, schedule] = await Promise.all([
     sparklines(zones, latest, basis).then(
@@ -312,16 +333,22 @@ export async function renderOverview(
       : Promise.resolve({ options: [] as readonly Window[], problem: null }),
   ]);
   if (!isCurrent()) return;
-  draw(target, route, zones, latest, features, statusResult, spark, schedule, false);
+  draw(target, route, data, spark, schedule, false);
+}
+
+/** What the first draw waits for: the values, the zones, and what says how to read them. */
+interface FirstData {
+  readonly zones: Zone[];
+  readonly latest: Reading[];
+  readonly features: Features;
+  readonly statusResult: { status: Status | null; problem: string | null };
+  readonly levelResult: { value: Levels | null; problem: string | null };
 }
 
 function draw(
   target: HTMLElement,
   route: Route,
-  zones: Zone[],
-  latest: Reading[],
-  features: { forecast: boolean; schedule: boolean },
-  statusResult: { status: Status | null; problem: string | null },
+  { zones, latest, features, statusResult, levelResult }: FirstData,
   spark: { map: Map<string, Point[]> | undefined; problem: string | null },
   schedule: { options: readonly Window[]; problem: string | null },
   partial: boolean,
@@ -340,6 +367,7 @@ function draw(
     return {
       zone,
       reading,
+      placed: reading && placedReading(levelResult.value, zone.zone, reading.ts),
       ageHours,
       stale: reading !== undefined && threshold !== undefined && ageHours > threshold,
       points: spark.map ? (spark.map.get(zone.zone) ?? []) : undefined,
@@ -357,6 +385,13 @@ function draw(
     legend(),
   );
   const notes = el('div', { class: 'notes' }, el('p', { text: BASIS_EXPLAINED[basis] }));
+  if (levelResult.value) {
+    notes.append(
+      el('p', {
+        text: `The word after a value says where it stands within its own zone's last ${levelResult.value.window_days} days: ${levelBands(levelResult.value.thresholds)}.`,
+      }),
+    );
+  } else if (levelResult.problem) notes.append(missing(`No level words: ${levelResult.problem}`));
   if (statusResult.problem)
     notes.append(missing(`Staleness cannot be judged: ${statusResult.problem}`));
   if (spark.problem) notes.append(missing(`No sparklines: ${spark.problem}`));
