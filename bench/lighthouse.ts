@@ -5,7 +5,8 @@
  * in an empty folder, a year of synthetic history), then with the browser test's Chromium (the one
  * an npm package ships, or CHROME_PATH's: test/support/chromium.ts):
  *   1. Lighthouse (mobile preset, simulated throttling) on `/` and on a zone page: performance,
- *      accessibility and best practices, failing below 90 / 95 / 95;
+ *      accessibility and best practices, failing below 90 / 100 / 100 (performance varies with
+ *      the machine's load: simulated throttling scales what it observes);
  *   2. the first screen on loopback, five loads without cache: time until it is drawn with its
  *      data (the page's `gridco2:first-screen` mark) and the bytes transferred (page, assets, API);
  *   3. a screenshot at 1280 px for the README (docs/dashboard.png).
@@ -24,7 +25,7 @@ import { chromiumForTests } from '../test/support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHROME = await chromiumForTests();
-const THRESHOLDS = { performance: 90, accessibility: 95, 'best-practices': 95 } as const;
+const THRESHOLDS = { performance: 90, accessibility: 100, 'best-practices': 100 } as const;
 const daysArg = process.argv.indexOf('--days');
 const DAYS = daysArg > 0 ? Number(process.argv[daysArg + 1]) : 370;
 const reportArg = process.argv.indexOf('--report');
@@ -81,7 +82,14 @@ async function startDemo(cwd: string) {
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // A demo with a year of history was seen never to finish its graceful close (its log
+      // stops at "shutting down"); a second signal makes the server exit at once.
+      const timer = setTimeout(() => {
+        process.stderr.write('gridco2 demo still running 15 s after SIGTERM: sending a second\n');
+        child.kill('SIGTERM');
+      }, 15_000);
       await exited;
+      clearTimeout(timer);
     },
   };
 }
