@@ -108,12 +108,28 @@ interface TileData {
   readonly placed: Placed | undefined;
   readonly ageHours: number;
   readonly stale: boolean;
-  readonly points: Point[] | undefined;
-  readonly green: Window | undefined;
+  /** Whether a greenest hour is to come: its lines are held open until it does. */
   readonly greenPending: boolean;
 }
 
-function tile(data: TileData, route: Route): HTMLElement {
+/** A tile's parts drawn once its sparkline and greenest hour have arrived. */
+interface Slots {
+  readonly newestTs: number;
+  readonly spark: Element;
+  readonly green: Element | false;
+}
+
+/** "Greenest tomorrow" / "04:00 UTC: 146", on two lines: one is too narrow. */
+const greenLine = (green: Window): HTMLElement =>
+  el(
+    'span',
+    { class: 'green' },
+    `Greenest ${dayOf(green.start)}`,
+    el('br'),
+    `${fmtHourUtc(green.start)} UTC: ${fmtValue(green.gco2eq_kwh)}`,
+  );
+
+function tile(data: TileData, route: Route, slots: Map<string, Slots>): HTMLElement {
   const { zone, reading } = data;
   const href = hrefWith(`/zone/${zone.zone}`, new URLSearchParams(), {
     basis: route.basis === 'lifecycle' ? null : route.basis,
@@ -159,21 +175,16 @@ function tile(data: TileData, route: Route): HTMLElement {
       `${fmtAge(data.ageHours)} old`,
       data.stale && el('span', { class: 'badge', text: 'stale' }),
     ),
-    sparkline(data.points, Date.parse(reading.ts) / 1000, zone.zone),
-    // While the greenest hours load, their two lines are held open: the tiles do not grow later.
-    !data.green &&
-      data.greenPending &&
-      el('span', { class: 'green', 'aria-hidden': 'true' }, '\u00a0', el('br'), '\u00a0'),
-    // Two lines, the day on the first ("Greenest tomorrow" / "04:00 UTC: 146"): one is too narrow.
-    data.green &&
-      el(
-        'span',
-        { class: 'green' },
-        `Greenest ${dayOf(data.green.start)}`,
-        el('br'),
-        `${fmtHourUtc(data.green.start)} UTC: ${fmtValue(data.green.gco2eq_kwh)}`,
-      ),
   );
+  const newestTs = Date.parse(reading.ts) / 1000;
+  // Room held for the sparkline and the greenest hour: the tiles do not grow when they arrive.
+  const spark = sparkline(undefined, newestTs, zone.zone);
+  const green =
+    data.greenPending &&
+    el('span', { class: 'green', 'aria-hidden': 'true' }, '\u00a0', el('br'), '\u00a0');
+  a.append(spark);
+  if (green) a.append(green);
+  slots.set(zone.zone, { newestTs, spark, green });
   return el('li', {}, a);
 }
 
@@ -315,10 +326,8 @@ export async function renderOverview(
     (error: Error) => ({ status: null, problem: error.message }),
   );
   // The tiles at once with their values; sparklines and greenest hours when they arrive.
-  const pending = { map: undefined, problem: null };
-  const noSchedule = { options: [] as readonly Window[], problem: null };
   const data = { zones, latest, features, statusResult, levelResult };
-  draw(target, route, data, pending, noSchedule, true);
+  const drawn = draw(target, route, data);
   show();
   const [spark, schedule] = await Promise.all([
     sparklines(zones, latest, basis).then(
@@ -333,7 +342,44 @@ export async function renderOverview(
       : Promise.resolve({ options: [] as readonly Window[], problem: null }),
   ]);
   if (!isCurrent()) return;
-  draw(target, route, data, spark, schedule, false);
+  complete(target, drawn, data.features, spark, schedule, route.basis);
+}
+
+/** What the first draw leaves to fill in: the tiles' slots, the answer, the notes. */
+interface Drawn {
+  readonly slots: Map<string, Slots>;
+  readonly ranked: readonly (TileData & { reading: Reading })[];
+  readonly answer: HTMLElement;
+  readonly notes: HTMLElement;
+}
+
+/**
+ * The sparklines and greenest hours put into the tiles drawn first, in place: the rest of the
+ * page (about a thousand elements) is not built again, and the focus stays where it is.
+ */
+function complete(
+  target: HTMLElement,
+  drawn: Drawn,
+  features: Features,
+  spark: { map: Map<string, Point[]>; problem: string | null },
+  schedule: { options: readonly Window[]; problem: string | null },
+  basis: Basis,
+): void {
+  const greens = new Map(schedule.options.map((w) => [w.zone, w]));
+  for (const [zone, slots] of drawn.slots) {
+    const line = sparkline(spark.map.get(zone) ?? [], slots.newestTs, zone);
+    slots.spark.replaceWith(line);
+    const green = greens.get(zone);
+    if (slots.green && green) slots.green.replaceWith(greenLine(green));
+    else if (slots.green) slots.green.remove();
+  }
+  const answered = answer(drawn.ranked, schedule.options, features.schedule, false, basis);
+  drawn.answer.replaceWith(answered);
+  if (spark.problem) drawn.notes.append(missing(`No sparklines: ${spark.problem}`));
+  if (features.schedule && schedule.problem) {
+    drawn.notes.append(missing(`No greenest hours: ${schedule.problem}`));
+  }
+  delete target.dataset['partial'];
 }
 
 /** What the first draw waits for: the values, the zones, and what says how to read them. */
@@ -349,17 +395,13 @@ function draw(
   target: HTMLElement,
   route: Route,
   { zones, latest, features, statusResult, levelResult }: FirstData,
-  spark: { map: Map<string, Point[]> | undefined; problem: string | null },
-  schedule: { options: readonly Window[]; problem: string | null },
-  partial: boolean,
-): void {
+): Drawn {
   const basis = route.basis;
   const now = Date.now();
   const byZone = new Map(latest.map((r) => [r.zone, r]));
   const thresholds = new Map(
     (statusResult.status?.sources ?? []).map((s) => [s.source, s.stale_after_hours]),
   );
-  const greens = new Map(schedule.options.map((w) => [w.zone, w]));
   const tiles: TileData[] = zones.map((zone) => {
     const reading = byZone.get(zone.zone);
     const ageHours = reading ? (now - Date.parse(reading.ts)) / HOUR_MS : Infinity;
@@ -370,9 +412,7 @@ function draw(
       placed: reading && placedReading(levelResult.value, zone.zone, reading.ts),
       ageHours,
       stale: reading !== undefined && threshold !== undefined && ageHours > threshold,
-      points: spark.map ? (spark.map.get(zone.zone) ?? []) : undefined,
-      green: greens.get(zone.zone),
-      greenPending: partial && features.schedule,
+      greenPending: features.schedule,
     };
   });
 
@@ -394,21 +434,20 @@ function draw(
   } else if (levelResult.problem) notes.append(missing(`No level words: ${levelResult.problem}`));
   if (statusResult.problem)
     notes.append(missing(`Staleness cannot be judged: ${statusResult.problem}`));
-  if (spark.problem) notes.append(missing(`No sparklines: ${spark.problem}`));
   if (!features.schedule) {
     notes.append(
       missing(
         'Forecasts not available yet: this server does not serve forecasts, so the greenest hour of the next 24 is not shown.',
       ),
     );
-  } else if (schedule.problem) notes.append(missing(`No greenest hours: ${schedule.problem}`));
-  if (partial) target.dataset['partial'] = 'true';
-  else delete target.dataset['partial'];
+  }
+  target.dataset['partial'] = 'true';
   const absent = tiles.filter((t) => !t.reading).map((t) => t.zone.zone);
   if (absent.length > 0) {
     notes.append(missing(`No data yet on this basis for ${absent.join(', ')}.`));
   }
 
+  const slots = new Map<string, Slots>();
   const groups = SOURCE_GROUPS.map(({ source, title }) => {
     const members = tiles.filter((t) => t.zone.source === source);
     const id = `group-${source}`;
@@ -416,7 +455,7 @@ function draw(
       'section',
       { class: 'group', 'aria-labelledby': id },
       el('h2', { id, text: `${title} (${members.length})` }),
-      el('ul', { class: 'tiles' }, ...members.map((t) => tile(t, route))),
+      el('ul', { class: 'tiles' }, ...members.map((t) => tile(t, route, slots))),
     );
   });
 
@@ -456,14 +495,13 @@ function draw(
     ),
   );
 
-  // The control that had the focus (a basis radio, say) keeps it when the view is drawn anew.
-  const focused = document.activeElement?.id;
+  const answered = answer(ranked, [], features.schedule, true, basis);
   target.replaceChildren(
     el('h1', { text: 'Newest published carbon intensity, gCO2eq/kWh' }),
-    answer(ranked, schedule.options, features.schedule, partial, basis),
+    answered,
     controls,
     notes,
     el('div', { class: 'overview' }, el('div', { class: 'groups' }, ...groups), ranking),
   );
-  if (focused && target.isConnected) document.getElementById(focused)?.focus();
+  return { slots, ranked, answer: answered, notes };
 }

@@ -492,6 +492,8 @@ export async function renderZone(
     settle(api.mix(zone.zone, mixFrom, toMs)),
   ]);
   if (!isCurrent()) return;
+  // A year that came with the rest is drawn with it: one layout, not a second one at once.
+  const yearNow = year && (await Promise.race([year, Promise.resolve(undefined)]));
 
   const series: Series[] = shown.map((z, i) => ({
     zone: z.zone,
@@ -658,6 +660,7 @@ export async function renderZone(
       );
   };
   if (year === null) fillHeat(series[0]!.points, histories[0]!.problem);
+  else if (yearNow) fillHeat(yearNow.value ?? [], yearNow.problem);
   else heat.append(el('p', { class: 'hint', text: `Reading the last year of ${zone.zone}…` }));
 
   const about = el(
@@ -727,7 +730,7 @@ export async function renderZone(
     refocus = null;
     document.getElementById(id)?.focus();
   }
-  if (year === null) return;
+  if (year === null || yearNow) return;
   const read = await year;
   if (isCurrent()) fillHeat(read.value ?? [], read.problem);
 }
