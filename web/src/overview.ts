@@ -275,13 +275,13 @@ function answer(
             ),
           ),
         )
-      : el('p', {
-          class: 'answer-none',
-          text:
-            partial && scheduleServed
-              ? 'Finding the greenest hour of each zone…'
-              : 'No forecasts yet, so no hours ahead.',
-        }),
+      : partial && scheduleServed
+        ? // As high as the five hours to come: what is below does not move when they do.
+          el('p', {
+            class: 'answer-none answer-pending',
+            text: 'Finding the greenest hour of each zone…',
+          })
+        : el('p', { class: 'answer-none', text: 'No forecasts yet, so no hours ahead.' }),
   );
   return el(
     'section',
