@@ -107,7 +107,7 @@ async function render(): Promise<void> {
   const view = el('div', { class: `view view-${route.view}` }, target);
   const isCurrent = () => generation === rendered;
   // Shows the view as soon as it has something to show (the tiles before their sparklines, a
-  // zone's charts before its heatmap).
+  // zone's heading and value before its charts).
   const show = () => {
     if (!isCurrent() || view.parentNode === main) return;
     // A control that had the focus keeps it in the view drawn anew (the basis radios, say).

@@ -484,22 +484,13 @@ export async function renderZone(
   // The year of the heatmap is the longest read (two pages or more): the page is drawn without
   // waiting for it, and the heatmap, at the bottom, is filled in when it arrives.
   const year = range === '1y' ? null : settle(api.history(zone.zone, yearFrom, toMs, basis));
-  const [histories, forecast, mix] = await Promise.all([
+  const loading = Promise.all([
     Promise.all(shown.map((z) => settle(api.history(z.zone, fromMs, toMs, basis)))),
     features.forecast
       ? settle(api.forecast(zone.zone, basis, horizonFor(hours)))
       : Promise.resolve(null),
     settle(api.mix(zone.zone, mixFrom, toMs)),
   ]);
-  if (!isCurrent()) return;
-  // A year that came with the rest is drawn with it: one layout, not a second one at once.
-  const yearNow = year && (await Promise.race([year, Promise.resolve(undefined)]));
-
-  const series: Series[] = shown.map((z, i) => ({
-    zone: z.zone,
-    points: histories[i]!.value ?? [],
-  }));
-  const problems = histories.flatMap((h) => (h.problem ? [h.problem] : []));
 
   // Heading and controls.
   const rangeGroup = el('fieldset', { class: 'segmented' }, el('legend', { text: 'Range' }));
@@ -557,6 +548,72 @@ export async function renderZone(
       el('span', { class: 'hint', text: ` (up to ${MAX_ZONES} zones on one chart)` }),
     );
   }
+
+  const placed = newest && placedReading(levels, zone.zone, newest.ts);
+  const value = newest
+    ? el(
+        'p',
+        {
+          class: 'zone-now',
+          style: `--bg:${colourFor(newest.gco2eq_kwh)};--fg:${textOn(colourFor(newest.gco2eq_kwh))}`,
+        },
+        el('strong', { text: fmtValue(newest.gco2eq_kwh) }),
+        ' gCO2eq/kWh',
+        placed && ' ',
+        placed && levelChip(placed, zone.zone),
+        `, newest published: ${fmtUtc(Date.parse(newest.ts) / 1000)}, ${fmtAge((Date.now() - Date.parse(newest.ts)) / 3_600_000)} old`,
+      )
+    : missing(`No reading of ${zone.zone} yet on this basis.`);
+  // What the word means, or why there is none (a zone with under 7 days of history).
+  const levelNote =
+    newest &&
+    levels &&
+    el('p', {
+      class: 'hint level-note',
+      text: placed
+        ? `Level ${levelWord(placed.level)}: at percentile ${placed.percentile} of ${zone.zone}'s own values of the last ${levels.window_days} days (${levelBands(levels.thresholds)}).`
+        : `No level yet: ${levels.data.find((entry) => entry.zone === zone.zone)?.note ?? `the level of ${zone.zone}'s newest reading is not known yet.`}`,
+    });
+
+  // The heading, the newest value with its level and the controls while the charts' data travel;
+  // the sections below are added under them (nothing drawn moves).
+  target.replaceChildren(
+    el(
+      'p',
+      { class: 'crumbs' },
+      el('a', {
+        href: hrefWith('/', new URLSearchParams(), { basis: basis === 'lifecycle' ? null : basis }),
+        text: '← All zones',
+      }),
+    ),
+    el('h1', { text: zoneTitle(zone.name, zone.zone) }),
+    value,
+    ...(levelNote ? [levelNote] : []),
+    el(
+      'div',
+      { class: 'controls' },
+      basisControl(basis, (next) => go({ basis: next === 'lifecycle' ? null : next })),
+      rangeGroup,
+    ),
+    compareBox,
+  );
+  show();
+  if (refocus) {
+    const id = refocus;
+    refocus = null;
+    document.getElementById(id)?.focus();
+  }
+
+  const [histories, forecast, mix] = await loading;
+  if (!isCurrent()) return;
+  // A year that came with the rest is drawn with it: one layout, not a second one at once.
+  const yearNow = year && (await Promise.race([year, Promise.resolve(undefined)]));
+
+  const series: Series[] = shown.map((z, i) => ({
+    zone: z.zone,
+    points: histories[i]!.value ?? [],
+  }));
+  const problems = histories.flatMap((h) => (h.problem ? [h.problem] : []));
 
   const download = el('button', {
     type: 'button',
@@ -674,62 +731,7 @@ export async function renderZone(
     }),
   );
 
-  const placed = newest && placedReading(levels, zone.zone, newest.ts);
-  const value = newest
-    ? el(
-        'p',
-        {
-          class: 'zone-now',
-          style: `--bg:${colourFor(newest.gco2eq_kwh)};--fg:${textOn(colourFor(newest.gco2eq_kwh))}`,
-        },
-        el('strong', { text: fmtValue(newest.gco2eq_kwh) }),
-        ' gCO2eq/kWh',
-        placed && ' ',
-        placed && levelChip(placed, zone.zone),
-        `, newest published: ${fmtUtc(Date.parse(newest.ts) / 1000)}, ${fmtAge((Date.now() - Date.parse(newest.ts)) / 3_600_000)} old`,
-      )
-    : missing(`No reading of ${zone.zone} yet on this basis.`);
-  // What the word means, or why there is none (a zone with under 7 days of history).
-  const levelNote =
-    newest &&
-    levels &&
-    el('p', {
-      class: 'hint level-note',
-      text: placed
-        ? `Level ${levelWord(placed.level)}: at percentile ${placed.percentile} of ${zone.zone}'s own values of the last ${levels.window_days} days (${levelBands(levels.thresholds)}).`
-        : `No level yet: ${levels.data.find((entry) => entry.zone === zone.zone)?.note ?? `the level of ${zone.zone}'s newest reading is not known yet.`}`,
-    });
-
-  target.replaceChildren(
-    el(
-      'p',
-      { class: 'crumbs' },
-      el('a', {
-        href: hrefWith('/', new URLSearchParams(), { basis: basis === 'lifecycle' ? null : basis }),
-        text: '← All zones',
-      }),
-    ),
-    el('h1', { text: zoneTitle(zone.name, zone.zone) }),
-    value,
-    ...(levelNote ? [levelNote] : []),
-    el(
-      'div',
-      { class: 'controls' },
-      basisControl(basis, (next) => go({ basis: next === 'lifecycle' ? null : next })),
-      rangeGroup,
-    ),
-    compareBox,
-    intensity,
-    mixSection,
-    heat,
-    about,
-  );
-  show();
-  if (refocus) {
-    const id = refocus;
-    refocus = null;
-    document.getElementById(id)?.focus();
-  }
+  target.append(intensity, mixSection, heat, about);
   if (year === null || yearNow) return;
   const read = await year;
   if (isCurrent()) fillHeat(read.value ?? [], read.problem);
