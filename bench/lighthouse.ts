@@ -5,14 +5,16 @@
  * in an empty folder, a year of synthetic history), then with the browser test's Chromium (the one
  * an npm package ships, or CHROME_PATH's: test/support/chromium.ts):
  *   1. Lighthouse (mobile preset, simulated throttling) on `/` and on a zone page: performance,
- *      accessibility and best practices, failing below 90 / 95 / 95;
+ *      accessibility and best practices, failing below 90 / 100 / 100 (performance varies with
+ *      the machine's load: simulated throttling scales what it observes);
  *   2. the first screen on loopback, five loads without cache: time until it is drawn with its
  *      data (the page's `gridco2:first-screen` mark) and the bytes transferred (page, assets, API);
  *   3. a screenshot at 1280 px for the README (docs/dashboard.png).
- * --days sets the history (default 370).
+ * --days sets the history (default 370); --report DIR writes each run's Lighthouse JSON there, and
+ * every run prints the audits that cost points (opportunities with their estimated savings).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,9 +25,11 @@ import { chromiumForTests } from '../test/support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHROME = await chromiumForTests();
-const THRESHOLDS = { performance: 90, accessibility: 95, 'best-practices': 95 } as const;
+const THRESHOLDS = { performance: 90, accessibility: 100, 'best-practices': 100 } as const;
 const daysArg = process.argv.indexOf('--days');
 const DAYS = daysArg > 0 ? Number(process.argv[daysArg + 1]) : 370;
+const reportArg = process.argv.indexOf('--report');
+const REPORT_DIR = reportArg > 0 ? process.argv[reportArg + 1] : undefined;
 const LOADS = 5;
 
 const median = (values: number[]) =>
@@ -78,9 +82,49 @@ async function startDemo(cwd: string) {
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // A demo with a year of history was seen never to finish its graceful close (its log
+      // stops at "shutting down"); a second signal makes the server exit at once.
+      const timer = setTimeout(() => {
+        process.stderr.write('gridco2 demo still running 15 s after SIGTERM: sending a second\n');
+        child.kill('SIGTERM');
+      }, 15_000);
       await exited;
+      clearTimeout(timer);
     },
   };
+}
+
+/** The audits of the scored categories that did not get full marks, with what they measured. */
+function costlyAudits(lhr: {
+  categories: Record<string, { auditRefs: { id: string; weight: number }[] }>;
+  audits: Record<
+    string,
+    {
+      score: number | null;
+      scoreDisplayMode: string;
+      displayValue?: string;
+      details?: { type?: string; overallSavingsMs?: number; overallSavingsBytes?: number };
+    }
+  >;
+}): string[] {
+  const lines: string[] = [];
+  for (const [category, { auditRefs }] of Object.entries(lhr.categories)) {
+    for (const { id, weight } of auditRefs) {
+      const audit = lhr.audits[id];
+      if (!audit || audit.score === null || audit.score >= 1) continue;
+      if (audit.scoreDisplayMode === 'informative' || audit.scoreDisplayMode === 'notApplicable') {
+        continue;
+      }
+      const savings = audit.details?.type === 'opportunity' ? audit.details : undefined;
+      lines.push(
+        `${category}: ${id} score ${audit.score} (weight ${weight})${audit.displayValue ? ` ${audit.displayValue}` : ''}` +
+          (savings
+            ? `, saves ~${savings.overallSavingsMs ?? 0} ms / ${Math.round((savings.overallSavingsBytes ?? 0) / 1024)} KiB`
+            : ''),
+      );
+    }
+  }
+  return lines;
 }
 
 async function runLighthouse(url: string, page: string): Promise<Record<string, number>> {
@@ -98,6 +142,18 @@ async function runLighthouse(url: string, page: string): Promise<Record<string, 
     });
     if (!result) throw new Error('lighthouse returned nothing');
     const { categories, audits } = result.lhr;
+    if (REPORT_DIR) {
+      mkdirSync(REPORT_DIR, { recursive: true });
+      const name =
+        page === '/' ? 'overview' : page.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '');
+      writeFileSync(
+        join(REPORT_DIR, `lighthouse-${name}.json`),
+        JSON.stringify(result.lhr, null, 1),
+      );
+    }
+    for (const line of costlyAudits(result.lhr as unknown as Parameters<typeof costlyAudits>[0])) {
+      process.stderr.write(`${page}: ${line}\n`);
+    }
     const failing = Object.values(audits)
       .filter(
         (audit) => audit.score !== null && audit.score < 1 && audit.scoreDisplayMode === 'binary',

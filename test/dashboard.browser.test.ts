@@ -91,6 +91,22 @@ async function untilForecastsServed(): Promise<void> {
   throw new Error('/v1/schedule never answered 200');
 }
 
+/**
+ * Waits until the served levels reflect the backfilled history: the reading cache takes the last
+ * chunks in at its next poll, and a level needs 7 days of them (null until then).
+ */
+async function untilLevelsServed(): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const response = await fetch(
+      `${url}/v1/intensity/level?zones=all&horizon_hours=0&basis=lifecycle`,
+    );
+    const body = (await response.json()) as LevelBody;
+    if (body.data.filter((entry) => entry.now.level !== null).length > 40) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('/v1/intensity/level never gave a level to more than 40 zones');
+}
+
 /** No tile cuts its code or name, and no value (number and unit) takes two lines. */
 async function expectTilesWhole(page: Page): Promise<void> {
   const faults = await page.$$eval('a.tile[data-zone]', (tiles) =>
@@ -100,7 +116,8 @@ async function expectTilesWhole(page: Page): Promise<void> {
       for (const part of Array.from(tile.querySelectorAll<HTMLElement>('.code, .name'))) {
         if (part.scrollWidth > part.clientWidth + 1) found.push(`${zone}: ${part.className} cut`);
       }
-      const value = tile.querySelector('.value');
+      const value = tile.querySelector<HTMLElement>('.value');
+      if (value && value.scrollWidth > value.clientWidth + 1) found.push(`${zone}: value cut`);
       if (value) {
         const range = document.createRange();
         range.selectNodeContents(value);
@@ -113,6 +130,32 @@ async function expectTilesWhole(page: Page): Promise<void> {
     }),
   );
   expect(faults).toEqual([]);
+}
+
+interface LevelBody {
+  data: { zone: string; now: { ts: string; level: string | null; percentile: number | null } }[];
+}
+
+/**
+ * The API's level word of each zone (`/v1/intensity/level`), read before and after `read`: a zone
+ * whose newest reading changed meanwhile (a new hour published by the demo) is left out, so the
+ * page is compared only with what the API said all along.
+ */
+async function apiLevelsAround<T>(
+  query: string,
+  read: () => Promise<T>,
+): Promise<{ read: T; levels: Map<string, string | null> }> {
+  const ask = async () =>
+    ((await (await fetch(`${url}/v1/intensity/level?${query}`)).json()) as LevelBody).data;
+  const before = await ask();
+  const result = await read();
+  const after = new Map((await ask()).map((entry) => [entry.zone, entry.now]));
+  const levels = new Map<string, string | null>();
+  for (const { zone, now } of before) {
+    const later = after.get(zone);
+    if (later?.ts === now.ts) levels.set(zone, now.level);
+  }
+  return { read: result, levels };
 }
 
 const tileValues = (page: Page) =>
@@ -146,6 +189,7 @@ beforeAll(async () => {
   await waitForOutput(/45 of 45 zones current/, 120_000);
   await waitForOutput(/demo: backfill of \d+ days done/, 120_000);
   await untilForecastsServed();
+  await untilLevelsServed();
   browser = await chromium.launch({
     executablePath: chromiumUsed.executablePath,
     env: chromiumUsed.env,
@@ -168,9 +212,51 @@ describe('the dashboard in Chromium', () => {
 
   it('shows 45 tiles grouped Europe / US / GB, a ranking, and lights the first screen', async () => {
     page = await openPage(1280);
-    await page.goto(`${url}/`);
-    await rendered(page, 'overview');
+    // The level word after each value is the API's level of that zone (the page's basis).
+    const { read: words, levels } = await apiLevelsAround(
+      'zones=all&horizon_hours=0&basis=lifecycle',
+      async () => {
+        await page.goto(`${url}/`);
+        await rendered(page, 'overview');
+        return page.$$eval('a.tile[data-zone]', (tiles) =>
+          tiles.map((tile) => [
+            tile.getAttribute('data-zone')!,
+            tile.querySelector('.value .level')?.getAttribute('data-level') ?? null,
+            tile.querySelector('.value .level')?.textContent ?? null,
+          ]),
+        );
+      },
+    );
     expect(await page.locator('a.tile[data-zone]').count()).toBe(45);
+    // A zone whose 30-day window holds under 7 days has no level (null) and its tile no word;
+    // the demo's 9 days give most zones one.
+    expect(levels.size).toBeGreaterThan(40);
+    expect([...levels.values()].filter((level) => level !== null).length).toBeGreaterThan(40);
+    for (const [zone, level, text] of words) {
+      if (!levels.has(zone!)) continue;
+      const expected = levels.get(zone!) ?? null;
+      expect(level, `${zone}'s level on its tile`).toBe(expected);
+      if (expected === null) continue;
+      expect(expected, `${zone}'s level`).toMatch(/^(very-low|low|moderate|high|very-high)$/);
+      // Words people read ("very high"), after a hidden "level" for screen readers.
+      expect(text, `${zone}'s level word`).toBe(`level ${expected.replace('-', ' ')}`);
+    }
+    // The words take the scale's colours by rank: very low pale green, very high dark red.
+    const chips = await page.$$eval('a.tile .level', (spans) =>
+      spans.map((span) => {
+        const [r, g, b] = getComputedStyle(span).backgroundColor.match(/\d+/g)!.map(Number);
+        return { level: span.getAttribute('data-level'), r: r!, g: g!, b: b! };
+      }),
+    );
+    for (const { level, r, g, b } of chips) {
+      if (level === 'very-low') expect(g, 'very low is green').toBeGreaterThan(Math.max(r, b));
+      if (level === 'very-high') expect(r, 'very high is red').toBeGreaterThan(Math.max(g, b));
+      if (level === 'very-high') expect(r + g + b, 'very high is dark').toBeLessThan(400);
+    }
+    // And the page says what a word means.
+    await expect(page.locator('.notes').textContent()).resolves.toContain(
+      "says where it stands within its own zone's last 30 days: very low below its 10th percentile",
+    );
     const groups = await page.$$eval('section.group', (sections) =>
       sections.map((section) => [
         section.querySelector('h2')?.textContent,
@@ -265,13 +351,25 @@ describe('the dashboard in Chromium', () => {
 
   it('goes to a zone by keyboard and draws its chart', async () => {
     const before = Number(await page.evaluate(() => document.body.dataset['ready']));
-    await page.locator('a.tile[data-zone="DE"]').focus();
-    await page.keyboard.press('Enter');
-    await rendered(page, 'zone', before);
+    const { read: level, levels } = await apiLevelsAround(
+      'zone=DE&horizon_hours=0&basis=direct',
+      async () => {
+        await page.locator('a.tile[data-zone="DE"]').focus();
+        await page.keyboard.press('Enter');
+        await rendered(page, 'zone', before);
+        return page.locator('.zone-now .level').getAttribute('data-level');
+      },
+    );
     expect(page.url()).toMatch(/#\/zone\/DE\?basis=direct$/);
+    // The newest value's level word, the API's, with its percentile and the bands in words.
+    if (levels.has('DE')) expect(level).toBe(levels.get('DE'));
+    expect(level).toMatch(/^(very-low|low|moderate|high|very-high)$/);
+    await expect(page.locator('.level-note').textContent()).resolves.toMatch(
+      /^Level (very low|low|moderate|high|very high): at percentile [\d.]+ of DE's own values of the last 30 days \(very low below its 10th percentile/,
+    );
     await expect(page.locator('h1').textContent()).resolves.toMatch(/(\(DE\)| · DE)$/);
     await expect(page.locator('.zone-now').textContent()).resolves.toMatch(
-      /gCO2eq\/kWh, newest published: \d{4}-\d\d-\d\d \d\d:\d\d UTC, [\d.]+ (min|h|d) old$/,
+      /gCO2eq\/kWh level (very low|low|moderate|high|very high), newest published: \d{4}-\d\d-\d\d \d\d:\d\d UTC, [\d.]+ (min|h|d) old$/,
     );
     await expect(page.locator('figure strong').first().textContent()).resolves.toContain(
       'times in UTC',

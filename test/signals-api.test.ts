@@ -263,6 +263,16 @@ describe.each(cases)(
         'FR',
         'GB',
       ]);
+      // Compressed as the data endpoints are, when accepted: the same JSON, an ETag of its own.
+      const packed = await api.get('/v1/intensity/level?zones=all', { 'accept-encoding': 'br' });
+      expect(packed.headers.get('content-encoding')).toBe('br');
+      expect(packed.headers.get('vary')).toBe('accept-encoding');
+      const plain = await api.get('/v1/intensity/level?zones=all', {
+        'accept-encoding': 'identity',
+      });
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(plain.text).toBe(packed.text);
+      expect(plain.headers.get('etag')).not.toBe(packed.headers.get('etag'));
       const errors: [string, number, string][] = [
         ['', 400, 'missing required param: zone'],
         ['zone=DE&zones=FR', 400, 'invalid param: zones'],

@@ -15,7 +15,9 @@ import type { Zone } from '../core/zones.js';
 import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
 import { API_ERRORS } from './api-errors.js';
 import { CACHE_CONTROL } from './headers.js';
+import { sendEncoded } from './negotiate.js';
 import { interpretLatest, interpretStream, readParams } from './query.js';
+import { EncodedBody } from './response-cache.js';
 import { errorResponses, LevelQuery, type LevelResponse, okResponses } from './schemas.js';
 import type { ReadLatest, ReadPoints, ReadVersion } from './signal-reads.js';
 
@@ -23,8 +25,9 @@ import type { ReadLatest, ReadPoints, ReadVersion } from './signal-reads.js';
  * `GET /v1/intensity/level` (extensions §11): for the newest reading and each forecast interval
  * of a zone, its percentile within the zone's own trailing 30 days and the level word of the one
  * thresholds table (core/level.ts). Bodies depend only on the data and the forecasts, so they are
- * kept until the data version or a zone's forecast changes; the sorted reference of a zone is
- * kept the same way.
+ * kept until the data version or a zone's forecast changes, with their compressed variants (br or
+ * gzip as accepted, as the data endpoints send them); the sorted reference of a zone is kept the
+ * same way.
  */
 
 /** The bands in words, from the one table: "very-low below 10, ..., very-high from 90". */
@@ -87,12 +90,12 @@ export class LevelBodies {
   private readonly references = new Map<string, KeptReference>();
   private readonly bodies = new Map<
     string,
-    { version: number; forecasts: unknown[]; body: string }
+    { version: number; forecasts: unknown[]; body: EncodedBody }
   >();
 
   constructor(private readonly deps: Omit<LevelDeps, 'limit'>) {}
 
-  async body(asked: LevelRequest): Promise<string> {
+  async body(asked: LevelRequest): Promise<EncodedBody> {
     const version = this.deps.version();
     const book = this.deps.forecasts();
     const forecasts = asked.zones.map((zone) => book.forecast(zone.code, asked.basis));
@@ -123,13 +126,13 @@ export class LevelBodies {
       thresholds: { ...LEVEL_THRESHOLDS },
       data,
     };
-    const text = JSON.stringify(body);
+    const encoded = new EncodedBody(Buffer.from(JSON.stringify(body)));
     if (version !== undefined) {
       // Bounded: zone lists are few in practice; a flood of distinct lists starts it again.
       if (this.bodies.size >= 512) this.bodies.clear();
-      this.bodies.set(key, { version, forecasts, body: text });
+      this.bodies.set(key, { version, forecasts, body: encoded });
     }
-    return text;
+    return encoded;
   }
 
   private async entry(
@@ -220,6 +223,11 @@ export function registerLevel(app: FastifyInstance, deps: LevelDeps): void {
       config: { cacheControl: CACHE_CONTROL.level, etag: true },
       onRequest: deps.limit,
     },
-    async (request) => bodies.body(interpretLevel(readParams(request.url, LEVEL_PARAMS))),
+    async (request, reply): Promise<Buffer> =>
+      sendEncoded(
+        request,
+        reply,
+        await bodies.body(interpretLevel(readParams(request.url, LEVEL_PARAMS))),
+      ),
   );
 }

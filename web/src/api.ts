@@ -71,6 +71,28 @@ export interface Window {
   readonly end: string;
   readonly gco2eq_kwh: number;
 }
+/** The level words of extensions §11, cleanest first. */
+export const LEVELS = ['very-low', 'low', 'moderate', 'high', 'very-high'] as const;
+export type Level = (typeof LEVELS)[number];
+/** Where a zone's newest reading stands within its own last 30 days (`/v1/intensity/level`). */
+export interface ZoneLevel {
+  readonly zone: string;
+  readonly now: {
+    readonly ts: string;
+    readonly gco2eq_kwh: number;
+    /** Null while the zone has fewer than 7 days of history. */
+    readonly percentile: number | null;
+    readonly level: Level | null;
+  };
+  /** Why there is no level: too little history. */
+  readonly note?: string;
+}
+export interface Levels {
+  readonly window_days: number;
+  /** Each level holds the percentiles below its figure; very-high is at or above high's. */
+  readonly thresholds: Readonly<Record<Exclude<Level, 'very-high'>, number>>;
+  readonly data: readonly ZoneLevel[];
+}
 export interface Schedule {
   readonly best?: Window;
   readonly options?: readonly Window[];
@@ -207,6 +229,12 @@ export const api = {
       `/v1/intensity/forecast?zone=${encodeURIComponent(zone)}&horizon_hours=${horizonHours}${basisQuery(basis)}`,
       `Reading the forecast of ${zone}`,
     ),
+  /** The newest reading's level only (horizon 0): all the page shows. */
+  levels: (basis: Basis) =>
+    getJson<Levels>(
+      `/v1/intensity/level?zones=all&horizon_hours=0${basisQuery(basis)}`,
+      'Reading the level of every zone',
+    ),
   schedule: (basis: Basis) =>
     getJson<Schedule>(
       `/v1/schedule?zones=all&duration_minutes=60${basisQuery(basis)}`,
@@ -214,13 +242,20 @@ export const api = {
     ),
 };
 
+export interface Features {
+  readonly forecast: boolean;
+  readonly schedule: boolean;
+  readonly level: boolean;
+}
+
 /** Which optional endpoints this server serves, read from the index (no 404 to find out). */
-export function features(index: Index | null): { forecast: boolean; schedule: boolean } {
+export function features(index: Index | null): Features {
   const listed = Object.entries({ ...index?.endpoints, ...index?.other_endpoints });
   const has = (path: string, key: string) =>
     listed.some(([name, text]) => name === key || text.includes(`GET ${path}`));
   return {
     forecast: has('/v1/intensity/forecast', 'forecast'),
     schedule: has('/v1/schedule', 'schedule'),
+    level: has('/v1/intensity/level', 'level'),
   };
 }

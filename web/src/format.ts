@@ -1,3 +1,6 @@
+import type { Levels, ZoneLevel } from './api.js';
+import { LEVEL_COLOUR, levelWord, textOn } from './scale.js';
+
 /** Small formatting helpers shared by the views. */
 
 export const fmtValue = (value: number): string =>
@@ -53,3 +56,42 @@ export const BASIS_EXPLAINED = {
   default:
     "Europe and the US are computed by gridco2 from the generation per fuel with lifecycle emission factors; Great Britain shows the operator NESO's own figure, which counts combustion only and includes imports. Choose the lifecycle or direct basis to compare Great Britain with the other 44 zones.",
 } as const;
+
+/** A zone's newest reading as `/v1/intensity/level` placed it, when it has a level. */
+export type Placed = ZoneLevel['now'] & {
+  readonly level: NonNullable<ZoneLevel['now']['level']>;
+  readonly percentile: number;
+};
+
+/** The level of `reading` if `levels` placed that very reading (not an older or newer one). */
+export function placedReading(
+  levels: Levels | null,
+  zone: string,
+  readingTs: string,
+): Placed | undefined {
+  const now = levels?.data.find((entry) => entry.zone === zone)?.now;
+  if (!now || now.level === null || now.percentile === null) return undefined;
+  return Date.parse(now.ts) === Date.parse(readingTs) ? (now as Placed) : undefined;
+}
+
+/**
+ * The level word of a reading ("very high"), on its level's colour of the one scale, with the
+ * percentile it comes from for those who hover it.
+ */
+export const levelChip = (placed: Placed, zone: string): HTMLElement =>
+  el(
+    'span',
+    {
+      class: 'level',
+      'data-level': placed.level,
+      style: `--level-bg:${LEVEL_COLOUR[placed.level]};--level-fg:${textOn(LEVEL_COLOUR[placed.level])}`,
+      title: `Percentile ${placed.percentile} of ${zone}'s own values of the last 30 days`,
+    },
+    el('span', { class: 'sr-only', text: 'level ' }),
+    levelWord(placed.level),
+  );
+
+/** The level bands in words, from the thresholds the API sent (one table, in core/level.ts). */
+export const levelBands = (thresholds: Levels['thresholds']): string =>
+  `very low below its ${thresholds['very-low']}th percentile, low below the ${thresholds.low}th, moderate below the ` +
+  `${thresholds.moderate}th, high below the ${thresholds.high}th, very high from the ${thresholds.high}th`;

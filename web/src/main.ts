@@ -1,5 +1,14 @@
 import './style.css';
-import { api, type Basis, BASES, features, type Index, type Status, type Zone } from './api.js';
+import {
+  api,
+  type Basis,
+  BASES,
+  type Features,
+  features,
+  type Index,
+  type Status,
+  type Zone,
+} from './api.js';
 import { BASIS_LABEL, el, missing } from './format.js';
 import { renderOverview } from './overview.js';
 import { renderStatus } from './status-page.js';
@@ -13,7 +22,7 @@ export interface Shared {
   zones: Promise<Zone[]>;
   index: Promise<Index | null>;
   status: Promise<Status>;
-  features: Promise<{ forecast: boolean; schedule: boolean }>;
+  features: Promise<Features>;
 }
 
 const main = document.getElementById('main')!;
@@ -97,7 +106,8 @@ async function render(): Promise<void> {
   const target = el('div', { class: 'view-content' });
   const view = el('div', { class: `view view-${route.view}` }, target);
   const isCurrent = () => generation === rendered;
-  // Shows the view as soon as it has something to show (the tiles before their sparklines).
+  // Shows the view as soon as it has something to show (the tiles before their sparklines, a
+  // zone's heading and value before its charts).
   const show = () => {
     if (!isCurrent() || view.parentNode === main) return;
     // A control that had the focus keeps it in the view drawn anew (the basis radios, say).
@@ -106,11 +116,13 @@ async function render(): Promise<void> {
     main.replaceChildren(view);
     if (focused) document.getElementById(focused)?.focus();
   };
+  // The zone page's chunk travels while the index is read, not after.
+  const zonePage = route.view === 'zone' ? import('./zone-page.js') : null;
   try {
     await bannerSet;
-    if (route.view === 'zone') {
-      const { renderZone } = await import('./zone-page.js');
-      await renderZone(target, route, shared, isCurrent);
+    if (zonePage) {
+      const { renderZone } = await zonePage;
+      await renderZone(target, route, shared, isCurrent, show);
     } else if (route.view === 'status') {
       await renderStatus(target, shared);
     } else {

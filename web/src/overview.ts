@@ -1,7 +1,9 @@
 import {
   api,
   type Basis,
+  type Features,
   HOUR_MS,
+  type Levels,
   type Point,
   type Reading,
   type Status,
@@ -14,7 +16,11 @@ import {
   fmtAge,
   fmtHourUtc,
   fmtValue,
+  levelBands,
+  levelChip,
   missing,
+  type Placed,
+  placedReading,
   SOURCE_GROUPS,
 } from './format.js';
 import { basisControl, hrefWith, type Route, type Shared } from './main.js';
@@ -23,10 +29,11 @@ import { colourFor, LEGEND_GRADIENT, LEGEND_TICKS, SCALE_MAX, textOn } from './s
 /**
  * The first screen answers "where and when is it cleanest": the five zones with the cleanest
  * newest published hour and, once forecasts exist, the five cleanest hours ahead. Then every
- * zone as a tile on one colour scale, grouped by continent, with its value, the age of that value
+ * zone as a tile on one colour scale, grouped by continent, with its value and its level word
+ * (where it stands in the zone's own last 30 days, `/v1/intensity/level`), the age of that value
  * (stale past the /v1/status threshold of its source), a 24-hour sparkline and its greenest hour
  * of the next 24; and a ranking with each value's age, since the sources publish with different
- * delays. Six requests in all, whatever the number of zones.
+ * delays. Seven requests in all, whatever the number of zones.
  */
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -98,14 +105,31 @@ function sparkline(points: Point[] | undefined, newestTs: number, zone: string):
 interface TileData {
   readonly zone: Zone;
   readonly reading: Reading | undefined;
+  readonly placed: Placed | undefined;
   readonly ageHours: number;
   readonly stale: boolean;
-  readonly points: Point[] | undefined;
-  readonly green: Window | undefined;
+  /** Whether a greenest hour is to come: its lines are held open until it does. */
   readonly greenPending: boolean;
 }
 
-function tile(data: TileData, route: Route): HTMLElement {
+/** A tile's parts drawn once its sparkline and greenest hour have arrived. */
+interface Slots {
+  readonly newestTs: number;
+  readonly spark: Element;
+  readonly green: Element | false;
+}
+
+/** "Greenest tomorrow" / "04:00 UTC: 146", on two lines: one is too narrow. */
+const greenLine = (green: Window): HTMLElement =>
+  el(
+    'span',
+    { class: 'green' },
+    `Greenest ${dayOf(green.start)}`,
+    el('br'),
+    `${fmtHourUtc(green.start)} UTC: ${fmtValue(green.gco2eq_kwh)}`,
+  );
+
+function tile(data: TileData, route: Route, slots: Map<string, Slots>): HTMLElement {
   const { zone, reading } = data;
   const href = hrefWith(`/zone/${zone.zone}`, new URLSearchParams(), {
     basis: route.basis === 'lifecycle' ? null : route.basis,
@@ -141,7 +165,8 @@ function tile(data: TileData, route: Route): HTMLElement {
       el('strong', { class: 'number', text: fmtValue(reading.gco2eq_kwh) }),
       el('span', { class: 'unit', text: ' g' }),
       el('span', { class: 'sr-only', text: 'CO2eq per kWh' }),
-      // The level word of extensions §11 (issue 24) is to stand here, after the value.
+      data.placed && ' ',
+      data.placed && levelChip(data.placed, zone.zone),
     ),
     el('span', { class: 'name', text: zone.name }),
     el(
@@ -150,21 +175,16 @@ function tile(data: TileData, route: Route): HTMLElement {
       `${fmtAge(data.ageHours)} old`,
       data.stale && el('span', { class: 'badge', text: 'stale' }),
     ),
-    sparkline(data.points, Date.parse(reading.ts) / 1000, zone.zone),
-    // While the greenest hours load, their two lines are held open: the tiles do not grow later.
-    !data.green &&
-      data.greenPending &&
-      el('span', { class: 'green', 'aria-hidden': 'true' }, '\u00a0', el('br'), '\u00a0'),
-    // Two lines, the day on the first ("Greenest tomorrow" / "04:00 UTC: 146"): one is too narrow.
-    data.green &&
-      el(
-        'span',
-        { class: 'green' },
-        `Greenest ${dayOf(data.green.start)}`,
-        el('br'),
-        `${fmtHourUtc(data.green.start)} UTC: ${fmtValue(data.green.gco2eq_kwh)}`,
-      ),
   );
+  const newestTs = Date.parse(reading.ts) / 1000;
+  // Room held for the sparkline and the greenest hour: the tiles do not grow when they arrive.
+  const spark = sparkline(undefined, newestTs, zone.zone);
+  const green =
+    data.greenPending &&
+    el('span', { class: 'green', 'aria-hidden': 'true' }, '\u00a0', el('br'), '\u00a0');
+  a.append(spark);
+  if (green) a.append(green);
+  slots.set(zone.zone, { newestTs, spark, green });
   return el('li', {}, a);
 }
 
@@ -255,13 +275,13 @@ function answer(
             ),
           ),
         )
-      : el('p', {
-          class: 'answer-none',
-          text:
-            partial && scheduleServed
-              ? 'Finding the greenest hour of each zone…'
-              : 'No forecasts yet, so no hours ahead.',
-        }),
+      : partial && scheduleServed
+        ? // As high as the five hours to come: what is below does not move when they do.
+          el('p', {
+            class: 'answer-none answer-pending',
+            text: 'Finding the greenest hour of each zone…',
+          })
+        : el('p', { class: 'answer-none', text: 'No forecasts yet, so no hours ahead.' }),
   );
   return el(
     'section',
@@ -285,19 +305,29 @@ export async function renderOverview(
   show: () => void,
 ): Promise<void> {
   const basis = route.basis;
-  const [zones, latest, features] = await Promise.all([
+  // The level words come with the values (the page preloads both): no word pops in later.
+  const noLevels: FirstData['levelResult'] = { value: null, problem: null };
+  const levels = shared.features.then((features) =>
+    features.level
+      ? api.levels(basis).then(
+          (value) => ({ value, problem: null }),
+          (error: Error) => ({ value: null, problem: error.message }),
+        )
+      : noLevels,
+  );
+  const [zones, latest, features, levelResult] = await Promise.all([
     shared.zones,
     api.latest(basis),
     shared.features,
+    levels,
   ]);
   const statusResult = await shared.status.then(
     (status) => ({ status, problem: null }),
     (error: Error) => ({ status: null, problem: error.message }),
   );
   // The tiles at once with their values; sparklines and greenest hours when they arrive.
-  const pending = { map: undefined, problem: null };
-  const noSchedule = { options: [] as readonly Window[], problem: null };
-  draw(target, route, zones, latest, features, statusResult, pending, noSchedule, true);
+  const data = { zones, latest, features, statusResult, levelResult };
+  const drawn = draw(target, route, data);
   show();
   const [spark, schedule] = await Promise.all([
     sparklines(zones, latest, basis).then(
@@ -312,27 +342,66 @@ export async function renderOverview(
       : Promise.resolve({ options: [] as readonly Window[], problem: null }),
   ]);
   if (!isCurrent()) return;
-  draw(target, route, zones, latest, features, statusResult, spark, schedule, false);
+  complete(target, drawn, data.features, spark, schedule, route.basis);
+}
+
+/** What the first draw leaves to fill in: the tiles' slots, the answer, the notes. */
+interface Drawn {
+  readonly slots: Map<string, Slots>;
+  readonly ranked: readonly (TileData & { reading: Reading })[];
+  readonly answer: HTMLElement;
+  readonly notes: HTMLElement;
+}
+
+/**
+ * The sparklines and greenest hours put into the tiles drawn first, in place: the rest of the
+ * page (about a thousand elements) is not built again, and the focus stays where it is.
+ */
+function complete(
+  target: HTMLElement,
+  drawn: Drawn,
+  features: Features,
+  spark: { map: Map<string, Point[]>; problem: string | null },
+  schedule: { options: readonly Window[]; problem: string | null },
+  basis: Basis,
+): void {
+  const greens = new Map(schedule.options.map((w) => [w.zone, w]));
+  for (const [zone, slots] of drawn.slots) {
+    const line = sparkline(spark.map.get(zone) ?? [], slots.newestTs, zone);
+    slots.spark.replaceWith(line);
+    const green = greens.get(zone);
+    if (slots.green && green) slots.green.replaceWith(greenLine(green));
+    else if (slots.green) slots.green.remove();
+  }
+  const answered = answer(drawn.ranked, schedule.options, features.schedule, false, basis);
+  drawn.answer.replaceWith(answered);
+  if (spark.problem) drawn.notes.append(missing(`No sparklines: ${spark.problem}`));
+  if (features.schedule && schedule.problem) {
+    drawn.notes.append(missing(`No greenest hours: ${schedule.problem}`));
+  }
+  delete target.dataset['partial'];
+}
+
+/** What the first draw waits for: the values, the zones, and what says how to read them. */
+interface FirstData {
+  readonly zones: Zone[];
+  readonly latest: Reading[];
+  readonly features: Features;
+  readonly statusResult: { status: Status | null; problem: string | null };
+  readonly levelResult: { value: Levels | null; problem: string | null };
 }
 
 function draw(
   target: HTMLElement,
   route: Route,
-  zones: Zone[],
-  latest: Reading[],
-  features: { forecast: boolean; schedule: boolean },
-  statusResult: { status: Status | null; problem: string | null },
-  spark: { map: Map<string, Point[]> | undefined; problem: string | null },
-  schedule: { options: readonly Window[]; problem: string | null },
-  partial: boolean,
-): void {
+  { zones, latest, features, statusResult, levelResult }: FirstData,
+): Drawn {
   const basis = route.basis;
   const now = Date.now();
   const byZone = new Map(latest.map((r) => [r.zone, r]));
   const thresholds = new Map(
     (statusResult.status?.sources ?? []).map((s) => [s.source, s.stale_after_hours]),
   );
-  const greens = new Map(schedule.options.map((w) => [w.zone, w]));
   const tiles: TileData[] = zones.map((zone) => {
     const reading = byZone.get(zone.zone);
     const ageHours = reading ? (now - Date.parse(reading.ts)) / HOUR_MS : Infinity;
@@ -340,11 +409,10 @@ function draw(
     return {
       zone,
       reading,
+      placed: reading && placedReading(levelResult.value, zone.zone, reading.ts),
       ageHours,
       stale: reading !== undefined && threshold !== undefined && ageHours > threshold,
-      points: spark.map ? (spark.map.get(zone.zone) ?? []) : undefined,
-      green: greens.get(zone.zone),
-      greenPending: partial && features.schedule,
+      greenPending: features.schedule,
     };
   });
 
@@ -357,23 +425,29 @@ function draw(
     legend(),
   );
   const notes = el('div', { class: 'notes' }, el('p', { text: BASIS_EXPLAINED[basis] }));
+  if (levelResult.value) {
+    notes.append(
+      el('p', {
+        text: `The word after a value says where it stands within its own zone's last ${levelResult.value.window_days} days: ${levelBands(levelResult.value.thresholds)}.`,
+      }),
+    );
+  } else if (levelResult.problem) notes.append(missing(`No level words: ${levelResult.problem}`));
   if (statusResult.problem)
     notes.append(missing(`Staleness cannot be judged: ${statusResult.problem}`));
-  if (spark.problem) notes.append(missing(`No sparklines: ${spark.problem}`));
   if (!features.schedule) {
     notes.append(
       missing(
         'Forecasts not available yet: this server does not serve forecasts, so the greenest hour of the next 24 is not shown.',
       ),
     );
-  } else if (schedule.problem) notes.append(missing(`No greenest hours: ${schedule.problem}`));
-  if (partial) target.dataset['partial'] = 'true';
-  else delete target.dataset['partial'];
+  }
+  target.dataset['partial'] = 'true';
   const absent = tiles.filter((t) => !t.reading).map((t) => t.zone.zone);
   if (absent.length > 0) {
     notes.append(missing(`No data yet on this basis for ${absent.join(', ')}.`));
   }
 
+  const slots = new Map<string, Slots>();
   const groups = SOURCE_GROUPS.map(({ source, title }) => {
     const members = tiles.filter((t) => t.zone.source === source);
     const id = `group-${source}`;
@@ -381,7 +455,7 @@ function draw(
       'section',
       { class: 'group', 'aria-labelledby': id },
       el('h2', { id, text: `${title} (${members.length})` }),
-      el('ul', { class: 'tiles' }, ...members.map((t) => tile(t, route))),
+      el('ul', { class: 'tiles' }, ...members.map((t) => tile(t, route, slots))),
     );
   });
 
@@ -421,14 +495,13 @@ function draw(
     ),
   );
 
-  // The control that had the focus (a basis radio, say) keeps it when the view is drawn anew.
-  const focused = document.activeElement?.id;
+  const answered = answer(ranked, [], features.schedule, true, basis);
   target.replaceChildren(
     el('h1', { text: 'Newest published carbon intensity, gCO2eq/kWh' }),
-    answer(ranked, schedule.options, features.schedule, partial, basis),
+    answered,
     controls,
     notes,
     el('div', { class: 'overview' }, el('div', { class: 'groups' }, ...groups), ranking),
   );
-  if (focused && target.isConnected) document.getElementById(focused)?.focus();
+  return { slots, ranked, answer: answered, notes };
 }

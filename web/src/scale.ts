@@ -7,6 +7,8 @@
  * and in greyscale. Values are always printed too: colour is never the only carrier of a number.
  */
 
+import type { Level } from './api.js';
+
 export const SCALE_MAX = 800;
 /** Evenly spaced from 0 to SCALE_MAX: pale green, yellow, orange, red, dark red, brown. */
 const STOPS = ['#aee594', '#ecd36a', '#ec9442', '#cf4a3a', '#8a2331', '#3a160b'];
@@ -41,3 +43,20 @@ export function textOn(background: string): string {
 }
 
 export const LEGEND_GRADIENT = `linear-gradient(to right, ${STOPS.join(', ')})`;
+
+/**
+ * The level words (extensions §11) in the scale's own colours, cleanest first: a word says where
+ * a value stands within its zone's last 30 days, so it takes the colour of that rank (very-low
+ * the scale's pale green, very-high its dark red), not of the value.
+ */
+const stopColour = (k: number) => colourFor((SCALE_MAX / (STOPS.length - 1)) * k);
+export const LEVEL_COLOUR: Readonly<Record<Level, string>> = {
+  'very-low': stopColour(0),
+  low: stopColour(1),
+  moderate: stopColour(2),
+  high: stopColour(3),
+  'very-high': stopColour(4),
+};
+
+/** "very low", as people read it; the API's word is "very-low". */
+export const levelWord = (level: Level): string => level.replace('-', ' ');

@@ -1,12 +1,24 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, type Forecast, HOUR_MS, type MixPoint, type Point, type Reading } from './api.js';
-import { BASIS_EXPLAINED, BASIS_LABEL, el, fmtAge, fmtUtc, fmtValue, missing } from './format.js';
+import {
+  BASIS_EXPLAINED,
+  BASIS_LABEL,
+  el,
+  fmtAge,
+  fmtUtc,
+  fmtValue,
+  levelBands,
+  levelChip,
+  missing,
+  placedReading,
+} from './format.js';
 import { basisControl, hrefWith, type Route, type Shared } from './main.js';
-import { colourFor, textOn } from './scale.js';
+import { colourFor, levelWord, textOn } from './scale.js';
 
 /**
- * A zone's page (`#/zone/DE?range=7d&compare=FR,PL&basis=direct`, a permalink): intensity over
+ * A zone's page (`#/zone/DE?range=7d&compare=FR,PL&basis=direct`, a permalink): its newest value
+ * with its level word (where it stands in the zone's own last 30 days); intensity over
  * the range, actual and forecast with its P10-P90 band, up to three zones on one chart; the
  * generation mix as a stacked area and as it is now; an hour-of-day by month heatmap of the last
  * year; a CSV of what the chart shows; the method in two sentences; the attribution. Loaded only
@@ -424,6 +436,7 @@ export async function renderZone(
   route: Route,
   shared: Shared,
   isCurrent: () => boolean,
+  show: () => void,
 ): Promise<void> {
   const zones = await shared.zones;
   const byCode = new Map(zones.map((z) => [z.zone, z]));
@@ -453,10 +466,11 @@ export async function renderZone(
     location.hash = hrefWith(path, params, changes);
   };
 
-  const [latest, features, index] = await Promise.all([
+  const [latest, features, index, levels] = await Promise.all([
     api.latest(basis).catch(() => [] as Reading[]),
     shared.features,
     shared.index,
+    shared.features.then((served) => (served.level ? api.levels(basis).catch(() => null) : null)),
   ]);
   const newest = latest.find((r) => r.zone === zone.zone);
   // The window ends with the zone's newest reading (US data lag a day), not at the clock.
@@ -467,22 +481,16 @@ export async function renderZone(
   const yearFrom = toMs - RANGES['1y'].hours * HOUR_MS;
   const mixFrom = toMs - Math.min(hours, MIX_MAX_HOURS) * HOUR_MS;
 
-  const [histories, forecast, mix, year] = await Promise.all([
+  // The year of the heatmap is the longest read (two pages or more): the page is drawn without
+  // waiting for it, and the heatmap, at the bottom, is filled in when it arrives.
+  const year = range === '1y' ? null : settle(api.history(zone.zone, yearFrom, toMs, basis));
+  const loading = Promise.all([
     Promise.all(shown.map((z) => settle(api.history(z.zone, fromMs, toMs, basis)))),
     features.forecast
       ? settle(api.forecast(zone.zone, basis, horizonFor(hours)))
       : Promise.resolve(null),
     settle(api.mix(zone.zone, mixFrom, toMs)),
-    range === '1y' ? Promise.resolve(null) : settle(api.history(zone.zone, yearFrom, toMs, basis)),
   ]);
-  if (!isCurrent()) return;
-
-  const series: Series[] = shown.map((z, i) => ({
-    zone: z.zone,
-    points: histories[i]!.value ?? [],
-  }));
-  const problems = histories.flatMap((h) => (h.problem ? [h.problem] : []));
-  const yearPoints = range === '1y' ? series[0]!.points : (year?.value ?? []);
 
   // Heading and controls.
   const rangeGroup = el('fieldset', { class: 'segmented' }, el('legend', { text: 'Range' }));
@@ -540,6 +548,72 @@ export async function renderZone(
       el('span', { class: 'hint', text: ` (up to ${MAX_ZONES} zones on one chart)` }),
     );
   }
+
+  const placed = newest && placedReading(levels, zone.zone, newest.ts);
+  const value = newest
+    ? el(
+        'p',
+        {
+          class: 'zone-now',
+          style: `--bg:${colourFor(newest.gco2eq_kwh)};--fg:${textOn(colourFor(newest.gco2eq_kwh))}`,
+        },
+        el('strong', { text: fmtValue(newest.gco2eq_kwh) }),
+        ' gCO2eq/kWh',
+        placed && ' ',
+        placed && levelChip(placed, zone.zone),
+        `, newest published: ${fmtUtc(Date.parse(newest.ts) / 1000)}, ${fmtAge((Date.now() - Date.parse(newest.ts)) / 3_600_000)} old`,
+      )
+    : missing(`No reading of ${zone.zone} yet on this basis.`);
+  // What the word means, or why there is none (a zone with under 7 days of history).
+  const levelNote =
+    newest &&
+    levels &&
+    el('p', {
+      class: 'hint level-note',
+      text: placed
+        ? `Level ${levelWord(placed.level)}: at percentile ${placed.percentile} of ${zone.zone}'s own values of the last ${levels.window_days} days (${levelBands(levels.thresholds)}).`
+        : `No level yet: ${levels.data.find((entry) => entry.zone === zone.zone)?.note ?? `the level of ${zone.zone}'s newest reading is not known yet.`}`,
+    });
+
+  // The heading, the newest value with its level and the controls while the charts' data travel;
+  // the sections below are added under them (nothing drawn moves).
+  target.replaceChildren(
+    el(
+      'p',
+      { class: 'crumbs' },
+      el('a', {
+        href: hrefWith('/', new URLSearchParams(), { basis: basis === 'lifecycle' ? null : basis }),
+        text: '← All zones',
+      }),
+    ),
+    el('h1', { text: zoneTitle(zone.name, zone.zone) }),
+    value,
+    ...(levelNote ? [levelNote] : []),
+    el(
+      'div',
+      { class: 'controls' },
+      basisControl(basis, (next) => go({ basis: next === 'lifecycle' ? null : next })),
+      rangeGroup,
+    ),
+    compareBox,
+  );
+  show();
+  if (refocus) {
+    const id = refocus;
+    refocus = null;
+    document.getElementById(id)?.focus();
+  }
+
+  const [histories, forecast, mix] = await loading;
+  if (!isCurrent()) return;
+  // A year that came with the rest is drawn with it: one layout, not a second one at once.
+  const yearNow = year && (await Promise.race([year, Promise.resolve(undefined)]));
+
+  const series: Series[] = shown.map((z, i) => ({
+    zone: z.zone,
+    points: histories[i]!.value ?? [],
+  }));
+  const problems = histories.flatMap((h) => (h.problem ? [h.problem] : []));
 
   const download = el('button', {
     type: 'button',
@@ -626,19 +700,25 @@ export async function renderZone(
     );
   }
 
-  const heat = el(
-    'section',
-    { class: 'panel', 'aria-labelledby': 'heat-title' },
-    el('h2', { id: 'heat-title', text: 'When is it greenest? Hour of day by month' }),
-  );
-  if (year?.problem) heat.append(missing(year.problem));
-  else if (yearPoints.length === 0)
-    heat.append(missing(`No readings of ${zone.zone} in the last year.`));
-  else
-    heat.append(
-      heatmap(yearPoints),
-      el('p', { class: 'hint', text: `From ${yearPoints.length} readings of the last year.` }),
-    );
+  const heatTitle = el('h2', {
+    id: 'heat-title',
+    text: 'When is it greenest? Hour of day by month',
+  });
+  const heat = el('section', { class: 'panel', 'aria-labelledby': 'heat-title' }, heatTitle);
+  const fillHeat = (yearPoints: Point[], problem: string | null) => {
+    if (problem) heat.replaceChildren(heatTitle, missing(problem));
+    else if (yearPoints.length === 0)
+      heat.replaceChildren(heatTitle, missing(`No readings of ${zone.zone} in the last year.`));
+    else
+      heat.replaceChildren(
+        heatTitle,
+        heatmap(yearPoints),
+        el('p', { class: 'hint', text: `From ${yearPoints.length} readings of the last year.` }),
+      );
+  };
+  if (year === null) fillHeat(series[0]!.points, histories[0]!.problem);
+  else if (yearNow) fillHeat(yearNow.value ?? [], yearNow.problem);
+  else heat.append(el('p', { class: 'hint', text: `Reading the last year of ${zone.zone}…` }));
 
   const about = el(
     'section',
@@ -651,45 +731,8 @@ export async function renderZone(
     }),
   );
 
-  const value = newest
-    ? el(
-        'p',
-        {
-          class: 'zone-now',
-          style: `--bg:${colourFor(newest.gco2eq_kwh)};--fg:${textOn(colourFor(newest.gco2eq_kwh))}`,
-        },
-        el('strong', { text: fmtValue(newest.gco2eq_kwh) }),
-        ` gCO2eq/kWh, newest published: ${fmtUtc(Date.parse(newest.ts) / 1000)}, ${fmtAge((Date.now() - Date.parse(newest.ts)) / 3_600_000)} old`,
-      )
-    : missing(`No reading of ${zone.zone} yet on this basis.`);
-
-  target.replaceChildren(
-    el(
-      'p',
-      { class: 'crumbs' },
-      el('a', {
-        href: hrefWith('/', new URLSearchParams(), { basis: basis === 'lifecycle' ? null : basis }),
-        text: '← All zones',
-      }),
-    ),
-    el('h1', { text: zoneTitle(zone.name, zone.zone) }),
-    value,
-    el(
-      'div',
-      { class: 'controls' },
-      basisControl(basis, (next) => go({ basis: next === 'lifecycle' ? null : next })),
-      rangeGroup,
-    ),
-    compareBox,
-    intensity,
-    mixSection,
-    heat,
-    about,
-  );
-  if (refocus) {
-    const id = refocus;
-    refocus = null;
-    // After main.ts has put the view in the page (it does so once this function returns).
-    setTimeout(() => document.getElementById(id)?.focus(), 0);
-  }
+  target.append(intensity, mixSection, heat, about);
+  if (year === null || yearNow) return;
+  const read = await year;
+  if (isCurrent()) fillHeat(read.value ?? [], read.problem);
 }
