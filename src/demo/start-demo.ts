@@ -146,6 +146,7 @@ interface HistoryOptions {
   readonly logger: Logger;
   readonly days: number;
   readonly signal: AbortSignal;
+  /** Started once the backfill is in; never rejects. */
   readonly afterBackfill: () => Promise<void>;
 }
 
@@ -223,7 +224,9 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
       `${line}, ${plural(errors.length, 'error')}; start the demo again to retry them`,
     );
   }
-  await afterBackfill();
+  // Not awaited: a stop during it must not wait for a backtest of the whole history (minutes
+  // for a year); the server's close interrupts it.
+  void afterBackfill();
 }
 
 /** The demo's history: `days` up to the end of the hour in progress at `nowMs`. */
