@@ -74,6 +74,9 @@ export function serverEnv(
     LOG_LEVEL: 'info',
     // High enough never to reject, so the limiter's code runs on every request.
     RATE_LIMIT_PER_MINUTE: '1000000000',
+    // /metrics on the service's own (loopback) port, where the bench reads its counters; its
+    // default listener (127.0.0.1:9464) would be one port for every instance on the machine.
+    METRICS_ADDR: 'public',
     ...extra,
   };
 }
