@@ -393,6 +393,7 @@ async function main(): Promise<void> {
               label,
               built.databaseUrl,
               defencesPlan(options.quick),
+              generator,
               log,
             ),
           );

@@ -81,10 +81,12 @@ export function serverEnv(
   };
 }
 
+/** `cacheTimeoutMs`: how long `cacheLoaded` waits for its line before it gives null. */
 export async function startGridco2(
   repoDir: string,
   databaseUrl: string,
   env: Readonly<Record<string, string>> = {},
+  cacheTimeoutMs = START_TIMEOUT_MS,
 ): Promise<Gridco2> {
   const started = performance.now();
   const child = spawnPinned(0, process.execPath, [join(repoDir, 'bin/gridco2.js'), 'serve'], {
@@ -97,7 +99,7 @@ export async function startGridco2(
     child,
     (line) =>
       logEntry(line)?.msg === CACHE_LOADED_MESSAGE ? performance.now() - started : undefined,
-    START_TIMEOUT_MS,
+    cacheTimeoutMs,
   ).catch(() => null);
   try {
     const url = await waitForLine(child, servingUrl, START_TIMEOUT_MS);
