@@ -40,6 +40,13 @@ import {
   streamsExportPlan,
   type StreamsExportResult,
 } from './streams-export.js';
+import {
+  measureRedisPartition,
+  partitionPlan,
+  partitionSeconds,
+  renderRedisPartition,
+  type PartitionResult,
+} from './redis-partition.js';
 import { SCENARIOS } from './scenarios.js';
 import {
   measureDuringBacktest,
@@ -146,6 +153,7 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     sqliteStores * defencesSeconds(options.quick) +
     recomputeSeconds(options.quick) +
     heaviestRequestsSeconds(options.quick) +
+    partitionSeconds(options.quick) +
     // Streams, export and delivery on the largest store: about 15 s quick, 40 s full.
     (options.quick ? 60 : 180) +
     // Forecasts and the scheduler on a store of their own: about 10 s quick, 60 s full.
@@ -377,6 +385,7 @@ async function main(): Promise<void> {
   let forecasts: ForecastsResult | undefined;
   let duringBacktest: DuringBacktestResult | undefined;
   let heaviest: HeaviestRequestsResult | undefined;
+  let partition: PartitionResult | undefined;
   try {
     for (const backend of backends) {
       if (backend === 'sqlite') {
@@ -417,6 +426,14 @@ async function main(): Promise<void> {
               label,
               databaseUrl: built.databaseUrl,
               plan: heaviestRequestsPlan(options.quick),
+              log,
+            });
+            log(`${label}: limited requests through a Redis partition`);
+            partition = await measureRedisPartition({
+              repoDir: REPO_DIR,
+              label,
+              databaseUrl: built.databaseUrl,
+              plan: partitionPlan(options.quick),
               log,
             });
             log(`${label}: timing \`gridco2 recompute\` on a copy of the store`);
@@ -517,6 +534,7 @@ async function main(): Promise<void> {
     report.trimEnd(),
     ...(duringBacktest ? [renderDuringBacktest(duringBacktest)] : []),
     ...(heaviest ? [renderHeaviestRequests(heaviest)] : []),
+    ...(partition ? [renderRedisPartition(partition)] : []),
     ...(streamsExport ? [renderStreamsExport([streamsExport])] : []),
     ...(forecasts ? [renderForecasts(forecasts)] : []),
   ];
