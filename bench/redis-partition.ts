@@ -15,7 +15,7 @@ import { buildSqliteStore } from './build-store.js';
 import { SMALL_STORE } from './dataset.js';
 import { percentile } from './defences.js';
 import { hasExited } from './processes.js';
-import { startGridco2 } from './servers.js';
+import { startGridco2, waitUntilIdle } from './servers.js';
 
 export const REDIS = { host: '127.0.0.1', port: 6379 } as const;
 /** The issue's goal: what the partition may add to the p99 of limited requests, ms. */
@@ -29,6 +29,8 @@ export const LIMITED_PATH = '/v1/intensity/latest?zone=DE';
 const REQUEST_TIMEOUT_MS = 10_000;
 
 export interface PartitionPlan {
+  /** Requests before `before` that are not counted: JIT, connections, the first window. */
+  readonly warmUpSeconds: number;
   readonly beforeSeconds: number;
   readonly partitionSeconds: number;
   readonly afterSeconds: number;
@@ -36,13 +38,13 @@ export interface PartitionPlan {
 
 export const partitionPlan = (quick: boolean): PartitionPlan =>
   quick
-    ? { beforeSeconds: 5, partitionSeconds: 5, afterSeconds: 5 }
-    : { beforeSeconds: 20, partitionSeconds: 60, afterSeconds: 20 };
+    ? { warmUpSeconds: 2, beforeSeconds: 5, partitionSeconds: 5, afterSeconds: 5 }
+    : { warmUpSeconds: 5, beforeSeconds: 20, partitionSeconds: 60, afterSeconds: 20 };
 
 /** What the part takes at most, for the bench's time limit. */
 export function partitionSeconds(quick: boolean): number {
   const plan = partitionPlan(quick);
-  return 90 + plan.beforeSeconds + plan.partitionSeconds + plan.afterSeconds;
+  return 90 + plan.warmUpSeconds + plan.beforeSeconds + plan.partitionSeconds + plan.afterSeconds;
 }
 
 export interface PhaseResult {
@@ -65,7 +67,7 @@ export type PartitionResult =
     }
   | { readonly store: string; readonly skipped: string };
 
-type Phase = 'before' | 'during' | 'after';
+type Phase = 'warm-up' | 'before' | 'during' | 'after';
 
 interface Answer {
   readonly phase: Phase;
@@ -131,7 +133,8 @@ export async function measureRedisPartition(options: {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
   try {
     await gridco2.cacheLoaded;
-    let phase: Phase = 'before';
+    await waitUntilIdle([gridco2.pid]);
+    let phase: Phase = 'warm-up';
     let running = true;
     const answers: Answer[] = [];
     // Each client on its own pace, one request at a time, as a busy service polling would.
@@ -157,6 +160,8 @@ export async function measureRedisPartition(options: {
       }
     };
     const clients = Array.from({ length: CLIENTS }, (_, index) => client(index));
+    await delay(plan.warmUpSeconds * 1000);
+    phase = 'before';
     await delay(plan.beforeSeconds * 1000);
     log(`${label}: Redis partitioned for ${plan.partitionSeconds} s`);
     proxy.partition();
