@@ -29,7 +29,7 @@ const CACHE_TIMEOUT_MS = 600_000;
 /** A scrape waits behind whatever holds the loop: on a starved machine, seconds. */
 const SCRAPE_TIMEOUT_MS = 60_000;
 /** A replay that sends nothing for this long has caught up: the stream is live and idle. */
-const STREAM_QUIET_MS = 1_000;
+const STREAM_QUIET_MS = 3_000;
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -274,6 +274,8 @@ export async function measureHeaviestRequests(options: {
   readonly databaseUrl: string;
   readonly plan: HeaviestRequestsPlan;
   readonly log: (message: string) => void;
+  /** Default: every one of HEAVY_REQUESTS. */
+  readonly requests?: readonly HeavyRequest[];
 }): Promise<HeaviestRequestsResult> {
   const { repoDir, label, plan, log } = options;
   // The bench serves /metrics on the service's port (serverEnv). Until its cache is loaded
@@ -286,7 +288,7 @@ export async function measureHeaviestRequests(options: {
     }
     await waitUntilIdle([gridco2.pid]);
     const requests: HeavyRequestResult[] = [];
-    for (const heavy of HEAVY_REQUESTS) {
+    for (const heavy of options.requests ?? HEAVY_REQUESTS) {
       const runs: HeavyRun[] = [];
       for (let repeat = 0; repeat < plan.repeats; repeat++) {
         const path = heavy.path(repeat);
@@ -368,12 +370,15 @@ export function renderHeaviestRequests(result: HeaviestRequestsResult): string {
 }
 
 /**
- * Standalone: `npx tsx bench/heaviest-requests.ts [--quick] [--large]` on the 50k store (or the
- * 3.2M one, built into bench/.cache when missing), gridco2 from dist/ as the bench runs it.
+ * Standalone: `npx tsx bench/heaviest-requests.ts [--quick] [--large] [--only TEXT]` on the 50k
+ * store (or the 3.2M one, built into bench/.cache when missing), gridco2 from dist/ as the bench
+ * runs it; `--only`: the requests whose name contains TEXT.
  */
 async function main(): Promise<void> {
   const repoDir = fileURLToPath(new URL('..', import.meta.url));
   const spec = process.argv.includes('--large') ? LARGE_STORE : SMALL_STORE;
+  const onlyAt = process.argv.indexOf('--only');
+  const only = onlyAt < 0 ? undefined : process.argv[onlyAt + 1];
   const built = await buildSqliteStore(spec, join(repoDir, 'bench/.cache'));
   const result = await measureHeaviestRequests({
     repoDir,
@@ -381,6 +386,9 @@ async function main(): Promise<void> {
     databaseUrl: built.databaseUrl,
     plan: heaviestRequestsPlan(process.argv.includes('--quick')),
     log: (line) => console.error(line),
+    ...(only !== undefined && {
+      requests: HEAVY_REQUESTS.filter((heavy) => heavy.name.includes(only)),
+    }),
   });
   console.log(renderHeaviestRequests(result));
 }
