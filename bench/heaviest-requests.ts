@@ -9,13 +9,13 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { ZONES } from '../src/core/zones.js';
 import { REQUEST_LIMITS } from '../src/http/request-cost.js';
 import { get } from './capture.js';
 import { buildSqliteStore } from './build-store.js';
 import { DATASET_END, LARGE_STORE, SMALL_STORE } from './dataset.js';
-import { hasExited } from './processes.js';
+import { hasExited, runIfMain } from './processes.js';
 import { startGridco2, TICKS_PER_SECOND, waitUntilIdle, type Gridco2 } from './servers.js';
 
 /** The goal for the longest hold of the loop by one request, ms. */
@@ -393,13 +393,4 @@ async function main(): Promise<void> {
   console.log(renderHeaviestRequests(result));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-      // The exit handler of processes.ts kills whatever is still running.
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);

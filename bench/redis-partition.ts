@@ -8,13 +8,14 @@
 import http from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { throwawayPrefix } from '../test/support/redis.js';
 import { startPartitionProxy } from '../test/support/tcp-proxy.js';
 import { buildSqliteStore } from './build-store.js';
 import { SMALL_STORE } from './dataset.js';
 import { percentile } from './defences.js';
-import { hasExited } from './processes.js';
+import { hasExited, runIfMain } from './processes.js';
 import { startGridco2, waitUntilIdle } from './servers.js';
 
 export const REDIS = { host: '127.0.0.1', port: 6379 } as const;
@@ -89,16 +90,6 @@ async function redisAnswers(): Promise<string | undefined> {
   }
 }
 
-async function dropKeys(prefix: string): Promise<void> {
-  const client = new Redis(REDIS);
-  try {
-    const keys = await client.keys(`${prefix}*`);
-    if (keys.length > 0) await client.del(...keys);
-  } finally {
-    client.disconnect();
-  }
-}
-
 function summarise(answers: readonly Answer[], phase: Phase): PhaseResult {
   const mine = answers.filter((answer) => answer.phase === phase);
   const times = mine.filter((answer) => answer.status === 200).map((answer) => answer.ms);
@@ -123,11 +114,11 @@ export async function measureRedisPartition(options: {
   const unreachable = await redisAnswers();
   if (unreachable) return { store: label, skipped: unreachable };
   const proxy = await startPartitionProxy(REDIS);
-  const prefix = `gridco2-bench:${process.pid}:`;
+  const keys = throwawayPrefix();
   const gridco2 = await startGridco2(repoDir, options.databaseUrl, {
     RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE),
     REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-    REDIS_PREFIX: prefix,
+    REDIS_PREFIX: keys.prefix,
     TRUST_PROXY: '127.0.0.1',
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
@@ -187,7 +178,7 @@ export async function measureRedisPartition(options: {
     agent.destroy();
     await gridco2.stop();
     await proxy.close();
-    await dropKeys(prefix).catch(() => undefined);
+    await keys.drop().catch(() => undefined);
   }
 }
 
@@ -241,12 +232,4 @@ async function main(): Promise<void> {
   console.log(renderRedisPartition(result));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);
