@@ -59,9 +59,9 @@ export const defencesPlan = (quick: boolean): DefencesPlan =>
     : { holdSeconds: 15, floodSeconds: 30, requests: 3_000 };
 
 /**
- * What one store's defences run takes, for the bench's time limit: three instances (start, cache,
- * stop), the hold and its last probes, idle waits, the requests at 200 a second or more, and a
- * rate-limit window that may have to be waited out.
+ * What one store's defences run takes, for the bench's time limit: four instances (start, cache,
+ * stop), the hold and its last probes, the flood and its load generator's margin, idle waits,
+ * the requests at 200 a second or more, and a rate-limit window that may have to be waited out.
  */
 export function defencesSeconds(quick: boolean): number {
   const { holdSeconds, floodSeconds, requests } = defencesPlan(quick);
