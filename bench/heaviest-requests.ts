@@ -174,6 +174,8 @@ export const HEAVY_REQUESTS: readonly HeavyRequest[] = (() => {
 export interface HeavyRun {
   readonly status: number;
   readonly bytes: number;
+  /** A stream gridco2 closed before the bench stopped reading it. */
+  readonly cut: boolean;
   readonly wallMs: number;
   /** gridco2's longest event-loop delay during the request; null when /metrics did not say. */
   readonly loopMaxMs: number | null;
@@ -242,18 +244,18 @@ function readAll(
   url: string,
   heavy: HeavyRequest,
   streamMs: number,
-): Promise<{ status: number; bytes: number }> {
+): Promise<{ status: number; bytes: number; cut: boolean }> {
   return new Promise((resolve, reject) => {
     const headers = { 'accept-encoding': ACCEPT_ENCODING, ...heavy.headers };
     const request = http.get(url, { agent: false, headers }, (response) => {
       let bytes = 0;
       let quiet: NodeJS.Timeout | undefined;
       let cap: NodeJS.Timeout | undefined;
-      const finish = () => {
+      const finish = (cut = false) => {
         clearTimeout(quiet);
         clearTimeout(cap);
         request.destroy();
-        resolve({ status: response.statusCode ?? 0, bytes });
+        resolve({ status: response.statusCode ?? 0, bytes, cut });
       };
       const streaming = heavy.stream === true && response.statusCode === 200;
       if (streaming) cap = setTimeout(finish, streamMs);
@@ -263,8 +265,9 @@ function readAll(
         clearTimeout(quiet);
         quiet = setTimeout(finish, STREAM_QUIET_MS);
       });
-      response.on('end', finish);
-      response.on('error', reject);
+      response.on('end', () => finish());
+      // gridco2 may close a stream whose reader it finds too slow (a starved bench process).
+      response.on('error', (error) => (streaming ? finish(true) : reject(error)));
     });
     request.setTimeout(120_000, () => request.destroy(new Error(`GET ${url} timed out`)));
     request.on('error', reject);
@@ -298,7 +301,7 @@ export async function measureHeaviestRequests(options: {
         await loopMaxMs(gridco2.url, agent);
         const ticksBefore = mainThreadTicks(gridco2.pid);
         const started = performance.now();
-        const { status, bytes } = await readAll(
+        const { status, bytes, cut } = await readAll(
           gridco2.url + path,
           heavy,
           plan.streamSeconds * 1000,
@@ -317,7 +320,7 @@ export async function measureHeaviestRequests(options: {
           ticksBefore === null || ticksAfter === null
             ? null
             : ((ticksAfter - ticksBefore) * 1000) / TICKS_PER_SECOND;
-        runs.push({ status, bytes, wallMs, loopMaxMs: loopMax, mainCpuMs });
+        runs.push({ status, bytes, cut, wallMs, loopMaxMs: loopMax, mainCpuMs });
         // The next run starts on a quiet core: a stream's replay or GC may still be running.
         await waitUntilIdle([gridco2.pid]);
       }
@@ -359,7 +362,8 @@ export function renderHeaviestRequests(result: HeaviestRequestsResult): string {
       const runs = request.runs;
       const worst = worstOf(request);
       return (
-        `| ${request.name} | ${runs[0]?.status ?? '-'} | ${mib(runs[0]?.bytes ?? 0)} | ` +
+        `| ${request.name} | ${runs[0]?.status ?? '-'} | ${mib(runs[0]?.bytes ?? 0)}` +
+        `${runs.some((run) => run.cut) ? ' (cut by gridco2)' : ''} | ` +
         `${runs.map((run) => run.wallMs.toFixed(0)).join(' / ')} | ` +
         `${runs.map((run) => (run.mainCpuMs === null ? 'n/a' : run.mainCpuMs.toFixed(0))).join(' / ')} | ` +
         `${runs.map((run) => (run.loopMaxMs === null ? 'n/a' : run.loopMaxMs.toFixed(1))).join(' / ')} | ` +
