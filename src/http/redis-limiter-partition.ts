@@ -96,11 +96,7 @@ export class RedisRateLimiter implements RateLimiter {
       )) as [number, number, number];
       const answeredAt = this.now();
       this.offset = redisNow - (sentAt + answeredAt) / 2;
-      const roundTrip = answeredAt - sentAt;
-      this.roundTripMs =
-        this.roundTripMs === undefined
-          ? roundTrip
-          : this.roundTripMs + RTT_SMOOTHING * (roundTrip - this.roundTripMs);
+      this.measured(answeredAt - sentAt);
       if (count < 0) return this.fallback.hit(key, weight);
       return stateOf(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
     } catch {
@@ -114,6 +110,13 @@ export class RedisRateLimiter implements RateLimiter {
     clearInterval(this.probe);
   }
 
+  private measured(roundTrip: number): void {
+    this.roundTripMs =
+      this.roundTripMs === undefined
+        ? roundTrip
+        : this.roundTripMs + RTT_SMOOTHING * (roundTrip - this.roundTripMs);
+  }
+
   /** How long a hit waits for Redis now. */
   private waitMs(): number {
     const { budgetMs, minBudgetMs, rttFactor } = this.timing;
@@ -121,8 +124,8 @@ export class RedisRateLimiter implements RateLimiter {
     return Math.min(budgetMs, Math.max(minBudgetMs, rttFactor * this.roundTripMs));
   }
 
-  /** `command`'s answer, or RedisAway after the wait or when Redis goes away meanwhile. */
-  private answered<T>(command: Promise<T>): Promise<T> {
+  /** `command`'s answer, or RedisAway after `waitMs` or when Redis goes away meanwhile. */
+  private answered<T>(command: Promise<T>, waitMs = this.waitMs()): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const settle = () => {
@@ -139,7 +142,7 @@ export class RedisRateLimiter implements RateLimiter {
             settle();
             reject(new RedisAway());
           }),
-        this.waitMs(),
+        waitMs,
       );
       this.waiting.add(reject);
       command.then(
@@ -160,9 +163,13 @@ export class RedisRateLimiter implements RateLimiter {
     this.away = true;
     for (const reject of this.waiting) reject(new RedisAway());
     this.waiting.clear();
+    // No request waits on the probe: it waits the longest, so that a Redis that is slower now
+    // than before the partition (its round trip measured again here) still comes back.
     this.probe = setInterval(() => {
-      this.answered(this.redis.ping()).then(
+      const sentAt = this.now();
+      this.answered(this.redis.ping(), this.timing.budgetMs).then(
         () => {
+          this.measured(this.now() - sentAt);
           this.away = false;
           clearInterval(this.probe);
         },

@@ -9,6 +9,8 @@ export interface PartitionProxy {
   readonly port: number;
   partition(): void;
   heal(): void;
+  /** Forwards each chunk `ms` late from now on, both ways (a slower link). */
+  slowDown(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -24,13 +26,18 @@ export async function startPartitionProxy(target: {
 }): Promise<PartitionProxy> {
   const pairs = new Set<Pair>();
   let partitioned = false;
+  let latencyMs = 0;
+  const relay = (from: Socket, to: Socket) =>
+    from.on('data', (chunk: Buffer) => {
+      if (latencyMs === 0) to.write(chunk);
+      else setTimeout(() => to.write(chunk), latencyMs);
+    });
+  // Paused sockets leave what arrives in the kernel's buffers, unread, until resumed.
   const forward = ({ client, upstream }: Pair) => {
-    client.pipe(upstream);
-    upstream.pipe(client);
+    client.resume();
+    upstream.resume();
   };
   const hold = ({ client, upstream }: Pair) => {
-    client.unpipe(upstream);
-    upstream.unpipe(client);
     client.pause();
     upstream.pause();
   };
@@ -38,6 +45,8 @@ export async function startPartitionProxy(target: {
     const upstream = connect(target);
     const pair = { client, upstream };
     pairs.add(pair);
+    relay(client, upstream);
+    relay(upstream, client);
     for (const socket of [client, upstream]) {
       socket.on('error', () => undefined);
       socket.on('close', () => {
@@ -59,6 +68,9 @@ export async function startPartitionProxy(target: {
     heal: () => {
       partitioned = false;
       for (const pair of pairs) forward(pair);
+    },
+    slowDown: (ms) => {
+      latencyMs = ms;
     },
     close: async () => {
       for (const { client, upstream } of pairs) {
