@@ -8,6 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { get, type HttpResponse } from './capture.js';
+import { runLoad, type LoadGenerator, type LoadResult } from './load.js';
 import { hasExited } from './processes.js';
 import { TRUNCATED_HISTORY } from './scenarios.js';
 import {
@@ -32,27 +33,43 @@ export const CONCURRENCY = 10;
 export const WARM_UP_REQUESTS = 50;
 /** Seconds left in the spent rate-limit window that the rejected run needs at least. */
 const MIN_WINDOW_LEFT_SECONDS = 20;
+/** The limit of the flooded instance, per client IP and minute. */
+export const FLOOD_LIMIT_PER_MINUTE = 60;
+/** What the flood asks: a limited data route (health is not limited). */
+export const FLOOD_PATH = '/v1/intensity/latest';
+/** The prober's own loopback address: another client than the flooder (127.0.0.1). */
+export const PROBE_ADDRESS = '127.0.0.2';
+/** Pause between two health probes on the prober's keep-alive connection. */
+export const PROBE_PAUSE_MS = 10;
+/** The issue's goal for /v1/health's p99 while one IP floods the limit (issue 21). */
+export const FLOOD_HEALTH_GOAL_MS = 100;
 
 export interface DefencesPlan {
   /** How long the non-readers hold their connections while RSS and health are sampled. */
   readonly holdSeconds: number;
+  /** How long one IP floods a limited instance while another probes its health. */
+  readonly floodSeconds: number;
   /** Requests per CPU run (served, rejected); the report scales them to 10,000. */
   readonly requests: number;
 }
 
 export const defencesPlan = (quick: boolean): DefencesPlan =>
-  quick ? { holdSeconds: 3, requests: 300 } : { holdSeconds: 15, requests: 3_000 };
+  quick
+    ? { holdSeconds: 3, floodSeconds: 3, requests: 300 }
+    : { holdSeconds: 15, floodSeconds: 30, requests: 3_000 };
 
 /**
- * What one store's defences run takes, for the bench's time limit: three instances (start, cache,
- * stop), the hold and its last probes, idle waits, the requests at 200 a second or more, and a
- * rate-limit window that may have to be waited out.
+ * What one store's defences run takes, for the bench's time limit: four instances (start, cache,
+ * stop), the hold and its last probes, the flood and its load generator's margin, idle waits,
+ * the requests at 200 a second or more, and a rate-limit window that may have to be waited out.
  */
 export function defencesSeconds(quick: boolean): number {
-  const { holdSeconds, requests } = defencesPlan(quick);
+  const { holdSeconds, floodSeconds, requests } = defencesPlan(quick);
   return (
-    3 * 15 +
+    4 * 15 +
     holdSeconds +
+    floodSeconds +
+    40 +
     PROBE_TIMEOUT_MS / 1000 +
     3 * 3 +
     2 * ((requests + WARM_UP_REQUESTS) / 200) +
@@ -90,10 +107,21 @@ export interface CpuResult {
   readonly rejected: CpuRun;
 }
 
+export interface FloodResult {
+  readonly seconds: number;
+  readonly limitPerMinute: number;
+  /** The flooder's load run: answers, refusals (non-2xx), rate. */
+  readonly flood: LoadResult;
+  /** Health probes sent, and the ms of each one answered 200 in order. */
+  readonly probes: number;
+  readonly answeredMs: readonly number[];
+}
+
 export interface DefencesResult {
   readonly store: string;
   readonly nonReaders: NonReadersResult;
   readonly cpu: CpuResult;
+  readonly flood: FloodResult;
 }
 
 /**
@@ -112,6 +140,7 @@ export async function measureDefences(
   store: string,
   databaseUrl: string,
   plan: DefencesPlan,
+  generator: LoadGenerator,
   log: (message: string) => void,
 ): Promise<DefencesResult> {
   log(`${store}: defences: ${NON_READERS} x ${PIPELINED} pipelined non-readers`);
@@ -126,11 +155,73 @@ export async function measureDefences(
   const served = await measureCpu(repoDir, databaseUrl, plan.requests, 'served');
   const rejected = await measureCpu(repoDir, databaseUrl, plan.requests, 'rejected');
   log(`${store}: defences: ${served.ticks} ticks served, ${rejected.ticks} ticks rejected`);
+  log(`${store}: defences: one IP floods a limit of ${FLOOD_LIMIT_PER_MINUTE}/min, health probed`);
+  const flood = await measureFlood(repoDir, databaseUrl, plan.floodSeconds, generator);
+  log(
+    `${store}: defences: flood ${flood.flood.requests} answers (${flood.flood.non2xx} refused), ` +
+      `health p99 ${percentile(flood.answeredMs, 99)?.toFixed(1) ?? 'n/a'} ms ` +
+      `(${flood.answeredMs.length}/${flood.probes} answered)`,
+  );
   return {
     store,
     nonReaders,
     cpu: { requests: plan.requests, ticksPerSecond: TICKS_PER_SECOND, served, rejected },
+    flood,
   };
+}
+
+/** The p-th percentile (nearest rank) of some values; null when there are none. */
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((sorted.length * p) / 100) - 1)]!;
+}
+
+/**
+ * One IP floods a limited instance far above its limit (the load generator on its own core, 10
+ * connections from 127.0.0.1, for `seconds`), while another client (127.0.0.2, one keep-alive
+ * connection) asks /v1/health again and again: what a refused flood costs everyone else.
+ */
+function measureFlood(
+  repoDir: string,
+  databaseUrl: string,
+  seconds: number,
+  generator: LoadGenerator,
+): Promise<FloodResult> {
+  const env = { RATE_LIMIT_PER_MINUTE: String(FLOOD_LIMIT_PER_MINUTE) };
+  return withGridco2(repoDir, databaseUrl, env, async (gridco2) => {
+    await waitUntilIdle([gridco2.pid]);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: PROBE_ADDRESS });
+    const answeredMs: number[] = [];
+    let probes = 0;
+    let flooding = true;
+    const probing = (async () => {
+      while (flooding) {
+        probes++;
+        const started = performance.now();
+        const response = await get(`${gridco2.url}/v1/health`, agent, PROBE_TIMEOUT_MS).catch(
+          () => undefined,
+        );
+        if (response?.status === 200) answeredMs.push(performance.now() - started);
+        await delay(PROBE_PAUSE_MS);
+      }
+    })();
+    try {
+      const flood = await runLoad(generator, gridco2.url + FLOOD_PATH, seconds);
+      // Refused answers are the flood working as meant; served ones must stay within the limit.
+      const served = flood.requests - flood.non2xx;
+      if (served > 2 * FLOOD_LIMIT_PER_MINUTE) {
+        throw new Error(
+          `the flood got ${served} answers served past a limit of ${FLOOD_LIMIT_PER_MINUTE}`,
+        );
+      }
+      return { seconds, limitPerMinute: FLOOD_LIMIT_PER_MINUTE, flood, probes, answeredMs };
+    } finally {
+      flooding = false;
+      await probing;
+      agent.destroy();
+    }
+  });
 }
 
 /** Started as the bench starts it, measured once its cache is loaded, stopped whatever happens. */

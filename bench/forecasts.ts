@@ -25,7 +25,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { intensityOfMix } from '../src/core/method.js';
 import type { StoredForecast, StoredReading } from '../src/core/reading.js';
 import { formatTs } from '../src/core/time.js';
@@ -43,6 +43,7 @@ import {
   hasExited,
   outputTail,
   pinning,
+  runIfMain,
   spawnPinned,
   stopProcess,
   waitForLine,
@@ -756,13 +757,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-      // The exit handler of processes.ts kills whatever is still running.
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);

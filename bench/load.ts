@@ -27,6 +27,10 @@ export interface LoadResult {
   readonly p99Ms: number;
   /** Non-2xx answers, socket errors and timeouts. */
   readonly errors: number;
+  /** Answers received. */
+  readonly requests: number;
+  /** Answers with a status outside 2xx (wrk: outside 2xx and 3xx): refusals of a limit. */
+  readonly non2xx: number;
 }
 
 function findOnPath(command: string): string | undefined {
@@ -106,13 +110,16 @@ function parseWrk(stdout: string): LoadResult {
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
     stdout,
   );
+  const non2xx = number(/Non-2xx or 3xx responses:\s+(\d+)/) ?? 0;
   return {
     requestsPerSecond,
     p50Ms: percentile('50'),
     p99Ms: percentile('99'),
     errors:
-      (number(/Non-2xx or 3xx responses:\s+(\d+)/) ?? 0) +
+      non2xx +
       (socketErrors ? socketErrors.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0),
+    requests: number(/^\s*(\d+) requests in /m) ?? 0,
+    non2xx,
   };
 }
 
@@ -132,6 +139,8 @@ function parseAutocannon(stdout: string): LoadResult {
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
   };
 }
 

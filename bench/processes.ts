@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 
 const running = new Set<ChildProcess>();
 
@@ -157,4 +158,20 @@ export function waitForLine<T>(
     child.once('exit', onExit);
     child.once('error', onError);
   });
+}
+
+/**
+ * Runs `main` when the module at `moduleUrl` is the script node was started with (a part of the
+ * bench run on its own), then exits: 0, or 1 with the error. The exit handler above kills
+ * whatever is still running.
+ */
+export function runIfMain(moduleUrl: string, main: () => Promise<void>): void {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exit(1);
+    },
+  );
 }

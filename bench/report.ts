@@ -1,6 +1,11 @@
 /** The markdown the bench prints and writes to bench/results/. */
 import {
   CONCURRENCY,
+  FLOOD_HEALTH_GOAL_MS,
+  FLOOD_PATH,
+  percentile,
+  PROBE_ADDRESS,
+  PROBE_PAUSE_MS,
   PROBE_TIMEOUT_MS,
   SAMPLE_EVERY_MS,
   SETTLE_MS,
@@ -60,6 +65,7 @@ const medianOf = (results: readonly LoadResult[], pick: (result: LoadResult) => 
 const requests = (value: number): string =>
   value.toLocaleString('en-US', { maximumFractionDigits: value < 100 ? 1 : 0 });
 const ms = (value: number): string => value.toFixed(value < 10 ? 2 : 1);
+const orNone = (value: number | null): string => (value === null ? 'none' : ms(value));
 const mib = (value: number | null): string => (value === null ? 'n/a' : value.toFixed(0));
 const errorsOf = (results: readonly LoadResult[]): number =>
   results.reduce((sum, result) => sum + result.errors, 0);
@@ -299,6 +305,31 @@ function renderDefences(results: readonly DefencesResult[]): string[] {
         `${cpuSecondsPer10k(cpu.served, cpu.requests, cpu.ticksPerSecond)} | ` +
         `${cpuSecondsPer10k(cpu.rejected, cpu.requests, cpu.ticksPerSecond)} | ${ratio} | ` +
         `${cpu.served.wallSeconds.toFixed(2)} | ${cpu.rejected.wallSeconds.toFixed(2)} |`,
+    );
+  }
+  lines.push(
+    '',
+    `**/v1/health while one IP floods the limit** (issue 21: p99 under ${FLOOD_HEALTH_GOAL_MS} ` +
+      `ms). A gridco2 with RATE_LIMIT_PER_MINUTE=${first.flood.limitPerMinute}; the load ` +
+      `generator (its own core, 10 connections from 127.0.0.1) asks \`${FLOOD_PATH}\` as fast ` +
+      `as it can for ${first.flood.seconds} s, far above the limit, while another client ` +
+      `(${PROBE_ADDRESS}, one keep-alive connection) asks /v1/health again and again ` +
+      `(${PROBE_PAUSE_MS} ms apart, ${PROBE_TIMEOUT_MS / 1000} s timeout). Refused: the ` +
+      "flood's answers outside 2xx (429s).",
+    '',
+    '| Store | flood answers | refused | flood req/s | health probes answered | health p50 ms | ' +
+      'health p99 ms | slowest ms | goal |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|---|',
+  );
+  for (const { store, flood } of results) {
+    const p99 = percentile(flood.answeredMs, 99);
+    const allAnswered = flood.answeredMs.length === flood.probes;
+    lines.push(
+      `| ${store} | ${flood.flood.requests} | ${flood.flood.non2xx} | ` +
+        `${flood.flood.requestsPerSecond.toFixed(0)} | ${flood.answeredMs.length}/${flood.probes} | ` +
+        `${orNone(percentile(flood.answeredMs, 50))} | ${orNone(p99)} | ` +
+        `${orNone(flood.answeredMs.length === 0 ? null : Math.max(...flood.answeredMs))} | ` +
+        `${p99 !== null && allAnswered && p99 < FLOOD_HEALTH_GOAL_MS ? 'met' : 'missed'} |`,
     );
   }
   return lines;

@@ -40,12 +40,26 @@ import {
   streamsExportPlan,
   type StreamsExportResult,
 } from './streams-export.js';
+import {
+  measureRedisPartition,
+  partitionPlan,
+  partitionSeconds,
+  renderRedisPartition,
+  type PartitionResult,
+} from './redis-partition.js';
 import { SCENARIOS } from './scenarios.js';
 import {
   measureDuringBacktest,
   renderDuringBacktest,
   type DuringBacktestResult,
 } from './during-backtest.js';
+import {
+  heaviestRequestsPlan,
+  heaviestRequestsSeconds,
+  measureHeaviestRequests,
+  renderHeaviestRequests,
+  type HeaviestRequestsResult,
+} from './heaviest-requests.js';
 import {
   bodiesEncoded,
   peakResidentMiB,
@@ -138,6 +152,8 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     stores * 60 +
     sqliteStores * defencesSeconds(options.quick) +
     recomputeSeconds(options.quick) +
+    heaviestRequestsSeconds(options.quick) +
+    partitionSeconds(options.quick) +
     // Streams, export and delivery on the largest store: about 15 s quick, 40 s full.
     (options.quick ? 60 : 180) +
     // Forecasts and the scheduler on a store of their own: about 10 s quick, 60 s full.
@@ -368,6 +384,8 @@ async function main(): Promise<void> {
   let streamsExport: StreamsExportResult | undefined;
   let forecasts: ForecastsResult | undefined;
   let duringBacktest: DuringBacktestResult | undefined;
+  let heaviest: HeaviestRequestsResult | undefined;
+  let partition: PartitionResult | undefined;
   try {
     for (const backend of backends) {
       if (backend === 'sqlite') {
@@ -384,6 +402,7 @@ async function main(): Promise<void> {
               label,
               built.databaseUrl,
               defencesPlan(options.quick),
+              generator,
               log,
             ),
           );
@@ -399,6 +418,22 @@ async function main(): Promise<void> {
               generator,
               durationSeconds: options.duration,
               maxRounds: options.quick ? 2 : 2 * options.rounds,
+              log,
+            });
+            log(`${label}: how long each route's heaviest request holds the event loop`);
+            heaviest = await measureHeaviestRequests({
+              repoDir: REPO_DIR,
+              label,
+              databaseUrl: built.databaseUrl,
+              plan: heaviestRequestsPlan(options.quick),
+              log,
+            });
+            log(`${label}: limited requests through a Redis partition`);
+            partition = await measureRedisPartition({
+              repoDir: REPO_DIR,
+              label,
+              databaseUrl: built.databaseUrl,
+              plan: partitionPlan(options.quick),
               log,
             });
             log(`${label}: timing \`gridco2 recompute\` on a copy of the store`);
@@ -498,6 +533,8 @@ async function main(): Promise<void> {
   const sections = [
     report.trimEnd(),
     ...(duringBacktest ? [renderDuringBacktest(duringBacktest)] : []),
+    ...(heaviest ? [renderHeaviestRequests(heaviest)] : []),
+    ...(partition ? [renderRedisPartition(partition)] : []),
     ...(streamsExport ? [renderStreamsExport([streamsExport])] : []),
     ...(forecasts ? [renderForecasts(forecasts)] : []),
   ];

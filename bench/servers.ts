@@ -74,14 +74,19 @@ export function serverEnv(
     LOG_LEVEL: 'info',
     // High enough never to reject, so the limiter's code runs on every request.
     RATE_LIMIT_PER_MINUTE: '1000000000',
+    // /metrics on the service's own (loopback) port, where the bench reads its counters; its
+    // default listener (127.0.0.1:9464) would be one port for every instance on the machine.
+    METRICS_ADDR: 'public',
     ...extra,
   };
 }
 
+/** `cacheTimeoutMs`: how long `cacheLoaded` waits for its line before it gives null. */
 export async function startGridco2(
   repoDir: string,
   databaseUrl: string,
   env: Readonly<Record<string, string>> = {},
+  cacheTimeoutMs = START_TIMEOUT_MS,
 ): Promise<Gridco2> {
   const started = performance.now();
   const child = spawnPinned(0, process.execPath, [join(repoDir, 'bin/gridco2.js'), 'serve'], {
@@ -94,7 +99,7 @@ export async function startGridco2(
     child,
     (line) =>
       logEntry(line)?.msg === CACHE_LOADED_MESSAGE ? performance.now() - started : undefined,
-    START_TIMEOUT_MS,
+    cacheTimeoutMs,
   ).catch(() => null);
   try {
     const url = await waitForLine(child, servingUrl, START_TIMEOUT_MS);

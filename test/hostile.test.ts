@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { fillFixedStore, NOW } from './support/fixed-store.js';
+import { fillFixedStore, H, HOUR_NOW, iso, NOW } from './support/fixed-store.js';
 import { exchange, type RawResponse } from './support/raw-http.js';
 
 /**
@@ -212,11 +212,13 @@ function split(next: () => number, text: string): string[] {
 }
 
 /**
- * Requests to the extension and compatibility routes with each of their parameters drawn from
- * hostile values: repeats, lists of 3,000 and 10,000 (the latter over the URL limit: 431),
- * extreme and reversed windows, numbers out of range. `/v1/stream` is left out: it never ends.
+ * Requests to every route with parameters (/v1, the same under /compat/gridcarbon/v1, the
+ * Electricity Maps and Carbon Aware shims) with each parameter drawn from hostile values:
+ * repeats, lists of 3,000 and 10,000 (the latter over the URL limit: 431), extreme and reversed
+ * windows, numbers out of range. `/v1/stream` and `/v1/subscriptions` have tests of their own
+ * below (a stream never ends; subscriptions take a JSON body).
  */
-const PARAM_REQUESTS = 3_000;
+const PARAM_REQUESTS = 5_000;
 const LIST = (item: string, count: number) => Array.from({ length: count }, () => item).join(',');
 const ZONE_LISTS = [
   ...ZONES,
@@ -286,10 +288,55 @@ const PARAM_VALUES: Record<string, readonly string[]> = {
   include: ['mix', 'all'],
   interruptible: ['true', 'false', 'yes'],
   estimator: ['expected', 'p90', 'p50'],
+  energy_kwh: ['0', '-1', '1e12', '1000000000001', '1e3', '12.5', 'NaN', 'Infinity', '0x10', ''],
   lat: ['52.37', '52,37', '91', '-90', 'x', '1e3'],
   lon: ['4.90', '181', '-180', 'x'],
 };
-const PARAM_ROUTES: readonly (readonly [string, readonly string[]])[] = [
+/**
+ * Values each parameter may take in a request that is allowed, at the extremes where the
+ * limits allow it (400-day windows, 3,000 repeats, all zones, 72 hours): half the requests take
+ * most of their parameters from here, so that hostile values also reach the code behind the
+ * checks.
+ */
+const DAY_S = 24 * H;
+const ago = (seconds: number) => iso(HOUR_NOW - seconds);
+const STARTS = [ago(DAY_S), ago(30 * DAY_S), ago(100 * DAY_S), ago(400 * DAY_S), ago(10 * H)];
+const ENDS = [iso(HOUR_NOW), iso(HOUR_NOW + H), ago(2 * H)];
+const ALL_CODES = 'DE,FR,ES,PT,NL,BE,AT,CH,PL,CZ,GB,IE,US,US-PJM,US-MISO';
+const PLAUSIBLE_VALUES: Record<string, readonly string[]> = {
+  zone: ['DE', 'FR', 'GB', 'de', 'US', 'IE'],
+  zones: ['all', 'DE,FR', 'DE,GB,IE,US', LIST('DE', 3000), ALL_CODES],
+  location: ['DE', 'GB,FR', LIST('GB', 3000), ALL_CODES, 'westeurope'],
+  from: STARTS,
+  start: STARTS,
+  time: STARTS,
+  dataStartAt: [iso(HOUR_NOW), iso(HOUR_NOW + H)],
+  startTime: STARTS,
+  earliest: [iso(HOUR_NOW), iso(HOUR_NOW + H)],
+  to: ENDS,
+  end: ENDS,
+  toTime: ENDS,
+  endTime: ENDS,
+  dataEndAt: [iso(HOUR_NOW + 24 * H), iso(HOUR_NOW + 72 * H)],
+  deadline: [iso(HOUR_NOW + 4 * H), iso(HOUR_NOW + 72 * H), iso(HOUR_NOW + 72 * H + 1)],
+  basis: ['lifecycle', 'direct'],
+  emissionFactorType: ['lifecycle', 'direct'],
+  format: ['csv', 'ndjson'],
+  include: ['mix'],
+  interruptible: ['true', 'false'],
+  estimator: ['expected', 'p90'],
+  energy_kwh: ['12.5', '1e12', '1000000000000'],
+  horizon_hours: ['0', '24', '72'],
+  horizonHours: ['24', '72'],
+  duration_minutes: ['60', '240', '2880', '4320'],
+  durationMinutes: ['30', '60'],
+  windowSize: ['60', '1440'],
+  lat: ['52.37', '-33.9'],
+  lon: ['4.90', '151.2'],
+};
+
+/** The /v1 routes with parameters; each is fuzzed under /v1 and under the gridcarbon prefix. */
+const V1_PARAM_ROUTES: readonly (readonly [string, readonly string[]])[] = [
   ['/v1/intensity/latest', ['zone', 'basis']],
   ['/v1/intensity', ['zone', 'from', 'to', 'basis']],
   ['/v1/mix', ['zone', 'from', 'to']],
@@ -309,7 +356,17 @@ const PARAM_ROUTES: readonly (readonly [string, readonly string[]])[] = [
   ],
   ['/v1/intensity/forecast', ['zone', 'basis', 'horizon_hours']],
   ['/v1/intensity/forecast/skill', ['zone']],
+  ['/v1/intensity/level', ['zone', 'zones', 'basis', 'horizon_hours']],
+  ['/v1/intensity/stats', ['zone', 'from', 'to', 'basis', 'energy_kwh']],
   ['/v1/zones/cloud', []],
+  ['/v1/factors', []],
+];
+const PARAM_ROUTES: readonly (readonly [string, readonly string[]])[] = [
+  ...V1_PARAM_ROUTES,
+  ...V1_PARAM_ROUTES.map(
+    ([path, names]) => [path.replace(/^\/v1/, '/compat/gridcarbon/v1'), names] as const,
+  ),
+  ['/compat/electricitymaps/v3/home-assistant', ['zone', 'lat', 'lon', 'emissionFactorType']],
   ...['latest', 'history', 'forecast'].map(
     (path) =>
       [
@@ -343,16 +400,131 @@ const PARAM_ROUTES: readonly (readonly [string, readonly string[]])[] = [
 
 function generateParamRequest(next: () => number): string {
   const [path, names] = pick(next, PARAM_ROUTES);
+  const plausible = next() < 0.5;
   const parts: string[] = [];
   for (const name of names) {
     if (next() < 0.35) continue;
-    const values = PARAM_VALUES[name] ?? NUMBERS;
+    const allowed = PLAUSIBLE_VALUES[name];
+    const values =
+      plausible && allowed && next() < 0.85 ? allowed : (PARAM_VALUES[name] ?? NUMBERS);
     // Now and then a parameter repeated, a few times or many (the SDK's `location` takes repeats).
     const times = next() < 0.1 ? (next() < 0.5 ? 2 : 200) : 1;
     for (let i = 0; i < times; i++) parts.push(`${name}=${pick(next, values)}`);
   }
   if (next() < 0.1) parts.push(pick(next, EXTRA_PARAMS));
   return parts.length === 0 ? path : `${path}?${parts.join('&')}`;
+}
+
+/**
+ * `/v1/stream` (and its gridcarbon twin), opened with hostile `zones`, `basis` and
+ * `Last-Event-ID`; a stream that opens is closed as soon as its headers arrive.
+ */
+const STREAM_REQUESTS = 300;
+const LAST_EVENT_IDS = [
+  '0',
+  '1',
+  '-1',
+  '',
+  ' 7 ',
+  '1e309',
+  '9'.repeat(400),
+  '9007199254740993',
+  'abc',
+  '0x10',
+  '1.5',
+  '0,0',
+  '%00',
+];
+
+/**
+ * `POST /v1/subscriptions` with hostile JSON (lists of 10,000 zones or levels, repeats, extreme
+ * numbers, wrong types, bodies over the limit, prototype keys), then `GET` and `DELETE` of
+ * subscriptions created, unknown or with the wrong secret.
+ */
+const SUBSCRIPTION_REQUESTS = 600;
+const CALLBACK_URLS: readonly unknown[] = [
+  'http://127.0.0.1:9/hook',
+  'https://127.0.0.1/x?y=1',
+  `http://127.0.0.1:9/${'x'.repeat(3000)}`,
+  'http://10.0.0.1/hook',
+  'http://[::1]/hook',
+  'ftp://127.0.0.1/',
+  'http://user:pw@127.0.0.1/',
+  'http://127.0.0.1:99999/',
+  '/relative',
+  '',
+  'not a url',
+  42,
+  null,
+  ['http://127.0.0.1:9/'],
+];
+const SUBSCRIPTION_ZONES: readonly unknown[] = [
+  'all',
+  'ALL',
+  ['DE'],
+  ['de', ' FR '],
+  Array.from({ length: 45 }, () => 'DE'),
+  Array.from({ length: 46 }, () => 'DE'),
+  Array.from({ length: 10_000 }, () => 'DE'),
+  [],
+  ['XX'],
+  [1, 2],
+  'DE',
+  {},
+  null,
+];
+const CONDITIONS: readonly unknown[] = [
+  { type: 'published' },
+  { type: 'below', gco2eq_kwh: 100 },
+  { type: 'above', gco2eq_kwh: -1 },
+  { type: 'below', gco2eq_kwh: 1e308 },
+  { type: 'below', gco2eq_kwh: '100' },
+  { type: 'level', levels: ['low', 'low', 'very-low'] },
+  { type: 'level', levels: Array.from({ length: 10_000 }, () => 'low') },
+  { type: 'level', levels: [] },
+  { type: 'level', levels: ['dirty'] },
+  { type: 'window', within_hours: 72, duration_hours: 24, max_level: 'low' },
+  { type: 'window', within_hours: 1, duration_hours: 2 },
+  { type: 'window', within_hours: 1e9, duration_hours: 1.5, max_gco2eq_kwh: -5 },
+  { type: 'x' },
+  { type: '__proto__' },
+  null,
+  'published',
+];
+const SUBSCRIPTION_BASES: readonly unknown[] = ['lifecycle', 'direct', 'default', 'market', 1];
+
+interface SubscriptionRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+function generateSubscriptionRequest(
+  next: () => number,
+  created: readonly { id: string; secret: string }[],
+): SubscriptionRequest {
+  const roll = next();
+  if (roll < 0.7) {
+    const fields: Record<string, unknown> = {};
+    if (next() < 0.9) fields.url = pick(next, CALLBACK_URLS);
+    if (next() < 0.9) fields.zones = pick(next, SUBSCRIPTION_ZONES);
+    if (next() < 0.9) fields.condition = pick(next, CONDITIONS);
+    if (next() < 0.4) fields.basis = pick(next, SUBSCRIPTION_BASES);
+    let body = JSON.stringify(fields);
+    if (next() < 0.05) body = body.replace('{', '{"__proto__":{"polluted":1},');
+    if (next() < 0.05) body = body.slice(0, Math.floor(body.length / 2));
+    const type =
+      next() < 0.9 ? 'application/json' : pick(next, ['text/plain', '', 'application/xml']);
+    return { method: 'POST', path: '/v1/subscriptions', headers: { 'content-type': type }, body };
+  }
+  const known = created.length > 0 && next() < 0.6 ? pick(next, created) : undefined;
+  const id = known?.id ?? pick(next, ['sub_x', '', '..', '%00', 'x'.repeat(3000), '__proto__']);
+  const secret = known && next() < 0.7 ? known.secret : pick(next, ['', 'x', 'y'.repeat(500)]);
+  const headers: Record<string, string> =
+    next() < 0.9 ? { authorization: `Bearer ${secret}` } : { authorization: 'Basic x' };
+  const method = next() < 0.7 ? 'GET' : 'DELETE';
+  return { method, path: `/v1/subscriptions/${encodeURIComponent(id)}`, headers };
 }
 
 const CLOSING_REQUEST = 'GET /v1/health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n';
@@ -390,6 +562,9 @@ describe('hostile requests over raw sockets', () => {
       INGEST: 'off',
       RATE_LIMIT_PER_MINUTE: '1000000000',
       LOG_LEVEL: 'warn',
+      // Subscriptions fuzzed too; callbacks only to the loopback, which no write ever calls.
+      WEBHOOKS: 'on',
+      WEBHOOK_ALLOW: '127.0.0.1',
     });
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -476,12 +651,14 @@ describe('hostile requests over raw sockets', () => {
       const next = random(20261126);
       const paths = Array.from({ length: PARAM_REQUESTS }, () => generateParamRequest(next));
       const statuses = new Map<number, number>();
+      const answeredRoutes = new Set<string>();
       const worker = async (): Promise<void> => {
         for (let path = paths.shift(); path !== undefined; path = paths.shift()) {
           const response = await fetch(`${server.url}${path}`);
           const text = await response.text();
           const context = `${path.slice(0, 300)} -> ${response.status}`;
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          if (response.status < 400) answeredRoutes.add(path.split('?')[0]!);
           expect(response.status, context).toBeLessThan(500);
           if (response.status >= 400 && text !== '') {
             expect(() => JSON.parse(text) as unknown, context).not.toThrow();
@@ -493,6 +670,72 @@ describe('hostile requests over raw sockets', () => {
       // Most requests are refused (400, 404, 431), but many are answered.
       expect(statuses.get(200)).toBeGreaterThan(PARAM_REQUESTS / 20);
       expect(statuses.get(400)).toBeGreaterThan(PARAM_REQUESTS / 20);
+      // Every route answered some request, so the hostile values reached past its checks.
+      expect([...answeredRoutes].sort()).toEqual(PARAM_ROUTES.map(([path]) => path).sort());
+      expect(logs.filter((line) => line.msg === 'unhandled error')).toEqual([]);
+      expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
+    },
+  );
+
+  it(
+    `opens ${STREAM_REQUESTS} streams with hostile parameters and Last-Event-ID without a 5xx`,
+    { timeout: 120_000 },
+    async () => {
+      const next = random(20261127);
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < STREAM_REQUESTS; i++) {
+        const prefix = next() < 0.3 ? '/compat/gridcarbon/v1' : '/v1';
+        const parts: string[] = [];
+        if (next() < 0.7) parts.push(`zones=${pick(next, ZONE_LISTS)}`);
+        if (next() < 0.4) parts.push(`basis=${pick(next, PARAM_VALUES.basis!)}`);
+        if (next() < 0.1) parts.push(pick(next, EXTRA_PARAMS));
+        const path = `${prefix}/stream${parts.length === 0 ? '' : `?${parts.join('&')}`}`;
+        const headers: Record<string, string> = {};
+        if (next() < 0.7) headers['last-event-id'] = pick(next, LAST_EVENT_IDS);
+        const aborted = new AbortController();
+        const response = await fetch(`${server.url}${path}`, { headers, signal: aborted.signal });
+        const context = `${path.slice(0, 300)} (Last-Event-ID ${headers['last-event-id']?.slice(0, 40)}) -> ${response.status}`;
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        expect(response.status, context).toBeLessThan(500);
+        // A stream never ends: its headers are the answer. An error ends, and is read whole.
+        if (response.status === 200) aborted.abort();
+        else {
+          const text = await response.text();
+          if (text !== '') expect(text, context).not.toMatch(INTERNAL_DETAIL);
+        }
+      }
+      expect(statuses.get(200)).toBeGreaterThan(STREAM_REQUESTS / 10);
+      expect(statuses.get(400)).toBeGreaterThan(STREAM_REQUESTS / 10);
+      expect(logs.filter((line) => line.msg === 'unhandled error')).toEqual([]);
+      expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
+    },
+  );
+
+  it(
+    `answers ${SUBSCRIPTION_REQUESTS} generated subscription requests without a 5xx`,
+    { timeout: 120_000 },
+    async () => {
+      const next = random(20261128);
+      const statuses = new Map<number, number>();
+      const created: { id: string; secret: string }[] = [];
+      for (let i = 0; i < SUBSCRIPTION_REQUESTS; i++) {
+        const { method, path, headers, body } = generateSubscriptionRequest(next, created);
+        const response = await fetch(`${server.url}${path}`, { method, headers, body });
+        const text = await response.text();
+        const context = `${method} ${path.slice(0, 200)} ${body?.slice(0, 200) ?? ''} -> ${response.status}`;
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        expect(response.status, context).toBeLessThan(500);
+        if (response.status === 201)
+          created.push(JSON.parse(text) as { id: string; secret: string });
+        if (response.status >= 400 && text !== '') {
+          expect(() => JSON.parse(text) as unknown, context).not.toThrow();
+          expect(text, context).not.toMatch(INTERNAL_DETAIL);
+        }
+      }
+      // Most are refused (400, 404, 429 past the per-address cap), some created and read back.
+      expect(statuses.get(201)).toBeGreaterThan(0);
+      expect(statuses.get(200)).toBeGreaterThan(0);
+      expect(statuses.get(400)).toBeGreaterThan(SUBSCRIPTION_REQUESTS / 10);
       expect(logs.filter((line) => line.msg === 'unhandled error')).toEqual([]);
       expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
     },

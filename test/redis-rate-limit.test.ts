@@ -2,11 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { RedisRateLimiter } from '../src/http/redis-limiter-partition.js';
+import {
+  DEFAULT_REDIS_LIMITER_TIMING,
+  RedisRateLimiter,
+} from '../src/http/redis-limiter-partition.js';
 import { startServer } from '../src/server.js';
 import { isRedisAvailable, REDIS_URL, throwawayPrefix } from './support/redis.js';
+import { startPartitionProxy } from './support/tcp-proxy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-redis-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,6 +67,53 @@ describe.skipIf(!(await isRedisAvailable('redis rate-limit suite')))(
       } finally {
         limiter.stop();
         redis.disconnect();
+        await keys.drop();
+      }
+    });
+
+    it('does not take a held event loop for a partition', async () => {
+      const keys = throwawayPrefix();
+      const redis = new Redis(REDIS_URL);
+      const limiter = new RedisRateLimiter(redis, 10, keys.prefix);
+      try {
+        // One round trip measured: a hit now waits about 20 ms for Redis.
+        await limiter.hit('client');
+        const pending = limiter.hit('client');
+        // Redis answers while the loop is held well past that wait; the answer must still count.
+        const until = performance.now() + 300;
+        while (performance.now() < until);
+        expect((await pending).remaining).toBe(8);
+        expect(limiter.counting).toBe('redis');
+      } finally {
+        limiter.stop();
+        redis.disconnect();
+        await keys.drop();
+      }
+    });
+
+    it('comes back to a Redis that answers more slowly than before it went away', async () => {
+      const keys = throwawayPrefix();
+      const proxy = await startPartitionProxy({ host: '127.0.0.1', port: 6379 });
+      const redis = new Redis(`redis://127.0.0.1:${proxy.port}`);
+      const limiter = new RedisRateLimiter(redis, 10, keys.prefix, {
+        ...DEFAULT_REDIS_LIMITER_TIMING,
+        probeMs: 100,
+      });
+      try {
+        // A fast round trip measured: a hit now waits about 20 ms.
+        await limiter.hit('client');
+        proxy.slowDown(100);
+        await limiter.hit('client');
+        expect(limiter.counting).toBe('local');
+        // Redis answers in about 200 ms now, within the probe's wait: back to counting there.
+        await vi.waitFor(() => expect(limiter.counting).toBe('redis'), {
+          timeout: 10_000,
+          interval: 50,
+        });
+      } finally {
+        limiter.stop();
+        redis.disconnect();
+        await proxy.close();
         await keys.drop();
       }
     });

@@ -5,8 +5,12 @@ import { LocalRateLimiter, type LimitState, type RateLimiter, stateOf } from './
  * The rate limit counted in Redis, so that every instance of a deployment shares one count per
  * client, built so that a Redis that hangs (a partition: packets dropped, nothing refused) costs
  * requests nothing:
- * - a hit waits for Redis at most `budgetMs`; the first one that waits longer sends this
- *   instance to counting locally, and every hit still waiting is answered locally at once;
+ * - a hit waits for Redis a few of its usual round trips (`rttFactor` times the smoothed round
+ *   trip, at least `minBudgetMs`, at most `budgetMs`): with Redis on the same network that is
+ *   tens of ms, so the hits under way when a partition starts wait that long and no more. The
+ *   first hit that waits it out sends this instance to counting locally, and every hit still
+ *   waiting is answered locally at once. An answer that arrived while the loop was held is read
+ *   before the wait is judged over, so a held loop is not taken for a partition;
  * - while Redis is away, no hit is sent to it (nothing piles up in a queue or a socket buffer):
  *   a PING every `probeMs` says when it is back;
  * - an increment that reaches Redis later than `staleMs` after it was sent (held in a dead
@@ -16,8 +20,12 @@ import { LocalRateLimiter, type LimitState, type RateLimiter, stateOf } from './
  */
 
 export interface RedisLimiterTiming {
-  /** The longest a hit waits for Redis before it is counted locally. */
+  /** The longest a hit waits for Redis before it is counted locally (also before any answer). */
   readonly budgetMs: number;
+  /** The shortest: a Redis that answers in well under a ms still gets this long. */
+  readonly minBudgetMs: number;
+  /** How many smoothed round trips a hit waits, between the two. */
+  readonly rttFactor: number;
   /** How often a PING asks, while Redis is away, whether it is back. */
   readonly probeMs: number;
   /** An increment older than this when Redis runs it is dropped. */
@@ -26,11 +34,15 @@ export interface RedisLimiterTiming {
 
 export const DEFAULT_REDIS_LIMITER_TIMING: RedisLimiterTiming = {
   budgetMs: 500,
+  minBudgetMs: 20,
+  rttFactor: 10,
   probeMs: 1000,
   staleMs: 1000,
 };
 
 const WINDOW_MS = 60_000;
+/** The weight of the newest round trip in the smoothed one. */
+const RTT_SMOOTHING = 0.2;
 
 // INCRBY the weight (ARGV[3]) and, on the first hit of a window, its expiry, in one round trip
 // (atomic on the server); unless the hit comes after its deadline (ARGV[2], ms on Redis's clock;
@@ -55,6 +67,8 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly waiting = new Set<(error: RedisAway) => void>();
   /** Redis's clock minus ours, in ms, as last measured; undefined before the first answer. */
   private offset: number | undefined;
+  /** A hit's round trip to Redis, smoothed, in ms; undefined before the first answer. */
+  private roundTripMs: number | undefined;
   private probe: NodeJS.Timeout | undefined;
 
   constructor(
@@ -80,7 +94,9 @@ export class RedisRateLimiter implements RateLimiter {
       const [count, ttl, redisNow] = (await this.answered(
         this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}${key}`, WINDOW_MS, deadline, weight),
       )) as [number, number, number];
-      this.offset = redisNow - (sentAt + this.now()) / 2;
+      const answeredAt = this.now();
+      this.offset = redisNow - (sentAt + answeredAt) / 2;
+      this.measured(answeredAt - sentAt);
       if (count < 0) return this.fallback.hit(key, weight);
       return stateOf(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
     } catch {
@@ -94,17 +110,40 @@ export class RedisRateLimiter implements RateLimiter {
     clearInterval(this.probe);
   }
 
-  /** `command`'s answer, or RedisAway after the budget or when Redis goes away meanwhile. */
-  private answered<T>(command: Promise<T>): Promise<T> {
+  private measured(roundTrip: number): void {
+    this.roundTripMs =
+      this.roundTripMs === undefined
+        ? roundTrip
+        : this.roundTripMs + RTT_SMOOTHING * (roundTrip - this.roundTripMs);
+  }
+
+  /** How long a hit waits for Redis now. */
+  private waitMs(): number {
+    const { budgetMs, minBudgetMs, rttFactor } = this.timing;
+    if (this.roundTripMs === undefined) return budgetMs;
+    return Math.min(budgetMs, Math.max(minBudgetMs, rttFactor * this.roundTripMs));
+  }
+
+  /** `command`'s answer, or RedisAway after `waitMs` or when Redis goes away meanwhile. */
+  private answered<T>(command: Promise<T>, waitMs = this.waitMs()): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      let settled = false;
       const settle = () => {
+        settled = true;
         clearTimeout(timer);
         this.waiting.delete(reject);
       };
-      const timer = setTimeout(() => {
-        settle();
-        reject(new RedisAway());
-      }, this.timing.budgetMs);
+      // Timers run before I/O in a turn of the loop: after a held loop the answer may be
+      // waiting unread. setImmediate runs after the I/O of this turn, which reads it first.
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (settled) return;
+            settle();
+            reject(new RedisAway());
+          }),
+        waitMs,
+      );
       this.waiting.add(reject);
       command.then(
         (value) => {
@@ -124,9 +163,13 @@ export class RedisRateLimiter implements RateLimiter {
     this.away = true;
     for (const reject of this.waiting) reject(new RedisAway());
     this.waiting.clear();
+    // No request waits on the probe: it waits the longest, so that a Redis that is slower now
+    // than before the partition (its round trip measured again here) still comes back.
     this.probe = setInterval(() => {
-      this.answered(this.redis.ping()).then(
+      const sentAt = this.now();
+      this.answered(this.redis.ping(), this.timing.budgetMs).then(
         () => {
+          this.measured(this.now() - sentAt);
           this.away = false;
           clearInterval(this.probe);
         },

@@ -18,6 +18,7 @@ import { ZONES, type Zone } from '../../../core/zones.js';
 import { echo, ApiError } from '../../api-errors.js';
 import { logUnhandled } from '../../errors.js';
 import { CACHE_CONTROL } from '../../headers.js';
+import { LoopTurns } from '../../loop-turns.js';
 import { readParams, readRepeatedParam } from '../../query.js';
 import { distinct, REQUEST_LIMITS } from '../../request-cost.js';
 import {
@@ -217,7 +218,11 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
           }
         }
         const all: EmissionsData[] = [];
+        // Up to tens of thousands of points from memory, which answers at once: a turn of the
+        // loop between locations now and then, so that no request holds it for all of them.
+        const turns = new LoopTurns();
         for (const { name, zone } of locations) {
+          await turns.yieldIfDue();
           const step = stepOf(zone);
           let readings: Reading[];
           if (time === undefined) {

@@ -1,0 +1,83 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy on loopback that can stop forwarding, in both directions, without closing
+ * anything: the way a dropped route (a partition) looks to a client. Healing forwards what was
+ * held. Used by the Redis partition test and bench.
+ */
+export interface PartitionProxy {
+  readonly port: number;
+  partition(): void;
+  heal(): void;
+  /** Forwards each chunk `ms` late from now on, both ways (a slower link). */
+  slowDown(ms: number): void;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  readonly client: Socket;
+  readonly upstream: Socket;
+}
+
+/** Forwards 127.0.0.1:<port> to `target` until partitioned. */
+export async function startPartitionProxy(target: {
+  readonly host: string;
+  readonly port: number;
+}): Promise<PartitionProxy> {
+  const pairs = new Set<Pair>();
+  let partitioned = false;
+  let latencyMs = 0;
+  const relay = (from: Socket, to: Socket) =>
+    from.on('data', (chunk: Buffer) => {
+      if (latencyMs === 0) to.write(chunk);
+      else setTimeout(() => to.write(chunk), latencyMs);
+    });
+  // Paused sockets leave what arrives in the kernel's buffers, unread, until resumed.
+  const forward = ({ client, upstream }: Pair) => {
+    client.resume();
+    upstream.resume();
+  };
+  const hold = ({ client, upstream }: Pair) => {
+    client.pause();
+    upstream.pause();
+  };
+  const server: Server = createServer((client) => {
+    const upstream = connect(target);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    relay(client, upstream);
+    relay(upstream, client);
+    for (const socket of [client, upstream]) {
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+        pairs.delete(pair);
+      });
+    }
+    if (partitioned) hold(pair);
+    else forward(pair);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    partition: () => {
+      partitioned = true;
+      for (const pair of pairs) hold(pair);
+    },
+    heal: () => {
+      partitioned = false;
+      for (const pair of pairs) forward(pair);
+    },
+    slowDown: (ms) => {
+      latencyMs = ms;
+    },
+    close: async () => {
+      for (const { client, upstream } of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
