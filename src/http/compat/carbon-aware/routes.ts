@@ -18,7 +18,7 @@ import { ZONES, type Zone } from '../../../core/zones.js';
 import { echo, ApiError } from '../../api-errors.js';
 import { logUnhandled } from '../../errors.js';
 import { CACHE_CONTROL } from '../../headers.js';
-import { LoopTurns } from '../../loop-turns.js';
+import { LoopTurns } from '../../../stream/pacing.js';
 import { readParams, readRepeatedParam } from '../../query.js';
 import { distinct, REQUEST_LIMITS } from '../../request-cost.js';
 import {
