@@ -46,7 +46,8 @@ function logEntry(line: string): Record<string, unknown> | undefined {
 
 /** The line `gridco2 serving` carries the URL it listens on (PORT=0 lets the system pick). */
 function servingUrl(line: string): string | undefined {
-  const url = logEntry(line)?.url;
+  const entry = logEntry(line);
+  const url = entry?.['msg'] === 'gridco2 serving' ? entry['url'] : undefined;
   return typeof url === 'string' && url.startsWith('http://') ? url : undefined;
 }
 

@@ -463,7 +463,7 @@ describe('GET /metrics and the rate limit, and METRICS=off', () => {
   });
 
   it('logs where its own listener is, the port bound when METRICS_ADDR asks for port 0', async () => {
-    const logs: { msg: string; url?: string }[] = [];
+    const logs: { msg: string; metricsUrl?: string }[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line));
@@ -481,8 +481,8 @@ describe('GET /metrics and the rate limit, and METRICS=off', () => {
     );
     try {
       const listening = logs.find((line) => line.msg === 'metrics listening');
-      expect(listening?.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/);
-      const response = await fetch(listening!.url!);
+      expect(listening?.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/);
+      const response = await fetch(listening!.metricsUrl!);
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('grid_intensity_carbon_average{');
     } finally {

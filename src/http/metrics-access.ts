@@ -86,7 +86,10 @@ export function serveMetrics(
           // The port actually bound: METRICS_ADDR may ask for port 0.
           const bound = server!.address() as AddressInfo;
           const at = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-          access.logger?.info({ url: `http://${at}:${bound.port}/metrics` }, 'metrics listening');
+          access.logger?.info(
+            { metricsUrl: `http://${at}:${bound.port}/metrics` },
+            'metrics listening',
+          );
           resolve();
         });
       });
