@@ -13,9 +13,15 @@ const BIN = fileURLToPath(new URL('../bin/gridco2.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * Metrics on the service's port: a listener of their own at the default 127.0.0.1:9464 would warn
+ * on stdout whenever another process of the machine (a parallel suite) holds that port.
+ */
+const QUIET_ENV = { LOG_LEVEL: 'silent', METRICS_ADDR: 'public' };
+
 const run = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   spawnSync(process.execPath, [BIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    env: { ...process.env, ...QUIET_ENV, ...env },
     encoding: 'utf8',
     timeout: 20_000,
     ...(cwd !== undefined && { cwd }),
@@ -30,7 +36,7 @@ const runAsync = (args: string[], env: Record<string, string> = {}, cwd?: string
     stderr: string;
   }>((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      env: { ...process.env, ...QUIET_ENV, ...env },
       timeout: 20_000,
       ...(cwd !== undefined && { cwd }),
     });
