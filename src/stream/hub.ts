@@ -24,6 +24,10 @@ import { ClientGone, drained, LoopTurns } from './pacing.js';
  * write resumes before it, never after it: `Last-Event-ID` replays from the store everything
  * written since, at the client's pace, then the stream goes live. A client that got nothing for
  * a while gets a bare `id:` line (no event) so that its resume point moves on too.
+ *
+ * A write larger than a page is read in pages (changePages): the hub and each client keep where
+ * they are inside it (`within`), an event of it gets no `id:` until a page holds its end, and
+ * a client goes live only where the live clients are, never halfway into a write they were sent.
  */
 
 export interface StreamLimits {
