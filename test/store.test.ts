@@ -382,6 +382,41 @@ describe.each(backends)('store contract: $name', (backend) => {
     expect(capped.changes).toHaveLength(1);
   });
 
+  it('pages inside a write larger than the page by (version, zone, ts), each change once', async () => {
+    const start = await store.dataVersion();
+    const large = ['PL', 'DE', 'FR'].flatMap((zone) =>
+      Array.from({ length: 4 }, (_, i) => computed(zone, T0 + (3 - i) * H, i)),
+    );
+    await store.upsertReadings(large);
+    const largeVersion = await store.dataVersion();
+    await store.upsertReadings([computed('AT', T0, 9)]);
+    const end = await store.dataVersion();
+    const keys = (changes: readonly { zone: string; ts: number }[]) =>
+      changes.map((change) => `${change.zone} ${change.ts - T0}`);
+
+    const first = await store.changesSince(start, 5);
+    expect(first.complete).toBe(false);
+    expect(keys(first.changes)).toEqual(['DE 0', 'DE 3600', 'DE 7200', 'DE 10800', 'FR 0']);
+    const last = first.changes.at(-1)!;
+    const second = await store.changesSince(start, 5, { zone: last.zone, ts: last.ts });
+    expect(keys(second.changes)).toEqual(['FR 3600', 'FR 7200', 'FR 10800', 'PL 0', 'PL 3600']);
+    expect(second.changes.every((change) => change.version === largeVersion)).toBe(true);
+    const after = second.changes.at(-1)!;
+    const third = await store.changesSince(start, 5, { zone: after.zone, ts: after.ts });
+    // The rest of the write, then the writes after it.
+    expect(keys(third.changes)).toEqual(['PL 7200', 'PL 10800', 'AT 0']);
+    expect(third.changes.map((change) => change.version)).toEqual([
+      largeVersion,
+      largeVersion,
+      end,
+    ]);
+    expect(third.complete).toBe(true);
+    expect(third.version).toBe(end);
+    // Every change of the write once, across the pages.
+    const paged = [...first.changes, ...second.changes, ...third.changes.slice(0, 2)];
+    expect(keys(paged).sort()).toEqual(keys(large).sort());
+  });
+
   it('grants a lease to one holder at a time until it expires or is released', async () => {
     expect(await store.acquireLease('ingest', 'a', 60_000)).toBe(true);
     expect(await store.acquireLease('ingest', 'b', 60_000)).toBe(false);

@@ -71,6 +71,26 @@ const asEvent = (row: StoredReading): Reading => ({
   method: row.method,
 });
 
+/**
+ * Each `id` a stream sent after its opening block (on an event or a bare line), with how many
+ * readings it had sent up to it: the id a client keeps must be that of a write it got whole.
+ */
+function readingsAtEachId(raw: string): { id: number; readings: number }[] {
+  const seen: { id: number; readings: number }[] = [];
+  let readings = 0;
+  for (const block of raw.split('\n\n').slice(1)) {
+    const lines = block.split('\n');
+    if (lines.some((line) => line.startsWith('data: '))) readings++;
+    const id = lines.find((line) => line.startsWith('id: '));
+    if (id) seen.push({ id: Number(id.slice('id: '.length)), readings });
+  }
+  return seen;
+}
+
+/** Readings written up to each version, for `readingsAtEachId`: `writes` in version order. */
+const readingsUpTo = (writes: readonly { version: number; readings: number }[], id: number) =>
+  writes.filter((write) => write.version <= id).reduce((sum, write) => sum + write.readings, 0);
+
 async function openDatabase(backend: 'sqlite' | 'postgres') {
   if (backend === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'gridco2-stream-'));
@@ -246,7 +266,11 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
       Array.from({ length: 6000 }, (_, i) => computed(i % 2 ? 'FR' : 'NL', ts + (i + 1) * H, 4)),
       [computed('DE', ts, 5)],
     ];
-    for (const batch of away) await writer.upsertReadings(batch);
+    const versions: number[] = [];
+    for (const batch of away) {
+      await writer.upsertReadings(batch);
+      versions.push(await writer.dataVersion());
+    }
     hourCounter += 6001;
     const expected = [
       computed('FR', ts, 2),
@@ -262,8 +286,16 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
     const received = again.readings<Reading>();
     expect(received.map(key).sort()).toEqual(expected.map(key).sort());
     expect(received.at(-1)).toEqual(asEvent(computed('DE', ts, 5)));
-    // One id per write, on its last event.
-    expect(again.events.filter((event) => event.hasId)).toHaveLength(4);
+    // An id only where a write ends: on its last event, or on a bare id line after it when the
+    // write was larger than a replay page (its events for the client were not the last of it).
+    const forClient = [1, 3000, 3000, 1].map((readings, i) => ({
+      version: versions[i]!,
+      readings,
+    }));
+    const ids = readingsAtEachId(again.raw);
+    expect(ids.map(({ id }) => id)).toContain(versions.at(-1));
+    for (const { id, readings } of ids) expect(readings).toBe(readingsUpTo(forClient, id));
+    expect(again.events.filter((event) => event.hasId).length).toBeGreaterThanOrEqual(2);
     expect(again.lastEventId).toBe(String(await writer.dataVersion()));
 
     // Then live.
@@ -273,6 +305,52 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
     expect(again.readings().at(-1)).toEqual(asEvent(live));
     again.close();
   });
+
+  it('sends a write larger than a page once, live and replayed, its id only at its end', async () => {
+    const before = String(await writer.dataVersion());
+    const live = await stream();
+    const liveDe = await stream('/v1/stream?zones=DE');
+    for (const client of [live, liveDe])
+      await client.until('opened', () => client.retries.length > 0);
+    // 5,500 changes: more than a live page (5,000) and five replay pages (1,000), cut inside a
+    // zone; DE comes first in the write, so DE clients get all of theirs before its end.
+    const ts = freshHour();
+    const large = ['DE', 'FR', 'IE', 'NL', 'PL'].flatMap((zone) =>
+      Array.from({ length: 1100 }, (_, i) => computed(zone, ts + i * H, 100 + (i % 7))),
+    );
+    await writer.upsertReadings(large);
+    const largeVersion = await writer.dataVersion();
+    const after = computed('FR', ts + 1100 * H, 7);
+    await writer.upsertReadings([after]);
+    const end = await writer.dataVersion();
+    hourCounter += 1101;
+
+    const key = (reading: Reading) => `${reading.zone} ${reading.ts} ${reading.gco2eq_kwh}`;
+    const check = async (client: EventStreamClient, zone?: string) => {
+      const expected = [...large, after].filter((row) => !zone || row.zone === zone);
+      await client.untilEvents(expected.length, 60_000);
+      await client.until('the id of the last write', () => client.lastEventId === String(end));
+      // Every reading once, in write order.
+      const received = client.readings<Reading>();
+      expect(received.map(key).sort()).toEqual(expected.map(asEvent).map(key).sort());
+      expect(new Set(received.map(key)).size).toBe(received.length);
+      if (!zone) expect(received.at(-1)).toEqual(asEvent(after));
+      const writes = [
+        { version: largeVersion, readings: zone ? expected.length : expected.length - 1 },
+        { version: end, readings: zone ? 0 : 1 },
+      ];
+      // Never an id inside the large write: a client resumes before it or after it.
+      for (const { id, readings } of readingsAtEachId(client.raw)) {
+        expect(readings).toBe(readingsUpTo(writes, id));
+      }
+      client.close();
+    };
+    await check(live);
+    await check(liveDe, 'DE');
+    // Opened once the live clients have had it all: replayed from the store.
+    await check(await stream('/v1/stream', { 'last-event-id': before }));
+    await check(await stream('/v1/stream?zones=DE', { 'last-event-id': before }), 'DE');
+  }, 300_000);
 
   it('moves the id on with a bare id line when a write holds nothing for the client', async () => {
     const client = await stream('/v1/stream?zones=IE');

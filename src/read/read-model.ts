@@ -3,7 +3,7 @@ import type { ZoneReading } from '../core/reading.js';
 import type { MixPoint } from '../storage/store.js';
 
 // The shapes of what is read, for readers above this layer (they never hold the store port).
-export type { MixPoint, ReadingChange } from '../storage/store.js';
+export type { MixPoint, ReadingChange, StoreKey } from '../storage/store.js';
 import type { ZoneSeries } from './zone-series.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { IngestReport } from '../core/reading.js';
 import type { SourceId } from '../core/sources.js';
-import type { ReadingChanges, Store } from '../storage/store.js';
+import type { ReadingChanges, Store, StoreKey } from '../storage/store.js';
 import { MemoryReadModel } from './memory-read-model.js';
 import type { ReadModel, Unavailable } from './read-model.js';
 import type { AppliedChanges, ReadingCache } from './reading-cache.js';
@@ -60,9 +60,12 @@ export class Reads {
     return this.guard(() => this.store.dataVersion());
   }
 
-  /** The reading changes written after `version`, at most `limit` (Store.changesSince). */
-  changesSince(version: number, limit: number): Promise<ReadingChanges> {
-    return this.store.changesSince(version, limit);
+  /**
+   * The reading changes written after `version`, at most `limit`; with `after`, those of write
+   * `version + 1` after that key (Store.changesSince).
+   */
+  changesSince(version: number, limit: number, after?: StoreKey): Promise<ReadingChanges> {
+    return this.store.changesSince(version, limit, after);
   }
 
   /** Calls `listener` when the store says it changed, where it pushes that (PostgreSQL). */

@@ -72,8 +72,8 @@ export interface ReadingChanges {
   /** The data version these changes bring a follower to. */
   readonly version: number;
   /**
-   * In the order they were written (ascending `version`); a later change of the same key wins.
-   * Each key appears once, with the version of its last write.
+   * In the order they were written (ascending `version`, then zone and ts); a later change of the
+   * same key wins. Each key appears once, with the version of its last write.
    */
   readonly changes: readonly ReadingChange[];
   /**
@@ -192,9 +192,11 @@ export interface Store {
 
   /**
    * Every reading written or removed after data version `sinceVersion`, read in one consistent
-   * snapshot, at most `limit` of them. Lets every instance follow the store incrementally.
+   * snapshot, at most `limit` of them, ordered by (version, zone, ts). Lets every instance follow
+   * the store incrementally. `after` pages inside a write larger than `limit`: the rows of write
+   * `sinceVersion + 1` up to the key `after` are left out (its forecasts are not).
    */
-  changesSince(sinceVersion: number, limit: number): Promise<ReadingChanges>;
+  changesSince(sinceVersion: number, limit: number, after?: StoreKey): Promise<ReadingChanges>;
 
   /**
    * Calls `listener` soon after any instance commits new data, where the backend can push that

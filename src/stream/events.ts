@@ -1,7 +1,7 @@
 import type { Basis } from '../core/factors.js';
 import { formatTs } from '../core/time.js';
 import { round1 } from '../core/units.js';
-import type { ReadingChange } from '../read/read-model.js';
+import type { ReadingChange, StoreKey } from '../read/read-model.js';
 import { publishedReading } from '../read/reading-cache.js';
 
 /**
@@ -62,51 +62,56 @@ export interface Chunk {
   readonly upTo: number;
   /** Where the events after this chunk start. */
   readonly next: number;
-  /** The chunk ends in the middle of a write (a write larger than a chunk). */
-  readonly midWrite: boolean;
+  /** The version of its last event: above `upTo` when the chunk ends inside a write. */
+  readonly last: number;
 }
 
 /**
- * The events of `events`, from index `from`, that `client` has not had (above its cursor, in its
- * zones), as chunks of about CHUNK_CHARS. The last event of each write carries the `id`, so the
- * id a client keeps is that of a write it got whole; a write larger than a chunk is cut between
- * chunks, and `next` says where its rest starts, so that it is sent once, never again.
+ * The events of `batch`, from its index `from`, that `client` has not had (above its cursor, in
+ * its zones), as chunks of about CHUNK_CHARS. The last event of each write carries the `id`, so
+ * the id a client keeps is that of a write it got whole; a write larger than a chunk is cut
+ * between chunks, and `next` says where its rest starts, so that it is sent once, never again.
+ * A write past the batch's `upTo` has its rest in the next batch: none of its events has an id.
  */
-export function* eventChunks(
-  client: EventReceiver,
-  events: readonly ReadingEvent[],
-  from = 0,
-): Generator<Chunk> {
+export function* eventChunks(client: EventReceiver, batch: BatchRest): Generator<Chunk> {
+  const { events } = batch;
   let text = '';
   let upTo = client.cursor;
-  let midWrite = false;
+  let last = client.cursor;
   const mine = (event: ReadingEvent) =>
     event.version > client.cursor && (!client.zones || client.zones.has(event.zone));
-  for (let i = from; i < events.length; i++) {
+  for (let i = batch.from; i < events.length; i++) {
     const event = events[i]!;
     if (!mine(event)) continue;
     let next = i + 1;
     while (next < events.length && !mine(events[next]!)) next++;
-    midWrite = next < events.length && events[next]!.version === event.version;
-    if (midWrite) {
+    const writeGoesOn =
+      event.version > batch.upTo ||
+      (next < events.length && events[next]!.version === event.version);
+    if (writeGoesOn) {
       text += `event: reading\ndata: ${event.data}\n\n`;
     } else {
       text += `event: reading\nid: ${event.version}\ndata: ${event.data}\n\n`;
       upTo = event.version;
     }
+    last = event.version;
     if (text.length >= CHUNK_CHARS) {
-      yield { text, upTo, next: i + 1, midWrite };
+      yield { text, upTo, next: i + 1, last };
       text = '';
     }
   }
-  if (text !== '') yield { text, upTo, next: events.length, midWrite };
+  if (text !== '') yield { text, upTo, next: events.length, last };
 }
 
-/** The events of a batch a client has still to be sent, from `from`; complete up to `upTo`. */
+/**
+ * The events of a batch a client has still to be sent, from `from`: complete up to `upTo` and,
+ * when `within` is set, the first part of the next write, up to that key (ChangePage).
+ */
 export interface BatchRest {
   readonly events: readonly ReadingEvent[];
   readonly from: number;
   readonly upTo: number;
+  readonly within?: StoreKey;
 }
 
 /** A bare `id` line (no event): moves the client's resume point on past writes not for it. */

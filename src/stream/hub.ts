@@ -4,14 +4,9 @@ import type { Logger } from 'pino';
 import type { Basis } from '../core/factors.js';
 import type { AppliedChanges } from '../read/reading-cache.js';
 import type { Reads } from '../read/reads.js';
-import { changePages } from './change-pages.js';
-import {
-  eventChunks,
-  idLine,
-  PreparedEvents,
-  type BatchRest,
-  type ReadingEvent,
-} from './events.js';
+import type { StoreKey } from '../read/read-model.js';
+import { changePages, type ChangePosition } from './change-pages.js';
+import { eventChunks, idLine, PreparedEvents, type BatchRest, type Chunk } from './events.js';
 import { ClientGone, drained, LoopTurns } from './pacing.js';
 
 /**
@@ -29,6 +24,10 @@ import { ClientGone, drained, LoopTurns } from './pacing.js';
  * write resumes before it, never after it: `Last-Event-ID` replays from the store everything
  * written since, at the client's pace, then the stream goes live. A client that got nothing for
  * a while gets a bare `id:` line (no event) so that its resume point moves on too.
+ *
+ * A write larger than a page is read in pages (changePages): the hub and each client keep where
+ * they are inside it (`within`), an event of it gets no `id:` until a page holds its end, and
+ * a client goes live only where the live clients are, never halfway into a write they were sent.
  */
 
 export interface StreamLimits {
@@ -81,15 +80,33 @@ interface StreamClient {
   readonly basis: Basis | undefined;
   /** Every change up to this data version has been sent to this client, or does not concern it. */
   cursor: number;
+  /** Write `cursor + 1` has been sent up to this key (a write larger than a page). */
+  within: StoreKey | undefined;
   /** Replaying from the store: live changes are not sent until the replay catches up. */
   live: boolean;
-  /** Part of a write has been sent, not all of it: the stream may not end before the rest. */
-  midWrite: boolean;
+  /**
+   * The version of the last event it was sent: above `cursor`, part of a write has been sent,
+   * not all of it, and the stream may not end before the rest.
+   */
+  sent: number;
   /** The stream's age is up: it ends at the end of the write in progress. */
   ending: boolean;
   /** Bytes its socket had taken at the previous heartbeat. */
   takenAtHeartbeat: number;
 }
+
+/** Part of a write has been sent to `client`, not all of it. */
+const midWrite = (client: StreamClient) => client.sent > client.cursor;
+
+/** Notes that `chunk` has been written to `client`. */
+function wrote(client: StreamClient, chunk: Chunk): void {
+  if (chunk.upTo > client.cursor) client.within = undefined;
+  [client.cursor, client.sent] = [chunk.upTo, chunk.last];
+}
+
+/** Whether two keys (or their absence) are the same. */
+const sameKey = (a: StoreKey | undefined, b: StoreKey | undefined) =>
+  a === b || (a !== undefined && b !== undefined && a.zone === b.zone && a.ts === b.ts);
 
 /** Writes to a stream still open; false when it has closed (nothing is written then). */
 function write(response: ServerResponse, text: string): boolean {
@@ -109,6 +126,8 @@ export class StreamHub {
   private readonly clients = new Set<StreamClient>();
   /** Changes up to this version have been sent to every live client; -1: not following yet. */
   private version = -1;
+  /** And write `version + 1` up to this key, while a write larger than a page is sent. */
+  private within: StoreKey | undefined;
   private following: Promise<void> | undefined;
   /** Sends happen one batch after another, in version order. */
   private queue: Promise<void> = Promise.resolve();
@@ -168,13 +187,15 @@ export class StreamHub {
       zones: zones && new Set(zones.map((zone) => zone.code)),
       basis,
       cursor,
-      live: cursor >= this.version,
-      midWrite: false,
+      within: undefined,
+      live: false,
+      sent: cursor,
       ending: false,
       takenAtHeartbeat: bytesTaken(response),
     };
+    client.live = this.caughtUp(client);
     const end = () => {
-      if (client.midWrite) client.ending = true;
+      if (midWrite(client)) client.ending = true;
       // Bytes still unread: cut rather than ended, which would wait for a client that may never
       // read them.
       else if (response.writableLength > 0) response.destroy();
@@ -206,7 +227,12 @@ export class StreamHub {
   /** What the reading cache applied: sent on as it is, or read from the store after a reload. */
   private async applied(applied: AppliedChanges): Promise<void> {
     if (this.version < 0 || this.closed) return;
-    if (applied.changes === undefined || applied.fromVersion > this.version) {
+    // In the middle of a write (a catch-up that failed there), the rest is read from the store.
+    if (
+      applied.changes === undefined ||
+      applied.fromVersion > this.version ||
+      this.within !== undefined
+    ) {
       return this.catchUp(applied.version);
     }
     this.send(new PreparedEvents(applied.changes), applied.version);
@@ -219,12 +245,24 @@ export class StreamHub {
   private async catchUp(target = 0): Promise<void> {
     if (this.version < 0 || this.closed) return;
     if (this.liveClients() === 0) {
-      this.version = Math.max(this.version, target, await this.reads.dataVersion());
+      const version = Math.max(target, await this.reads.dataVersion());
+      if (version > this.version) [this.version, this.within] = [version, undefined];
       return;
     }
-    for await (const page of changePages(this.reads, this.version)) {
-      this.send(new PreparedEvents(page.changes), page.upTo);
+    for await (const page of changePages(this.reads, this.position())) {
+      this.send(new PreparedEvents(page.changes), page.upTo, page.within);
     }
+  }
+
+  /** What every live client has been sent. */
+  private position(): ChangePosition {
+    return { version: this.version, within: this.within };
+  }
+
+  /** Whether `client` has been sent all the live clients have: then it is sent live changes. */
+  private caughtUp(client: StreamClient): boolean {
+    if (client.cursor !== this.version) return client.cursor > this.version;
+    return sameKey(client.within, this.within);
   }
 
   private liveClients(): number {
@@ -233,12 +271,17 @@ export class StreamHub {
     return live;
   }
 
-  /** Sends a batch of changes, complete up to version `upTo`, to every live client. */
-  private send(events: PreparedEvents, upTo: number): void {
+  /**
+   * Sends a batch of changes, complete up to version `upTo` (and up to the key `within` of the
+   * next write), to every live client.
+   */
+  private send(events: PreparedEvents, upTo: number, within?: StoreKey): void {
     for (const client of this.clients) {
-      if (client.live && client.cursor < upTo) this.sendLive(client, events.on(client.basis), upTo);
+      if (client.live && (client.cursor < upTo || (client.cursor === upTo && within))) {
+        this.sendLive(client, { events: events.on(client.basis), from: 0, upTo, within });
+      }
     }
-    this.version = Math.max(this.version, upTo);
+    if (upTo >= this.version) [this.version, this.within] = [upTo, within];
   }
 
   /**
@@ -247,23 +290,24 @@ export class StreamHub {
    * pace it reads, then replays from the store (a large write, a backfill, or a client that
    * paused). A write larger than a chunk may be cut there: its rest follows, nothing twice.
    */
-  private sendLive(client: StreamClient, events: readonly ReadingEvent[], upTo: number): void {
+  private sendLive(client: StreamClient, batch: BatchRest): void {
     const { response } = client;
-    let from = 0;
-    for (const chunk of eventChunks(client, events)) {
+    let from = batch.from;
+    for (const chunk of eventChunks(client, batch)) {
       if (response.destroyed || response.writableEnded) return;
       const unsent = response.writableLength;
       if (unsent > 0 && unsent + chunk.text.length > this.limits.maxUnsentBytes) {
         client.live = false;
-        void this.replay(client, { events, from, upTo });
+        void this.replay(client, { ...batch, from });
         return;
       }
       response.write(chunk.text);
-      client.cursor = chunk.upTo;
-      client.midWrite = chunk.midWrite;
+      wrote(client, chunk);
+      if (this.endIfDue(client)) return;
       from = chunk.next;
     }
-    if (client.cursor < upTo && write(response, idLine(upTo))) client.cursor = upTo;
+    const end = this.batchEnd(client, batch);
+    if (end === '' || write(response, end)) this.endIfDue(client);
   }
 
   /**
@@ -276,15 +320,17 @@ export class StreamHub {
     try {
       if (rest) await this.sendPaced(client, rest, turns);
       while (!client.live && !client.response.writableEnded) {
-        for await (const page of changePages(this.reads, client.cursor, REPLAY_PAGE_ROWS)) {
+        const from = { version: client.cursor, within: client.within };
+        for await (const page of changePages(this.reads, from, REPLAY_PAGE_ROWS)) {
           if (client.response.writableEnded) return;
           const events = new PreparedEvents(page.changes).on(client.basis);
-          await this.sendPaced(client, { events, from: 0, upTo: page.upTo }, turns);
+          const batch = { events, from: 0, upTo: page.upTo, within: page.within };
+          await this.sendPaced(client, batch, turns);
           // A turn between pages whatever the time: reading a page is the costly part.
           await nextTurn();
         }
         // No await since the last check: no batch can slip between the replay and going live.
-        if (client.cursor >= this.version) client.live = true;
+        client.live = this.caughtUp(client);
       }
     } catch (error) {
       if (!(error instanceof ClientGone)) {
@@ -301,20 +347,35 @@ export class StreamHub {
    */
   private async sendPaced(client: StreamClient, rest: BatchRest, turns: LoopTurns): Promise<void> {
     const { response } = client;
-    for (const chunk of eventChunks(client, rest.events, rest.from)) {
+    for (const chunk of eventChunks(client, rest)) {
       if (response.destroyed || response.writableEnded) throw new ClientGone();
       const more = response.write(chunk.text);
-      client.cursor = chunk.upTo;
-      client.midWrite = chunk.midWrite;
-      if (client.ending && !chunk.midWrite) {
-        response.end();
-        return;
-      }
+      wrote(client, chunk);
+      if (this.endIfDue(client)) return;
       if (!more) await drained(response);
       await turns.yieldIfDue();
     }
-    if (client.cursor < rest.upTo && !write(response, idLine(rest.upTo))) throw new ClientGone();
-    client.cursor = rest.upTo;
+    const end = this.batchEnd(client, rest);
+    if (end !== '' && !write(response, end)) throw new ClientGone();
+    this.endIfDue(client);
+  }
+
+  /**
+   * Where `client` is once it has been sent `batch` whole: the text that tells it so (a bare
+   * `id` line past writes not for it, or nothing).
+   */
+  private batchEnd(client: StreamClient, batch: BatchRest): string {
+    if (client.cursor > batch.upTo) return '';
+    const moved = client.cursor < batch.upTo;
+    [client.cursor, client.within] = [batch.upTo, batch.within];
+    return moved ? idLine(batch.upTo) : '';
+  }
+
+  /** Ends the stream of `client` if its age is up and it is between two writes. */
+  private endIfDue(client: StreamClient): boolean {
+    if (!client.ending || midWrite(client)) return false;
+    client.response.end();
+    return true;
   }
 
   /**

@@ -134,9 +134,14 @@ const INSERT_BACKFILLED_SQL = `
 const BUMP_VERSION_SQL = `UPDATE meta SET value = value + 1 WHERE key = 'data_version'
   RETURNING value`;
 
+const CHANGES_COLUMNS =
+  'zone, ts, value, method, complete AS published, lifecycle, direct, version';
+// Both walk readings_version_key (version, zone, ts).
 const CHANGES_SQL = `
-  SELECT zone, ts, value, method, complete AS published, lifecycle, direct, version
-  FROM readings WHERE version > $1 ORDER BY version LIMIT $2`;
+  SELECT ${CHANGES_COLUMNS} FROM readings WHERE version > $1 ORDER BY version, zone, ts LIMIT $2`;
+const CHANGES_AFTER_SQL = `
+  SELECT ${CHANGES_COLUMNS} FROM readings WHERE (version, zone, ts) > ($1, $2, $3)
+  ORDER BY version, zone, ts LIMIT $4`;
 
 // PostgreSQL has no skip scan: DISTINCT ON (zone) would read every published row. This walks the
 // primary key instead, one probe for the next zone and one for its newest published row, so the
@@ -460,12 +465,20 @@ export class PostgresStore implements Store {
     return rows.map(toStored);
   }
 
-  async changesSince(sinceVersion: number, limit: number): Promise<ReadingChanges> {
+  async changesSince(
+    sinceVersion: number,
+    limit: number,
+    after?: StoreKey,
+  ): Promise<ReadingChanges> {
     return this.inTransaction(async (client) => {
       // One snapshot for the version and the rows, so nothing committed in between is missed.
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const version = await readVersion(client);
-      const { rows } = await client.query<ReadingChange>(CHANGES_SQL, [sinceVersion, limit + 1]);
+      const { rows } = await client.query<ReadingChange>(
+        after
+          ? { text: CHANGES_AFTER_SQL, values: [sinceVersion + 1, after.zone, after.ts, limit + 1] }
+          : { text: CHANGES_SQL, values: [sinceVersion, limit + 1] },
+      );
       const forecasts = await client.query<ForecastRow>(
         `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > $1 AND kind = $2
          ORDER BY version LIMIT $3`,

@@ -145,9 +145,14 @@ export class SqliteStore implements Store {
         `SELECT ${STORED_COLUMNS} FROM readings WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
       ),
       newest: db.prepare(`SELECT max(ts) FROM readings WHERE zone = ?`).pluck(),
+      // readings_version holds (version, zone, ts): the key of a WITHOUT ROWID table follows.
       changes: db.prepare(
         `SELECT zone, ts, value, method, complete AS published, lifecycle, direct, version
-         FROM readings WHERE version > ? ORDER BY version LIMIT ?`,
+         FROM readings WHERE version > ? ORDER BY version, zone, ts LIMIT ?`,
+      ),
+      changesAfter: db.prepare(
+        `SELECT zone, ts, value, method, complete AS published, lifecycle, direct, version
+         FROM readings WHERE (version, zone, ts) > (?, ?, ?) ORDER BY version, zone, ts LIMIT ?`,
       ),
       forecastChanges: db.prepare(
         `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > ? AND kind = ?
@@ -380,14 +385,19 @@ export class SqliteStore implements Store {
     return this.statements.dataVersion.get() as number;
   }
 
-  async changesSince(sinceVersion: number, limit: number): Promise<ReadingChanges> {
+  async changesSince(
+    sinceVersion: number,
+    limit: number,
+    after?: StoreKey,
+  ): Promise<ReadingChanges> {
     // A deferred transaction reads one snapshot, even while another process writes.
     return this.db.transaction(() => {
       const version = this.statements.dataVersion.get() as number;
-      const rows = this.statements.changes.all(sinceVersion, limit + 1) as (Omit<
-        ReadingChange,
-        'published'
-      > & { published: number })[];
+      const rows = (
+        after
+          ? this.statements.changesAfter.all(sinceVersion + 1, after.zone, after.ts, limit + 1)
+          : this.statements.changes.all(sinceVersion, limit + 1)
+      ) as (Omit<ReadingChange, 'published'> & { published: number })[];
       const forecasts = this.statements.forecastChanges.all(
         sinceVersion,
         SERVED_FORECAST_KIND,
