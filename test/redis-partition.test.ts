@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { isRedisAvailable, REDIS_URL, throwawayPrefix } from './support/redis.js';
@@ -13,7 +13,8 @@ import { startPartitionProxy } from './support/tcp-proxy.js';
  * A Redis partition (issue 22): a TCP proxy on loopback in front of Redis stops forwarding, in
  * both directions, without closing anything, the way a dropped route looks to a client. Limited
  * requests must not wait on it, and the increments held in the dead connection, delivered when
- * it heals, must not be counted.
+ * it heals, must not be counted. After it heals, the limit is counted in Redis again, on a new
+ * connection: the one that stalled is never used again.
  *
  * The partition lasts 8 s, not the issue's 60 (the bench measures 60): what a request costs is
  * settled by the first hit that waits out its wait (a few round trips, at least 20 ms); from then
@@ -65,10 +66,9 @@ describe.skipIf(!(await isRedisAvailable('redis partition suite')))('a Redis par
       }
       return results;
     };
-    const counted = async () =>
-      Promise.all(
-        clients.map(async (ip) => Number((await direct.get(`${keys.prefix}ratelimit:${ip}`)) ?? 0)),
-      );
+    const countOf = async (ip: string) =>
+      Number((await direct.get(`${keys.prefix}ratelimit:${ip}`)) ?? 0);
+    const counted = async () => Promise.all(clients.map(countOf));
     try {
       // Before: 20 requests per client, counted in Redis (a hit over its budget on a busy
       // machine is counted locally instead).
@@ -76,6 +76,8 @@ describe.skipIf(!(await isRedisAvailable('redis partition suite')))('a Redis par
       expect(before.every(({ status }) => status !== 429 && status < 500)).toBe(true);
       const countedBefore = await counted();
       expect(Math.min(...countedBefore)).toBeGreaterThan(10);
+      const [stalled, ...others] = proxy.openConnections();
+      expect(others).toEqual([]);
 
       proxy.partition();
       const partitionStarted = Date.now();
@@ -100,7 +102,18 @@ describe.skipIf(!(await isRedisAvailable('redis partition suite')))('a Redis par
       // The held increments reach Redis now, over a second late: none is counted.
       await sleep(2500);
       expect(await counted()).toEqual(countedBefore);
-      // Back on Redis (a PING a second says so): 30 more each, none refused, counted in Redis.
+      // Back on Redis (a PING a second says so): a client new to it is counted there, on a
+      // connection opened since the partition began; the one that stalled is closed.
+      const newcomer = '10.9.0.99';
+      await vi.waitFor(
+        async () => {
+          expect((await timed(newcomer)).status).not.toBe(429);
+          expect(await countOf(newcomer)).toBeGreaterThan(0);
+        },
+        { timeout: 15_000, interval: 100 },
+      );
+      expect(proxy.openConnections()).not.toContain(stalled);
+      // 30 more each, none refused, counted in Redis.
       const after = await rounds(30);
       expect(after.filter(({ status }) => status === 429)).toEqual([]);
       const countedAfter = await counted();

@@ -40,7 +40,7 @@ import {
   LocalRateLimiter,
   type RateLimiter,
 } from './rate-limiter.js';
-import { RedisRateLimiter } from './redis-limiter-partition.js';
+import { REDIS_LIMITER_OPTIONS, RedisRateLimiter } from './redis-limiter-partition.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
 import type { StreamLimits } from '../stream/hub.js';
@@ -333,15 +333,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 }
 
 async function connectRedis(url: string, log: Logger | undefined): Promise<Redis> {
-  const redis = new Redis(url, {
-    // A request never waits long on Redis: fail fast, count loosely, keep reconnecting.
-    connectTimeout: 1000,
-    commandTimeout: 500,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    // A peer gone without a word (a partition) is noticed by TCP, not only by timeouts.
-    keepAlive: 10_000,
-  });
+  // A request never waits long on Redis: fail fast, count loosely, keep reconnecting.
+  const redis = new Redis(url, REDIS_LIMITER_OPTIONS);
   let healthy = true;
   redis.on('error', (error: Error) => {
     if (healthy) log?.warn({ err: error.message }, 'redis unavailable: rate limits count loosely');

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import { TLSSocket } from 'node:tls';
+import type { Redis, RedisOptions } from 'ioredis';
 import { LocalRateLimiter, type LimitState, type RateLimiter, stateOf } from './rate-limiter.js';
 
 /**
@@ -11,13 +12,39 @@ import { LocalRateLimiter, type LimitState, type RateLimiter, stateOf } from './
  *   first hit that waits it out sends this instance to counting locally, and every hit still
  *   waiting is answered locally at once. An answer that arrived while the loop was held is read
  *   before the wait is judged over, so a held loop is not taken for a partition;
+ * - the connection that stalled is reset then (RST) and never used again: what it still held
+ *   unsent is discarded rather than delivered when the route heals, and a connection that sat
+ *   out a partition can stay slow after it (TCP's retransmission timer backs off while packets
+ *   are dropped; later commands queue behind the stalled ones). ioredis connects afresh;
  * - while Redis is away, no hit is sent to it (nothing piles up in a queue or a socket buffer):
- *   a PING every `probeMs` says when it is back;
- * - an increment that reaches Redis later than `staleMs` after it was sent (held in a dead
- *   connection's buffers, delivered when the partition heals) is not counted: the script
- *   compares Redis's clock with the deadline the hit carries, on Redis's clock as last measured.
- * The connection itself (`connectRedis`) has no offline queue and uses TCP keep-alive.
+ *   every `probeMs` a PING on the new connection asks whether it is back (a PING unanswered
+ *   within `budgetMs` resets that connection too). Once one is answered, a second PING measures
+ *   the round trip afresh: the first one's may include the wait for the route to heal, and
+ *   samples from before the partition say nothing of the Redis that is back (slower, perhaps);
+ * - an increment that reaches Redis later than `staleMs` after it was sent (held somewhere on
+ *   the route, delivered when the partition heals) is not counted: the script compares Redis's
+ *   clock with the deadline the hit carries, on Redis's clock as last measured.
+ * The connection is opened with `REDIS_LIMITER_OPTIONS`.
  */
+
+/**
+ * The options of the limiter's ioredis connection: no offline queue and no resending on a new
+ * connection (a command that missed its wait is never sent again), no ready check or client
+ * info before the first command (the probe's PING is the check), short timeouts, and keep-alive,
+ * so that a peer gone without a word is noticed by TCP as well.
+ */
+export const REDIS_LIMITER_OPTIONS: RedisOptions = {
+  connectTimeout: 1000,
+  commandTimeout: 500,
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false,
+  autoResendUnfulfilledCommands: false,
+  enableReadyCheck: false,
+  disableClientInfo: true,
+  keepAlive: 10_000,
+  // Reconnect soon: while it is away, each probe wants a connection to ask on.
+  retryStrategy: (times) => Math.min(times * 100, 1000),
+};
 
 export interface RedisLimiterTiming {
   /** The longest a hit waits for Redis before it is counted locally (also before any answer). */
@@ -70,6 +97,8 @@ export class RedisRateLimiter implements RateLimiter {
   /** A hit's round trip to Redis, smoothed, in ms; undefined before the first answer. */
   private roundTripMs: number | undefined;
   private probe: NodeJS.Timeout | undefined;
+  /** A probe is under way (it can take longer than `probeMs`). */
+  private asking = false;
 
   constructor(
     private readonly redis: Redis,
@@ -163,19 +192,41 @@ export class RedisRateLimiter implements RateLimiter {
     this.away = true;
     for (const reject of this.waiting) reject(new RedisAway());
     this.waiting.clear();
-    // No request waits on the probe: it waits the longest, so that a Redis that is slower now
-    // than before the partition (its round trip measured again here) still comes back.
-    this.probe = setInterval(() => {
-      const sentAt = this.now();
-      this.answered(this.redis.ping(), this.timing.budgetMs).then(
-        () => {
-          this.measured(this.now() - sentAt);
-          this.away = false;
-          clearInterval(this.probe);
-        },
-        () => undefined,
-      );
-    }, this.timing.probeMs);
+    this.resetConnection();
+    this.probe = setInterval(() => void this.askWhetherBack(), this.timing.probeMs);
     this.probe.unref();
+  }
+
+  /**
+   * One probe: on a connection opened since Redis went away (none yet: the next probe asks). No
+   * request waits on it, so it waits the longest: a Redis slower now than before still comes back.
+   */
+  private async askWhetherBack(): Promise<void> {
+    if (this.asking || this.redis.status !== 'ready') return;
+    this.asking = true;
+    try {
+      await this.answered(this.redis.ping(), this.timing.budgetMs);
+      const sentAt = this.now();
+      await this.answered(this.redis.ping(), this.timing.budgetMs);
+      this.roundTripMs = this.now() - sentAt;
+      this.away = false;
+      clearInterval(this.probe);
+    } catch {
+      this.resetConnection();
+    } finally {
+      this.asking = false;
+    }
+  }
+
+  /**
+   * Resets the connection (RST): what the socket holds unsent is discarded, not delivered when
+   * the route heals. ioredis then connects afresh (`retryStrategy`).
+   */
+  private resetConnection(): void {
+    if (this.redis.status !== 'ready') return;
+    const { stream } = this.redis;
+    // A TLS socket cannot send a bare RST; closing it leaves the unsent part to the deadline.
+    if (stream instanceof TLSSocket) stream.destroy();
+    else stream.resetAndDestroy();
   }
 }

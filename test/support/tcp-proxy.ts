@@ -17,10 +17,13 @@ export interface PartitionProxy {
   heal(): void;
   /** Forwards each chunk `ms` late from now on, both ways (a slower link). */
   slowDown(ms: number): void;
+  /** The connections open now, each by its number in the order they were accepted (from 1). */
+  openConnections(): number[];
   close(): Promise<void>;
 }
 
 interface Pair {
+  readonly id: number;
   readonly client: Socket;
   readonly upstream: Socket;
 }
@@ -33,6 +36,7 @@ export async function startPartitionProxy(target: {
   const pairs = new Set<Pair>();
   let partitioned = false;
   let latencyMs = 0;
+  let accepted = 0;
   const relay = (from: Socket, to: Socket) =>
     from.on('data', (chunk: Buffer) => {
       if (latencyMs === 0) to.write(chunk);
@@ -49,7 +53,7 @@ export async function startPartitionProxy(target: {
   };
   const server: Server = createServer({ noDelay: true }, (client) => {
     const upstream = connect({ ...target, noDelay: true });
-    const pair = { client, upstream };
+    const pair = { id: ++accepted, client, upstream };
     pairs.add(pair);
     relay(client, upstream);
     relay(upstream, client);
@@ -78,6 +82,7 @@ export async function startPartitionProxy(target: {
     slowDown: (ms) => {
       latencyMs = ms;
     },
+    openConnections: () => [...pairs].map(({ id }) => id),
     close: async () => {
       for (const { client, upstream } of pairs) {
         client.destroy();
