@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import {
   DEFAULT_REDIS_LIMITER_TIMING,
+  REDIS_LIMITER_OPTIONS,
   RedisRateLimiter,
 } from '../src/http/redis-limiter-partition.js';
 import { startServer } from '../src/server.js';
@@ -94,14 +95,18 @@ describe.skipIf(!(await isRedisAvailable('redis rate-limit suite')))(
     it('comes back to a Redis that answers more slowly than before it went away', async () => {
       const keys = throwawayPrefix();
       const proxy = await startPartitionProxy({ host: '127.0.0.1', port: 6379 });
-      const redis = new Redis(`redis://127.0.0.1:${proxy.port}`);
+      // Going away resets the connection; ioredis connects afresh as the service's does.
+      const redis = new Redis(`redis://127.0.0.1:${proxy.port}`, REDIS_LIMITER_OPTIONS);
       const limiter = new RedisRateLimiter(redis, 10, keys.prefix, {
         ...DEFAULT_REDIS_LIMITER_TIMING,
         probeMs: 100,
       });
       try {
+        // Without an offline queue, a command before the connection is up is refused.
+        await new Promise((resolve) => redis.once('ready', resolve));
         // A fast round trip measured: a hit now waits about 20 ms.
         await limiter.hit('client');
+        expect(limiter.counting).toBe('redis');
         proxy.slowDown(100);
         await limiter.hit('client');
         expect(limiter.counting).toBe('local');
