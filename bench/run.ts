@@ -62,6 +62,7 @@ import {
 } from './heaviest-requests.js';
 import {
   bodiesEncoded,
+  forecastsSettled,
   peakResidentMiB,
   residentMiB,
   startBaseline,
@@ -138,6 +139,8 @@ async function abort(reason: string, exitCode: number): Promise<void> {
 }
 
 const log = (message: string) => console.error(`bench: ${message}`);
+/** The longest wait for gridco2's start-up forecast work (a fresh store's first backtest). */
+const FORECASTS_SETTLE_MS = 300_000;
 
 /**
  * A bound on the whole run, from what it is about to do, with room for slow store builds.
@@ -149,7 +152,7 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
   const perServerAndScenario = warmup + options.rounds * (options.duration + 4);
   const measuring =
     stores * SCENARIOS.length * 2 * perServerAndScenario +
-    stores * 60 +
+    stores * (60 + FORECASTS_SETTLE_MS / 1000) +
     sqliteStores * defencesSeconds(options.quick) +
     recomputeSeconds(options.quick) +
     heaviestRequestsSeconds(options.quick) +
@@ -291,6 +294,12 @@ async function measureStore(
       cacheLoadedMs === null
         ? `${label}: no "reading cache loaded" line within a minute; measuring anyway`
         : `${label}: cache loaded after ${cacheLoadedMs.toFixed(0)} ms`,
+    );
+    const settledMs = await forecastsSettled(gridco2.url, FORECASTS_SETTLE_MS);
+    log(
+      settledMs === null
+        ? `${label}: forecast work still running after ${FORECASTS_SETTLE_MS / 1000} s; measuring anyway`
+        : `${label}: forecast work done after ${(settledMs / 1000).toFixed(1)} s more`,
     );
     const captures = await captureScenarios(gridco2);
     const capturesFile = capturesFileOf(scratchDir, label);

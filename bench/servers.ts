@@ -201,6 +201,35 @@ export async function waitUntilIdle(pids: readonly number[], maxMs = 10_000): Pr
   }
 }
 
+const FORECAST_READY = /^gridco2_forecast_ready (\d+)$/m;
+const FORECAST_COMPUTING = /^gridco2_forecast_computing (\d+)$/m;
+
+/**
+ * Waits until gridco2's forecast work is done: forecasts prepared and no backtest running. A
+ * fresh store has no backtest, so gridco2 runs one at start on its worker thread, which the
+ * pinning puts on the served core: measured then, the steady state would be the during-backtest
+ * case. Resolves with the milliseconds waited, or null when `maxMs` passed first (or gridco2 has
+ * no such metrics).
+ */
+export async function forecastsSettled(baseUrl: string, maxMs: number): Promise<number | null> {
+  const started = performance.now();
+  const agent = new http.Agent({ keepAlive: false });
+  try {
+    while (performance.now() - started < maxMs) {
+      const response = await get(`${baseUrl}/metrics`, agent, 5_000).catch(() => undefined);
+      const text = response?.status === 200 ? response.body.toString('utf8') : '';
+      const ready = FORECAST_READY.exec(text)?.[1];
+      const computing = FORECAST_COMPUTING.exec(text)?.[1];
+      if (ready === undefined || computing === undefined) return null;
+      if (ready === '1' && computing === '0') return performance.now() - started;
+      await delay(250);
+    }
+    return null;
+  } finally {
+    agent.destroy();
+  }
+}
+
 const BODIES_ENCODED = /^gridco2_response_bodies_encoded_total(?:\{[^}]*\})? (\d+(?:\.\d+)?)$/m;
 
 /**

@@ -238,6 +238,8 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
         'gridco2_ingest_report_incomplete_intervals',
         'gridco2_response_cache_bytes',
         'grid_intensity_carbon_average',
+        'gridco2_forecast_ready',
+        'gridco2_forecast_computing',
         'process_cpu_seconds_total',
         'nodejs_eventloop_lag_seconds',
       ]) {
@@ -319,6 +321,14 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
         [...routes].filter((route) => route!.includes('no-such') || route!.includes('?')),
       ).toEqual([]);
     });
+  });
+
+  it('says whether forecasts are prepared and whether their work runs, as the engine does', async () => {
+    // A check of the engine's own, awaited: nothing runs after it until the next timer.
+    await server.forecasts.tick();
+    const samples = await scrape(server.url);
+    expect(valueOf(samples, 'gridco2_forecast_ready')).toBe(1);
+    expect(valueOf(samples, 'gridco2_forecast_computing')).toBe(0);
   });
 
   it('has zone lags, freshness and points that agree with /v1/status and the store', async () => {

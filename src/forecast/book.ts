@@ -20,4 +20,6 @@ export interface ForecastBook {
   /** The newest walk-forward backtest behind the forecasts, when there is one. */
   readonly backtest?: BacktestRun | null;
   readonly ready?: boolean; // false while the first forecasts are prepared after start
+  /** True while forecasts or a backtest are being computed (off the serving thread). */
+  readonly computing?: boolean;
 }

@@ -31,3 +31,23 @@ describe('ForecastEngine.backtestNow', () => {
     }
   });
 });
+
+describe('ForecastEngine.computing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gridco2-engine-'));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is true from the start of a check to its end, and ready once forecasts were prepared', async () => {
+    const store = new SqliteStore(join(dir, 'store.db'));
+    const engine = new ForecastEngine({ store, clock: () => Date.UTC(2026, 10, 20, 12) });
+    try {
+      expect([engine.computing, engine.ready]).toEqual([false, false]);
+      const check = engine.tick();
+      expect(engine.computing).toBe(true);
+      await check;
+      expect([engine.computing, engine.ready]).toEqual([false, true]);
+    } finally {
+      await engine.stop();
+      await store.close();
+    }
+  });
+});

@@ -77,6 +77,11 @@ export class ForecastEngine implements ForecastBook {
     return this.backtestRun;
   }
 
+  /** Whether a check (preparing forecasts, maybe a backtest) is under way. */
+  get computing(): boolean {
+    return this.running !== undefined;
+  }
+
   /** Prepares at once in the background, then checks every `checkMs`. */
   start(): void {
     void this.tick();

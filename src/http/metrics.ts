@@ -358,6 +358,24 @@ export function registerMetrics(
     staleAfter.set({ source }, SOURCE_INFO[source].staleAfterHours * HOUR);
   }
   new Gauge({
+    name: 'gridco2_forecast_ready',
+    help: '1 once forecasts of every zone have been prepared since start, else 0.',
+    registers,
+    collect() {
+      this.set(app.forecasts.ready === false ? 0 : 1);
+    },
+  });
+  new Gauge({
+    name: 'gridco2_forecast_computing',
+    help:
+      '1 while this process prepares forecasts or runs the walk-forward backtest (on its worker ' +
+      'thread), else 0.',
+    registers,
+    collect() {
+      this.set(app.forecasts.computing === true ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'gridco2_store_up',
     help:
       '1 when the store (or the memory following it) answered its last read for these metrics ' +
