@@ -30,6 +30,29 @@ describe('round1', () => {
     }
   });
 
+  it('agrees with rounding the printed decimal for values near and far from a tie, at every magnitude', () => {
+    // The reference: the printed form with its decimal point shifted, then rounded half up.
+    const reference = (value: number) => {
+      const printed = String(Math.abs(value));
+      const tenths = Math.round(
+        printed.includes('e') ? Math.abs(value) * 10 : Number(`${printed}e1`),
+      );
+      return value < 0 ? -tenths : tenths;
+    };
+    let seed = 1;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const values: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const magnitude = 10 ** Math.floor(random() * 12 - 3);
+      const hundredths = Math.floor(random() * 100_000);
+      // Exact ties (x.x5), the doubles either side of them, and arbitrary values.
+      const tie = (hundredths - (hundredths % 10) + 5) / 100;
+      values.push(tie, tie + Number.EPSILON * tie, tie - Number.EPSILON * tie);
+      values.push(random() * magnitude, -random() * magnitude, (hundredths / 100) * magnitude);
+    }
+    for (const value of values) expect(toTenths(value), String(value)).toBe(reference(value));
+  });
+
   it('leaves values it cannot round as they are', () => {
     expect(round1(Number.NaN)).toBeNaN();
     expect(toTenths(Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);

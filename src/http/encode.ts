@@ -61,22 +61,27 @@ export interface MixBody {
 }
 
 /** `/v1/mix`: the generation behind each published value, and its renewable and low-carbon shares. */
+/** Each category's member name with its colon: made once, not per interval. */
+const MEMBER_OF: ReadonlyMap<string, string> = new Map(
+  CATEGORIES.map((category) => [category, `"${apiCategory(category)}":`]),
+);
+
 export function encodeMix(body: MixBody): string {
   const note = body.note === undefined ? '' : `,"note":${JSON.stringify(body.note)}`;
   const data = body.points.map(({ ts, mix }) => {
     let total = 0;
     let renewable = 0;
-    const generation: string[] = [];
+    let generation = '';
     for (const category of CATEGORIES) {
       const amount = mix[category];
       if (amount === undefined) continue;
       total += amount;
       if (RENEWABLE.has(category)) renewable += amount;
-      generation.push(`"${apiCategory(category)}":${round1(amount)}`);
+      generation += `${generation === '' ? '' : ','}${MEMBER_OF.get(category)!}${round1(amount)}`;
     }
     const lowCarbon = renewable + (mix.nuclear ?? 0);
     return (
-      `{"ts":"${formatTs(ts)}","generation":{${generation.join(',')}},` +
+      `{"ts":"${formatTs(ts)}","generation":{${generation}},` +
       `"renewable_pct":${round1((100 * renewable) / total)},` +
       `"low_carbon_pct":${round1((100 * lowCarbon) / total)}}`
     );
