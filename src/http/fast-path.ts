@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EncodedBody } from './response-cache.js';
 import { API_ERRORS, ApiError } from './api-errors.js';
 import type { DataResponder } from './data-responder.js';
-import { representationFor, representationHeaders } from './negotiate.js';
+import { type Representation, representationHeaders, representationReady } from './negotiate.js';
 import { logUnhandled, sendRawError } from './errors.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import {
@@ -155,7 +155,10 @@ async function respond(
       return;
     }
   }
-  send(request, response, encoded, plan.cacheControl, state);
+  let representation = representationReady(encoded, request.headers['accept-encoding']);
+  // A large body's first compressed request waits for its variant, made off the event loop.
+  if (representation instanceof Promise) representation = await representation;
+  send(request, response, encoded, representation, plan.cacheControl, state);
 }
 
 // Node's writeHead takes a flat [name, value, ...] array much faster than an object (measured:
@@ -187,10 +190,10 @@ function send(
   request: IncomingMessage,
   response: ServerResponse,
   encoded: EncodedBody,
+  representation: Representation,
   cacheControl: string,
   state: LimitState,
 ): void {
-  const representation = representationFor(encoded, request.headers['accept-encoding']);
   const link =
     encoded.nextFrom === undefined ? undefined : nextPageLink(request.url ?? '', encoded.nextFrom);
   const headers = commonHeaders(state, link === undefined ? EXPOSE : `${EXPOSE}, Link`);

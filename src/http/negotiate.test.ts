@@ -1,6 +1,11 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { chooseEncoding, representationFor, representationHeaders } from './negotiate.js';
+import {
+  chooseEncoding,
+  representationFor,
+  representationHeaders,
+  representationReady,
+} from './negotiate.js';
 import { EncodedBody } from './response-cache.js';
 
 describe('chooseEncoding (RFC 9110 §12.5.3)', () => {
@@ -55,5 +60,41 @@ describe('representationFor', () => {
       ...(encoded === large ? [['vary', 'accept-encoding']] : []),
       ...(encoding === undefined ? [] : [['content-encoding', encoding]]),
     ]);
+  });
+});
+
+describe('representationReady', () => {
+  // Above the size compressed off the event loop (64 KiB); not random, so it compresses.
+  const page = () =>
+    new EncodedBody(
+      Buffer.from(JSON.stringify({ data: Array.from({ length: 20_000 }, (_, i) => i) })),
+    );
+
+  it.each(['br', 'gzip'] as const)(
+    "makes a large body's %s variant off the loop once, then answers at once with the same bytes",
+    async (coding) => {
+      const encoded = page();
+      const grown: number[] = [];
+      encoded.onGrow = (bytes) => grown.push(bytes);
+      const first = representationReady(encoded, coding);
+      const second = representationReady(encoded, coding);
+      expect(first).toBeInstanceOf(Promise);
+      const [made, again] = await Promise.all([first, second]);
+      const decode = coding === 'br' ? brotliDecompressSync : gunzipSync;
+      expect(decode(made.body).equals(encoded.body)).toBe(true);
+      expect(again.body).toBe(made.body);
+      // Made once although asked twice while it was being made.
+      expect(grown).toEqual([made.body.length]);
+      const later = representationReady(encoded, coding);
+      expect(later).not.toBeInstanceOf(Promise);
+      expect(later).toEqual(representationFor(encoded, coding));
+    },
+  );
+
+  it('answers at once for a small body and for identity', () => {
+    expect(representationReady(new EncodedBody(Buffer.from('{"a":1}')), 'br')).not.toBeInstanceOf(
+      Promise,
+    );
+    expect(representationReady(page(), undefined)).not.toBeInstanceOf(Promise);
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EncodedBody } from './response-cache.js';
+import type { ContentCoding, EncodedBody } from './response-cache.js';
 import { CORS_HEADERS } from './headers.js';
 import { nextPageLink } from './query.js';
 
@@ -10,7 +10,6 @@ import { nextPageLink } from './query.js';
  */
 
 /** The content codings the server can send, in the order it prefers them. */
-export type ContentCoding = 'br' | 'gzip';
 const SERVER_PREFERENCE: readonly ContentCoding[] = ['br', 'gzip'];
 /** Bodies shorter than this are sent as they are: compressing them saves nothing worth a CPU. */
 const MIN_COMPRESS_BYTES = 1024;
@@ -50,11 +49,36 @@ export function representationFor(
   encoded: EncodedBody,
   acceptEncoding: string | undefined,
 ): Representation {
+  return representationIn(encoded, codingFor(encoded, acceptEncoding));
+}
+
+/**
+ * `representationFor`, once a large body's compressed variant has been made off the event loop
+ * (a promise only then): what every sender uses.
+ */
+export function representationReady(
+  encoded: EncodedBody,
+  acceptEncoding: string | undefined,
+): Representation | Promise<Representation> {
+  const encoding = codingFor(encoded, acceptEncoding);
+  const preparing = encoding === undefined ? undefined : encoded.prepare(encoding);
+  return preparing
+    ? preparing.then(() => representationIn(encoded, encoding))
+    : representationIn(encoded, encoding);
+}
+
+function codingFor(encoded: EncodedBody, acceptEncoding: string | undefined) {
+  return encoded.body.length >= MIN_COMPRESS_BYTES ? chooseEncoding(acceptEncoding) : undefined;
+}
+
+function representationIn(
+  encoded: EncodedBody,
+  encoding: ContentCoding | undefined,
+): Representation {
   const varies = encoded.body.length >= MIN_COMPRESS_BYTES;
-  const encoding = varies ? chooseEncoding(acceptEncoding) : undefined;
   if (encoding === undefined) return { body: encoded.body, etag: encoded.etag, encoding, varies };
   return {
-    body: encoding === 'br' ? encoded.br() : encoded.gzip(),
+    body: encoded.compressed(encoding),
     etag: `${encoded.etag.slice(0, -1)}-${encoding}"`,
     encoding,
     varies,
@@ -73,12 +97,12 @@ export function representationHeaders(representation: Representation): [string, 
  * Sends an encoded body through Fastify in the representation the client accepts, with its own
  * ETag, and the Link to the next page when the body was truncated.
  */
-export function sendEncoded(
+export async function sendEncoded(
   request: FastifyRequest,
   reply: FastifyReply,
   encoded: EncodedBody,
-): Buffer {
-  const representation = representationFor(encoded, request.headers['accept-encoding']);
+): Promise<Buffer> {
+  const representation = await representationReady(encoded, request.headers['accept-encoding']);
   if (encoded.nextFrom !== undefined) {
     reply.header('link', nextPageLink(request.url, encoded.nextFrom));
     reply.header(

@@ -1,11 +1,35 @@
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
+
+/** The content codings a body can be compressed in. */
+export type ContentCoding = 'br' | 'gzip';
+
+/**
+ * Bodies from this size on are compressed on libuv's thread pool, not on the event loop, before
+ * they are sent (`prepare`): a 1.2 MB mix page costs 8 ms in brotli and 16 ms in gzip (measured).
+ */
+const COMPRESS_OFF_LOOP_BYTES = 64 * 1024;
+
+const brotliOptions = (body: Buffer) => ({
+  // Quality 5: most of brotli's gain at a fraction of the default (11) cost.
+  params: {
+    [constants.BROTLI_PARAM_QUALITY]: 5,
+    [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+  },
+});
+const GZIP_OPTIONS = { level: 6 };
+const brotliOffLoop = promisify(brotliCompress);
+const gzipOffLoop = promisify(gzip);
 
 /** A response body encoded once, with its ETag and its compressed variants made on demand. */
 export class EncodedBody {
   readonly etag: string;
-  private gzipped: Buffer | undefined;
-  private brotli: Buffer | undefined;
+  private readonly variants: { br?: Buffer; gzip?: Buffer } = {};
+  private readonly compressing: {
+    br?: Promise<void> | undefined;
+    gzip?: Promise<void> | undefined;
+  } = {};
   /** Told the size of each compressed variant once it is made, so a cache can count it. */
   onGrow: ((bytes: number) => void) | undefined;
 
@@ -19,22 +43,36 @@ export class EncodedBody {
 
   /** The bytes held: the body and every compressed variant made so far. */
   get size(): number {
-    return this.body.length + (this.gzipped?.length ?? 0) + (this.brotli?.length ?? 0);
+    return this.body.length + (this.variants.br?.length ?? 0) + (this.variants.gzip?.length ?? 0);
   }
 
-  gzip(): Buffer {
-    return (this.gzipped ??= this.grown(gzipSync(this.body, { level: 6 })));
+  /** The body in `coding`, compressed now (on the event loop) unless `prepare` made it. */
+  compressed(coding: ContentCoding): Buffer {
+    return (this.variants[coding] ??= this.grown(
+      coding === 'br'
+        ? brotliCompressSync(this.body, brotliOptions(this.body))
+        : gzipSync(this.body, GZIP_OPTIONS),
+    ));
   }
 
-  br(): Buffer {
-    // Quality 5: most of brotli's gain at a fraction of the default (11) cost.
-    return (this.brotli ??= this.grown(
-      brotliCompressSync(this.body, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: 5,
-          [constants.BROTLI_PARAM_SIZE_HINT]: this.body.length,
-        },
-      }),
+  /**
+   * Makes the `coding` variant of a large body off the event loop; resolves once `compressed`
+   * returns it at once. Undefined when there is nothing to wait for (made, or small enough).
+   */
+  prepare(coding: ContentCoding): Promise<void> | undefined {
+    if (this.body.length < COMPRESS_OFF_LOOP_BYTES || this.variants[coding]) return undefined;
+    return (this.compressing[coding] ??= (
+      coding === 'br'
+        ? brotliOffLoop(this.body, brotliOptions(this.body))
+        : gzipOffLoop(this.body, GZIP_OPTIONS)
+    ).then(
+      (variant) => {
+        this.variants[coding] ??= this.grown(variant);
+      },
+      // Not made: `compressed` makes it on the loop, and a later request tries again.
+      () => {
+        this.compressing[coding] = undefined;
+      },
     ));
   }
 
