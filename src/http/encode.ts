@@ -61,8 +61,8 @@ export interface MixBody {
 }
 
 /** `/v1/mix`: the generation behind each published value, and its renewable and low-carbon shares. */
-/** Each category's member name with its colon: made once, not per interval. */
-const MEMBER_OF: ReadonlyMap<string, string> = new Map(
+/** Each category's JSON member name with its colon (`"wind_onshore":`): made once, not per row. */
+export const MIX_MEMBER: ReadonlyMap<string, string> = new Map(
   CATEGORIES.map((category) => [category, `"${apiCategory(category)}":`]),
 );
 
@@ -77,7 +77,7 @@ export function encodeMix(body: MixBody): string {
       if (amount === undefined) continue;
       total += amount;
       if (RENEWABLE.has(category)) renewable += amount;
-      generation += `${generation === '' ? '' : ','}${MEMBER_OF.get(category)!}${round1(amount)}`;
+      generation += `${generation === '' ? '' : ','}${MIX_MEMBER.get(category)!}${round1(amount)}`;
     }
     const lowCarbon = renewable + (mix.nuclear ?? 0);
     return (
