@@ -56,8 +56,8 @@ def load(dump, zone):
 
 def caiso_day_ahead(csv_dir):
     """CAISO OASIS day-ahead wind and solar from the files, which gridco2 does not read: issued,
-    by the brief's rule, on the day before the market day (US/Pacific) at 16:00 UTC (summer) /
-    17:00 UTC (winter)."""
+    as ENTSO-E's day-ahead is (bench/real-history/README.md), on the day before the market day
+    (US/Pacific) at 16:00 UTC (summer) / 17:00 UTC (winter); dump.ts --caiso-day-ahead alike."""
     frame = pd.read_csv(gzip.open(os.path.join(csv_dir, "US-CAISO.csv.gz"), "rt"))
     ts = pd.to_datetime(frame["ts_utc_start"], utc=True)
     local = ts.dt.tz_convert("America/Los_Angeles")
