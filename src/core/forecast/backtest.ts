@@ -120,6 +120,11 @@ export interface BacktestOptions {
   readonly issueTimes: readonly number[];
   /** The models competing to serve, first preferred on a tie. */
   readonly candidates: readonly ForecastModel[];
+  /**
+   * Called once with every issue's forecasts (each candidate, the baselines and SERVED, slots
+   * from `visibleEnd`): the GBM yardstick (bench/reference) scores the same forecasts outside.
+   */
+  readonly onIssues?: (issues: readonly IssueForecasts[]) => void;
 }
 
 /** Days of issues whose errors make the band of the next one. */
@@ -133,7 +138,7 @@ const BAND_REFRESH_SECONDS = 7 * DAY_SECONDS;
 const JOB_HOURS = 4;
 const JOB_WINDOW_HOURS = 24;
 
-interface IssueForecasts {
+export interface IssueForecasts {
   readonly issueTs: number;
   readonly visibleEnd: number;
   /** One array per model id (candidates and baselines), slots from visibleEnd. */
@@ -254,6 +259,7 @@ export function* backtestZoneSteps(
     const sources = candidateIds.map((id) => issue.values.get(id)!);
     issue.values.set(SERVED, combine(state, issue, sources, weights[index]!));
   }
+  options.onIssues?.(issues);
   const asServedScore = yield* scoreModel(state, issues, SERVED, true);
   // What serves next: the weights the newest outcomes give.
   const finalWeights = weighWalkForward(issues, scored, lag, true)[0]!;

@@ -14,6 +14,7 @@ import {
   CLIMATOLOGY_ANOMALY,
   DAILY_PROFILE,
   DAILY_UPSTREAM,
+  DAILY_WEEKLY,
   OPERATOR_FORECAST,
   PERSISTENCE,
   UPSTREAM_REGRESSION,
@@ -167,6 +168,39 @@ describe('the models', () => {
     const lowest = forecast.indexOf(Math.min(...forecast));
     expect(Math.abs(((visibleEnd + lowest) % 24) - 6)).toBeLessThanOrEqual(1);
     expect(DAILY_PROFILE.inputsOf(zone)).toEqual(['history']);
+  });
+
+  it("the daily-weekly profile adds the day of the week's departure, learned over whole weeks", () => {
+    // Weekends 40 lower: each week's departures from its own hour-of-day means hold that
+    // difference, which the daily profile (every day alike) cannot.
+    const visibleEnd = length - 72;
+    const points = Array.from({ length: visibleEnd }, (_, slot) => ({
+      ts: START + slot * H,
+      value: periodic(slot),
+    }));
+    const zone = new ZoneState({
+      actual: regularSeries(points, grid),
+      upstream: {},
+      publicationLagSeconds: 0,
+    });
+    const daily = zone.dailyProfile(visibleEnd)!;
+    const weekly = zone.dailyWeeklyProfile(visibleEnd)!;
+    const offset = (slot: number) => weekly[zone.slotOfWeek(slot)]! - daily[zone.slotOfWeek(slot)]!;
+    // Saturday and Wednesday 00:00 and 12:00 UTC (START is a Monday).
+    for (const hour of [0, 12]) {
+      expect(offset(5 * 24 + hour) - offset(2 * 24 + hour)).toBeCloseTo(-40, 0);
+    }
+    // Over a week the departures cancel: the daily profile's level is kept.
+    const sum = Array.from({ length: 7 }, (_, day) => offset(day * 24)).reduce((a, b) => a + b);
+    expect(Math.abs(sum)).toBeLessThan(1);
+    // The model's next 72 hours follow the weekend's dip where the daily profile alone cannot.
+    const issueTs = START + visibleEnd * H;
+    const forecast = DAILY_WEEKLY.predict(zone, { issueTs, visibleEnd }, visibleEnd + 72);
+    const truth = Array.from({ length: 72 }, (_, i) => periodic(visibleEnd + i));
+    const plain = DAILY_PROFILE.predict(zone, { issueTs, visibleEnd }, visibleEnd + 72);
+    const rmse = (values: Float64Array) =>
+      Math.sqrt(values.reduce((sum, value, i) => sum + (value - truth[i]!) ** 2, 0) / 72);
+    expect(rmse(forecast)).toBeLessThan(rmse(plain));
   });
 
   it('cannot forecast with less than a week of values', () => {

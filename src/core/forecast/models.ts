@@ -72,8 +72,11 @@ const HISTORY_ONLY = (): readonly string[] => ['history'];
 const CLIMATOLOGY_WEEKS = 10;
 /** Days of earlier issues a regression is fitted on. */
 const TRAINING_DAYS = 35;
-/** Values a model looks back on from an issue: the profile's weeks and the fitting days. */
-export const LOOKBACK_SECONDS = (CLIMATOLOGY_WEEKS * 7 + TRAINING_DAYS + 7) * DAY_SECONDS;
+/** Weeks the day-of-week offsets of `ZoneState.dailyWeeklyProfile` are averaged over. */
+const WEEKLY_OFFSET_WEEKS = 52;
+/** Values a model looks back on from an issue: the profiles' weeks and the fitting days. */
+export const LOOKBACK_SECONDS =
+  (Math.max(CLIMATOLOGY_WEEKS, WEEKLY_OFFSET_WEEKS) * 7 + TRAINING_DAYS + 7) * DAY_SECONDS;
 /** Upstream forecasts a model looks back on: its fitting days. */
 export const UPSTREAM_LOOKBACK_SECONDS = (TRAINING_DAYS + 3) * DAY_SECONDS;
 /** At least this many published values before an issue, or the zone cannot be forecast. */
@@ -93,6 +96,7 @@ export class ZoneState {
   private readonly generationProfiles = new Map<number, Float64Array | null>();
   private readonly reshapedProfiles = new Map<number, Float64Array | null>();
   private readonly dailyProfiles = new Map<number, Float64Array | null>();
+  private readonly dailyWeeklyProfiles = new Map<number, Float64Array | null>();
   readonly slotsPerWeek: number;
   /** Slot-of-week of slot 0. */
   private readonly weekPhase: number;
@@ -222,6 +226,56 @@ export class ZoneState {
       }
     }
     this.dailyProfiles.set(visibleEnd, built);
+    return built;
+  }
+
+  /**
+   * The daily profile plus, per slot of the week, the mean departure of the value from its own
+   * week's mean of that hour of the day, over the whole weeks of the last WEEKLY_OFFSET_WEEKS
+   * before `visibleEnd`: the recent days' shape with the day of the week's difference learned
+   * over many weeks (a week's level and season cancel out of each departure). Null when the
+   * daily profile is.
+   */
+  dailyWeeklyProfile(visibleEnd: number): Float64Array | null {
+    const cached = this.dailyWeeklyProfiles.get(visibleEnd);
+    if (cached !== undefined) return cached;
+    const daily = this.dailyProfile(visibleEnd);
+    let built: Float64Array | null = null;
+    if (daily) {
+      const { step, values } = this.series;
+      const perDay = DAY_SECONDS / step;
+      const perWeek = this.slotsPerWeek;
+      const sums = new Float64Array(perWeek);
+      const counts = new Float64Array(perWeek);
+      const hourSums = new Float64Array(perDay);
+      const hourCounts = new Float64Array(perDay);
+      // Whole weeks (from slot-of-week 0) that end by visibleEnd.
+      const end = visibleEnd - this.slotOfWeek(visibleEnd);
+      for (let week = 1; week <= WEEKLY_OFFSET_WEEKS; week++) {
+        const start = end - week * perWeek;
+        if (start < 0) break;
+        hourSums.fill(0);
+        hourCounts.fill(0);
+        for (let k = 0; k < perWeek; k++) {
+          const value = values[start + k]!;
+          if (Number.isNaN(value)) continue;
+          hourSums[k % perDay]! += value;
+          hourCounts[k % perDay]! += 1;
+        }
+        for (let k = 0; k < perWeek; k++) {
+          const value = values[start + k]!;
+          // A mean of fewer than four days of the week is no week's mean.
+          if (Number.isNaN(value) || hourCounts[k % perDay]! < 4) continue;
+          sums[k]! += value - hourSums[k % perDay]! / hourCounts[k % perDay]!;
+          counts[k]! += 1;
+        }
+      }
+      // `start` lies at slot-of-week 0: sums[k] is slot of the week k, as the profile's index.
+      built = daily.map((value, ofWeek) =>
+        counts[ofWeek]! > 0 ? value + sums[ofWeek]! / counts[ofWeek]! : value,
+      );
+    }
+    this.dailyWeeklyProfiles.set(visibleEnd, built);
     return built;
   }
 
@@ -384,6 +438,15 @@ export const CLIMATOLOGY: ForecastModel = profileModel('climatology@3', [
  */
 export const DAILY_PROFILE: ForecastModel = profileModel('daily-profile@1', [{ daily: true }]);
 
+/**
+ * The daily profile with the day of the week's departures from it learned over a year
+ * (`ZoneState.dailyWeeklyProfile`), plus the newest value's departure decaying as the daily
+ * profile's does.
+ */
+export const DAILY_WEEKLY: ForecastModel = profileModel('daily-weekly@1', [
+  { daily: true, weekly: true },
+]);
+
 /** The e-folding times a profile model chooses from, in hours; the first without training data. */
 const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
 
@@ -393,14 +456,16 @@ const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
  */
 type ProfileWindow =
   | { readonly weeks: number; readonly reshapeDays?: number; readonly daily?: undefined }
-  | { readonly daily: true };
+  | { readonly daily: true; readonly weekly?: true };
 
 function windowProfile(
   zone: ZoneState,
   visibleEnd: number,
   window: ProfileWindow,
 ): Float64Array | null {
-  if (window.daily) return zone.dailyProfile(visibleEnd);
+  if (window.daily) {
+    return window.weekly ? zone.dailyWeeklyProfile(visibleEnd) : zone.dailyProfile(visibleEnd);
+  }
   return window.reshapeDays
     ? zone.reshapedProfile(visibleEnd, window.reshapeDays)
     : zone.profile(visibleEnd, window.weeks);
@@ -661,6 +726,7 @@ export const OPERATOR_FORECAST: ForecastModel = {
 export const CANDIDATE_MODELS: readonly ForecastModel[] = [
   CLIMATOLOGY,
   DAILY_PROFILE,
+  DAILY_WEEKLY,
   UPSTREAM_REGRESSION,
   DAILY_UPSTREAM,
   PERSISTENCE,
