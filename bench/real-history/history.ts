@@ -47,17 +47,26 @@ export interface ZoneHistory {
 /** The file SE.csv is whole Sweden, used as SE-3 (README.md). */
 const ZONE_OF_FILE: Readonly<Record<string, string>> = { SE: 'SE-3' };
 
-export function loadRealHistory(dir = HISTORY_DIR): ZoneHistory[] {
+/** The history files of `dir`, sorted, each with the gridco2 zone it stands for. */
+function historyFiles(dir: string): { name: string; zone: string }[] {
   return readdirSync(dir)
     .filter((name) => name.endsWith('.csv.gz') && !name.includes('.excluded.'))
     .sort()
     .map((name) => {
       const file = name.slice(0, -'.csv.gz'.length);
-      return parseHistory(
-        ZONE_OF_FILE[file] ?? file,
-        gunzipSync(readFileSync(join(dir, name))).toString('utf8'),
-      );
+      return { name, zone: ZONE_OF_FILE[file] ?? file };
     });
+}
+
+/** The zones the real history holds, without reading the files. */
+export function realHistoryZones(dir = HISTORY_DIR): string[] {
+  return historyFiles(dir).map(({ zone }) => zone);
+}
+
+export function loadRealHistory(dir = HISTORY_DIR): ZoneHistory[] {
+  return historyFiles(dir).map(({ name, zone }) =>
+    parseHistory(zone, gunzipSync(readFileSync(join(dir, name))).toString('utf8')),
+  );
 }
 
 export function parseHistory(zone: string, csv: string): ZoneHistory {

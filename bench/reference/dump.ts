@@ -38,23 +38,11 @@ import {
 } from '../../src/core/forecast/series.js';
 import { loadZoneInputs } from '../../src/forecast/inputs.js';
 import { createStore } from '../../src/storage/create-store.js';
-import { loadRealHistory } from '../real-history/history.js';
+import { loadRealHistory, realHistoryZones } from '../real-history/history.js';
 
 /** The bench's window (bench/forecast-real.ts) and runBacktest's alignment and warm-up. */
 const FROM = Date.parse('2020-01-01T00:00Z') / 1000;
 const LAST_ISSUE = Date.parse('2021-06-27T23:00Z') / 1000;
-const ZONES = [
-  'DE',
-  'ES',
-  'NL',
-  'PL',
-  'SE-3',
-  'US-CAISO',
-  'US-ERCOT',
-  'US-ISONE',
-  'US-MISO',
-  'US-PJM',
-];
 const alignToIssue = (ts: number): number =>
   Math.floor(ts / (ISSUE_EVERY_HOURS * HOUR_SECONDS)) * ISSUE_EVERY_HOURS * HOUR_SECONDS;
 
@@ -73,7 +61,7 @@ async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   const store = await createStore(`sqlite:${storePath}`);
   try {
-    for (const zone of zones.length > 0 ? zones : ZONES) {
+    for (const zone of zones.length > 0 ? zones : realHistoryZones()) {
       const toTs = alignToIssue(LAST_ISSUE);
       const first = (await store.readingsInWindow(zone, 0, toTs, 1))[0];
       if (!first) throw new Error(`${zone}: no readings in the store`);
