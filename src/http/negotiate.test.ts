@@ -1,11 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  chooseEncoding,
-  representationFor,
-  representationHeaders,
-  representationReady,
-} from './negotiate.js';
+import { chooseEncoding, representationHeaders, representationReady } from './negotiate.js';
 import { EncodedBody } from './response-cache.js';
 
 describe('chooseEncoding (RFC 9110 §12.5.3)', () => {
@@ -37,7 +32,7 @@ describe('chooseEncoding (RFC 9110 §12.5.3)', () => {
   });
 });
 
-describe('representationFor', () => {
+describe('representationReady, for bodies small enough to compress at once', () => {
   const large = new EncodedBody(Buffer.from(`{"data":"${'a'.repeat(2000)}"}`));
   const small = new EncodedBody(Buffer.from('{"data":"a"}'));
 
@@ -48,7 +43,8 @@ describe('representationFor', () => {
     [large, undefined, undefined, (body: Buffer) => body],
     [small, 'br', undefined, (body: Buffer) => body],
   ] as const)('%#: Accept-Encoding %j sends %s', (encoded, accept, encoding, decode) => {
-    const representation = representationFor(encoded, accept);
+    const representation = representationReady(encoded, accept);
+    if (representation instanceof Promise) throw new Error('a small body is answered at once');
     expect(representation.encoding).toBe(encoding);
     expect(decode(representation.body).equals(encoded.body)).toBe(true);
     expect(representation.varies).toBe(encoded === large);
@@ -87,7 +83,7 @@ describe('representationReady', () => {
       expect(grown).toEqual([made.body.length]);
       const later = representationReady(encoded, coding);
       expect(later).not.toBeInstanceOf(Promise);
-      expect(later).toEqual(representationFor(encoded, coding));
+      expect(later).toEqual(made);
     },
   );
 

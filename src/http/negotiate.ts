@@ -44,17 +44,9 @@ export interface Representation {
   readonly varies: boolean;
 }
 
-/** Picks the representation of an encoded body for a client's Accept-Encoding. */
-export function representationFor(
-  encoded: EncodedBody,
-  acceptEncoding: string | undefined,
-): Representation {
-  return representationIn(encoded, codingFor(encoded, acceptEncoding));
-}
-
 /**
- * `representationFor`, once a large body's compressed variant has been made off the event loop
- * (a promise only then): what every sender uses.
+ * The representation of an encoded body for a client's Accept-Encoding; a promise only while a
+ * large body's compressed variant is made off the event loop.
  */
 export function representationReady(
   encoded: EncodedBody,
