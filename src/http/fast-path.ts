@@ -40,11 +40,21 @@ export interface FastPathDeps {
 /** What the fast path will send once the limiter lets the request through. */
 interface Plan {
   readonly cacheControl: string;
+  /** Whether memory can answer now (a zone's reading, a mix kept from an earlier request). */
+  readonly available: () => boolean;
   /** From memory; undefined if memory stopped answering meanwhile. */
   readonly fromMemory: () => EncodedBody | undefined;
   /** The same body by the responder's full route (store, 404, 503). */
   readonly fromResponder: () => Promise<EncodedBody>;
 }
+
+/**
+ * Plans by request target, for targets whose meaning does not depend on the time of the request
+ * (every latest and forecast query, windows with both ends given): clients repeat the same URLs,
+ * and interpreting one costs more than sending its cached body. Cleared when full, so a client
+ * that sends endless distinct URLs costs what it did without the memo.
+ */
+const MAX_PLANS = 1024;
 
 /**
  * The data endpoints and the forecast, answered from memory without going through the framework:
@@ -60,70 +70,96 @@ interface Plan {
  * without the cache (tests) every request goes through Fastify, so the two can be compared.
  */
 export function createFastPath(deps: FastPathDeps) {
-  const { responder, limiter, clientAddress } = deps;
+  const { responder, limiter, clientAddress, log } = deps;
+  const plans = new Map<string, Plan>();
+  const planFor = (url: string): Plan | undefined => {
+    const known = plans.get(url);
+    if (known) return known;
+    const planned = planResponse(url, deps);
+    if (planned?.timeless) {
+      if (plans.size >= MAX_PLANS) plans.clear();
+      plans.set(url, planned.plan);
+    }
+    return planned?.plan;
+  };
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || !responder.cached) return false;
-    const plan = planResponse(request.url ?? '', deps);
-    if (!plan) return false;
+    const plan = planFor(request.url ?? '');
+    if (!plan?.available()) return false;
     const state = limiter.hit(clientAddress(request));
     if (state instanceof Promise) {
       state
-        .then((resolved) => respond(request, response, plan, resolved, deps.log))
+        .then((resolved) => respond(request, response, plan, resolved, log))
         .catch((error: unknown) => {
-          logUnhandled(deps.log, error, request.url ?? '');
+          logUnhandled(log, error, request.url ?? '');
           response.destroy();
         });
     } else {
-      void respond(request, response, plan, state, deps.log);
+      respond(request, response, plan, state, log);
     }
     return true;
   };
 }
 
+/** A plan, and whether it holds at any time (then it is kept for the same target). */
+interface Planned {
+  readonly plan: Plan;
+  readonly timeless: boolean;
+}
+
+const ALWAYS = () => true;
+
 function planResponse(
   url: string,
   { responder, clock, forecasts }: FastPathDeps,
-): Plan | undefined {
+): Planned | undefined {
   const mark = url.indexOf('?');
   const path = mark < 0 ? url : url.slice(0, mark);
   try {
     if (path === '/v1/intensity/latest') {
       const { zone, given, basis } = interpretLatest(readParams(url, LATEST_PARAMS));
-      if (zone && !responder.hasCachedLatest(zone.code, basis)) return undefined;
-      return {
+      const plan: Plan = {
         cacheControl: CACHE_CONTROL.latest,
+        available: zone ? () => responder.hasCachedLatest(zone.code, basis) : ALWAYS,
         fromMemory: () => responder.cachedLatest(zone?.code, basis),
         fromResponder: () => responder.latest(zone?.code, given, basis),
       };
+      return { plan, timeless: true };
     }
     if (path === '/v1/intensity') {
-      const { zone, from, to, basis } = interpretWindow(readParams(url, HISTORY_PARAMS), clock());
-      return {
+      const params = readParams(url, HISTORY_PARAMS);
+      const { zone, from, to, basis } = interpretWindow(params, clock());
+      const plan: Plan = {
         cacheControl: CACHE_CONTROL.intensity,
+        available: ALWAYS,
         fromMemory: () => responder.cachedHistory(zone.code, from, to, basis),
         fromResponder: () => responder.history(zone.code, from, to, basis),
       };
+      return { plan, timeless: hasBothEnds(params) };
     }
     if (path === '/v1/mix') {
       // Mixes are read from the store: only a body kept from an earlier request is fast.
-      const { zone, from, to } = interpretWindow(readParams(url, MIX_PARAMS), clock());
-      if (!responder.cachedMix(zone.code, from, to)) return undefined;
-      return {
+      const params = readParams(url, MIX_PARAMS);
+      const { zone, from, to } = interpretWindow(params, clock());
+      const plan: Plan = {
         cacheControl: CACHE_CONTROL.mix,
+        available: () => responder.cachedMix(zone.code, from, to) !== undefined,
         fromMemory: () => responder.cachedMix(zone.code, from, to),
         fromResponder: () => responder.mix(zone, from, to),
       };
+      return { plan, timeless: hasBothEnds(params) };
     }
     if (path === '/v1/intensity/forecast') {
       // Prepared in memory from the forecast book: every valid request has a body (count 0 and a
       // note for a zone without forecast), so only the query's errors go to the route.
       const query = interpretForecast(readParams(url, FORECAST_PARAMS));
-      const body = async () => forecasts.body(query);
-      return {
+      const plan: Plan = {
         cacheControl: CACHE_CONTROL.forecast,
+        available: ALWAYS,
         fromMemory: () => forecasts.body(query),
-        fromResponder: body,
+        fromResponder: async () => forecasts.body(query),
       };
+      return { plan, timeless: true };
     }
   } catch (error) {
     if (error instanceof ApiError) return undefined;
@@ -132,58 +168,91 @@ function planResponse(
   return undefined;
 }
 
-async function respond(
+/** A window whose ends are both given means the same hours whenever it is asked. */
+const hasBothEnds = (params: ReadonlyMap<string, string>) => params.has('from') && params.has('to');
+
+function respond(
   request: IncomingMessage,
   response: ServerResponse,
   plan: Plan,
   state: LimitState,
   log?: FastifyBaseLogger,
-): Promise<void> {
-  const head = request.method === 'HEAD';
+): void {
   if (!state.allowed) {
-    sendLimited(response, state, API_ERRORS.rateLimited(state.limit, state.resetSeconds), head);
+    const error = API_ERRORS.rateLimited(state.limit, state.resetSeconds);
+    sendLimited(response, state, error, request.method === 'HEAD');
     return;
   }
-  let encoded = plan.fromMemory();
-  if (!encoded) {
-    // Memory stopped answering while an asynchronous limiter decided: the full route, once.
-    try {
-      encoded = await plan.fromResponder();
-    } catch (error) {
-      logUnhandled(log, error, request.url ?? '');
-      sendLimited(response, state, error instanceof ApiError ? error : API_ERRORS.internal(), head);
-      return;
-    }
+  const encoded = plan.fromMemory();
+  if (encoded) {
+    sendRepresentation(request, response, encoded, plan.cacheControl, state, log);
+    return;
   }
-  let representation = representationReady(encoded, request.headers['accept-encoding']);
+  // Memory stopped answering while an asynchronous limiter decided: the full route, once.
+  plan.fromResponder().then(
+    (body) => sendRepresentation(request, response, body, plan.cacheControl, state, log),
+    (error: unknown) => {
+      logUnhandled(log, error, request.url ?? '');
+      const sent = error instanceof ApiError ? error : API_ERRORS.internal();
+      sendLimited(response, state, sent, request.method === 'HEAD');
+    },
+  );
+}
+
+function sendRepresentation(
+  request: IncomingMessage,
+  response: ServerResponse,
+  encoded: EncodedBody,
+  cacheControl: string,
+  state: LimitState,
+  log?: FastifyBaseLogger,
+): void {
+  const representation = representationReady(encoded, request.headers['accept-encoding']);
+  if (!(representation instanceof Promise)) {
+    send(request, response, encoded, representation, cacheControl, state);
+    return;
+  }
   // A large body's first compressed request waits for its variant, made off the event loop.
-  if (representation instanceof Promise) representation = await representation;
-  send(request, response, encoded, representation, plan.cacheControl, state);
+  representation.then(
+    (ready) => send(request, response, encoded, ready, cacheControl, state),
+    (error: unknown) => {
+      logUnhandled(log, error, request.url ?? '');
+      response.destroy();
+    },
+  );
 }
 
 // Node's writeHead takes a flat [name, value, ...] array much faster than an object (measured:
-// ~70k vs ~45k responses/s for these headers), so the fast path builds one literal per response.
+// ~70k vs ~45k responses/s for these headers), so the fast path builds one array per response:
+// the CORS and RateLimit-* headers first, then the representation's, made once per
+// representation and route (a cached body is sent many times).
 const EXPOSE = CORS_HEADERS['access-control-expose-headers'];
-
-/** CORS and RateLimit-* headers, first in every fast-path response. */
-function commonHeaders(state: LimitState, expose: string = EXPOSE): string[] {
-  return [
-    'access-control-allow-origin',
-    CORS_HEADERS['access-control-allow-origin'],
-    'access-control-expose-headers',
-    expose,
-    'ratelimit-limit',
-    String(state.limit),
-    'ratelimit-remaining',
-    String(state.remaining),
-    'ratelimit-reset',
-    String(state.resetSeconds),
-  ];
-}
+const ALLOW_ORIGIN = CORS_HEADERS['access-control-allow-origin'];
 
 /** An error after the limiter counted the request: its RateLimit-* headers stay. */
 function sendLimited(response: ServerResponse, state: LimitState, error: ApiError, head: boolean) {
   sendRawError(response, error, { head, headers: rateLimitHeaders(state) });
+}
+
+/** Content-Type, Cache-Control and the representation's headers, by representation and route. */
+const LINK_AT = 4;
+const TAILS = new WeakMap<Representation, Map<string, readonly string[]>>();
+
+function tailOf(representation: Representation, cacheControl: string): readonly string[] {
+  let byRoute = TAILS.get(representation);
+  if (!byRoute) TAILS.set(representation, (byRoute = new Map()));
+  let tail = byRoute.get(cacheControl);
+  if (!tail) {
+    tail = [
+      'content-type',
+      JSON_TYPE,
+      'cache-control',
+      cacheControl,
+      ...representationHeaders(representation).flat(),
+    ];
+    byRoute.set(cacheControl, tail);
+  }
+  return tail;
 }
 
 function send(
@@ -196,10 +265,24 @@ function send(
 ): void {
   const link =
     encoded.nextFrom === undefined ? undefined : nextPageLink(request.url ?? '', encoded.nextFrom);
-  const headers = commonHeaders(state, link === undefined ? EXPOSE : `${EXPOSE}, Link`);
-  headers.push('content-type', JSON_TYPE, 'cache-control', cacheControl);
-  if (link !== undefined) headers.push('link', link);
-  headers.push(...representationHeaders(representation).flat());
+  const headers = [
+    'access-control-allow-origin',
+    ALLOW_ORIGIN,
+    'access-control-expose-headers',
+    link === undefined ? EXPOSE : `${EXPOSE}, Link`,
+    'ratelimit-limit',
+    String(state.limit),
+    'ratelimit-remaining',
+    String(state.remaining),
+    'ratelimit-reset',
+    String(state.resetSeconds),
+  ];
+  const tail = tailOf(representation, cacheControl);
+  for (let at = 0; at < tail.length; at++) {
+    // The Link of a truncated page goes between Cache-Control and the representation's headers.
+    if (at === LINK_AT && link !== undefined) headers.push('link', link);
+    headers.push(tail[at]!);
+  }
   if (matchesIfNoneMatch(request.headers['if-none-match'], representation.etag)) {
     response.writeHead(304, headers);
     response.end();

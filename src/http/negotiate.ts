@@ -24,6 +24,28 @@ export function chooseEncoding(
   header: string | undefined,
   available: readonly ContentCoding[] = SERVER_PREFERENCE,
 ): ContentCoding | undefined {
+  if (available !== SERVER_PREFERENCE) return parseChoice(header, available);
+  const key = header ?? '';
+  let choice = CHOICES.get(key);
+  if (choice === undefined) {
+    if (CHOICES.size >= MAX_CHOICES) CHOICES.clear();
+    choice = parseChoice(header, available) ?? 'identity';
+    CHOICES.set(key, choice);
+  }
+  return choice === 'identity' ? undefined : choice;
+}
+
+/**
+ * The server's choice for each Accept-Encoding seen lately: clients send a handful of distinct
+ * headers, and parsing one costs more than the rest of a cached response's negotiation.
+ */
+const CHOICES = new Map<string, ContentCoding | 'identity'>();
+const MAX_CHOICES = 256;
+
+function parseChoice(
+  header: string | undefined,
+  available: readonly ContentCoding[],
+): ContentCoding | undefined {
   const weights = new Map<string, number>();
   for (const part of (header ?? '').split(',')) {
     const [name = '', ...params] = part.trim().toLowerCase().split(';');
@@ -63,7 +85,19 @@ function codingFor(encoded: EncodedBody, acceptEncoding: string | undefined) {
   return encoded.body.length >= MIN_COMPRESS_BYTES ? chooseEncoding(acceptEncoding) : undefined;
 }
 
+/** Each body's representations, made once: a cached body is sent many times. */
+const REPRESENTATIONS = new WeakMap<EncodedBody, Partial<Record<string, Representation>>>();
+
 function representationIn(
+  encoded: EncodedBody,
+  encoding: ContentCoding | undefined,
+): Representation {
+  let made = REPRESENTATIONS.get(encoded);
+  if (!made) REPRESENTATIONS.set(encoded, (made = {}));
+  return (made[encoding ?? 'identity'] ??= makeRepresentation(encoded, encoding));
+}
+
+function makeRepresentation(
   encoded: EncodedBody,
   encoding: ContentCoding | undefined,
 ): Representation {
