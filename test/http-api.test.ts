@@ -811,6 +811,49 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
   });
 });
 
+describe('the fast path keeps what a request target means only while it cannot change', () => {
+  let now = NOW;
+  let running: RunningServer;
+  beforeAll(async () => {
+    const file = join(dir, 'api-plans.db');
+    const store = new SqliteStore(file);
+    await fillFixedStore(store);
+    await store.close();
+    const config = loadConfig({
+      PORT: '0',
+      DATABASE_URL: `sqlite:${file}`,
+      LOG_LEVEL: 'silent',
+      INGEST: 'off',
+      DASHBOARD: 'off',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    });
+    running = await startServer(config, { clock: () => now, cache: 'ready' });
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it('moves a window without both ends with the clock', async () => {
+    const firstTs = async () => {
+      const response = await fetch(`${running.url}/v1/intensity?zone=DE`);
+      return ((await response.json()) as { data: { ts: string }[] }).data[0]?.ts;
+    };
+    now = NOW;
+    expect(await firstTs()).toBe(iso(HOUR_NOW - 23 * H));
+    now = NOW + 3 * H * 1000;
+    expect(await firstTs()).toBe(iso(HOUR_NOW - 20 * H));
+  });
+
+  it('asks memory again for a zone that had no reading', async () => {
+    const path = `${running.url}/v1/intensity/latest?zone=PL`;
+    expect((await fetch(path)).status).toBe(404);
+    await running.store.upsertReadings([computed('PL', HOUR_NOW - 2 * H, 612.34)]);
+    await waitFor(async () => (await fetch(path)).status === 200);
+    const body = (await (await fetch(path)).json()) as { data: { gco2eq_kwh: number }[] };
+    expect(body.data[0]?.gco2eq_kwh).toBe(612.3);
+  });
+});
+
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
