@@ -85,27 +85,35 @@ export class EncodedBody {
 /** How many keys asked only once are remembered, to admit them when asked again. */
 const SEEN_ONCE_KEYS = 4096;
 
+/** An entry and when it was last asked for (a count of the cache's uses). */
+interface Slot {
+  readonly body: EncodedBody;
+  usedAt: number;
+}
+
 /**
  * Encoded bodies by key, least recently used dropped first once their bytes (compressed variants
  * included) pass `maxBytes`. Emptied whenever the data changes, so an entry never outlives the
  * data it was built from. An entry built with `admitOnRepeat` is kept only from its second
  * request on, so that one client's stream of unique windows cannot flush everybody's entries.
+ *
+ * A hit only stamps its entry: hits are most of the traffic, and reordering a Map on each one
+ * (delete and set) costs more than the rest of the lookup. Eviction, which follows building a
+ * body and costs far less than that, searches the stamps for the oldest.
  */
 export class ResponseCache {
-  private readonly entries = new Map<string, EncodedBody>();
+  private readonly entries = new Map<string, Slot>();
   private readonly seenOnce = new Set<string>();
   private bytes = 0;
+  private uses = 0;
 
   constructor(private readonly maxBytes: number) {}
 
   get(key: string): EncodedBody | undefined {
-    const entry = this.entries.get(key);
-    if (entry) {
-      // Re-inserting moves the key to the back of Map's insertion order: most recently used.
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
+    const slot = this.entries.get(key);
+    if (!slot) return undefined;
+    slot.usedAt = ++this.uses;
+    return slot.body;
   }
 
   getOrBuild(key: string, build: () => EncodedBody, admitOnRepeat = false): EncodedBody {
@@ -116,10 +124,11 @@ export class ResponseCache {
   admit(key: string, entry: EncodedBody, admitOnRepeat = false): EncodedBody {
     if (admitOnRepeat && !this.seenBefore(key)) return entry;
     const previous = this.entries.get(key);
-    if (previous) this.bytes -= previous.size;
-    this.entries.set(key, entry);
+    if (previous) this.bytes -= previous.body.size;
+    const slot: Slot = { body: entry, usedAt: ++this.uses };
+    this.entries.set(key, slot);
     entry.onGrow = (bytes) => {
-      if (this.entries.get(key) !== entry) return;
+      if (this.entries.get(key) !== slot) return;
       this.bytes += bytes;
       this.evict(key);
     };
@@ -149,11 +158,20 @@ export class ResponseCache {
     return false;
   }
 
+  /** Drops the least recently used entries but `keep` until the bytes fit. */
   private evict(keep: string): void {
-    for (const [oldest, value] of this.entries) {
-      if (this.bytes <= this.maxBytes || oldest === keep) break;
+    while (this.bytes > this.maxBytes) {
+      let oldest: string | undefined;
+      let oldestAt = Infinity;
+      for (const [key, slot] of this.entries) {
+        if (key !== keep && slot.usedAt < oldestAt) {
+          oldest = key;
+          oldestAt = slot.usedAt;
+        }
+      }
+      if (oldest === undefined) return;
+      this.bytes -= this.entries.get(oldest)!.body.size;
       this.entries.delete(oldest);
-      this.bytes -= value.size;
     }
   }
 }
