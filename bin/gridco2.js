@@ -1,2 +1,6 @@
 #!/usr/bin/env node
-import '../dist/cli/main.js';
+// First, before the program is loaded: see dist/cli/keep-tick-shape.js for why.
+import { keepTickObjectShape } from '../dist/cli/keep-tick-shape.js';
+
+keepTickObjectShape();
+await import('../dist/cli/main.js');
