@@ -40,7 +40,11 @@ let api: ApiClient;
 let cacheMode: 'off' | 'ready' = 'off';
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function start(env: Record<string, string>, fill = true): Promise<RunningServer> {
+async function start(
+  env: Record<string, string>,
+  fill = true,
+  clock: () => number = () => NOW,
+): Promise<RunningServer> {
   const file = join(dir, `api-${Math.random().toString(36).slice(2)}.db`);
   if (fill) {
     const store = new SqliteStore(file);
@@ -56,7 +60,7 @@ async function start(env: Record<string, string>, fill = true): Promise<RunningS
     DASHBOARD: 'off',
     ...env,
   });
-  return startServer(config, { clock: () => NOW, cache: cacheMode });
+  return startServer(config, { clock, cache: cacheMode });
 }
 
 describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => {
@@ -815,19 +819,10 @@ describe('the fast path keeps what a request target means only while it cannot c
   let now = NOW;
   let running: RunningServer;
   beforeAll(async () => {
-    const file = join(dir, 'api-plans.db');
-    const store = new SqliteStore(file);
-    await fillFixedStore(store);
-    await store.close();
-    const config = loadConfig({
-      PORT: '0',
-      DATABASE_URL: `sqlite:${file}`,
-      LOG_LEVEL: 'silent',
-      INGEST: 'off',
-      DASHBOARD: 'off',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-    });
-    running = await startServer(config, { clock: () => now, cache: 'ready' });
+    const previous = cacheMode;
+    cacheMode = 'ready';
+    running = await start({ RATE_LIMIT_PER_MINUTE: '1000000' }, true, () => now);
+    cacheMode = previous;
   });
   afterAll(async () => {
     await running?.close();
