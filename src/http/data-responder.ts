@@ -121,16 +121,18 @@ export class DataResponder {
     const changesBefore = this.changes;
     const data: string[] = [];
     let nextFrom: number | undefined;
-    for (let pageFrom = from; ;) {
+    for (let pageFrom = from, pages = 1; ; pages++) {
       const wanted = Math.min(MIX_PAGE_ROWS, WINDOW_READ - data.length);
       const page = await model.mixes(zone.code, pageFrom, to, wanted);
       for (const point of page) {
         if (data.length < MAX_POINTS) data.push(encodeMixPoint(point));
         else nextFrom = point.ts;
       }
-      if (page.length < wanted || nextFrom !== undefined) break;
+      const done = page.length < wanted || nextFrom !== undefined;
+      // Between pages, and after the last of several: a long body is assembled in a turn of its own.
+      if (!done || pages > 1) await nextTurn();
+      if (done) break;
       pageFrom = page.at(-1)!.ts + 1;
-      await nextTurn();
     }
     const note = nextFrom === undefined ? undefined : truncationNote(nextFrom);
     const unit = SOURCE_INFO[zone.source].mixUnit;
