@@ -2,14 +2,16 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { Ajv } from 'ajv';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { bestOf, type EmissionsData } from '../src/http/compat/carbon-aware/bodies.js';
 import type { Basis } from '../src/core/factors.js';
 import { ZONES } from '../src/core/zones.js';
 import type { ForecastBook, ZoneForecast } from '../src/forecast/book.js';
 import { buildApp } from '../src/http/app.js';
+import { MIX_PAGE_ROWS } from '../src/http/data-responder.js';
 import { REQUEST_LIMITS, ROUTE_WEIGHTS } from '../src/http/request-cost.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
@@ -257,6 +259,55 @@ describe('each route, its most expensive allowed request and its first refused o
     const body = (await tooMany.json()) as { detail: string; errors: { location: string[] } };
     expect(body.detail).toContain(`At most ${carbonAwareLocations} distinct locations`);
     expect(body.errors.location).toHaveLength(1);
+  });
+});
+
+describe('the heaviest requests hold the event loop in short slices, counted rather than timed', () => {
+  it('/v1/mix reads its 5000 intervals a page at a time, with a turn of the event loop between pages', async () => {
+    const read = store.mixesInWindow.bind(store);
+    const reads: { limit: number; afterTurn: boolean }[] = [];
+    let turned = true;
+    store.mixesInWindow = (zone, from, to, limit) => {
+      reads.push({ limit, afterTurn: turned });
+      turned = false;
+      // Runs only once the loop has had a turn: before the next read if the reader yields.
+      setImmediate(() => (turned = true));
+      return read(zone, from, to, limit);
+    };
+    try {
+      // A window not asked before: nothing kept answers it.
+      const from = FR_FIRST + H;
+      const response = await fetch(`${base}/v1/mix?zone=FR&from=${iso(from)}&to=${iso(HOUR_NOW)}`);
+      const body = (await response.json()) as { count: number; data: { ts: string }[] };
+      expect(body.count).toBe(5000);
+      // Pages meet without a gap or a repeat.
+      expect(body.data.map((point) => point.ts)).toEqual(
+        Array.from({ length: 5000 }, (_, i) => iso(from + i * H)),
+      );
+      expect(response.headers.get('link')).toContain(`from=${iso(from + 5000 * H)}`);
+    } finally {
+      store.mixesInWindow = read;
+    }
+    expect(reads.length).toBeGreaterThanOrEqual(Math.ceil(5001 / MIX_PAGE_ROWS));
+    expect(reads.every((one) => one.limit <= MIX_PAGE_ROWS)).toBe(true);
+    expect(reads.every((one) => one.afterTurn)).toBe(true);
+  });
+
+  it('/v1/schedule compiles no schema validator on its first request', async () => {
+    // fast-json-stringify compiles an Ajv validator for a nullable member the first time it
+    // serializes one: over 100 ms holding the loop, on a fresh app's first schedule.
+    const fresh = await start(new EveryZone(), '1000000000');
+    const compiles = vi.spyOn(Ajv.prototype, 'getSchema');
+    try {
+      const heaviest = CASES.find((test) => test.name.startsWith('/v1/schedule'))!.allowed;
+      const response = await fetch(`${urlOf(fresh)}${heaviest}`);
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { now: unknown }).now).not.toBeNull();
+      expect(compiles).not.toHaveBeenCalled();
+    } finally {
+      compiles.mockRestore();
+      await fresh.close();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import type { Basis } from '../src/core/factors.js';
 import { ZONES } from '../src/core/zones.js';
 import type { ForecastBook, ZoneForecast } from '../src/forecast/book.js';
 import { buildApp } from '../src/http/app.js';
+import { ScheduleResponse, ScheduleWindow } from '../src/http/schemas.js';
 import { ReadingCache } from '../src/read/reading-cache.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
@@ -379,6 +380,24 @@ describe.each(cases)(
       const means = body.options.map((option) => option.gco2eq_kwh);
       expect(means).toEqual([...means].sort((a, b) => a - b));
       expect(new Set(body.options.map((option) => option.zone)).size).toBe(body.options.length);
+    });
+
+    it('sends every member in the order of its schema (the body is built in it, then stringified)', async () => {
+      const body = await schedule(
+        'zones=DE,PL&duration_minutes=120&interruptible=true&energy_kwh=2',
+      );
+      const keys = (value: unknown) => Object.keys(value as object);
+      const { properties } = ScheduleResponse;
+      const window = keys(ScheduleWindow.properties);
+      // Every optional member present: the job's slots, the saving in grams, and the note.
+      expect(keys(body)).toEqual(keys(properties));
+      expect(keys(body.best)).toEqual(keys(properties.best.properties));
+      expect(keys(body.best.slots![0])).toEqual(
+        keys(properties.best.properties.slots.items.properties),
+      );
+      expect(keys(body.now)).toEqual(window);
+      expect(keys(body.savings)).toEqual(keys(properties.savings.anyOf[0].properties));
+      for (const option of body.options) expect(keys(option)).toEqual(window);
     });
 
     it('caps the default deadline at 72 hours after now', async () => {

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Basis } from '../core/factors.js';
 import { formatTs } from '../core/time.js';
 import type { Zone } from '../core/zones.js';
@@ -6,12 +7,18 @@ import type { Reads } from '../read/reads.js';
 import { MAX_POINTS } from './contract/limits.js';
 import { EncodedBody, ResponseCache } from './response-cache.js';
 import { API_ERRORS } from './api-errors.js';
-import { encodeHistory, encodeLatest, encodeMix } from './encode.js';
+import { encodeHistory, encodeLatest, encodeMix, encodeMixPoint } from './encode.js';
 import { SOURCE_INFO } from '../core/sources.js';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 /** Points read for a window: one beyond the cap tells that it is truncated, and where. */
 const WINDOW_READ = MAX_POINTS + 1;
+/**
+ * Mixes read and encoded in one turn of the event loop: a few ms. A whole 5000-interval page at
+ * once (a synchronous SQLite read, a JSON.parse per row, then the encoding) held it for 40 to 60
+ * ms on an idle machine (issue 21).
+ */
+export const MIX_PAGE_ROWS = 500;
 
 /**
  * Builds the bodies of the data endpoints from the read layer: from memory when it answers
@@ -23,9 +30,14 @@ export class DataResponder {
   private readonly responses = new ResponseCache(RESPONSE_CACHE_BYTES);
   /** Bodies encoded since start, and their bytes: the work a request can cost. */
   readonly encoded = { bodies: 0, bytes: 0 };
+  /** Changes of the data so far: a body read over several turns is kept only if none came. */
+  private changes = 0;
 
   constructor(private readonly reads: Reads) {
-    reads.onChange(() => this.responses.clear());
+    reads.onChange(() => {
+      this.changes++;
+      this.responses.clear();
+    });
   }
 
   /** Whether memory can answer now (loaded, and its store reachable). */
@@ -98,26 +110,41 @@ export class DataResponder {
     );
   }
 
-  /** The published mixes of a zone in `from <= ts < to`, at most MAX_POINTS (then truncated). */
+  /**
+   * The published mixes of a zone in `from <= ts < to`, at most MAX_POINTS (then truncated): read
+   * and encoded MIX_PAGE_ROWS at a time, each page in its own turn of the event loop.
+   */
   async mix(zone: Zone, from: number, to: number): Promise<EncodedBody> {
     const model = this.reads.current();
     const known = this.cachedMix(zone.code, from, to);
     if (known) return known;
-    const rows = await model.mixes(zone.code, from, to, WINDOW_READ);
-    const truncation = truncate(rows.length, (index) => rows[index]!.ts);
+    const changesBefore = this.changes;
+    const data: string[] = [];
+    let nextFrom: number | undefined;
+    for (let pageFrom = from, pages = 1; ; pages++) {
+      const wanted = Math.min(MIX_PAGE_ROWS, WINDOW_READ - data.length);
+      const page = await model.mixes(zone.code, pageFrom, to, wanted);
+      for (const point of page) {
+        if (data.length < MAX_POINTS) data.push(encodeMixPoint(point));
+        else nextFrom = point.ts;
+      }
+      const done = page.length < wanted || nextFrom !== undefined;
+      // Between pages, and after the last of several: a long body is assembled in a turn of its own.
+      if (!done || pages > 1) await nextTurn();
+      if (done) break;
+      pageFrom = page.at(-1)!.ts + 1;
+    }
+    const note = nextFrom === undefined ? undefined : truncationNote(nextFrom);
+    const unit = SOURCE_INFO[zone.source].mixUnit;
     const body = this.encode(
-      encodeMix({
-        zone: zone.code,
-        from,
-        to,
-        unit: SOURCE_INFO[zone.source].mixUnit,
-        points: rows.slice(0, MAX_POINTS),
-        ...(truncation && { note: truncation.note }),
-      }),
-      truncation?.nextFrom,
+      encodeMix({ zone: zone.code, from, to, unit, data, ...(note && { note }) }),
+      nextFrom,
     );
-    // Kept only while memory follows the store: it is emptied whenever the data changes.
-    return model.inMemory ? this.responses.admit(mixKey(zone.code, from, to), body, true) : body;
+    // Kept only while memory follows the store, and only if the data did not change while it
+    // was read: the cache is emptied whenever it does.
+    return model.inMemory && this.changes === changesBefore
+      ? this.responses.admit(mixKey(zone.code, from, to), body, true)
+      : body;
   }
 
   /** Heap bytes held by encoded bodies kept for reuse, compressed variants included. */
@@ -163,8 +190,8 @@ function truncate(
 ): { nextFrom: number; note: string } | undefined {
   if (count <= MAX_POINTS) return undefined;
   const nextFrom = tsAt(MAX_POINTS);
-  return {
-    nextFrom,
-    note: `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${formatTs(nextFrom)}`,
-  };
+  return { nextFrom, note: truncationNote(nextFrom) };
 }
+
+const truncationNote = (nextFrom: number): string =>
+  `truncated at ${MAX_POINTS} points: narrow the window, or request the rest with from=${formatTs(nextFrom)}`;

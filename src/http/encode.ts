@@ -55,40 +55,43 @@ export interface MixBody {
   readonly from: number;
   readonly to: number;
   readonly unit: 'MWh' | '%';
-  readonly points: readonly MixPoint[];
+  /** The points, each encoded by `encodeMixPoint`. */
+  readonly data: readonly string[];
   /** Present only when the window was truncated. */
   readonly note?: string;
 }
 
-/** `/v1/mix`: the generation behind each published value, and its renewable and low-carbon shares. */
 /** Each category's JSON member name with its colon (`"wind_onshore":`): made once, not per row. */
 export const MIX_MEMBER: ReadonlyMap<string, string> = new Map(
   CATEGORIES.map((category) => [category, `"${apiCategory(category)}":`]),
 );
 
+/** `/v1/mix`: the generation behind each published value, and its renewable and low-carbon shares. */
 export function encodeMix(body: MixBody): string {
   const note = body.note === undefined ? '' : `,"note":${JSON.stringify(body.note)}`;
-  const data = body.points.map(({ ts, mix }) => {
-    let total = 0;
-    let renewable = 0;
-    let generation = '';
-    for (const category of CATEGORIES) {
-      const amount = mix[category];
-      if (amount === undefined) continue;
-      total += amount;
-      if (RENEWABLE.has(category)) renewable += amount;
-      generation += `${generation === '' ? '' : ','}${MIX_MEMBER.get(category)!}${round1(amount)}`;
-    }
-    const lowCarbon = renewable + (mix.nuclear ?? 0);
-    return (
-      `{"ts":"${formatTs(ts)}","generation":{${generation}},` +
-      `"renewable_pct":${round1((100 * renewable) / total)},` +
-      `"low_carbon_pct":${round1((100 * lowCarbon) / total)}}`
-    );
-  });
   return (
     `{"zone":${JSON.stringify(body.zone)},"from":"${formatTs(body.from)}","to":"${formatTs(body.to)}",` +
-    `"unit":"${body.unit}","count":${body.points.length},"truncated":${body.note !== undefined}${note},` +
-    `"data":[${data.join(',')}]}`
+    `"unit":"${body.unit}","count":${body.data.length},"truncated":${body.note !== undefined}${note},` +
+    `"data":[${body.data.join(',')}]}`
+  );
+}
+
+/** One point of `/v1/mix`: encoded apart, so that a long page is encoded a slice at a time. */
+export function encodeMixPoint({ ts, mix }: MixPoint): string {
+  let total = 0;
+  let renewable = 0;
+  let generation = '';
+  for (const category of CATEGORIES) {
+    const amount = mix[category];
+    if (amount === undefined) continue;
+    total += amount;
+    if (RENEWABLE.has(category)) renewable += amount;
+    generation += `${generation === '' ? '' : ','}${MIX_MEMBER.get(category)!}${round1(amount)}`;
+  }
+  const lowCarbon = renewable + (mix.nuclear ?? 0);
+  return (
+    `{"ts":"${formatTs(ts)}","generation":{${generation}},` +
+    `"renewable_pct":${round1((100 * renewable) / total)},` +
+    `"low_carbon_pct":${round1((100 * lowCarbon) / total)}}`
   );
 }
