@@ -12,6 +12,7 @@ import {
   type ZoneInputs,
   ZoneState,
 } from './models.js';
+import { reshapeDay, weighDayShapes } from './day-shape.js';
 import { blendHandOvers } from './hand-over.js';
 import {
   type BucketLabel,
@@ -98,6 +99,11 @@ export interface ZoneBacktest {
    * mean squared errors); `served` names the heaviest. Absent in runs stored before issue 19.
    */
   readonly weights?: Readonly<Record<BucketLabel, Readonly<Record<string, number>>>>;
+  /**
+   * The weight of each candidate's shape in the next day's shape served next (day-shape.ts);
+   * absent until enough days are published, and where the operator's forecast is republished.
+   */
+  readonly dayShapeWeights?: Readonly<Record<string, number>>;
   /** By model id, or SERVED: the band of the forecast as served (what `serve` uses). */
   readonly bands: Readonly<Record<string, ErrorBand>>;
   /**
@@ -255,9 +261,17 @@ export function* backtestZoneSteps(
   const lag = state.inputs.publicationLagSeconds;
   const weights = weighWalkForward(issues, scored, lag);
   const candidateIds = candidates.map((model) => model.id);
+  const sourcesOf = (index: number) => candidateIds.map((id) => issues[index]!.values.get(id)!);
+  // The next day's shape is then refitted for placing a job (day-shape.ts), walk-forward too;
+  // not where the operator's forecast is republished as it is.
+  const dayShapes = fallback ? weighDayShapes(state, issues, sourcesOf) : [];
   for (const [index, issue] of issues.entries()) {
-    const sources = candidateIds.map((id) => issue.values.get(id)!);
-    issue.values.set(SERVED, combine(state, issue, sources, weights[index]!));
+    const combined = combine(state, issue, sourcesOf(index), weights[index]!);
+    const dayShape = dayShapes[index];
+    issue.values.set(
+      SERVED,
+      dayShape ? reshapeDay(state, issue, combined, sourcesOf(index), dayShape) : combined,
+    );
   }
   options.onIssues?.(issues);
   const asServedScore = yield* scoreModel(state, issues, SERVED, true);
@@ -296,6 +310,9 @@ export function* backtestZoneSteps(
     rows,
     served,
     weights: servedWeights,
+    ...(dayShapes.at(-1) && {
+      dayShapeWeights: Object.fromEntries(candidateIds.map((id, k) => [id, dayShapes.at(-1)![k]!])),
+    }),
     bands: { [SERVED]: asServedScore.band },
     asServed,
   };

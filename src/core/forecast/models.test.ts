@@ -398,6 +398,57 @@ describe('the models', () => {
     expect(structuredClone(viaData)).toEqual(direct);
   });
 
+  it('the forecast served weighs every candidate the backtest weighed, and takes its day shape', () => {
+    const { inputs } = windyZone(150);
+    const zone = new ZoneState(inputs);
+    const result = backtestZone('DE', 'lifecycle', zone, {
+      issueTimes: issueTimes(START + 14 * DAY, START + (weeks * 7 - 3) * DAY),
+      candidates: CANDIDATE_MODELS,
+    });
+    // Fitted on 60 days of published days, the day shape weighs the wind-reading candidates.
+    const dayShape = result.dayShapeWeights!;
+    expect(dayShape[UPSTREAM_REGRESSION.id]! + dayShape[DAILY_UPSTREAM.id]!).toBeGreaterThan(0.5);
+    const issueTs = START + (length - 72) * H;
+    const issue = { issueTs, visibleEnd: length - 72 };
+    const end = length + 1;
+    const onCandidate = (id: string) =>
+      Object.fromEntries(
+        Object.keys(result.weights!).map((bucket) => [
+          bucket,
+          Object.fromEntries(CANDIDATE_MODELS.map((model) => [model.id, model.id === id ? 1 : 0])),
+        ]),
+      ) as typeof result.weights;
+    // All weight on the newest candidate: it serves (it once was left out, and the climatology
+    // served in its place), and without a day shape it serves unchanged.
+    const { dayShapeWeights: _dropped, ...withoutDayShape } = result;
+    const weekly = prepareForecast('DE', 'lifecycle', zone, issueTs, {
+      ...withoutDayShape,
+      weights: onCandidate(DAILY_WEEKLY.id),
+    })!;
+    const expected = DAILY_WEEKLY.predict(zone, issue, end);
+    for (let i = 0; i < 73; i++) expect(weekly.values[i]).toBeCloseTo(Math.max(0, expected[i]!), 9);
+    // With a day shape, the next 24 hours keep their mean and take that shape.
+    const reshaped = prepareForecast('DE', 'lifecycle', zone, issueTs, {
+      ...withoutDayShape,
+      weights: onCandidate(DAILY_WEEKLY.id),
+      dayShapeWeights: { [DAILY_PROFILE.id]: 1 },
+    })!;
+    const profile = DAILY_PROFILE.predict(zone, issue, end);
+    const dayMean = (values: ArrayLike<number>) => {
+      let sum = 0;
+      for (let i = 0; i < 24; i++) sum += values[i]!;
+      return sum / 24;
+    };
+    expect(dayMean(reshaped.values)).toBeCloseTo(dayMean(weekly.values), 9);
+    for (let i = 0; i < 24; i++) {
+      expect(reshaped.values[i]! - dayMean(weekly.values)).toBeCloseTo(
+        profile[i]! - dayMean(profile),
+        9,
+      );
+    }
+    expect(reshaped.values[60]).toBeCloseTo(weekly.values[60]!, 3);
+  });
+
   it('the backtest measures how often the band had to be widened to contain a biased forecast', () => {
     const backtestOf = (trendPerHour: number) => {
       const noise = random(17);

@@ -1,15 +1,12 @@
 import { combine, fillFrom, type ForecastBasis, SERVED, type ZoneBacktest } from './backtest.js';
 import { blendHandOvers } from './hand-over.js';
+import { reshapeDay } from './day-shape.js';
 import {
+  CANDIDATE_MODELS,
   CLIMATOLOGY,
-  CLIMATOLOGY_ANOMALY,
-  DAILY_PROFILE,
-  DAILY_UPSTREAM,
   type ForecastModel,
   horizonEnd,
   OPERATOR_FORECAST,
-  PERSISTENCE,
-  UPSTREAM_REGRESSION,
   type ZoneState,
 } from './models.js';
 import {
@@ -40,16 +37,11 @@ export interface ZoneForecast {
   readonly p90: Float64Array;
 }
 
-/** Every model that may serve (the backtest's candidates and GB's operator forecast). */
-const MODELS: readonly ForecastModel[] = [
-  CLIMATOLOGY,
-  DAILY_PROFILE,
-  UPSTREAM_REGRESSION,
-  DAILY_UPSTREAM,
-  PERSISTENCE,
-  CLIMATOLOGY_ANOMALY,
-  OPERATOR_FORECAST,
-];
+/**
+ * Every model that may serve: the backtest's candidates (taken from its list, so that a new
+ * candidate's weight is never dropped here) and GB's operator forecast.
+ */
+const MODELS: readonly ForecastModel[] = [...CANDIDATE_MODELS, OPERATOR_FORECAST];
 
 const nanFilled = (length: number): Float64Array => new Float64Array(length).fill(Number.NaN);
 
@@ -121,7 +113,7 @@ export function prepareForecast(
     basis === 'operator'
       ? predict(OPERATOR_FORECAST)
       : weighed
-        ? combine(state, issue, filled, weights)
+        ? withDayShape(state, issue, combine(state, issue, filled, weights), filled, backtest)
         : blendHandOvers(filled, modelAt, HOUR_SECONDS / state.series.step);
   let firstModel: string | undefined;
   let count = length;
@@ -156,6 +148,20 @@ export function prepareForecast(
     p10: p10.subarray(skip, Math.max(skip, count)),
     p90: p90.subarray(skip, Math.max(skip, count)),
   };
+}
+
+/** The next day's shape as the backtest fitted it last (day-shape.ts), where it did. */
+function withDayShape(
+  state: ZoneState,
+  issue: { readonly issueTs: number; readonly visibleEnd: number },
+  combined: Float64Array,
+  filled: readonly Float64Array[],
+  backtest: ZoneBacktest | undefined,
+): Float64Array {
+  const dayShape = backtest?.dayShapeWeights;
+  if (!dayShape) return combined;
+  const weights = Float64Array.from(MODELS, (model) => dayShape[model.id] ?? 0);
+  return reshapeDay(state, issue, combined, filled, weights);
 }
 
 /** A stored band quantile; unmeasured ones were NaN, which JSON keeps as null. */

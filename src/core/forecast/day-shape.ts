@@ -1,0 +1,188 @@
+import { blendHandOvers } from './hand-over.js';
+import { DAY_SECONDS, HOUR_SECONDS } from './series.js';
+
+/**
+ * The next day's shape, fitted for placing a job. A job placed within the next 24 hours needs the
+ * order of those hours, not their level; the candidates' weighted mean (backtest.ts `combine`)
+ * weighs each by its whole error, level included. Here the forecast's mean over the next day is
+ * kept and its shape within the day is the mix of the candidates' own shapes (each less its mean
+ * over the day) that best fitted the published days' shapes: non-negative least squares, walk-
+ * forward over the issues of the last WEIGHT_DAYS whose day had been published by then, a small
+ * ridge against candidates that move together. (Weights from each candidate's shape error alone,
+ * as the mix weighs whole errors, were tried and moved savings captured by less than a point
+ * either way: docs/forecast.md.)
+ */
+
+/** The hours whose order is fitted: the job window of the backtest's savings captured. */
+export const DAY_SHAPE_HOURS = 24;
+/** Days of earlier issues the weights are fitted on, as the mix's weights are. */
+const WEIGHT_DAYS = 60;
+/**
+ * Ridge, relative to the mean squared shape of a candidate. Chosen on the real history between
+ * 0.01 and 0.1 (the larger did better in five zones, worse in three; docs/forecast.md).
+ */
+const RIDGE = 0.1;
+/** At least this many published days before the shape is fitted; until then the mix serves. */
+const MIN_DAYS = 20;
+/** Coordinate-descent sweeps at most; a handful of candidates settle in tens. */
+const NNLS_SWEEPS = 200;
+
+/** What the day-shape fit needs of a zone: its grid, its values and their publication lag. */
+export interface DayShapeZone {
+  readonly series: {
+    readonly startTs: number;
+    readonly step: number;
+    readonly values: Float64Array;
+  };
+  readonly inputs: { readonly publicationLagSeconds: number };
+}
+
+export interface DayShapeIssue {
+  readonly issueTs: number;
+  /** The first slot the forecasts' arrays hold. */
+  readonly visibleEnd: number;
+}
+
+/**
+ * Where the next day lies in an issue's forecast arrays (index of its first slot, the first
+ * starting at or after the issue time) and how many slots it has; null when it starts before the
+ * first forecast slot.
+ */
+export function dayWindow(
+  zone: DayShapeZone,
+  issue: DayShapeIssue,
+): { offset: number; slots: number } | null {
+  const { startTs, step } = zone.series;
+  const first = Math.ceil((issue.issueTs - startTs) / step);
+  if (first < issue.visibleEnd) return null;
+  return {
+    offset: first - issue.visibleEnd,
+    slots: Math.ceil((DAY_SHAPE_HOURS * HOUR_SECONDS) / step),
+  };
+}
+
+/** `values[from, from + length)` less its mean; null when any is missing. */
+function shapeOf(values: ArrayLike<number>, from: number, length: number): Float64Array | null {
+  if (from < 0 || from + length > values.length) return null;
+  const shape = new Float64Array(length);
+  let mean = 0;
+  for (let k = 0; k < length; k++) {
+    const value = values[from + k]!;
+    if (!Number.isFinite(value)) return null;
+    shape[k] = value;
+    mean += value / length;
+  }
+  for (let k = 0; k < length; k++) shape[k]! -= mean;
+  return shape;
+}
+
+/**
+ * Per issue (and, last, once more for after the last issue: what serves next), the weight of each
+ * source's shape, or null where too few published days precede it. `sources(index)` gives an
+ * issue's candidate forecasts, in one order throughout.
+ */
+export function weighDayShapes(
+  zone: DayShapeZone,
+  issues: readonly DayShapeIssue[],
+  sources: (index: number) => readonly Float64Array[],
+): (Float64Array | null)[] {
+  const { startTs, step, values } = zone.series;
+  const lag = zone.inputs.publicationLagSeconds;
+  // Each published day's normal equations, computed once: gram (count * count) then moment.
+  const days = issues.map((issue, index) => {
+    const window = dayWindow(zone, issue);
+    if (!window) return null;
+    const first = issue.visibleEnd + window.offset;
+    const outcome = shapeOf(values, first, window.slots);
+    const shapes = sources(index).map((source) => shapeOf(source, window.offset, window.slots));
+    if (!outcome || shapes.some((shape) => shape === null)) return null;
+    const count = shapes.length;
+    const sums = new Float64Array(count * count + count);
+    for (let a = 0; a < count; a++) {
+      for (let b = 0; b <= a; b++) {
+        let sum = 0;
+        for (let k = 0; k < window.slots; k++) sum += shapes[a]![k]! * shapes[b]![k]!;
+        sums[a * count + b] = sum;
+        sums[b * count + a] = sum;
+      }
+      let moment = 0;
+      for (let k = 0; k < window.slots; k++) moment += shapes[a]![k]! * outcome[k]!;
+      sums[count * count + a] = moment;
+    }
+    return { publishedAt: startTs + (first + window.slots) * step + lag, sums };
+  });
+  const count = issues.length > 0 ? sources(0).length : 0;
+  const times = [...issues.map((issue) => issue.issueTs), Number.POSITIVE_INFINITY];
+  return times.map((at, index) => {
+    const since =
+      (Number.isFinite(at) ? at : (issues.at(-1)?.issueTs ?? 0) + DAY_SECONDS) -
+      WEIGHT_DAYS * DAY_SECONDS;
+    const sums = new Float64Array(count * count + count);
+    let seen = 0;
+    for (let k = index - 1; k >= 0; k--) {
+      if (issues[k]!.issueTs < since) break;
+      const day = days[k];
+      if (!day || day.publishedAt > at) continue;
+      for (let e = 0; e < sums.length; e++) sums[e]! += day.sums[e]!;
+      seen++;
+    }
+    return seen >= MIN_DAYS ? nonNegativeRidge(sums, count) : null;
+  });
+}
+
+/**
+ * Minimises |y - X w|^2 + ridge |w|^2 over w >= 0, from the normal equations (gram, then moment),
+ * by coordinate descent; ridge is RIDGE times the gram's mean diagonal.
+ */
+export function nonNegativeRidge(sums: Float64Array, count: number): Float64Array {
+  let trace = 0;
+  for (let a = 0; a < count; a++) trace += sums[a * count + a]! / count;
+  const ridge = RIDGE * trace;
+  const weights = new Float64Array(count).fill(1 / count);
+  for (let sweep = 0; sweep < NNLS_SWEEPS; sweep++) {
+    let moved = 0;
+    for (let a = 0; a < count; a++) {
+      let rest = sums[count * count + a]!;
+      for (let b = 0; b < count; b++) if (b !== a) rest -= sums[a * count + b]! * weights[b]!;
+      const next = Math.max(0, rest / (sums[a * count + a]! + ridge));
+      moved = Math.max(moved, Math.abs(next - weights[a]!));
+      weights[a] = next;
+    }
+    if (moved < 1e-9) break;
+  }
+  return weights;
+}
+
+/**
+ * `forecast` with its next day's shape replaced by the weighted shapes of `sources` (its mean
+ * over the day kept), the return to `forecast` after the day blended (hand-over.ts). Unchanged
+ * where the day is not wholly forecast by every source of some weight.
+ */
+export function reshapeDay(
+  zone: DayShapeZone,
+  issue: DayShapeIssue,
+  forecast: Float64Array,
+  sources: readonly Float64Array[],
+  weights: Float64Array,
+): Float64Array {
+  const window = dayWindow(zone, issue);
+  if (!window) return forecast;
+  const own = shapeOf(forecast, window.offset, window.slots);
+  // A source of no weight (GB's operator forecast elsewhere than GB) need not reach the day.
+  const shapes = sources.map((source, s) =>
+    weights[s]! > 0 ? shapeOf(source, window.offset, window.slots) : new Float64Array(0),
+  );
+  if (!own || shapes.some((shape) => shape === null)) return forecast;
+  const reshaped = Float64Array.from(forecast);
+  const choice = new Uint8Array(forecast.length);
+  for (let k = 0; k < window.slots; k++) {
+    const i = window.offset + k;
+    let value = forecast[i]! - own[k]!;
+    shapes.forEach((shape, s) => {
+      if (weights[s]! > 0) value += weights[s]! * shape![k]!;
+    });
+    reshaped[i] = value;
+  }
+  choice.fill(1, window.offset + window.slots);
+  return blendHandOvers([reshaped, forecast], choice, HOUR_SECONDS / zone.series.step);
+}
