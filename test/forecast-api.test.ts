@@ -6,6 +6,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { StoredForecast, StoredReading } from '../src/core/reading.js';
+import { SkillRow } from '../src/http/schemas.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
 import { ApiClient } from './support/api-client.js';
@@ -241,6 +242,16 @@ describe('forecast API', () => {
     expect(new Set(all.data.map(({ zone }) => zone))).toEqual(new Set(['DE', 'US']));
     const unknown = await api.get('/v1/intensity/forecast/skill?zone=XX');
     expect(unknown.status).toBe(404);
+  });
+
+  it('keeps the member order the skill body had before it was stringified as built', async () => {
+    // The schema serializer sent `note` (optional) after `data`; the body is now built that way.
+    const keys = (value: unknown) => Object.keys(value as object);
+    const rows = (await api.get('/v1/intensity/forecast/skill?zone=DE')).json as Skill;
+    expect(keys(rows)).toEqual(['generated_at', 'count', 'data']);
+    for (const row of rows.data) expect(keys(row)).toEqual(keys(SkillRow.properties));
+    const none = (await api.get('/v1/intensity/forecast/skill?zone=FR')).json as Skill;
+    expect(keys(none)).toEqual(['generated_at', 'count', 'data', 'note']);
   });
 
   it('answers 304 to a current ETag', async () => {
