@@ -8,7 +8,11 @@ import { SOURCES } from '../core/sources.js';
 
 /**
  * The single source of truth for the wire format: these schemas validate queries, drive
- * response serialization (property order included) and become the OpenAPI document.
+ * response serialization (property order included) and become the OpenAPI document. Routes whose
+ * schema has nullable members (stats, level, schedule, forecast skill) and the static bodies
+ * (factors, cloud zones) build their bodies in the schema's order and send JSON.stringify of
+ * them: the serializer's Ajv checks of such members cost tens of ms (issue 21). The tests of those
+ * routes check the member order.
  */
 
 const DateTime = Type.String({
