@@ -11,8 +11,8 @@ import { SOURCES } from '../core/sources.js';
  * response serialization (property order included) and become the OpenAPI document. Routes whose
  * schema has nullable members (stats, level, schedule, forecast skill) and the static bodies
  * (factors, cloud zones) build their bodies in the schema's order and send JSON.stringify of
- * them: the serializer's Ajv checks of such members cost tens of ms (issue 21). The tests of those
- * routes check the member order.
+ * them: the serializer's Ajv checks of such members cost tens of ms (issue 21). Their member
+ * order is then the code's: keep it in step with the schema's.
  */
 
 const DateTime = Type.String({
