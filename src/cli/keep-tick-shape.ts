@@ -5,7 +5,8 @@ import { createHook } from 'node:async_hooks';
  * object maps V8 builds for them never die.
  *
  * Why: Node 20 makes each tick object with a literal that has computed (symbol) keys, and V8
- * caches the shape of such a literal's properties only weakly and only for one shape: once a major
+ * (as we read its runtime) keeps the feedback of such a literal's properties weakly and for one
+ * shape only: once a major
  * GC runs while no tick object is alive (at start-up, after a reading-cache load, between bursts
  * of requests), the next tick object gets new maps and the literal turns megamorphic for good.
  * From then on every nextTick (about eight per HTTP request inside Node's streams) defines its
