@@ -81,6 +81,8 @@ export async function startServer(
     ...(options.connections && { connections: options.connections }),
     ...(options.streams && { streams: options.streams }),
   });
+  // Before any request can come: the first to ask for it would otherwise wait about 60 ms.
+  app.prepareOpenApi();
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

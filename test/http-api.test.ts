@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { ZONES } from '../src/core/zones.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -846,6 +846,30 @@ describe('the fast path keeps what a request target means only while it cannot c
     await waitFor(async () => (await fetch(path)).status === 200);
     const body = (await (await fetch(path)).json()) as { data: { gco2eq_kwh: number }[] };
     expect(body.data[0]?.gco2eq_kwh).toBe(612.3);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  let running: RunningServer;
+  beforeAll(async () => {
+    running = await start({});
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it('is built as the server starts, not by the first request for it', async () => {
+    const build = vi.spyOn(running.app, 'swagger');
+    const first = await fetch(`${running.url}/v1/openapi.json`);
+    const second = await fetch(`${running.url}/v1/openapi.json`);
+    expect(build).not.toHaveBeenCalled();
+    build.mockRestore();
+    const body = await first.text();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(body).toBe(JSON.stringify(running.app.swagger()));
+    expect(await second.text()).toBe(body);
+    expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
   });
 });
 

@@ -106,6 +106,8 @@ declare module 'fastify' {
     recordWebhookDelivery(outcome: DeliveryOutcome): void;
     /** The prepared forecasts every forecast-reading route serves from. */
     forecasts: ForecastBook;
+    /** Builds the OpenAPI document now rather than on its first request (the server's start). */
+    prepareOpenApi(): void;
   }
 }
 
@@ -171,11 +173,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           connectionsCheckingInterval: limits.checkInterval,
         },
         (request, response) => {
-          // First, so that every request is counted: refused, fast path and framework alike.
-          metrics?.observe(request, response);
+          const started = performance.now();
           // DEMO: every response says its data is synthetic (docs/deploy.md, "Synthetic data").
           if (config.demo) response.setHeader(DATA_LABEL_HEADER, 'demo');
-          if (!guard.admit(request, response)) return;
+          const admitted = guard.admit(request, response);
+          // One listener for both: a second one costs more than either's work (issue 21).
+          response.on('close', () => {
+            if (admitted) guard.release(request, response);
+            metrics?.responded(request, response, started);
+          });
+          if (!admitted) return;
           adaptGridcarbon(request, response);
           // No protocol is upgraded here, and after an Upgrade request Node parses nothing more
           // on the connection: answer it and close, rather than leave the client waiting.
@@ -323,10 +330,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (config.dashboard) {
     registerDashboard(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT, logger: log });
   }
+  // Serialized once: @fastify/swagger walks every route's schema to build the document, about
+  // 60 ms of the event loop (issue 21), and it does not change once the routes are registered.
+  let openApiJson: string | undefined;
+  const openApi = () => (openApiJson ??= JSON.stringify(app.swagger()));
+  app.decorate('prepareOpenApi', () => void openApi());
   app.get(
     '/v1/openapi.json',
     { schema: { hide: true }, config: { cacheControl: CACHE_CONTROL.openapi, etag: true } },
-    async () => app.swagger(),
+    async () => openApi(),
   );
   await app.ready();
   return app;

@@ -85,7 +85,7 @@ export class ConnectionGuard {
 
   /**
    * Called first for every request. False: the connection was closed and the request must not be
-   * answered.
+   * answered. True: the response is pending until `release` is called, when it closes.
    */
   admit(request: IncomingMessage, response: ServerResponse): boolean {
     const socket = request.socket;
@@ -108,11 +108,15 @@ export class ConnectionGuard {
     if (!this.sockets.has(socket)) return false;
     tracked.pending.add(response);
     this.idle.delete(socket);
-    response.once('close', () => {
-      tracked.pending.delete(response);
-      if (tracked.pending.size === 0 && this.sockets.has(socket)) this.idle.add(socket);
-    });
     return true;
+  }
+
+  /** An admitted response closed: its connection is idle once none other is pending. */
+  release(request: IncomingMessage, response: ServerResponse): void {
+    const socket = request.socket;
+    const tracked = this.sockets.get(socket);
+    if (!tracked?.pending.delete(response)) return;
+    if (tracked.pending.size === 0) this.idle.add(socket);
   }
 
   /**

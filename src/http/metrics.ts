@@ -173,17 +173,14 @@ export class ServiceMetrics {
   }
 
   /**
-   * Counts the request when its response ends. Called first in the node:http handler, before
-   * the connection guard and the fast path, so that every request is counted.
+   * Counts a request whose response closed; `started` is `performance.now()` when it arrived. The
+   * node:http handler calls it for every request: refused, fast path and framework alike.
    */
-  observe(request: IncomingMessage, response: ServerResponse): void {
-    const started = performance.now();
-    response.on('close', () => {
-      const tally = this.tallyOf(routeOf(request.url, this.routes));
-      const status = response.headersSent ? response.statusCode : NO_RESPONSE;
-      tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
-      tally.latency?.observe((performance.now() - started) / 1000);
-    });
+  responded(request: IncomingMessage, response: ServerResponse, started: number): void {
+    const tally = this.tallyOf(routeOf(request.url, this.routes));
+    const status = response.headersSent ? response.statusCode : NO_RESPONSE;
+    tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
+    tally.latency?.observe((performance.now() - started) / 1000);
   }
 
   /** The same limiter, counting the requests it refuses. */
