@@ -1,9 +1,11 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
@@ -812,5 +814,62 @@ describe('a client that never finishes its headers', () => {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a connection without traffic either way', () => {
+  let server: RunningServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gridco2-idle-'));
+    const config = loadConfig({
+      PORT: '0',
+      DATABASE_URL: `sqlite:${join(dir, 'i.db')}`,
+      INGEST: 'off',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    });
+    // Only the idle timeout can close these connections within the test.
+    server = await startServer(config, {
+      connections: {
+        idleTimeout: 1000,
+        checkInterval: 100,
+        headersTimeout: 60_000,
+        requestTimeout: 120_000,
+        keepAliveTimeout: 60_000,
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = async () => {
+    const { hostname, port } = new URL(server.url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    await once(socket, 'connect');
+    socket.on('error', () => undefined);
+    return socket;
+  };
+
+  it('is closed once the idle timeout has passed, not before', async () => {
+    const socket = await open();
+    const opened = performance.now();
+    await once(socket, 'close');
+    expect(performance.now() - opened).toBeGreaterThanOrEqual(900);
+  });
+
+  it('stays open while requests keep coming, each sooner than the idle timeout', async () => {
+    const socket = await open();
+    let answers = '';
+    socket.on('data', (chunk: Buffer) => (answers += chunk.toString()));
+    for (let request = 0; request < 25; request++) {
+      socket.write('GET /v1/health HTTP/1.1\r\nHost: a\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(socket.destroyed).toBe(false);
+    await vi.waitFor(() => expect(answers.match(/HTTP\/1\.1 200 /g)?.length).toBe(25));
+    socket.destroy();
   });
 });

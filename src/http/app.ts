@@ -72,11 +72,14 @@ export interface SocketTimeouts {
   readonly headersTimeout: number;
   /** To send a whole request. */
   readonly requestTimeout: number;
-  /** Without any traffic either way: also ends a writer stalled by a client that never reads. */
+  /**
+   * Without any traffic either way: also ends a writer stalled by a client that never reads.
+   * Checked by the connection guard every `checkInterval`.
+   */
   readonly idleTimeout: number;
   /** Between two requests of a kept-alive connection; above the usual proxy's 60 s. */
   readonly keepAliveTimeout: number;
-  /** How often Node checks the first two. */
+  /** How often Node checks the first two, and the guard the idle timeout. */
   readonly checkInterval: number;
 }
 
@@ -192,7 +195,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           } else if (!fastPath(request, response)) handler(request, response);
         },
       );
-      server.setTimeout(limits.idleTimeout);
       // Any Expect but 100-continue: Node would send an empty 417.
       server.on('checkExpectation', (_request, response) =>
         sendRawError(response, API_ERRORS.expectationFailed(), { close: true }),

@@ -32,10 +32,20 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
 /** How often, at most, the unsent bytes of all connections are added up (on a request). */
 const MEASURE_EVERY_MS = 50;
 
+/** Connections without traffic either way are closed after `idleTimeout`, checked in bulk. */
+export interface IdleLimit {
+  readonly idleTimeout: number;
+  /** How often the connections' traffic is compared with the last check. */
+  readonly checkInterval: number;
+}
+
 interface Tracked {
   readonly address: string;
   /** Responses begun and not yet closed, oldest first. */
   readonly pending: Set<ServerResponse>;
+  /** Its byte counters at the last idle check, and how many checks since saw them all still. */
+  traffic: { read: number; written: number; unsent: number };
+  quietChecks: number;
 }
 
 type ShedReason =
@@ -63,7 +73,7 @@ export class ConnectionGuard {
   private measuredAt = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly limits: ConnectionLimits,
+    private readonly limits: ConnectionLimits & IdleLimit,
     private readonly log: Logger | undefined,
     /** Addresses the per-address cap does not apply to (trusted proxies carry many clients). */
     private readonly exempt: (address: string) => boolean,
@@ -72,6 +82,11 @@ export class ConnectionGuard {
 
   attach(server: Server): void {
     server.on('connection', (socket: Socket) => this.onConnection(socket));
+    // Rather than Node's socket timeout, which rearms a timer at every read and write: about
+    // 0.4 us a request, 2 % of a cached response's whole cost (issue 21).
+    const idleCheck = setInterval(() => this.closeIdleTooLong(), this.limits.checkInterval);
+    idleCheck.unref();
+    server.on('close', () => clearInterval(idleCheck));
   }
 
   get openConnections(): number {
@@ -130,6 +145,30 @@ export class ConnectionGuard {
     }
   }
 
+  /**
+   * Closes every connection whose bytes read, written and still unsent have not moved for
+   * `idleTimeout` (between that and one check interval more): an idle client, or a response
+   * stalled by a client that never reads, which the per-request checks never see.
+   */
+  private closeIdleTooLong(): void {
+    const quietChecksAllowed = Math.ceil(this.limits.idleTimeout / this.limits.checkInterval);
+    for (const [socket, tracked] of this.sockets) {
+      const traffic = trafficOf(socket);
+      const last = tracked.traffic;
+      if (
+        traffic.read !== last.read ||
+        traffic.written !== last.written ||
+        traffic.unsent !== last.unsent
+      ) {
+        tracked.traffic = traffic;
+        tracked.quietChecks = 0;
+      } else if (++tracked.quietChecks >= quietChecksAllowed) {
+        this.forget(socket);
+        socket.destroy();
+      }
+    }
+  }
+
   private onConnection(socket: Socket): void {
     const address = socket.remoteAddress ?? '';
     if (this.sockets.size >= this.limits.maxConnections && !this.closeOldestIdle(this.idle)) {
@@ -146,7 +185,13 @@ export class ConnectionGuard {
     }
     sameAddress.add(socket);
     this.perAddress.set(address, sameAddress);
-    this.sockets.set(socket, { address, pending: new Set() });
+    this.sockets.set(socket, {
+      address,
+      pending: new Set(),
+      traffic: trafficOf(socket),
+      // Its first check comes less than an interval after it opened: not a whole quiet one.
+      quietChecks: -1,
+    });
     this.idle.add(socket);
     socket.once('close', () => this.forget(socket));
   }
@@ -222,3 +267,9 @@ export class ConnectionGuard {
     if (sameAddress?.size === 0) this.perAddress.delete(tracked.address);
   }
 }
+
+const trafficOf = (socket: Socket) => ({
+  read: socket.bytesRead,
+  written: socket.bytesWritten,
+  unsent: socket.writableLength,
+});
