@@ -120,10 +120,13 @@ export function v1Target(target: string): string {
   return `${rest.slice(0, mark)}?${query}`;
 }
 
+const GRIDCARBON_V1 = `${GRIDCARBON_PREFIX}/v1`;
+
 /** Whether a request target is under `/compat/gridcarbon/v1` (the path, not a look-alike). */
 export function isGridcarbonTarget(target: string): boolean {
-  if (!target.startsWith(`${GRIDCARBON_PREFIX}/v1`)) return false;
-  const next = target.charAt(GRIDCARBON_PREFIX.length + 3);
+  // Asked of every request: the prefix is made once, not at each call.
+  if (!target.startsWith(GRIDCARBON_V1)) return false;
+  const next = target.charAt(GRIDCARBON_V1.length);
   return next === '' || next === '/' || next === '?';
 }
 
