@@ -265,12 +265,15 @@ export function* backtestZoneSteps(
   // The next day's shape is then refitted for placing a job (day-shape.ts), walk-forward too;
   // not where the operator's forecast is republished as it is.
   const dayShapes = fallback ? weighDayShapes(state, issues, sourcesOf) : [];
+  // The last entry is fitted for after the last issue: what `serve` applies next.
+  const nextDayShape = dayShapes.at(-1);
   for (const [index, issue] of issues.entries()) {
-    const combined = combine(state, issue, sourcesOf(index), weights[index]!);
+    const sources = sourcesOf(index);
+    const combined = combine(state, issue, sources, weights[index]!);
     const dayShape = dayShapes[index];
     issue.values.set(
       SERVED,
-      dayShape ? reshapeDay(state, issue, combined, sourcesOf(index), dayShape) : combined,
+      dayShape ? reshapeDay(state, issue, combined, sources, dayShape) : combined,
     );
   }
   options.onIssues?.(issues);
@@ -310,8 +313,8 @@ export function* backtestZoneSteps(
     rows,
     served,
     weights: servedWeights,
-    ...(dayShapes.at(-1) && {
-      dayShapeWeights: Object.fromEntries(candidateIds.map((id, k) => [id, dayShapes.at(-1)![k]!])),
+    ...(nextDayShape && {
+      dayShapeWeights: Object.fromEntries(candidateIds.map((id, k) => [id, nextDayShape[k]!])),
     }),
     bands: { [SERVED]: asServedScore.band },
     asServed,

@@ -321,13 +321,18 @@ describe('the models', () => {
     }
   });
 
-  it('the backtest scores out of sample, picks the better model per bucket and calibrates its band', () => {
-    const { inputs } = windyZone(150);
-    const zone = new ZoneState(inputs);
+  /** The windy zone's backtest, every 6 hours from its 15th day to three days before its end. */
+  const backtestWindyZone = () => {
+    const zone = new ZoneState(windyZone(150).inputs);
     const result = backtestZone('DE', 'lifecycle', zone, {
       issueTimes: issueTimes(START + 14 * DAY, START + (weeks * 7 - 3) * DAY),
       candidates: CANDIDATE_MODELS,
     });
+    return { zone, result };
+  };
+
+  it('the backtest scores out of sample, picks the better model per bucket and calibrates its band', () => {
+    const { zone, result } = backtestWindyZone();
     // Every 6 hours.
     expect(result.issues).toBe((weeks * 7 - 3 - 14) * 4 + 1);
     const row = (bucket: string, model: string) =>
@@ -399,12 +404,7 @@ describe('the models', () => {
   });
 
   it('the forecast served weighs every candidate the backtest weighed, and takes its day shape', () => {
-    const { inputs } = windyZone(150);
-    const zone = new ZoneState(inputs);
-    const result = backtestZone('DE', 'lifecycle', zone, {
-      issueTimes: issueTimes(START + 14 * DAY, START + (weeks * 7 - 3) * DAY),
-      candidates: CANDIDATE_MODELS,
-    });
+    const { zone, result } = backtestWindyZone();
     // Fitted on 60 days of published days, the day shape weighs the wind-reading candidates.
     const dayShape = result.dayShapeWeights!;
     expect(dayShape[UPSTREAM_REGRESSION.id]! + dayShape[DAILY_UPSTREAM.id]!).toBeGreaterThan(0.5);
