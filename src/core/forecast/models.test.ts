@@ -15,6 +15,7 @@ import {
   DAILY_PROFILE,
   DAILY_UPSTREAM,
   DAILY_WEEKLY,
+  DEPARTURE_REGRESSION,
   OPERATOR_FORECAST,
   PERSISTENCE,
   UPSTREAM_REGRESSION,
@@ -203,6 +204,59 @@ describe('the models', () => {
     expect(rmse(forecast)).toBeLessThan(rmse(plain));
   });
 
+  it('the departure regression learns from a year what the daily base misses', () => {
+    // A daily cycle, Sunday afternoons 120 lower, and a level that wanders for days: the daily
+    // base (recent hour-of-day profile plus the newest departure fading over a day) misses the
+    // Sunday dip and lets the wandering level fade too fast; a year of issues teaches both.
+    const days = 420;
+    const wander = weather(days * 24, 7);
+    const noise = random(11);
+    const points = Array.from({ length: days * 24 }, (_, slot) => {
+      const hour = slot % 24;
+      const sunday = Math.floor(slot / 24) % 7 === 6 && hour >= 10 && hour <= 16;
+      return {
+        ts: START + slot * H,
+        value:
+          400 +
+          100 * Math.cos((2 * Math.PI * (hour - 14)) / 24) -
+          (sunday ? 120 : 0) +
+          600 * (wander[slot]! - 0.5) +
+          10 * (noise() - 0.5),
+      };
+    });
+    const zone = new ZoneState({
+      actual: regularSeries(points, { startTs: START, step: H, length: days * 24 }),
+      upstream: {},
+      publicationLagSeconds: 3 * H,
+    });
+    const models = [DEPARTURE_REGRESSION, DAILY_PROFILE, DAILY_WEEKLY, CLIMATOLOGY];
+    const squared = new Map(models.map((model) => [model.id, 0]));
+    for (let day = 390; day < days - 3; day++) {
+      const issueTs = START + day * DAY + 6 * H;
+      const issue = { issueTs, visibleEnd: zone.visibleEndAt(issueTs) };
+      for (const model of models) {
+        const forecast = model.predict(zone, issue, issue.visibleEnd + 75);
+        for (let i = 0; i < forecast.length; i++) {
+          expect(Number.isFinite(forecast[i]!), model.id).toBe(true);
+          const error = forecast[i]! - points[issue.visibleEnd + i]!.value;
+          squared.set(model.id, squared.get(model.id)! + error ** 2);
+        }
+      }
+    }
+    // Better than each of the profiles, those that see the day of the week included.
+    const error = (model: { id: string }) => squared.get(model.id)!;
+    expect(error(DEPARTURE_REGRESSION)).toBeLessThan(0.8 * error(DAILY_PROFILE));
+    expect(error(DEPARTURE_REGRESSION)).toBeLessThan(
+      0.9 * Math.min(error(DAILY_WEEKLY), error(CLIMATOLOGY)),
+    );
+    // Without a year it still forecasts, from the weeks it has.
+    const early = START + 40 * DAY + 6 * H;
+    const earlyIssue = { issueTs: early, visibleEnd: zone.visibleEndAt(early) };
+    const forecast = DEPARTURE_REGRESSION.predict(zone, earlyIssue, earlyIssue.visibleEnd + 75);
+    expect(forecast.every(Number.isFinite)).toBe(true);
+    expect(DEPARTURE_REGRESSION.inputsOf(zone)).toEqual(['history']);
+  });
+
   it('cannot forecast with less than a week of values', () => {
     const points = Array.from({ length: 6 * 24 }, (_, slot) => ({
       ts: START + slot * H,
@@ -309,6 +363,8 @@ describe('the models', () => {
       DAILY_PROFILE,
       UPSTREAM_REGRESSION,
       DAILY_UPSTREAM,
+      DAILY_WEEKLY,
+      DEPARTURE_REGRESSION,
       PERSISTENCE,
       WEEKLY_PROFILE,
     ]) {

@@ -74,9 +74,16 @@ const CLIMATOLOGY_WEEKS = 10;
 const TRAINING_DAYS = 35;
 /** Weeks the day-of-week offsets of `ZoneState.dailyWeeklyProfile` are averaged over. */
 const WEEKLY_OFFSET_WEEKS = 52;
+/** Days of earlier issues the departure regression is fitted on: a year of each hour of the week. */
+const DEPARTURE_TRAINING_DAYS = 365;
+/** The departure regression is refitted every this many days (a year of rows moves slowly). */
+const DEPARTURE_REFIT_DAYS = 7;
 /** Values a model looks back on from an issue: the profiles' weeks and the fitting days. */
 export const LOOKBACK_SECONDS =
-  (Math.max(CLIMATOLOGY_WEEKS, WEEKLY_OFFSET_WEEKS) * 7 + TRAINING_DAYS + 7) * DAY_SECONDS;
+  Math.max(
+    Math.max(CLIMATOLOGY_WEEKS, WEEKLY_OFFSET_WEEKS) * 7 + TRAINING_DAYS + 7,
+    CLIMATOLOGY_WEEKS * 7 + DEPARTURE_TRAINING_DAYS + DEPARTURE_REFIT_DAYS + 3,
+  ) * DAY_SECONDS;
 /** Upstream forecasts a model looks back on: its fitting days. */
 export const UPSTREAM_LOOKBACK_SECONDS = (TRAINING_DAYS + 3) * DAY_SECONDS;
 /** At least this many published values before an issue, or the zone cannot be forecast. */
@@ -703,6 +710,259 @@ function fitDailyCorrection(
   return solveRidge(gram, moment, width, rows);
 }
 
+/**
+ * The daily base (`dailyBase`: the recent days' hour-of-day profile plus the newest value's
+ * departure, decaying over a day) corrected by a ridge regression of what it missed, fitted per
+ * horizon bucket on the issues of the previous year at the same time of day (refitted weekly), on:
+ * the hour-of-week profile's difference from the daily one, the newest departure with a short, a
+ * long and no decay and with a coefficient per hour ahead, the last hours' trend, the departure of
+ * the same hour a day and a week before, the last day's and week's mean departure, and the mean
+ * of what the base missed at each hour of the week over that year. What a gradient-boosted model
+ * learns from a year of issues (the day of the week, how a departure fades at each hour of the
+ * day), as a linear fit: on the real history's last quarter it was ahead of one (docs/forecast.md).
+ */
+export const DEPARTURE_REGRESSION: ForecastModel = {
+  id: 'departure-regression@1',
+  inputsOf: HISTORY_ONLY,
+  predict(zone, issue, end) {
+    const out = nanArray(end - issue.visibleEnd);
+    const anchor = anchorOf(zone, issue.visibleEnd);
+    if (!anchor) return out;
+    const fits = HORIZON_BUCKETS.map((_, bucket) => departureFit(zone, issue.issueTs, bucket));
+    const buckets = HORIZON_BUCKETS.length;
+    const sources = Array.from({ length: buckets }, () => nanArray(out.length));
+    const choice = new Uint8Array(out.length);
+    const recent = recentDepartures(zone, anchor);
+    const row = new DepartureRow();
+    for (let i = 0; i < out.length; i++) {
+      const slot = issue.visibleEnd + i;
+      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
+      choice[i] = bucketIndex(hours);
+      for (let b = 0; b < buckets; b++) {
+        const fit = fits[b];
+        if (!fit) continue;
+        const { first, last } = HORIZON_BUCKETS[b]!;
+        // Each bucket's fit reaches its neighbours' slots (at its own first or last hour), so
+        // that a hand-over has the new fit's value of the slot before it.
+        row.fill(zone, anchor, recent, slot, Math.min(last, Math.max(first, hours)), b);
+        sources[b]![i] = row.base + row.dot(fit.coefficients, fit.offsets[row.ofWeek]!);
+      }
+    }
+    out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
+    return out;
+  },
+};
+
+/** The departure regression's dense features, then the offset; per-hour ones follow. */
+const DEPARTURE_DENSE = 11;
+/** E-folding times of the newest departure's slow fade and of the last hours' change, hours. */
+const SLOW_DECAY_HOURS = 72;
+const TREND_DECAY_HOURS = 3;
+const DEPARTURE_OFFSET = DEPARTURE_DENSE;
+
+/** What the newest values say at one issue, apart from the hour being forecast. */
+interface RecentDepartures {
+  /** The newest value's departure from the daily profile. */
+  readonly departure: number;
+  /** The newest value less the one an hour and three hours before it (0 when unpublished). */
+  readonly trend1: number;
+  readonly trend3: number;
+  /** The mean of the last day's and the last week's values, less the newest one's profile value. */
+  readonly day: number;
+  readonly week: number;
+}
+
+function recentDepartures(zone: ZoneState, anchor: Anchor): RecentDepartures {
+  const { values, step } = zone.series;
+  const perHour = HOUR_SECONDS / step;
+  const latest = anchor.latestSlot;
+  const latestProfile = anchor.dailyProfile[zone.slotOfWeek(latest)]!;
+  const lastHour = latest >= perHour ? values[latest - perHour]! : Number.NaN;
+  const lastHours = latest >= 3 * perHour ? values[latest - 3 * perHour]! : Number.NaN;
+  // Sums over the last day and the last week (a loop, not closures: this runs a million times).
+  let daySum = 0;
+  let dayCount = 0;
+  let weekSum = 0;
+  let weekCount = 0;
+  for (let k = 0; k < 168 * perHour && k <= latest; k++) {
+    const value = values[latest - k]!;
+    if (Number.isNaN(value)) continue;
+    weekSum += value;
+    weekCount++;
+    if (k < 24 * perHour) {
+      daySum += value;
+      dayCount++;
+    }
+  }
+  return {
+    departure: anchor.latest - latestProfile,
+    trend1: Number.isNaN(lastHour) ? 0 : anchor.latest - lastHour,
+    trend3: Number.isNaN(lastHours) ? 0 : anchor.latest - lastHours,
+    day: daySum / dayCount - latestProfile,
+    week: weekSum / weekCount - latestProfile,
+  };
+}
+
+/** One row of the departure regression: dense features and at most two per-hour ones. */
+class DepartureRow {
+  readonly dense = new Float64Array(DEPARTURE_DENSE);
+  /** The daily base the regression corrects, and the slot of the week (the offset's index). */
+  base = 0;
+  ofWeek = 0;
+  /** Per-hour features: the newest departure, and (first bucket) the last hour's trend. */
+  readonly sparseIndex = new Int32Array(2);
+  readonly sparseValue = new Float64Array(2);
+  sparse = 0;
+
+  fill(
+    zone: ZoneState,
+    anchor: Anchor,
+    recent: RecentDepartures,
+    slot: number,
+    hours: number,
+    bucket: number,
+  ): void {
+    const { values, step } = zone.series;
+    const perDay = DAY_SECONDS / step;
+    const ofWeek = zone.slotOfWeek(slot);
+    const daily = anchor.dailyProfile[ofWeek]!;
+    const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+    const { departure } = recent;
+    const dayBefore = slot - perDay;
+    const weekBefore = slot - 7 * perDay;
+    const lastDay =
+      dayBefore >= 0 && dayBefore < anchor.visibleEnd ? values[dayBefore]! : Number.NaN;
+    const lastWeek =
+      weekBefore >= 0 && weekBefore < anchor.visibleEnd ? values[weekBefore]! : Number.NaN;
+    this.base = daily + departure * Math.exp(-hoursAfter / DAY_HOURS);
+    this.ofWeek = ofWeek;
+    const x = this.dense;
+    x[0] = 1;
+    x[1] = anchor.profile[ofWeek]! - daily;
+    x[2] = departure * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
+    x[3] = departure * Math.exp(-hoursAfter / SLOW_DECAY_HOURS);
+    x[4] = departure;
+    x[5] = recent.trend1 * Math.exp(-hoursAfter / TREND_DECAY_HOURS);
+    x[6] = recent.trend3 * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
+    x[7] = Number.isNaN(lastDay) ? 0 : lastDay - daily;
+    x[8] = Number.isNaN(lastWeek) ? 0 : lastWeek - daily;
+    x[9] = recent.day;
+    x[10] = recent.week;
+    const { first, last } = HORIZON_BUCKETS[bucket]!;
+    const hourIndex = DEPARTURE_OFFSET + 1 + hours - first;
+    this.sparseIndex[0] = hourIndex;
+    this.sparseValue[0] = departure;
+    this.sparse = 1;
+    if (bucket === 0) {
+      this.sparseIndex[1] = hourIndex + last - first + 1;
+      this.sparseValue[1] = recent.trend1;
+      this.sparse = 2;
+    }
+  }
+
+  dot(coefficients: Float64Array, offset: number): number {
+    let value = coefficients[DEPARTURE_OFFSET]! * offset;
+    for (let c = 0; c < DEPARTURE_DENSE; c++) value += coefficients[c]! * this.dense[c]!;
+    for (let k = 0; k < this.sparse; k++) {
+      value += coefficients[this.sparseIndex[k]!]! * this.sparseValue[k]!;
+    }
+    return value;
+  }
+}
+
+interface DepartureFit {
+  readonly coefficients: Float64Array;
+  /** The mean of what the daily base missed, per slot of the week, over the training rows. */
+  readonly offsets: Float64Array;
+}
+
+/** Fits by zone, keyed by fitting time and bucket: the backtest's issues of a week share one. */
+const departureFits = new WeakMap<ZoneState, Map<number, DepartureFit | undefined>>();
+
+/**
+ * The departure regression's fit for an issue at `issueTs`: made at the same time of day on the
+ * newest day (counted from 1970) divisible by DEPARTURE_REFIT_DAYS, from what was known then.
+ */
+function departureFit(zone: ZoneState, issueTs: number, bucket: number): DepartureFit | undefined {
+  const fitTs = issueTs - (Math.floor(issueTs / DAY_SECONDS) % DEPARTURE_REFIT_DAYS) * DAY_SECONDS;
+  let fits = departureFits.get(zone);
+  if (!fits) departureFits.set(zone, (fits = new Map()));
+  const key = fitTs * HORIZON_BUCKETS.length + bucket;
+  if (!fits.has(key)) fits.set(key, fitDeparture(zone, fitTs, bucket));
+  return fits.get(key);
+}
+
+function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): DepartureFit | undefined {
+  const { first, last } = HORIZON_BUCKETS[bucket]!;
+  const perHourFeatures = (last - first + 1) * (bucket === 0 ? 2 : 1);
+  const width = DEPARTURE_OFFSET + 1 + perHourFeatures;
+  // Rows first (the offsets need every residual before the fit can use them).
+  const dense: number[] = [];
+  const sparse: number[] = [];
+  const residuals: number[] = [];
+  const weeks: number[] = [];
+  const row = new DepartureRow();
+  let recentOf: Anchor | undefined;
+  let recent: RecentDepartures | undefined;
+  const issue = { issueTs: fitTs, visibleEnd: zone.visibleEndAt(fitTs) };
+  forEachTrainingTarget(
+    zone,
+    issue,
+    bucket,
+    (anchor, pastTs, slot, actual) => {
+      if (anchor !== recentOf) {
+        recentOf = anchor;
+        recent = recentDepartures(zone, anchor);
+      }
+      if (!Number.isFinite(recent!.day) || !Number.isFinite(recent!.week)) return;
+      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, pastTs));
+      row.fill(zone, anchor, recent!, slot, hours, bucket);
+      for (let c = 0; c < DEPARTURE_DENSE; c++) dense.push(row.dense[c]!);
+      for (let k = 0; k < 2; k++) {
+        sparse.push(k < row.sparse ? row.sparseIndex[k]! : -1, row.sparseValue[k]!);
+      }
+      residuals.push(actual - row.base);
+      weeks.push(row.ofWeek);
+    },
+    DEPARTURE_TRAINING_DAYS,
+  );
+  const rows = residuals.length;
+  const sums = new Float64Array(zone.slotsPerWeek);
+  const counts = new Float64Array(zone.slotsPerWeek);
+  for (let r = 0; r < rows; r++) {
+    sums[weeks[r]!]! += residuals[r]!;
+    counts[weeks[r]!]! += 1;
+  }
+  const offsets = sums.map((sum, k) => (counts[k]! > 0 ? sum / counts[k]! : 0));
+  const gram = new Float64Array(width * width);
+  const moment = new Float64Array(width);
+  const x = new Float64Array(DEPARTURE_OFFSET + 1);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < DEPARTURE_DENSE; c++) x[c] = dense[r * DEPARTURE_DENSE + c]!;
+    const residual = residuals[r]!;
+    // Each row's offset leaves the row out: with few weeks of rows, an offset holding the row's
+    // own residual would fit it and earn a coefficient the next issue does not bear out.
+    const week = weeks[r]!;
+    x[DEPARTURE_OFFSET] = counts[week]! > 1 ? (sums[week]! - residual) / (counts[week]! - 1) : 0;
+    for (let a = 0; a <= DEPARTURE_OFFSET; a++) {
+      moment[a]! += x[a]! * residual;
+      for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
+    }
+    // The row's per-hour features (the others are zero), past the dense ones and in order.
+    for (let k = 0; k < 2; k++) {
+      const index = sparse[r * 4 + 2 * k]!;
+      if (index < 0) continue;
+      const value = sparse[r * 4 + 2 * k + 1]!;
+      moment[index]! += value * residual;
+      for (let b = 0; b <= DEPARTURE_OFFSET; b++) gram[index * width + b]! += value * x[b]!;
+      if (k === 1) gram[index * width + sparse[r * 4]!]! += value * sparse[r * 4 + 1]!;
+      gram[index * width + index]! += value * value;
+    }
+  }
+  const coefficients = solveRidge(gram, moment, width, rows);
+  return coefficients && { coefficients, offsets };
+}
+
 /** NESO's fw48h, republished unchanged: GB's default forecast. */
 export const OPERATOR_FORECAST: ForecastModel = {
   id: 'upstream:uk-operator:forecast',
@@ -729,6 +989,7 @@ export const CANDIDATE_MODELS: readonly ForecastModel[] = [
   DAILY_WEEKLY,
   UPSTREAM_REGRESSION,
   DAILY_UPSTREAM,
+  DEPARTURE_REGRESSION,
   PERSISTENCE,
   CLIMATOLOGY_ANOMALY,
 ];
@@ -933,7 +1194,7 @@ function solveRidge(
 }
 
 /**
- * Calls `visit` with every target of `bucket` of the daily issues of the previous TRAINING_DAYS
+ * Calls `visit` with every target of `bucket` of the daily issues of the previous `days`
  * days (at the issue's time of day) whose value is published by the present issue, with what that
  * past issue knew: its anchor and its time. Nowcasts count with the first bucket.
  */
@@ -942,9 +1203,10 @@ function forEachTrainingTarget(
   issue: Issue,
   bucket: number,
   visit: (anchor: Anchor, pastTs: number, slot: number, actual: number) => void,
+  days = TRAINING_DAYS,
 ): void {
   const values = zone.series.values;
-  for (let day = 1; day <= TRAINING_DAYS; day++) {
+  for (let day = 1; day <= days; day++) {
     const pastTs = issue.issueTs - day * DAY_SECONDS;
     const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
     const anchor = anchorOf(zone, pastEnd);
