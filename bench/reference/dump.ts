@@ -12,6 +12,9 @@
  * not read by gridco2: no US upstream publishes them to it) are handed to gridco2's models as
  * the upstream wind and solar, issued as gbm.py's flag of that name issues them, to measure what
  * gridco2's own candidates make of the inputs that give the GBM its lead there.
+ *
+ * `--candidates`: every candidate's forecast too, a column each (named by model id), to study
+ * other ways of combining them on the same issues.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -104,15 +107,20 @@ async function main(): Promise<void> {
         }
         writeFileSync(join(out, `${zone}.upstream-${name}.csv`), `${lines.join('\n')}\n`);
       }
-      const issues = ['issue,ts,served,persistence,climatology_anomaly'];
+      const extra = args.includes('--candidates')
+        ? CANDIDATE_MODELS.filter((model) => kept[0]?.values.has(model.id)).map(({ id }) => id)
+        : [];
+      const issues = [['issue,ts,served,persistence,climatology_anomaly', ...extra].join(',')];
       for (const issue of kept) {
         const served = issue.values.get(SERVED)!;
         const persistence = issue.values.get(PERSISTENCE.id)!;
         const anomaly = issue.values.get(CLIMATOLOGY_ANOMALY.id)!;
+        const columns = extra.map((id) => issue.values.get(id)!);
         served.forEach((value, i) =>
           issues.push(
             `${issue.issueTs},${slotTs(issue.visibleEnd + i)},${cell(value)},` +
-              `${cell(persistence[i])},${cell(anomaly[i])}`,
+              `${cell(persistence[i])},${cell(anomaly[i])}` +
+              columns.map((column) => `,${cell(column[i])}`).join(''),
           ),
         );
       }
