@@ -104,6 +104,7 @@ export class ZoneState {
   private readonly reshapedProfiles = new Map<number, Float64Array | null>();
   private readonly dailyProfiles = new Map<number, Float64Array | null>();
   private readonly dailyWeeklyProfiles = new Map<number, Float64Array | null>();
+  private dailyWeightTable: Float64Array | undefined;
   readonly slotsPerWeek: number;
   /** Slot-of-week of slot 0. */
   private readonly weekPhase: number;
@@ -204,7 +205,7 @@ export class ZoneState {
     const perDay = DAY_SECONDS / step;
     const sums = new Float64Array(perDay);
     const weights = new Float64Array(perDay);
-    const halving = (DAILY_HALF_LIFE_DAYS * DAY_SECONDS) / step;
+    const weightOf = this.dailyWeights();
     let seen = 0;
     let total = 0;
     let totalWeight = 0;
@@ -215,7 +216,7 @@ export class ZoneState {
     ) {
       const value = values[slot]!;
       if (Number.isNaN(value)) continue;
-      const weight = 0.5 ** ((visibleEnd - 1 - slot) / halving);
+      const weight = weightOf[visibleEnd - 1 - slot]!;
       const ofDay = this.slotOfWeek(slot) % perDay;
       sums[ofDay]! += weight * value;
       weights[ofDay]! += weight;
@@ -234,6 +235,20 @@ export class ZoneState {
     }
     this.dailyProfiles.set(visibleEnd, built);
     return built;
+  }
+
+  /** The daily profile's weight of a value `k` slots before the newest, by `k` (a table: the
+   * backtest builds hundreds of thousands of profiles). */
+  private dailyWeights(): Float64Array {
+    if (!this.dailyWeightTable) {
+      const { step } = this.series;
+      const halving = (DAILY_HALF_LIFE_DAYS * DAY_SECONDS) / step;
+      this.dailyWeightTable = Float64Array.from(
+        { length: (DAILY_PROFILE_DAYS * DAY_SECONDS) / step },
+        (_, k) => 0.5 ** (k / halving),
+      );
+    }
+    return this.dailyWeightTable;
   }
 
   /**
