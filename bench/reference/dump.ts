@@ -115,12 +115,12 @@ async function main(): Promise<void> {
         const served = issue.values.get(SERVED)!;
         const persistence = issue.values.get(PERSISTENCE.id)!;
         const anomaly = issue.values.get(CLIMATOLOGY_ANOMALY.id)!;
-        const columns = extra.map((id) => issue.values.get(id)!);
+        const columns = extra.map((id) => issue.values.get(id));
         served.forEach((value, i) =>
           issues.push(
             `${issue.issueTs},${slotTs(issue.visibleEnd + i)},${cell(value)},` +
               `${cell(persistence[i])},${cell(anomaly[i])}` +
-              columns.map((column) => `,${cell(column[i])}`).join(''),
+              columns.map((column) => `,${cell(column?.[i])}`).join(''),
           ),
         );
       }

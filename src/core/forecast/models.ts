@@ -78,7 +78,11 @@ const WEEKLY_OFFSET_WEEKS = 52;
 const DEPARTURE_TRAINING_DAYS = 365;
 /** The departure regression is refitted every this many days (a year of rows moves slowly). */
 const DEPARTURE_REFIT_DAYS = 7;
-/** Values a model looks back on from an issue: the profiles' weeks and the fitting days. */
+/**
+ * Values a model looks back on from an issue: the profiles' weeks and the fitting days (for the
+ * departure regression, the week since its fit, a year of past issues and their profiles' weeks),
+ * and 3 days for the publication lags.
+ */
 export const LOOKBACK_SECONDS =
   Math.max(
     Math.max(CLIMATOLOGY_WEEKS, WEEKLY_OFFSET_WEEKS) * 7 + TRAINING_DAYS + 7,
@@ -729,13 +733,12 @@ function fitDailyCorrection(
  * The daily base (`dailyBase`: the recent days' hour-of-day profile plus the newest value's
  * departure, decaying over a day) corrected by a ridge regression of what it missed, fitted per
  * horizon bucket on the issues of the previous year at the same time of day (refitted weekly), on:
- * the hour-of-week profile's difference from the daily one, the newest departure with a short, a
- * long and no decay and with a coefficient per hour ahead, the last hours' trend, the departure of
- * the same hour a day and a week before, the last day's and week's mean departure, and the mean
- * of what the base missed at each hour of the week over that year. What a gradient-boosted model
- * learns from a year of issues (the day of the week, how a departure fades at each hour of the
- * day), as a linear fit: alone, it was ahead of one in every bucket of DE in the real history's
- * last quarter (docs/forecast.md).
+ * the hour-of-week profile's difference from the daily one, the newest departure with a short and
+ * a long decay and with a coefficient per hour ahead, the last hours' change, the same hour a day
+ * and a week before, the last day's and week's level, and the mean of what the base missed at
+ * each hour of the week over that year. What a gradient-boosted model learns from a year of
+ * issues (the day of the week, how a departure fades at each hour of the day), as a linear fit
+ * that a week of new issues moves little (docs/forecast.md: against the yardstick).
  */
 export const DEPARTURE_REGRESSION: ForecastModel = {
   id: 'departure-regression@1',
@@ -748,20 +751,21 @@ export const DEPARTURE_REGRESSION: ForecastModel = {
     const buckets = HORIZON_BUCKETS.length;
     const sources = Array.from({ length: buckets }, () => nanArray(out.length));
     const choice = new Uint8Array(out.length);
-    const recent = recentDepartures(zone, anchor);
+    const recent = recentValues(zone, anchor);
     const row = new DepartureRow();
     for (let i = 0; i < out.length; i++) {
       const slot = issue.visibleEnd + i;
       const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
-      choice[i] = bucketIndex(hours);
-      for (let b = 0; b < buckets; b++) {
+      const bucket = bucketIndex(hours);
+      choice[i] = bucket;
+      // The next bucket's fit too: a hand-over to it needs its value of the slot before it. It
+      // was fitted on its own hours only, so there it reads this bucket's mean miss of the slot.
+      const offsets = fits[bucket]?.offsets;
+      for (let b = bucket; b <= Math.min(bucket + 1, buckets - 1); b++) {
         const fit = fits[b];
-        if (!fit) continue;
-        const { first, last } = HORIZON_BUCKETS[b]!;
-        // Each bucket's fit reaches its neighbours' slots (at its own first or last hour), so
-        // that a hand-over has the new fit's value of the slot before it.
-        row.fill(zone, anchor, recent, slot, Math.min(last, Math.max(first, hours)), b);
-        sources[b]![i] = row.base + row.dot(fit.coefficients, fit.offsets[row.ofWeek]!);
+        if (!fit || !offsets) continue;
+        row.fill(zone, anchor, recent, slot, hours, b);
+        sources[b]![i] = row.base + row.dot(fit.coefficients, offsets[zone.slotOfWeek(slot)]!);
       }
     }
     out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
@@ -769,63 +773,67 @@ export const DEPARTURE_REGRESSION: ForecastModel = {
   },
 };
 
-/** The departure regression's dense features, then the offset; per-hour ones follow. */
-const DEPARTURE_DENSE = 11;
+/**
+ * The departure regression's dense features (intercept; hour-of-week profile less the daily one;
+ * the newest departure decaying short and slow; the last hour's and three hours' change, fading;
+ * the same hour a day and a week before; the last day's and week's level), then the hour of the
+ * week's mean miss; the per-hour ones follow.
+ */
+const DEPARTURE_DENSE = 10;
+const OFFSET_COLUMN = DEPARTURE_DENSE;
 /** E-folding times of the newest departure's slow fade and of the last hours' change, hours. */
 const SLOW_DECAY_HOURS = 72;
 const TREND_DECAY_HOURS = 3;
-const DEPARTURE_OFFSET = DEPARTURE_DENSE;
 
 /** What the newest values say at one issue, apart from the hour being forecast. */
-interface RecentDepartures {
+interface RecentValues {
   /** The newest value's departure from the daily profile. */
   readonly departure: number;
   /** The newest value less the one an hour and three hours before it (0 when unpublished). */
-  readonly trend1: number;
-  readonly trend3: number;
+  readonly lastHourChange: number;
+  readonly lastThreeHoursChange: number;
   /** The mean of the last day's and the last week's values, less the newest one's profile value. */
-  readonly day: number;
-  readonly week: number;
+  readonly lastDayLevel: number;
+  readonly lastWeekLevel: number;
 }
 
-function recentDepartures(zone: ZoneState, anchor: Anchor): RecentDepartures {
+function recentValues(zone: ZoneState, anchor: Anchor): RecentValues {
   const { values, step } = zone.series;
   const perHour = HOUR_SECONDS / step;
   const latest = anchor.latestSlot;
   const latestProfile = anchor.dailyProfile[zone.slotOfWeek(latest)]!;
-  const lastHour = latest >= perHour ? values[latest - perHour]! : Number.NaN;
-  const lastHours = latest >= 3 * perHour ? values[latest - 3 * perHour]! : Number.NaN;
-  // Sums over the last day and the last week (a loop, not closures: this runs a million times).
+  const hourBefore = latest >= perHour ? values[latest - perHour]! : Number.NaN;
+  const hoursBefore = latest >= 3 * perHour ? values[latest - 3 * perHour]! : Number.NaN;
+  // Sums over the last day and week, the newest value (published) included: never empty.
   let daySum = 0;
   let dayCount = 0;
   let weekSum = 0;
   let weekCount = 0;
-  for (let k = 0; k < 168 * perHour && k <= latest; k++) {
+  for (let k = 0; k < WEEK_SECONDS / step && k <= latest; k++) {
     const value = values[latest - k]!;
     if (Number.isNaN(value)) continue;
     weekSum += value;
     weekCount++;
-    if (k < 24 * perHour) {
+    if (k < DAY_SECONDS / step) {
       daySum += value;
       dayCount++;
     }
   }
   return {
     departure: anchor.latest - latestProfile,
-    trend1: Number.isNaN(lastHour) ? 0 : anchor.latest - lastHour,
-    trend3: Number.isNaN(lastHours) ? 0 : anchor.latest - lastHours,
-    day: daySum / dayCount - latestProfile,
-    week: weekSum / weekCount - latestProfile,
+    lastHourChange: Number.isNaN(hourBefore) ? 0 : anchor.latest - hourBefore,
+    lastThreeHoursChange: Number.isNaN(hoursBefore) ? 0 : anchor.latest - hoursBefore,
+    lastDayLevel: daySum / dayCount - latestProfile,
+    lastWeekLevel: weekSum / weekCount - latestProfile,
   };
 }
 
 /** One row of the departure regression: dense features and at most two per-hour ones. */
 class DepartureRow {
   readonly dense = new Float64Array(DEPARTURE_DENSE);
-  /** The daily base the regression corrects, and the slot of the week (the offset's index). */
+  /** The daily base the regression corrects. */
   base = 0;
-  ofWeek = 0;
-  /** Per-hour features: the newest departure, and (first bucket) the last hour's trend. */
+  /** Per-hour features: the newest departure, and (first bucket) the last hour's change. */
   readonly sparseIndex = new Int32Array(2);
   readonly sparseValue = new Float64Array(2);
   sparse = 0;
@@ -833,13 +841,15 @@ class DepartureRow {
   fill(
     zone: ZoneState,
     anchor: Anchor,
-    recent: RecentDepartures,
+    recent: RecentValues,
     slot: number,
     hours: number,
     bucket: number,
   ): void {
     const { values, step } = zone.series;
     const perDay = DAY_SECONDS / step;
+    const { first, last } = HORIZON_BUCKETS[bucket]!;
+    const bucketHours = Math.min(last, Math.max(first, hours));
     const ofWeek = zone.slotOfWeek(slot);
     const daily = anchor.dailyProfile[ofWeek]!;
     const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
@@ -850,34 +860,31 @@ class DepartureRow {
       dayBefore >= 0 && dayBefore < anchor.visibleEnd ? values[dayBefore]! : Number.NaN;
     const lastWeek =
       weekBefore >= 0 && weekBefore < anchor.visibleEnd ? values[weekBefore]! : Number.NaN;
-    this.base = daily + departure * Math.exp(-hoursAfter / DAY_HOURS);
-    this.ofWeek = ofWeek;
+    this.base = dailyBase(zone, anchor, slot);
     const x = this.dense;
     x[0] = 1;
     x[1] = anchor.profile[ofWeek]! - daily;
     x[2] = departure * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
     x[3] = departure * Math.exp(-hoursAfter / SLOW_DECAY_HOURS);
-    x[4] = departure;
-    x[5] = recent.trend1 * Math.exp(-hoursAfter / TREND_DECAY_HOURS);
-    x[6] = recent.trend3 * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
-    x[7] = Number.isNaN(lastDay) ? 0 : lastDay - daily;
-    x[8] = Number.isNaN(lastWeek) ? 0 : lastWeek - daily;
-    x[9] = recent.day;
-    x[10] = recent.week;
-    const { first, last } = HORIZON_BUCKETS[bucket]!;
-    const hourIndex = DEPARTURE_OFFSET + 1 + hours - first;
-    this.sparseIndex[0] = hourIndex;
+    x[4] = recent.lastHourChange * Math.exp(-hoursAfter / TREND_DECAY_HOURS);
+    x[5] = recent.lastThreeHoursChange * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
+    x[6] = Number.isNaN(lastDay) ? 0 : lastDay - daily;
+    x[7] = Number.isNaN(lastWeek) ? 0 : lastWeek - daily;
+    x[8] = recent.lastDayLevel;
+    x[9] = recent.lastWeekLevel;
+    const hourColumn = OFFSET_COLUMN + 1 + bucketHours - first;
+    this.sparseIndex[0] = hourColumn;
     this.sparseValue[0] = departure;
     this.sparse = 1;
     if (bucket === 0) {
-      this.sparseIndex[1] = hourIndex + last - first + 1;
-      this.sparseValue[1] = recent.trend1;
+      this.sparseIndex[1] = hourColumn + last - first + 1;
+      this.sparseValue[1] = recent.lastHourChange;
       this.sparse = 2;
     }
   }
 
   dot(coefficients: Float64Array, offset: number): number {
-    let value = coefficients[DEPARTURE_OFFSET]! * offset;
+    let value = coefficients[OFFSET_COLUMN]! * offset;
     for (let c = 0; c < DEPARTURE_DENSE; c++) value += coefficients[c]! * this.dense[c]!;
     for (let k = 0; k < this.sparse; k++) {
       value += coefficients[this.sparseIndex[k]!]! * this.sparseValue[k]!;
@@ -888,7 +895,10 @@ class DepartureRow {
 
 interface DepartureFit {
   readonly coefficients: Float64Array;
-  /** The mean of what the daily base missed, per slot of the week, over the training rows. */
+  /**
+   * The mean of what the daily base missed, per slot of the week, over the training rows (0
+   * where fewer than two: the fit, leaving each row out, saw 0 there).
+   */
   readonly offsets: Float64Array;
 }
 
@@ -908,18 +918,21 @@ function departureFit(zone: ZoneState, issueTs: number, bucket: number): Departu
   return fits.get(key);
 }
 
+/** Per training row: two (column, value) pairs of per-hour features, column -1 when unused. */
+const SPARSE_STRIDE = 4;
+
 function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): DepartureFit | undefined {
   const { first, last } = HORIZON_BUCKETS[bucket]!;
   const perHourFeatures = (last - first + 1) * (bucket === 0 ? 2 : 1);
-  const width = DEPARTURE_OFFSET + 1 + perHourFeatures;
+  const width = OFFSET_COLUMN + 1 + perHourFeatures;
   // Rows first (the offsets need every residual before the fit can use them).
   const dense: number[] = [];
   const sparse: number[] = [];
   const residuals: number[] = [];
-  const weeks: number[] = [];
+  const slotsOfWeek: number[] = [];
   const row = new DepartureRow();
   let recentOf: Anchor | undefined;
-  let recent: RecentDepartures | undefined;
+  let recent: RecentValues | undefined;
   const issue = { issueTs: fitTs, visibleEnd: zone.visibleEndAt(fitTs) };
   forEachTrainingTarget(
     zone,
@@ -928,9 +941,8 @@ function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): Departure
     (anchor, pastTs, slot, actual) => {
       if (anchor !== recentOf) {
         recentOf = anchor;
-        recent = recentDepartures(zone, anchor);
+        recent = recentValues(zone, anchor);
       }
-      if (!Number.isFinite(recent!.day) || !Number.isFinite(recent!.week)) return;
       const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, pastTs));
       row.fill(zone, anchor, recent!, slot, hours, bucket);
       for (let c = 0; c < DEPARTURE_DENSE; c++) dense.push(row.dense[c]!);
@@ -938,7 +950,7 @@ function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): Departure
         sparse.push(k < row.sparse ? row.sparseIndex[k]! : -1, row.sparseValue[k]!);
       }
       residuals.push(actual - row.base);
-      weeks.push(row.ofWeek);
+      slotsOfWeek.push(zone.slotOfWeek(slot));
     },
     DEPARTURE_TRAINING_DAYS,
   );
@@ -946,32 +958,33 @@ function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): Departure
   const sums = new Float64Array(zone.slotsPerWeek);
   const counts = new Float64Array(zone.slotsPerWeek);
   for (let r = 0; r < rows; r++) {
-    sums[weeks[r]!]! += residuals[r]!;
-    counts[weeks[r]!]! += 1;
+    sums[slotsOfWeek[r]!]! += residuals[r]!;
+    counts[slotsOfWeek[r]!]! += 1;
   }
-  const offsets = sums.map((sum, k) => (counts[k]! > 0 ? sum / counts[k]! : 0));
+  const offsets = sums.map((sum, k) => (counts[k]! > 1 ? sum / counts[k]! : 0));
   const gram = new Float64Array(width * width);
   const moment = new Float64Array(width);
-  const x = new Float64Array(DEPARTURE_OFFSET + 1);
+  const x = new Float64Array(OFFSET_COLUMN + 1);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < DEPARTURE_DENSE; c++) x[c] = dense[r * DEPARTURE_DENSE + c]!;
     const residual = residuals[r]!;
     // Each row's offset leaves the row out: with few weeks of rows, an offset holding the row's
     // own residual would fit it and earn a coefficient the next issue does not bear out.
-    const week = weeks[r]!;
-    x[DEPARTURE_OFFSET] = counts[week]! > 1 ? (sums[week]! - residual) / (counts[week]! - 1) : 0;
-    for (let a = 0; a <= DEPARTURE_OFFSET; a++) {
+    const week = slotsOfWeek[r]!;
+    x[OFFSET_COLUMN] = counts[week]! > 1 ? (sums[week]! - residual) / (counts[week]! - 1) : 0;
+    for (let a = 0; a <= OFFSET_COLUMN; a++) {
       moment[a]! += x[a]! * residual;
       for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
     }
     // The row's per-hour features (the others are zero), past the dense ones and in order.
+    const at = r * SPARSE_STRIDE;
     for (let k = 0; k < 2; k++) {
-      const index = sparse[r * 4 + 2 * k]!;
+      const index = sparse[at + 2 * k]!;
       if (index < 0) continue;
-      const value = sparse[r * 4 + 2 * k + 1]!;
+      const value = sparse[at + 2 * k + 1]!;
       moment[index]! += value * residual;
-      for (let b = 0; b <= DEPARTURE_OFFSET; b++) gram[index * width + b]! += value * x[b]!;
-      if (k === 1) gram[index * width + sparse[r * 4]!]! += value * sparse[r * 4 + 1]!;
+      for (let b = 0; b <= OFFSET_COLUMN; b++) gram[index * width + b]! += value * x[b]!;
+      if (k === 1) gram[index * width + sparse[at]!]! += value * sparse[at + 1]!;
       gram[index * width + index]! += value * value;
     }
   }
