@@ -1,5 +1,10 @@
 import type { BacktestRun, ForecastBasis, ZoneBacktest } from '../core/forecast/backtest.js';
-import { LOOKBACK_SECONDS, UPSTREAM_LOOKBACK_SECONDS, ZoneState } from '../core/forecast/models.js';
+import {
+  CarriedFits,
+  LOOKBACK_SECONDS,
+  UPSTREAM_LOOKBACK_SECONDS,
+  ZoneState,
+} from '../core/forecast/models.js';
 import { prepareForecast, type ZoneForecast } from '../core/forecast/prepare.js';
 import { HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
 import { ZONES } from '../core/zones.js';
@@ -37,17 +42,25 @@ export interface ForecastCompute {
 
 /** The work on the calling thread: with an in-memory store, which no other thread can open. */
 export function inThreadCompute(store: Store): ForecastCompute {
+  const carried: CarriedFitsByZone = new Map();
   return {
     backtest: (nowSeconds, signal) => runBacktest(store, nowSeconds, {}, () => {}, signal),
-    prepare: (nowTs, backtests, signal) => prepareZones(store, nowTs, backtests, signal),
+    prepare: (nowTs, backtests, signal) => prepareZones(store, nowTs, backtests, carried, signal),
     close: async () => {},
   };
 }
+
+/**
+ * Each zone's and basis's regression fits, from one preparation to the next: data arrives
+ * several times an hour, and a fit made in that hour on the same values is the same.
+ */
+export type CarriedFitsByZone = Map<string, CarriedFits>;
 
 export async function prepareZones(
   store: Store,
   nowTs: number,
   backtests: readonly ZoneBacktest[],
+  carried: CarriedFitsByZone,
   signal?: AbortSignal,
 ): Promise<PreparedZones> {
   const byKey = new Map(backtests.map((run) => [forecastKey(run.zone, run.basis), run]));
@@ -65,7 +78,10 @@ export async function prepareZones(
           gridEndTs,
         });
         const key = forecastKey(code, basis);
-        const forecast = prepareForecast(code, basis, new ZoneState(inputs), nowTs, byKey.get(key));
+        let fits = carried.get(key);
+        if (!fits) carried.set(key, (fits = new CarriedFits()));
+        const state = new ZoneState(inputs, fits);
+        const forecast = prepareForecast(code, basis, state, nowTs, byKey.get(key));
         forecasts.push([key, forecast]);
       } catch (error) {
         failures.push({ zone: code, basis, message: String(error) });

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createStore } from '../storage/create-store.js';
-import { prepareZones } from './compute.js';
+import { type CarriedFitsByZone, prepareZones } from './compute.js';
 import { runBacktest } from './run-backtest.js';
 import type { ForecastJob, ForecastJobReply } from './worker-compute.js';
 
@@ -13,6 +13,7 @@ import type { ForecastJob, ForecastJobReply } from './worker-compute.js';
 const { databaseUrl } = workerData as { databaseUrl: string };
 const store = createStore(databaseUrl);
 const port = parentPort!;
+const carried: CarriedFitsByZone = new Map();
 
 port.on('message', (job: ForecastJob) => void run(job));
 
@@ -23,7 +24,7 @@ async function run(job: ForecastJob): Promise<void> {
     const result =
       job.type === 'backtest'
         ? await runBacktest(opened, job.nowSeconds)
-        : await prepareZones(opened, job.nowTs, job.backtests);
+        : await prepareZones(opened, job.nowTs, job.backtests, carried);
     reply = { type: 'done', id: job.id, result };
   } catch (error) {
     reply = { type: 'failed', id: job.id, message: String(error) };

@@ -10,6 +10,7 @@ import {
 } from './backtest.js';
 import {
   CANDIDATE_MODELS,
+  CarriedFits,
   CLIMATOLOGY,
   CLIMATOLOGY_ANOMALY,
   DAILY_PROFILE,
@@ -204,14 +205,15 @@ describe('the models', () => {
     expect(rmse(forecast)).toBeLessThan(rmse(plain));
   });
 
-  it('the departure regression learns from a year what the daily base misses', () => {
-    // A daily cycle, Sunday afternoons 120 lower, and a level that wanders for days: the daily
-    // base (recent hour-of-day profile plus the newest departure fading over a day) misses the
-    // Sunday dip and lets the wandering level fade too fast; a year of issues teaches both.
-    const days = 420;
+  /**
+   * A daily cycle, Sunday afternoons 120 lower, and a level that wanders for days: the daily
+   * base (recent hour-of-day profile plus the newest departure fading over a day) misses the
+   * Sunday dip and lets the wandering level fade too fast; a year of issues teaches both.
+   */
+  function sundayDips(days: number): { ts: number; value: number }[] {
     const wander = weather(days * 24, 7);
     const noise = random(11);
-    const points = Array.from({ length: days * 24 }, (_, slot) => {
+    return Array.from({ length: days * 24 }, (_, slot) => {
       const hour = slot % 24;
       const sunday = Math.floor(slot / 24) % 7 === 6 && hour >= 10 && hour <= 16;
       return {
@@ -224,6 +226,11 @@ describe('the models', () => {
           10 * (noise() - 0.5),
       };
     });
+  }
+
+  it('the departure regression learns from a year what the daily base misses', () => {
+    const days = 420;
+    const points = sundayDips(days);
     const zone = new ZoneState({
       actual: regularSeries(points, { startTs: START, step: H, length: days * 24 }),
       upstream: {},
@@ -255,6 +262,52 @@ describe('the models', () => {
     const forecast = DEPARTURE_REGRESSION.predict(zone, earlyIssue, earlyIssue.visibleEnd + 75);
     expect(forecast.every(Number.isFinite)).toBe(true);
     expect(DEPARTURE_REGRESSION.inputsOf(zone)).toEqual(['history']);
+  });
+
+  it("serve's states carry the departure regression's fits while the values they read are the same", () => {
+    const points = sundayDips(460);
+    // States of the same zone as serve prepares them: windows of 445 days ending later each time.
+    const stateAt = (
+      issueTs: number,
+      carried?: CarriedFits,
+      revise?: (value: number) => number,
+    ) => {
+      const from = issueTs - 445 * DAY - ((issueTs - START) % H);
+      const window = points
+        .filter(({ ts }) => ts >= from && ts < issueTs)
+        .map((point, k) =>
+          k === 100 * 24 && revise ? { ...point, value: revise(point.value) } : point,
+        );
+      const actual = regularSeries(window, { startTs: from, step: H, length: window.length + 80 });
+      return new ZoneState({ actual, upstream: {}, publicationLagSeconds: 3 * H }, carried);
+    };
+    const forecastOf = (state: ZoneState, issueTs: number) => {
+      const issue = { issueTs, visibleEnd: state.visibleEndAt(issueTs) };
+      return DEPARTURE_REGRESSION.predict(state, issue, issue.visibleEnd + 75);
+    };
+    const carried = new CarriedFits();
+    const first = START + 455 * DAY + 6 * H + 300;
+    forecastOf(stateAt(first, carried), first);
+    expect([carried.made, carried.reused]).toEqual([4, 0]);
+
+    // Twenty minutes later, a new state on the same values: the four fits are reused, and the
+    // forecast is the one a state without carried fits makes.
+    const later = first + 1200;
+    const reused = forecastOf(stateAt(later, carried), later);
+    expect([carried.made, carried.reused]).toEqual([4, 4]);
+    expect(reused).toEqual(forecastOf(stateAt(later), later));
+
+    // A value revised in the year the fits read: made again, as without carried fits.
+    const revise = (value: number) => value + 300;
+    const revised = forecastOf(stateAt(later, carried, revise), later);
+    expect([carried.made, carried.reused]).toEqual([8, 4]);
+    expect(revised).toEqual(forecastOf(stateAt(later, undefined, revise), later));
+    expect(revised).not.toEqual(reused);
+
+    // The next hour is fitted at another time of day.
+    const nextHour = first + H;
+    forecastOf(stateAt(nextHour, carried), nextHour);
+    expect(carried.made).toBe(12);
   });
 
   it('cannot forecast with less than a week of values', () => {
