@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ZoneBacktest } from '../src/core/forecast/backtest.js';
 import { findZone } from '../src/core/zones.js';
+import { type CarriedFitsByZone, prepareZones } from '../src/forecast/compute.js';
 import { realHistoryTable } from '../src/forecast/report.js';
 import { createStore } from '../src/storage/create-store.js';
 import { loadRealHistory } from './real-history/history.js';
@@ -55,6 +56,39 @@ async function twoAtATime<T>(items: readonly T[], work: (item: T) => Promise<unk
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) await work(next);
     }),
   );
+}
+
+/**
+ * Serve's preparation of every forecast, as its worker runs it whenever data arrives: CPU time
+ * of the first in an hour (fitting the departure regression) and of one later in that hour on
+ * the same values (its fits carried over), issued just after the last backtest issue.
+ */
+async function measurePreparation(
+  path: string,
+  backtests: readonly ZoneBacktest[],
+  log: (text: string) => void,
+): Promise<void> {
+  const store = await createStore(`sqlite:${path}`);
+  try {
+    const issueTs = Date.parse(LAST_ISSUE) / 1000 + 600;
+    const carried: CarriedFitsByZone = new Map();
+    const cpuSeconds = async (nowTs: number) => {
+      const before = process.cpuUsage();
+      const { forecasts, failures } = await prepareZones(store, nowTs, backtests, carried);
+      if (failures.length > 0) throw new Error(`preparation failed: ${failures[0]!.message}`);
+      const { user, system } = process.cpuUsage(before);
+      return { seconds: (user + system) / 1e6, count: forecasts.filter(([, f]) => f).length };
+    };
+    const first = await cpuSeconds(issueTs);
+    const again = await cpuSeconds(issueTs + 1200);
+    log(
+      `serve's preparation of ${first.count} forecasts: ${first.seconds.toFixed(2)} s of CPU ` +
+        `the first time in an hour, ${again.seconds.toFixed(2)} s again in that hour ` +
+        `(ratio ${(again.seconds / first.seconds).toFixed(2)})`,
+    );
+  } finally {
+    await store.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -142,6 +176,7 @@ async function main(): Promise<void> {
     const order = new Map(zones.map((zone, i) => [zone.code, i]));
     results.sort((a, b) => order.get(a.zone)! - order.get(b.zone)!);
     process.stdout.write(`${realHistoryTable({ createdAt, zones: results })}\n`);
+    await measurePreparation(join(dir, 'real.db'), results, log);
     log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     await replay.close();
