@@ -96,7 +96,7 @@ export interface ZoneBacktest {
   readonly served: Readonly<Record<BucketLabel, string>>;
   /**
    * Per bucket, the weight of each candidate in the forecast served next (walk-forward inverse
-   * mean squared errors); `served` names the heaviest. Absent in runs stored before issue 19.
+   * mean squared errors of the best three); `served` names the heaviest. Absent in runs stored before issue 19.
    */
   readonly weights?: Readonly<Record<BucketLabel, Readonly<Record<string, number>>>>;
   /**
@@ -331,8 +331,14 @@ export function fillFrom(own: Float64Array, filler: Float64Array, step: number):
 /** The key of the walk-forward served forecast among an issue's values and in `bands`. */
 export const SERVED = 'served';
 
-/** How far back the walk-forward weights look: recent weeks tell more than last season. */
-const WEIGHT_DAYS = 60;
+/** How far back the walk-forward weights look: half a year ranks the candidates steadily. */
+const WEIGHT_DAYS = 180;
+/**
+ * Candidates weighed per bucket: the best this many over WEIGHT_DAYS; the others weigh 0. The
+ * candidates err much alike, and one a little behind the best three adds more of its error than
+ * of its difference (docs/forecast.md: the combination).
+ */
+const WEIGHED_CANDIDATES = 3;
 /**
  * Weights go with the inverse mean squared error to this power: above 1, a candidate clearly
  * worse than the others (persistence a day ahead) weighs little.
@@ -348,9 +354,10 @@ interface IssueErrors {
 
 /**
  * Per issue (or, with `last`, once for after the last issue): per bucket and candidate (index
- * `bucket * candidates + k`), the candidate's weight: its inverse mean squared error over the
- * earlier issues of the last WEIGHT_DAYS whose outcomes were published by the issue time, the
- * weights of a bucket summing to 1. All on the first candidate before any outcome is known.
+ * `bucket * candidates + k`), the candidate's weight: for the WEIGHED_CANDIDATES best, its inverse
+ * mean squared error (to WEIGHT_POWER) over the earlier issues of the last WEIGHT_DAYS whose
+ * outcomes were published by the issue time, else 0; the weights of a bucket summing to 1. All on
+ * the first candidate before any outcome is known.
  */
 function weighWalkForward(
   issues: readonly IssueForecasts[],
@@ -383,7 +390,12 @@ function weighWalkForward(
       );
     });
     for (let bucket = 0; bucket < buckets; bucket++) {
-      const inverse = inverses.map((byBucket) => byBucket[bucket]!);
+      const measured = inverses.map((byBucket) => byBucket[bucket]!);
+      // Ties at the cut all weigh: no candidate is dropped for its place in the list.
+      const cut = measured.filter((value) => !Number.isNaN(value)).sort((a, b) => b - a)[
+        WEIGHED_CANDIDATES - 1
+      ];
+      const inverse = measured.map((value) => (cut !== undefined && value < cut ? 0 : value));
       const total = inverse.reduce((sum, value) => sum + (Number.isNaN(value) ? 0 : value), 0);
       inverse.forEach((value, k) => {
         weights[bucket * count + k] =

@@ -449,8 +449,10 @@ describe('the models', () => {
     // The wind forecast covers up to 31 h ahead of a midnight issue: the regression serves there.
     expect(result.served['1-6']).toBe(UPSTREAM_REGRESSION.id);
     expect(result.served['7-24']).toBe(UPSTREAM_REGRESSION.id);
-    // Beyond its reach, a climatology serves.
-    expect([CLIMATOLOGY.id, CLIMATOLOGY_ANOMALY.id]).toContain(result.served['49-72']);
+    // Beyond its reach, a profile serves (daily-upstream is the daily profile there).
+    expect([CLIMATOLOGY.id, CLIMATOLOGY_ANOMALY.id, DAILY_PROFILE.id, DAILY_UPSTREAM.id]).toContain(
+      result.served['49-72'],
+    );
     expect(row('7-24', UPSTREAM_REGRESSION.id).served).toBe(true);
     // The forecast as served, its models chosen walk-forward.
     const day = result.asServed!.find((entry) => entry.bucket === '7-24')!;
