@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ZoneBacktest } from '../src/core/forecast/backtest.js';
 import { findZone } from '../src/core/zones.js';
-import { type CarriedFitsByZone, prepareZones } from '../src/forecast/compute.js';
+import { type CarriedFitsByForecast, prepareZones } from '../src/forecast/compute.js';
 import { realHistoryTable } from '../src/forecast/report.js';
 import { createStore } from '../src/storage/create-store.js';
 import { loadRealHistory } from './real-history/history.js';
@@ -71,7 +71,7 @@ async function measurePreparation(
   const store = await createStore(`sqlite:${path}`);
   try {
     const issueTs = Date.parse(LAST_ISSUE) / 1000 + 600;
-    const carried: CarriedFitsByZone = new Map();
+    const carried: CarriedFitsByForecast = new Map();
     const cpuSeconds = async (nowTs: number) => {
       const before = process.cpuUsage();
       const { forecasts, failures } = await prepareZones(store, nowTs, backtests, carried);
@@ -79,12 +79,20 @@ async function measurePreparation(
       const { user, system } = process.cpuUsage(before);
       return { seconds: (user + system) / 1e6, count: forecasts.filter(([, f]) => f).length };
     };
+    const fitCounts = () =>
+      [...carried.values()].reduce(
+        (sum, fits) => ({ made: sum.made + fits.made, reused: sum.reused + fits.reused }),
+        { made: 0, reused: 0 },
+      );
     const first = await cpuSeconds(issueTs);
+    const afterFirst = fitCounts();
     const again = await cpuSeconds(issueTs + 1200);
+    const afterAgain = fitCounts();
     log(
       `serve's preparation of ${first.count} forecasts: ${first.seconds.toFixed(2)} s of CPU ` +
-        `the first time in an hour, ${again.seconds.toFixed(2)} s again in that hour ` +
-        `(ratio ${(again.seconds / first.seconds).toFixed(2)})`,
+        `the first time in an hour (${afterFirst.made} fits made), ${again.seconds.toFixed(2)} s ` +
+        `again in that hour (${afterAgain.reused - afterFirst.reused} reused, ` +
+        `${afterAgain.made - afterFirst.made} made; ratio ${(again.seconds / first.seconds).toFixed(2)})`,
     );
   } finally {
     await store.close();

@@ -42,7 +42,7 @@ export interface ForecastCompute {
 
 /** The work on the calling thread: with an in-memory store, which no other thread can open. */
 export function inThreadCompute(store: Store): ForecastCompute {
-  const carried: CarriedFitsByZone = new Map();
+  const carried: CarriedFitsByForecast = new Map();
   return {
     backtest: (nowSeconds, signal) => runBacktest(store, nowSeconds, {}, () => {}, signal),
     prepare: (nowTs, backtests, signal) => prepareZones(store, nowTs, backtests, carried, signal),
@@ -54,13 +54,13 @@ export function inThreadCompute(store: Store): ForecastCompute {
  * Each zone's and basis's regression fits, from one preparation to the next: data arrives
  * several times an hour, and a fit made in that hour on the same values is the same.
  */
-export type CarriedFitsByZone = Map<string, CarriedFits>;
+export type CarriedFitsByForecast = Map<string, CarriedFits>;
 
 export async function prepareZones(
   store: Store,
   nowTs: number,
   backtests: readonly ZoneBacktest[],
-  carried: CarriedFitsByZone,
+  carried: CarriedFitsByForecast,
   signal?: AbortSignal,
 ): Promise<PreparedZones> {
   const byKey = new Map(backtests.map((run) => [forecastKey(run.zone, run.basis), run]));

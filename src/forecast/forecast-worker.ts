@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createStore } from '../storage/create-store.js';
-import { type CarriedFitsByZone, prepareZones } from './compute.js';
+import { type CarriedFitsByForecast, prepareZones } from './compute.js';
 import { runBacktest } from './run-backtest.js';
 import type { ForecastJob, ForecastJobReply } from './worker-compute.js';
 
@@ -13,7 +13,7 @@ import type { ForecastJob, ForecastJobReply } from './worker-compute.js';
 const { databaseUrl } = workerData as { databaseUrl: string };
 const store = createStore(databaseUrl);
 const port = parentPort!;
-const carried: CarriedFitsByZone = new Map();
+const carried: CarriedFitsByForecast = new Map();
 
 port.on('message', (job: ForecastJob) => void run(job));
 

@@ -96,7 +96,8 @@ export interface ZoneBacktest {
   readonly served: Readonly<Record<BucketLabel, string>>;
   /**
    * Per bucket, the weight of each candidate in the forecast served next (walk-forward inverse
-   * mean squared errors of the best three); `served` names the heaviest. Absent in runs stored before issue 19.
+   * mean squared errors of the WEIGHED_CANDIDATES best, 0 for the others); `served` names the
+   * heaviest. Absent in runs stored before issue 19.
    */
   readonly weights?: Readonly<Record<BucketLabel, Readonly<Record<string, number>>>>;
   /**
@@ -254,10 +255,11 @@ export function* backtestZoneSteps(
       perIssue,
     });
   }
-  // Walk-forward: each issue is served, bucket by bucket, by a weighted mean of the candidates,
-  // each weighted by its inverse mean squared error over the earlier issues whose outcomes were
-  // published by then (a combination beats the choice of one forecast when each errs its own
-  // way); the forecast so served is scored (and its errors make the band) like any model.
+  // Walk-forward: each issue is served, bucket by bucket, by a weighted mean of the candidates
+  // that erred least over the earlier issues whose outcomes were published by then, each
+  // weighted by its inverse mean squared error (a combination beats the choice of one forecast
+  // when each errs its own way); the forecast so served is scored (and its errors make the band)
+  // like any model.
   const lag = state.inputs.publicationLagSeconds;
   const weights = weighWalkForward(issues, scored, lag);
   const candidateIds = candidates.map((model) => model.id);

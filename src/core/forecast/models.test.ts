@@ -266,18 +266,13 @@ describe('the models', () => {
 
   it("serve's states carry the departure regression's fits while the values they read are the same", () => {
     const points = sundayDips(460);
-    // States of the same zone as serve prepares them: windows of 445 days ending later each time.
-    const stateAt = (
-      issueTs: number,
-      carried?: CarriedFits,
-      revise?: (value: number) => number,
-    ) => {
+    // States of the same zone as serve prepares them: windows of 445 days ending later each
+    // time, with some values replaced (NaN: not yet published).
+    const stateAt = (issueTs: number, carried?: CarriedFits, edits = new Map<number, number>()) => {
       const from = issueTs - 445 * DAY - ((issueTs - START) % H);
       const window = points
         .filter(({ ts }) => ts >= from && ts < issueTs)
-        .map((point, k) =>
-          k === 100 * 24 && revise ? { ...point, value: revise(point.value) } : point,
-        );
+        .map((point) => ({ ts: point.ts, value: edits.get(point.ts) ?? point.value }));
       const actual = regularSeries(window, { startTs: from, step: H, length: window.length + 80 });
       return new ZoneState({ actual, upstream: {}, publicationLagSeconds: 3 * H }, carried);
     };
@@ -285,29 +280,50 @@ describe('the models', () => {
       const issue = { issueTs, visibleEnd: state.visibleEndAt(issueTs) };
       return DEPARTURE_REGRESSION.predict(state, issue, issue.visibleEnd + 75);
     };
-    const carried = new CarriedFits();
     const first = START + 455 * DAY + 6 * H + 300;
-    forecastOf(stateAt(first, carried), first);
-    expect([carried.made, carried.reused]).toEqual([4, 0]);
-
-    // Twenty minutes later, a new state on the same values: the four fits are reused, and the
-    // forecast is the one a state without carried fits makes.
     const later = first + 1200;
-    const reused = forecastOf(stateAt(later, carried), later);
-    expect([carried.made, carried.reused]).toEqual([4, 4]);
-    expect(reused).toEqual(forecastOf(stateAt(later), later));
+    // Fitted at the start of the hour on the last day since 1970 that 7 divides, on the values
+    // published 3 hours before, reading 436 days of them (a year of issues and their profiles).
+    const hourTs = Math.floor(later / H) * H;
+    const fitTs = hourTs - (Math.floor(hourTs / DAY) % 7) * DAY;
+    const firstRead = fitTs - 3 * H - 436 * DAY;
+    const lateTs = fitTs - 200 * DAY;
+    const unpublished = new Map([[lateTs, Number.NaN]]);
+    const carried = new CarriedFits();
+    const counts = () => [carried.made, carried.reused];
+    forecastOf(stateAt(first, carried, unpublished), first);
+    expect(counts()).toEqual([4, 0]);
 
-    // A value revised in the year the fits read: made again, as without carried fits.
-    const revise = (value: number) => value + 300;
-    const revised = forecastOf(stateAt(later, carried, revise), later);
-    expect([carried.made, carried.reused]).toEqual([8, 4]);
-    expect(revised).toEqual(forecastOf(stateAt(later, undefined, revise), later));
-    expect(revised).not.toEqual(reused);
+    // Twenty minutes later, a new state on the same values (the gap still unpublished): the four
+    // fits are reused, and the forecast is the one a state without carried fits makes.
+    const reused = forecastOf(stateAt(later, carried, unpublished), later);
+    expect(counts()).toEqual([4, 4]);
+    expect(reused).toEqual(forecastOf(stateAt(later, undefined, unpublished), later));
+
+    // The late value published: made again, as without carried fits.
+    const published = forecastOf(stateAt(later, carried), later);
+    expect(counts()).toEqual([8, 4]);
+    expect(published).toEqual(forecastOf(stateAt(later), later));
+    expect(published).not.toEqual(reused);
+    // A value revised an hour before the first one the fits read: reused, and rightly (a
+    // state without carried fits, which reads it if anything does, forecasts the same).
+    const revisedBefore = new Map([
+      [firstRead - H, points[(firstRead - H - START) / H]!.value + 300],
+    ]);
+    expect(forecastOf(stateAt(later, carried, revisedBefore), later)).toEqual(
+      forecastOf(stateAt(later, undefined, revisedBefore), later),
+    );
+    expect(counts()).toEqual([8, 8]);
+
+    // The first value they read revised: made again.
+    const revisedFirst = new Map([[firstRead, points[(firstRead - START) / H]!.value + 300]]);
+    const revised = forecastOf(stateAt(later, carried, revisedFirst), later);
+    expect(counts()).toEqual([12, 8]);
+    expect(revised).toEqual(forecastOf(stateAt(later, undefined, revisedFirst), later));
 
     // The next hour is fitted at another time of day.
-    const nextHour = first + H;
-    forecastOf(stateAt(nextHour, carried), nextHour);
-    expect(carried.made).toBe(12);
+    forecastOf(stateAt(first + H, carried), first + H);
+    expect(carried.made).toBe(16);
   });
 
   it('cannot forecast with less than a week of values', () => {

@@ -932,14 +932,17 @@ function departureFit(zone: ZoneState, issueTs: number, bucket: number): Departu
   return fits.get(key);
 }
 
-/** Slots before a fit's visible end that its rows read: a year of issues and their profiles. */
+/**
+ * How far before a fit's visible end its rows read values: a year of issues and their ten-week
+ * profiles (a day more than they need: a later change to the rows' inputs has that slack).
+ */
 const DEPARTURE_READ_SECONDS =
   (DEPARTURE_TRAINING_DAYS + Math.max(CLIMATOLOGY_WEEKS * 7, DAILY_PROFILE_DAYS) + 1) * DAY_SECONDS;
 
 /**
  * The departure regression's fits of one zone and basis, kept from one ZoneState to the next:
  * a fit is reused while every value it read is the same (a late or revised value inside its year
- * makes a new one). Holds the fits of one fitting time: the newest asked for.
+ * makes a new one). Holds the fits of one fitting time: the last asked for.
  */
 export class CarriedFits {
   private fitTs = Number.NaN;
@@ -948,7 +951,7 @@ export class CarriedFits {
   private publicationLag = 0;
   private read = new Float64Array(0);
   private readonly fits = new Map<number, DepartureFit | undefined>();
-  /** Fits made and fits reused, for the bench's and the tests' reading. */
+  /** Fits made and fits reused (bench:forecast prints them). */
   made = 0;
   reused = 0;
 
