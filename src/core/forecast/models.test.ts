@@ -16,6 +16,7 @@ import {
   DAILY_PROFILE,
   DAILY_UPSTREAM,
   DAILY_WEEKLY,
+  DEPARTURE_FOUR_WEEKS,
   DEPARTURE_REGRESSION,
   OPERATOR_FORECAST,
   PERSISTENCE,
@@ -228,7 +229,7 @@ describe('the models', () => {
     });
   }
 
-  it('the departure regression learns from a year what the daily base misses', () => {
+  it('the departure regressions learn from a year what the daily base misses', () => {
     const days = 420;
     const points = sundayDips(days);
     const zone = new ZoneState({
@@ -236,7 +237,8 @@ describe('the models', () => {
       upstream: {},
       publicationLagSeconds: 3 * H,
     });
-    const models = [DEPARTURE_REGRESSION, DAILY_PROFILE, DAILY_WEEKLY, CLIMATOLOGY];
+    const departures = [DEPARTURE_REGRESSION, DEPARTURE_FOUR_WEEKS];
+    const models = [...departures, DAILY_PROFILE, DAILY_WEEKLY, CLIMATOLOGY];
     const squared = new Map(models.map((model) => [model.id, 0]));
     for (let day = 390; day < days - 3; day++) {
       const issueTs = START + day * DAY + 6 * H;
@@ -250,18 +252,25 @@ describe('the models', () => {
         }
       }
     }
-    // Better than each of the profiles, those that see the day of the week included.
+    // Better than each of the profiles, those that see the day of the week included; the two
+    // fits differ (one more input), and neither is far behind the other.
     const error = (model: { id: string }) => squared.get(model.id)!;
-    expect(error(DEPARTURE_REGRESSION)).toBeLessThan(0.8 * error(DAILY_PROFILE));
-    expect(error(DEPARTURE_REGRESSION)).toBeLessThan(
-      0.9 * Math.min(error(DAILY_WEEKLY), error(CLIMATOLOGY)),
-    );
-    // Without a year it still forecasts, from the weeks it has.
+    for (const departure of departures) {
+      expect(error(departure), departure.id).toBeLessThan(0.8 * error(DAILY_PROFILE));
+      expect(error(departure), departure.id).toBeLessThan(
+        0.9 * Math.min(error(DAILY_WEEKLY), error(CLIMATOLOGY)),
+      );
+    }
+    expect(error(DEPARTURE_FOUR_WEEKS)).not.toBe(error(DEPARTURE_REGRESSION));
+    expect(error(DEPARTURE_FOUR_WEEKS)).toBeLessThan(1.1 * error(DEPARTURE_REGRESSION));
+    // Without a year they still forecast, from the weeks they have.
     const early = START + 40 * DAY + 6 * H;
     const earlyIssue = { issueTs: early, visibleEnd: zone.visibleEndAt(early) };
-    const forecast = DEPARTURE_REGRESSION.predict(zone, earlyIssue, earlyIssue.visibleEnd + 75);
-    expect(forecast.every(Number.isFinite)).toBe(true);
-    expect(DEPARTURE_REGRESSION.inputsOf(zone)).toEqual(['history']);
+    for (const departure of departures) {
+      const forecast = departure.predict(zone, earlyIssue, earlyIssue.visibleEnd + 75);
+      expect(forecast.every(Number.isFinite), departure.id).toBe(true);
+      expect(departure.inputsOf(zone)).toEqual(['history']);
+    }
   });
 
   it("serve's states carry the departure regression's fits while the values they read are the same", () => {
@@ -434,6 +443,7 @@ describe('the models', () => {
       DAILY_UPSTREAM,
       DAILY_WEEKLY,
       DEPARTURE_REGRESSION,
+      DEPARTURE_FOUR_WEEKS,
       PERSISTENCE,
       WEEKLY_PROFILE,
     ]) {

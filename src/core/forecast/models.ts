@@ -95,6 +95,8 @@ export const MIN_HISTORY_SECONDS = 7 * DAY_SECONDS;
 /** Days the daily profile looks back on, and how fast its days lose weight. */
 const DAILY_PROFILE_DAYS = 42;
 const DAILY_HALF_LIFE_DAYS = 7;
+/** Days the four-week hour-of-day mean looks back on. */
+const FOUR_WEEK_DAYS = 28;
 /** How far back the newest published value is looked for. */
 const LATEST_LOOKBACK_SECONDS = 7 * DAY_SECONDS;
 
@@ -109,6 +111,8 @@ export class ZoneState {
   private readonly dailyProfiles = new Map<number, Float64Array | null>();
   private readonly dailyWeeklyProfiles = new Map<number, Float64Array | null>();
   private dailyWeightTable: Float64Array | undefined;
+  private readonly fourWeekProfiles = new Map<number, Float64Array | null>();
+  private fourWeekWeightTable: Float64Array | undefined;
   readonly slotsPerWeek: number;
   /** Slot-of-week of slot 0. */
   private readonly weekPhase: number;
@@ -210,21 +214,39 @@ export class ZoneState {
    * the week has ten. Null with less than `MIN_HISTORY_SECONDS` of values.
    */
   dailyProfile(visibleEnd: number): Float64Array | null {
-    const cached = this.dailyProfiles.get(visibleEnd);
+    return this.hourOfDayMean(visibleEnd, this.dailyWeights(), this.dailyProfiles);
+  }
+
+  /**
+   * The mean value per hour of the day over the last FOUR_WEEK_DAYS days, every day alike, laid
+   * out per slot of the week; null as the daily profile is.
+   */
+  fourWeekProfile(visibleEnd: number): Float64Array | null {
+    this.fourWeekWeightTable ??= new Float64Array(
+      (FOUR_WEEK_DAYS * DAY_SECONDS) / this.series.step,
+    ).fill(1);
+    return this.hourOfDayMean(visibleEnd, this.fourWeekWeightTable, this.fourWeekProfiles);
+  }
+
+  /**
+   * The weighted mean per hour of the day of the values before `visibleEnd`; `weightOf` holds
+   * the weight of a value `k` slots before the newest, as far back as it reaches.
+   */
+  private hourOfDayMean(
+    visibleEnd: number,
+    weightOf: Float64Array,
+    cache: Map<number, Float64Array | null>,
+  ): Float64Array | null {
+    const cached = cache.get(visibleEnd);
     if (cached !== undefined) return cached;
     const { step, values } = this.series;
     const perDay = DAY_SECONDS / step;
     const sums = new Float64Array(perDay);
     const weights = new Float64Array(perDay);
-    const weightOf = this.dailyWeights();
     let seen = 0;
     let total = 0;
     let totalWeight = 0;
-    for (
-      let slot = Math.max(0, visibleEnd - DAILY_PROFILE_DAYS * perDay);
-      slot < visibleEnd;
-      slot++
-    ) {
+    for (let slot = Math.max(0, visibleEnd - weightOf.length); slot < visibleEnd; slot++) {
       const value = values[slot]!;
       if (Number.isNaN(value)) continue;
       const weight = weightOf[visibleEnd - 1 - slot]!;
@@ -244,7 +266,7 @@ export class ZoneState {
         built[index] = weights[ofDay]! > 0 ? sums[ofDay]! / weights[ofDay]! : mean;
       }
     }
-    this.dailyProfiles.set(visibleEnd, built);
+    cache.set(visibleEnd, built);
     return built;
   }
 
@@ -747,38 +769,58 @@ function fitDailyCorrection(
  * issues (the day of the week, how a departure fades at each hour of the day), as a linear fit
  * that a week of new issues moves little (docs/forecast.md: against the yardstick).
  */
-export const DEPARTURE_REGRESSION: ForecastModel = {
-  id: 'departure-regression@1',
-  inputsOf: HISTORY_ONLY,
-  predict(zone, issue, end) {
-    const out = nanArray(end - issue.visibleEnd);
-    const anchor = anchorOf(zone, issue.visibleEnd);
-    if (!anchor) return out;
-    const fits = HORIZON_BUCKETS.map((_, bucket) => departureFit(zone, issue.issueTs, bucket));
-    const buckets = HORIZON_BUCKETS.length;
-    const sources = Array.from({ length: buckets }, () => nanArray(out.length));
-    const choice = new Uint8Array(out.length);
-    const recent = recentValues(zone, anchor);
-    const row = new DepartureRow();
-    for (let i = 0; i < out.length; i++) {
-      const slot = issue.visibleEnd + i;
-      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
-      const bucket = bucketIndex(hours);
-      choice[i] = bucket;
-      // The next bucket's fit too: a hand-over to it needs its value of the slot before it. It
-      // was fitted on its own hours only, so there it reads this bucket's mean miss of the slot.
-      const offsets = fits[bucket]?.offsets;
-      for (let b = bucket; b <= Math.min(bucket + 1, buckets - 1); b++) {
-        const fit = fits[b];
-        if (!fit || !offsets) continue;
-        row.fill(zone, anchor, recent, slot, hours, b);
-        sources[b]![i] = row.base + row.dot(fit.coefficients, offsets[zone.slotOfWeek(slot)]!);
+function departureRegression(id: string, variant: DepartureVariant): ForecastModel {
+  return {
+    id,
+    inputsOf: HISTORY_ONLY,
+    predict(zone, issue, end) {
+      const out = nanArray(end - issue.visibleEnd);
+      const anchor = anchorOf(zone, issue.visibleEnd);
+      if (!anchor) return out;
+      const fits = HORIZON_BUCKETS.map((_, bucket) =>
+        departureFit(zone, variant, issue.issueTs, bucket),
+      );
+      const buckets = HORIZON_BUCKETS.length;
+      const sources = Array.from({ length: buckets }, () => nanArray(out.length));
+      const choice = new Uint8Array(out.length);
+      const recent = recentValues(zone, anchor);
+      const row = new DepartureRow(variant);
+      for (let i = 0; i < out.length; i++) {
+        const slot = issue.visibleEnd + i;
+        const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
+        const bucket = bucketIndex(hours);
+        choice[i] = bucket;
+        // The next bucket's fit too: a hand-over to it needs its value of the slot before it. It
+        // was fitted on its own hours only, so there it reads this bucket's mean miss of the slot.
+        const offsets = fits[bucket]?.offsets;
+        for (let b = bucket; b <= Math.min(bucket + 1, buckets - 1); b++) {
+          const fit = fits[b];
+          if (!fit || !offsets) continue;
+          row.fill(zone, anchor, recent, slot, hours, b);
+          sources[b]![i] = row.base + row.dot(fit.coefficients, offsets[zone.slotOfWeek(slot)]!);
+        }
       }
-    }
-    out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
-    return out;
-  },
-};
+      out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
+      return out;
+    },
+  };
+}
+
+export const DEPARTURE_REGRESSION = departureRegression('departure-regression@1', {
+  index: 0,
+  fourWeeks: false,
+});
+
+/**
+ * The same regression with one more input: the four-week hour-of-day mean, every day alike (the
+ * yardstick's anchor), less the daily profile, whose recent days weigh more. Where the level has
+ * moved within the month the two fits part, and the mean of the best three gains from both
+ * (docs/forecast.md: the best three).
+ */
+export const DEPARTURE_FOUR_WEEKS = departureRegression('departure-four-weeks@1', {
+  index: 1,
+  fourWeeks: true,
+});
 
 /**
  * The departure regression's dense features (intercept; hour-of-week profile less the daily one;
@@ -787,7 +829,20 @@ export const DEPARTURE_REGRESSION: ForecastModel = {
  * week's mean miss; the per-hour ones follow.
  */
 const DEPARTURE_DENSE = 10;
-const OFFSET_COLUMN = DEPARTURE_DENSE;
+
+/** One departure regression of the two, and what its rows hold. */
+interface DepartureVariant {
+  /** Its place among the variants: the fits of a zone are kept by it. */
+  readonly index: number;
+  /** Whether the four-week hour-of-day mean less the daily profile is a dense input. */
+  readonly fourWeeks: boolean;
+}
+
+const DEPARTURE_VARIANTS = 2;
+
+/** The variant's dense inputs; the hour of the week's mean miss is the column after them. */
+const denseOf = (variant: DepartureVariant): number =>
+  DEPARTURE_DENSE + (variant.fourWeeks ? 1 : 0);
 /** E-folding times of the newest departure's slow fade and of the last hours' change, hours. */
 const SLOW_DECAY_HOURS = 72;
 const TREND_DECAY_HOURS = 3;
@@ -837,13 +892,17 @@ function recentValues(zone: ZoneState, anchor: Anchor): RecentValues {
 
 /** One row of the departure regression: dense features and at most two per-hour ones. */
 class DepartureRow {
-  readonly dense = new Float64Array(DEPARTURE_DENSE);
+  readonly dense: Float64Array;
   /** The daily base the regression corrects. */
   base = 0;
   /** Per-hour features: the newest departure, and (first bucket) the last hour's change. */
   readonly sparseIndex = new Int32Array(2);
   readonly sparseValue = new Float64Array(2);
   sparse = 0;
+
+  constructor(private readonly variant: DepartureVariant) {
+    this.dense = new Float64Array(denseOf(variant));
+  }
 
   fill(
     zone: ZoneState,
@@ -879,7 +938,11 @@ class DepartureRow {
     x[7] = Number.isNaN(lastWeek) ? 0 : lastWeek - daily;
     x[8] = recent.lastDayLevel;
     x[9] = recent.lastWeekLevel;
-    const hourColumn = OFFSET_COLUMN + 1 + bucketHours - first;
+    if (this.variant.fourWeeks) {
+      const fourWeeks = zone.fourWeekProfile(anchor.visibleEnd);
+      x[DEPARTURE_DENSE] = fourWeeks ? fourWeeks[ofWeek]! - daily : 0;
+    }
+    const hourColumn = x.length + 1 + bucketHours - first;
     this.sparseIndex[0] = hourColumn;
     this.sparseValue[0] = departure;
     this.sparse = 1;
@@ -891,8 +954,9 @@ class DepartureRow {
   }
 
   dot(coefficients: Float64Array, offset: number): number {
-    let value = coefficients[OFFSET_COLUMN]! * offset;
-    for (let c = 0; c < DEPARTURE_DENSE; c++) value += coefficients[c]! * this.dense[c]!;
+    const dense = this.dense.length;
+    let value = coefficients[dense]! * offset;
+    for (let c = 0; c < dense; c++) value += coefficients[c]! * this.dense[c]!;
     for (let k = 0; k < this.sparse; k++) {
       value += coefficients[this.sparseIndex[k]!]! * this.sparseValue[k]!;
     }
@@ -909,7 +973,10 @@ interface DepartureFit {
   readonly offsets: Float64Array;
 }
 
-/** Fits by zone, keyed by fitting time and bucket: the backtest's issues of a week share one. */
+/**
+ * Fits by zone, keyed by fitting time, variant and bucket: the backtest's issues of a week share
+ * one.
+ */
 const departureFits = new WeakMap<ZoneState, Map<number, DepartureFit | undefined>>();
 
 /**
@@ -917,16 +984,23 @@ const departureFits = new WeakMap<ZoneState, Map<number, DepartureFit | undefine
  * on the newest day (counted from 1970) divisible by DEPARTURE_REFIT_DAYS, from what was known
  * then.
  */
-function departureFit(zone: ZoneState, issueTs: number, bucket: number): DepartureFit | undefined {
+function departureFit(
+  zone: ZoneState,
+  variant: DepartureVariant,
+  issueTs: number,
+  bucket: number,
+): DepartureFit | undefined {
   const hourTs = Math.floor(issueTs / HOUR_SECONDS) * HOUR_SECONDS;
   const fitTs = hourTs - (Math.floor(hourTs / DAY_SECONDS) % DEPARTURE_REFIT_DAYS) * DAY_SECONDS;
   let fits = departureFits.get(zone);
   if (!fits) departureFits.set(zone, (fits = new Map()));
-  const key = fitTs * HORIZON_BUCKETS.length + bucket;
+  const key = (fitTs * DEPARTURE_VARIANTS + variant.index) * HORIZON_BUCKETS.length + bucket;
   if (!fits.has(key)) {
     fits.set(
       key,
-      zone.carried ? zone.carried.fit(zone, fitTs, bucket) : fitDeparture(zone, fitTs, bucket),
+      zone.carried
+        ? zone.carried.fit(zone, variant, fitTs, bucket)
+        : fitDeparture(zone, variant, fitTs, bucket),
     );
   }
   return fits.get(key);
@@ -955,7 +1029,12 @@ export class CarriedFits {
   made = 0;
   reused = 0;
 
-  fit(zone: ZoneState, fitTs: number, bucket: number): DepartureFit | undefined {
+  fit(
+    zone: ZoneState,
+    variant: DepartureVariant,
+    fitTs: number,
+    bucket: number,
+  ): DepartureFit | undefined {
     const [start, end] = readSlots(zone, fitTs);
     if (!this.holds(zone, fitTs, start, end)) {
       this.fits.clear();
@@ -965,12 +1044,13 @@ export class CarriedFits {
       this.publicationLag = zone.inputs.publicationLagSeconds;
       this.read = zone.series.values.slice(start, end);
     }
-    if (this.fits.has(bucket)) {
+    const key = variant.index * HORIZON_BUCKETS.length + bucket;
+    if (this.fits.has(key)) {
       this.reused++;
-      return this.fits.get(bucket);
+      return this.fits.get(key);
     }
-    const fit = fitDeparture(zone, fitTs, bucket);
-    this.fits.set(bucket, fit);
+    const fit = fitDeparture(zone, variant, fitTs, bucket);
+    this.fits.set(key, fit);
     this.made++;
     return fit;
   }
@@ -1000,16 +1080,24 @@ function readSlots(zone: ZoneState, fitTs: number): [start: number, end: number]
 /** Per training row: two (column, value) pairs of per-hour features, column -1 when unused. */
 const SPARSE_STRIDE = 4;
 
-function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): DepartureFit | undefined {
+function fitDeparture(
+  zone: ZoneState,
+  variant: DepartureVariant,
+  fitTs: number,
+  bucket: number,
+): DepartureFit | undefined {
   const { first, last } = HORIZON_BUCKETS[bucket]!;
   const perHourFeatures = (last - first + 1) * (bucket === 0 ? 2 : 1);
-  const width = OFFSET_COLUMN + 1 + perHourFeatures;
+  const denseCount = denseOf(variant);
+  // The hour of the week's mean miss follows the dense inputs.
+  const offsetColumn = denseCount;
+  const width = offsetColumn + 1 + perHourFeatures;
   // Rows first (the offsets need every residual before the fit can use them).
   const dense: number[] = [];
   const sparse: number[] = [];
   const residuals: number[] = [];
   const slotsOfWeek: number[] = [];
-  const row = new DepartureRow();
+  const row = new DepartureRow(variant);
   let recentOf: Anchor | undefined;
   let recent: RecentValues | undefined;
   const issue = { issueTs: fitTs, visibleEnd: zone.visibleEndAt(fitTs) };
@@ -1024,7 +1112,7 @@ function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): Departure
       }
       const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, pastTs));
       row.fill(zone, anchor, recent!, slot, hours, bucket);
-      for (let c = 0; c < DEPARTURE_DENSE; c++) dense.push(row.dense[c]!);
+      for (let c = 0; c < denseCount; c++) dense.push(row.dense[c]!);
       for (let k = 0; k < 2; k++) {
         sparse.push(k < row.sparse ? row.sparseIndex[k]! : -1, row.sparseValue[k]!);
       }
@@ -1043,15 +1131,15 @@ function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): Departure
   const offsets = sums.map((sum, k) => (counts[k]! > 1 ? sum / counts[k]! : 0));
   const gram = new Float64Array(width * width);
   const moment = new Float64Array(width);
-  const x = new Float64Array(OFFSET_COLUMN + 1);
+  const x = new Float64Array(offsetColumn + 1);
   for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < DEPARTURE_DENSE; c++) x[c] = dense[r * DEPARTURE_DENSE + c]!;
+    for (let c = 0; c < denseCount; c++) x[c] = dense[r * denseCount + c]!;
     const residual = residuals[r]!;
     // Each row's offset leaves the row out: with few weeks of rows, an offset holding the row's
     // own residual would fit it and earn a coefficient the next issue does not bear out.
     const week = slotsOfWeek[r]!;
-    x[OFFSET_COLUMN] = counts[week]! > 1 ? (sums[week]! - residual) / (counts[week]! - 1) : 0;
-    for (let a = 0; a <= OFFSET_COLUMN; a++) {
+    x[offsetColumn] = counts[week]! > 1 ? (sums[week]! - residual) / (counts[week]! - 1) : 0;
+    for (let a = 0; a <= offsetColumn; a++) {
       moment[a]! += x[a]! * residual;
       for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
     }
@@ -1062,7 +1150,7 @@ function fitDeparture(zone: ZoneState, fitTs: number, bucket: number): Departure
       if (index < 0) continue;
       const value = sparse[at + 2 * k + 1]!;
       moment[index]! += value * residual;
-      for (let b = 0; b <= OFFSET_COLUMN; b++) gram[index * width + b]! += value * x[b]!;
+      for (let b = 0; b <= offsetColumn; b++) gram[index * width + b]! += value * x[b]!;
       if (k === 1) gram[index * width + sparse[at]!]! += value * sparse[at + 1]!;
       gram[index * width + index]! += value * value;
     }
@@ -1098,6 +1186,7 @@ export const CANDIDATE_MODELS: readonly ForecastModel[] = [
   UPSTREAM_REGRESSION,
   DAILY_UPSTREAM,
   DEPARTURE_REGRESSION,
+  DEPARTURE_FOUR_WEEKS,
   PERSISTENCE,
   CLIMATOLOGY_ANOMALY,
 ];
