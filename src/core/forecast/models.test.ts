@@ -285,9 +285,12 @@ describe('the models', () => {
       const actual = regularSeries(window, { startTs: from, step: H, length: window.length + 80 });
       return new ZoneState({ actual, upstream: {}, publicationLagSeconds: 3 * H }, carried);
     };
+    // Both departure regressions, each with four fits (one per bucket), kept apart.
     const forecastOf = (state: ZoneState, issueTs: number) => {
       const issue = { issueTs, visibleEnd: state.visibleEndAt(issueTs) };
-      return DEPARTURE_REGRESSION.predict(state, issue, issue.visibleEnd + 75);
+      return [DEPARTURE_REGRESSION, DEPARTURE_FOUR_WEEKS].map((model) =>
+        model.predict(state, issue, issue.visibleEnd + 75),
+      );
     };
     const first = START + 455 * DAY + 6 * H + 300;
     const later = first + 1200;
@@ -301,19 +304,22 @@ describe('the models', () => {
     const carried = new CarriedFits();
     const counts = () => [carried.made, carried.reused];
     forecastOf(stateAt(first, carried, unpublished), first);
-    expect(counts()).toEqual([4, 0]);
+    expect(counts()).toEqual([8, 0]);
 
-    // Twenty minutes later, a new state on the same values (the gap still unpublished): the four
-    // fits are reused, and the forecast is the one a state without carried fits makes.
+    // Twenty minutes later, a new state on the same values (the gap still unpublished): the
+    // eight fits are reused, and the forecast is the one a state without carried fits makes.
     const reused = forecastOf(stateAt(later, carried, unpublished), later);
-    expect(counts()).toEqual([4, 4]);
+    expect(counts()).toEqual([8, 8]);
     expect(reused).toEqual(forecastOf(stateAt(later, undefined, unpublished), later));
 
     // The late value published: made again, as without carried fits.
     const published = forecastOf(stateAt(later, carried), later);
-    expect(counts()).toEqual([8, 4]);
+    expect(counts()).toEqual([16, 8]);
     expect(published).toEqual(forecastOf(stateAt(later), later));
-    expect(published).not.toEqual(reused);
+    expect(published[0]).not.toEqual(reused[0]);
+    expect(published[1]).not.toEqual(reused[1]);
+    // The two variants' fits are their own.
+    expect(published[1]).not.toEqual(published[0]);
     // A value revised an hour before the first one the fits read: reused, and rightly (a
     // state without carried fits, which reads it if anything does, forecasts the same).
     const revisedBefore = new Map([
@@ -322,17 +328,17 @@ describe('the models', () => {
     expect(forecastOf(stateAt(later, carried, revisedBefore), later)).toEqual(
       forecastOf(stateAt(later, undefined, revisedBefore), later),
     );
-    expect(counts()).toEqual([8, 8]);
+    expect(counts()).toEqual([16, 16]);
 
     // The first value they read revised: made again.
     const revisedFirst = new Map([[firstRead, points[(firstRead - START) / H]!.value + 300]]);
     const revised = forecastOf(stateAt(later, carried, revisedFirst), later);
-    expect(counts()).toEqual([12, 8]);
+    expect(counts()).toEqual([24, 16]);
     expect(revised).toEqual(forecastOf(stateAt(later, undefined, revisedFirst), later));
 
     // The next hour is fitted at another time of day.
     forecastOf(stateAt(first + H, carried), first + H);
-    expect(carried.made).toBe(16);
+    expect(carried.made).toBe(32);
   });
 
   it('cannot forecast with less than a week of values', () => {

@@ -807,7 +807,6 @@ function departureRegression(id: string, variant: DepartureVariant): ForecastMod
 }
 
 export const DEPARTURE_REGRESSION = departureRegression('departure-regression@1', {
-  index: 0,
   fourWeeks: false,
 });
 
@@ -818,7 +817,6 @@ export const DEPARTURE_REGRESSION = departureRegression('departure-regression@1'
  * (docs/forecast.md: the best three).
  */
 export const DEPARTURE_FOUR_WEEKS = departureRegression('departure-four-weeks@1', {
-  index: 1,
   fourWeeks: true,
 });
 
@@ -832,13 +830,12 @@ const DEPARTURE_DENSE = 10;
 
 /** One departure regression of the two, and what its rows hold. */
 interface DepartureVariant {
-  /** Its place among the variants: the fits of a zone are kept by it. */
-  readonly index: number;
   /** Whether the four-week hour-of-day mean less the daily profile is a dense input. */
   readonly fourWeeks: boolean;
 }
 
-const DEPARTURE_VARIANTS = 2;
+/** The variant's place among the two: a zone's fits are kept by it. */
+const variantIndex = (variant: DepartureVariant): number => (variant.fourWeeks ? 1 : 0);
 
 /** The variant's dense inputs; the hour of the week's mean miss is the column after them. */
 const denseOf = (variant: DepartureVariant): number =>
@@ -994,7 +991,7 @@ function departureFit(
   const fitTs = hourTs - (Math.floor(hourTs / DAY_SECONDS) % DEPARTURE_REFIT_DAYS) * DAY_SECONDS;
   let fits = departureFits.get(zone);
   if (!fits) departureFits.set(zone, (fits = new Map()));
-  const key = (fitTs * DEPARTURE_VARIANTS + variant.index) * HORIZON_BUCKETS.length + bucket;
+  const key = (fitTs * 2 + variantIndex(variant)) * HORIZON_BUCKETS.length + bucket;
   if (!fits.has(key)) {
     fits.set(
       key,
@@ -1044,7 +1041,7 @@ export class CarriedFits {
       this.publicationLag = zone.inputs.publicationLagSeconds;
       this.read = zone.series.values.slice(start, end);
     }
-    const key = variant.index * HORIZON_BUCKETS.length + bucket;
+    const key = variantIndex(variant) * HORIZON_BUCKETS.length + bucket;
     if (this.fits.has(key)) {
       this.reused++;
       return this.fits.get(key);
