@@ -47,6 +47,8 @@ export interface ServerOptions {
   readonly connections?: AppDeps['connections'];
   /** Bounds and timing of event streams (tests shorten them). */
   readonly streams?: AppDeps['streams'];
+  /** How long the Redis rate limit waits for Redis (tests lengthen it). */
+  readonly redisLimiter?: AppDeps['redisLimiter'];
   /** Timing of webhook deliveries (tests shorten the turn and the backoff). */
   readonly webhooks?: Partial<Pick<DelivererOptions, 'turnMs' | 'leaseMs' | 'backoff'>>;
   /** How often the forecasts check for new data (the demo, filling its store, checks often). */
@@ -80,6 +82,7 @@ export async function startServer(
     ...(options.clock && { clock: options.clock }),
     ...(options.connections && { connections: options.connections }),
     ...(options.streams && { streams: options.streams }),
+    ...(options.redisLimiter && { redisLimiter: options.redisLimiter }),
   });
   // Before any request can come: the first to ask for it would otherwise wait about 60 ms.
   app.prepareOpenApi();

@@ -40,7 +40,12 @@ import {
   LocalRateLimiter,
   type RateLimiter,
 } from './rate-limiter.js';
-import { REDIS_LIMITER_OPTIONS, RedisRateLimiter } from './redis-limiter-partition.js';
+import {
+  DEFAULT_REDIS_LIMITER_TIMING,
+  REDIS_LIMITER_OPTIONS,
+  RedisRateLimiter,
+  type RedisLimiterTiming,
+} from './redis-limiter-partition.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { registerRoutes } from './routes.js';
 import type { StreamLimits } from '../stream/hub.js';
@@ -58,6 +63,9 @@ export interface AppDeps {
   readonly connections?: Partial<ConnectionLimits & SocketTimeouts>;
   /** Bounds and timing of `/v1/stream` (STREAM_MAX sets the cap in all); tests shorten them. */
   readonly streams?: Partial<StreamLimits>;
+  /** How long the Redis rate limit waits for Redis; tests lengthen it, so that a busy machine's
+   * pause is not taken for a partition. */
+  readonly redisLimiter?: Partial<RedisLimiterTiming>;
   /** Prepared forecasts; without one, no zone has a forecast yet. */
   readonly forecasts?: ForecastBook;
   /** The built dashboard (DASHBOARD=on); tests point it elsewhere. Default: dist/web. */
@@ -132,7 +140,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = config.metrics ? new ServiceMetrics() : undefined;
   const redisLimiter =
     redis &&
-    new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`);
+    new RedisRateLimiter(redis, config.rateLimitPerMinute, `${config.redisPrefix}ratelimit:`, {
+      ...DEFAULT_REDIS_LIMITER_TIMING,
+      ...deps.redisLimiter,
+    });
   const rateLimiter: RateLimiter =
     redisLimiter ?? new LocalRateLimiter(config.rateLimitPerMinute, clock);
   const limiter = metrics ? metrics.countRefusals(rateLimiter) : rateLimiter;
