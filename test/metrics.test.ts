@@ -329,7 +329,8 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
     const samples = await scrape(server.url);
     expect(valueOf(samples, 'gridco2_forecast_ready')).toBe(1);
     expect(valueOf(samples, 'gridco2_forecast_computing')).toBe(0);
-  });
+    // The check runs the first backtest: FR's 6000 hours, 13-17 s of CPU alone on two cores.
+  }, 180_000);
 
   it('has zone lags, freshness and points that agree with /v1/status and the store', async () => {
     const samples = await scrape(server.url);
