@@ -29,7 +29,8 @@ afterAll(async () => {
 describe('forecast work on a worker thread', () => {
   it(
     'backtests and prepares every zone exactly as the serving thread does',
-    { timeout: 120_000 },
+    // Two backtests in a row, all CPU: 30 s alone on two cores.
+    { timeout: 300_000 },
     async () => {
       const signal = new AbortController().signal;
       const here = inThreadCompute(store);

@@ -31,7 +31,7 @@ describe.skipIf(!(await isPostgresAvailable('postgres logging suite')))(
       try {
         await store.ping(); // one idle connection in the pool, which the server then ends
         expect(await database.terminateConnections()).toBeGreaterThan(0);
-        await vi.waitFor(() => expect(lines.length).toBeGreaterThan(0));
+        await vi.waitFor(() => expect(lines.length).toBeGreaterThan(0), { timeout: 20_000 });
         const entry = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
         expect(entry).toMatchObject({
           level: 40,

@@ -113,7 +113,7 @@ describe.skipIf(!(await isPostgresAvailable('postgres store suite')))('postgres 
       await Promise.all(Array.from({ length: 4 }, () => store.ping()));
       const ended = await database.terminateConnections();
       expect(ended).toBeGreaterThan(0);
-      await vi.waitFor(() => expect(connectionErrors).toHaveLength(ended));
+      await vi.waitFor(() => expect(connectionErrors).toHaveLength(ended), { timeout: 20_000 });
 
       await store.upsertReadings(readings(1, 3, () => 1));
       expect(await store.latestPerZone()).toHaveLength(1);
@@ -180,17 +180,29 @@ describe.skipIf(!(await isPostgresAvailable('postgres store suite')))('postgres 
     let notified = 0;
     const unsubscribe = await reader.subscribe(() => notified++);
     try {
-      const waitForNotice = async (after: number) => {
-        for (let i = 0; i < 100 && notified <= after; i++)
-          await new Promise((r) => setTimeout(r, 20));
-        expect(notified).toBeGreaterThan(after);
-      };
+      const waitForNotice = (after: number) =>
+        vi.waitFor(() => expect(notified).toBeGreaterThan(after), { timeout: 20_000 });
+      // The store's listening connection: its last statement was LISTEN.
+      const listening = async () =>
+        (
+          await database.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+               AND application_name = 'gridco2-listen' AND query ILIKE 'LISTEN%'`,
+          )
+        ).map(({ pid }) => pid);
       await writer.upsertReadings(readings(1, 1, () => 1));
       await waitForNotice(0);
-      await database.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gridco2-listen'`,
+      const [lost] = await listening();
+      expect(lost).toBeDefined();
+      await database.query(`SELECT pg_terminate_backend($1)`, [lost]);
+      // Listening again on a new connection (the store reconnects a second later).
+      await vi.waitFor(
+        async () => {
+          const pids = await listening();
+          expect(pids.filter((pid) => pid !== lost)).toHaveLength(1);
+        },
+        { timeout: 20_000, interval: 100 },
       );
-      await new Promise((r) => setTimeout(r, 1500));
       const before = notified;
       await writer.upsertReadings(readings(1, 1, () => 2));
       await waitForNotice(before);

@@ -20,7 +20,8 @@ const available =
   (await isPostgresAvailable('scale-out suite (PostgreSQL)')) &&
   (await isRedisAvailable('scale-out suite (Redis)'));
 
-const LEASE_SECONDS = 3;
+// Longer than any pause of a busy machine, so that only a kill or an outage ends a lease.
+const LEASE_SECONDS = 8;
 /** The leader renews (and the others ask) every quarter lease (src/server.ts). */
 const RENEW_MS = (LEASE_SECONDS * 1000) / 4;
 const RATE_LIMIT = 9;
@@ -164,7 +165,7 @@ describe.runIf(available)('scale-out: several instances on PostgreSQL and Redis'
   });
 
   it('elects one ingester, and every instance serves the same bytes after ingestion', async () => {
-    const ingester = await eventually('an ingester', 10_000, async () =>
+    const ingester = await eventually('an ingester', 30_000, async () =>
       instances.find((instance) => instance.logs.some(isIngestionStart)),
     );
     for (const source of SOURCES) await ingester.waitForLog(reportLineOf(source), 30_000);
@@ -212,16 +213,17 @@ describe.runIf(available)('scale-out: several instances on PostgreSQL and Redis'
     const killedAt = Date.now();
     await ingester.kill('SIGKILL');
     instances = instances.filter((instance) => instance !== ingester);
-    const successor = await eventually('a successor', 10_000, async () =>
+    const successor = await eventually('a successor', 30_000, async () =>
       instances.find((instance) => instance.alive() && instance.logs.some(isIngestionStart)),
     );
     const takeoverMs = Date.now() - killedAt;
-    // Expiry comes at most one lease after the last renewal; a candidate asks every RENEW_MS.
-    expect(takeoverMs).toBeLessThan(LEASE_SECONDS * 1000 + RENEW_MS + 1500);
+    // Expiry comes at most one lease after the last renewal; a candidate asks every RENEW_MS,
+    // and its log line comes through a pipe from a process on a busy machine.
+    expect(takeoverMs).toBeLessThan(LEASE_SECONDS * 1000 + RENEW_MS + 5000);
     expect(holderPid(await leaseHolder())).toBe(successor.pid);
     for (const source of SOURCES) await successor.waitForLog(reportLineOf(source), 20_000);
     expect(simulator.state().requests['europe-tso']).toBeGreaterThan(requestsBefore);
-  }, 40_000);
+  }, 90_000);
 
   it('answers 503 through a database outage, keeps health, and recovers with nothing lost', async () => {
     const historyBefore = await eventually('identical history', 10_000, () =>
@@ -280,5 +282,5 @@ describe.runIf(available)('scale-out: several instances on PostgreSQL and Redis'
     });
     expect(await storedRows()).toBeGreaterThan(rowsBefore);
     for (const instance of instances) expect(instance.alive(), instance.name).toBe(true);
-  }, 80_000);
+  }, 120_000);
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readFixture } from '../../test/fixtures.js';
 import {
   startReplayUpstreams,
@@ -631,11 +631,8 @@ describe('startIngestionScheduler', () => {
     };
   }
   const fire = (timers: ReturnType<typeof manualTimers>) => timers.pending.shift()?.callback();
-  const until = async (condition: () => boolean | Promise<boolean>) => {
-    for (let tries = 0; tries < 200 && !(await condition()); tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
+  const until = (condition: () => boolean | Promise<boolean>) =>
+    vi.waitFor(async () => expect(await condition()).toBe(true), { timeout: 20_000, interval: 10 });
 
   it('runs each configured source soon after start, then every hour', async () => {
     const config = configFor(replay, { ENTSOE_TOKEN: '', EIA_API_KEY: '' });

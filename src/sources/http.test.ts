@@ -157,7 +157,8 @@ describe('createUpstreamHttp', () => {
     const { http, url } = client({ timeoutMs: 100, retries: 1 });
     const started = performance.now();
     const error = await failure(http.getText(url));
-    expect(performance.now() - started).toBeLessThan(2000);
+    // Unbounded, it would wait for ever (the test's timeout is 30 s).
+    expect(performance.now() - started).toBeLessThan(20_000);
     expect(hits).toHaveLength(2);
     expect(error.kind).toBe('temporary');
     expect(error.message).toContain('no complete answer within 100 ms');
@@ -178,7 +179,8 @@ describe('createUpstreamHttp', () => {
     const { http, url } = client({ clock: systemClock });
     const started = performance.now();
     await expect(http.getText(url, { signal: controller.signal })).rejects.toThrow('shutting down');
-    expect(performance.now() - started).toBeLessThan(2000);
+    // Not cut short, it would wait the 30 s the upstream asked for.
+    expect(performance.now() - started).toBeLessThan(20_000);
     expect(hits).toHaveLength(1);
   });
 

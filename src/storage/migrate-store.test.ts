@@ -320,12 +320,17 @@ describe('gridco2 migrate-store', () => {
       `sqlite:${join(dir, 'x.db')}`,
       /cannot reach the database at --from=postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db\?password=\*\*\* \(connect ECONNREFUSED .*\): check that PostgreSQL runs there\n$/,
     ],
-  ])('refuses %s, exits 1 and never prints a password', async (_, from, to, message) => {
-    const run = await migrateCli(from, to);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(message);
-    expect(run.stdout + run.stderr).not.toContain('hunter2');
-  });
+  ])(
+    'refuses %s, exits 1 and never prints a password',
+    // Five CLI processes at once, each compiling the TypeScript it runs: 5-6 s each on two cores.
+    { timeout: 120_000 },
+    async (_, from, to, message) => {
+      const run = await migrateCli(from, to);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stdout + run.stderr).not.toContain('hunter2');
+    },
+  );
 
   it('refuses to copy the demo store into a store for real data, in one line', async () => {
     const fromPath = newSqlitePath();
