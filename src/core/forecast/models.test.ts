@@ -18,6 +18,7 @@ import {
   DAILY_WEEKLY,
   DEPARTURE_FOUR_WEEKS,
   DEPARTURE_REGRESSION,
+  DEPARTURE_UPSTREAM,
   OPERATOR_FORECAST,
   PERSISTENCE,
   UPSTREAM_REGRESSION,
@@ -434,6 +435,43 @@ describe('the models', () => {
     expect(DAILY_UPSTREAM.appliesTo!(bare)).toBe(false);
   });
 
+  it('the departure regression corrected by the wind forecast takes its place where the wind is forecast', () => {
+    const { inputs, truth } = windyZone(100);
+    const zone = new ZoneState(inputs);
+    // Over the next 24 hours of ten daily issues: what the wind forecast explains is removed.
+    const squared = new Map([DEPARTURE_UPSTREAM, DEPARTURE_REGRESSION].map(({ id }) => [id, 0]));
+    for (let day = 10; day > 0; day--) {
+      const issueTs = START + (length - 72) * H - day * DAY;
+      const issue = { issueTs, visibleEnd: zone.visibleEndAt(issueTs) };
+      for (const model of [DEPARTURE_UPSTREAM, DEPARTURE_REGRESSION]) {
+        const forecast = model.predict(zone, issue, issue.visibleEnd + 24);
+        for (let i = 0; i < 24; i++) {
+          const error = forecast[i]! - truth[issue.visibleEnd + i]!;
+          squared.set(model.id, squared.get(model.id)! + error ** 2);
+        }
+      }
+    }
+    expect(squared.get(DEPARTURE_UPSTREAM.id)!).toBeLessThan(
+      0.5 * squared.get(DEPARTURE_REGRESSION.id)!,
+    );
+    const issueTs = START + (length - 72) * H;
+    const visibleEnd = length - 72;
+    const corrected = DEPARTURE_UPSTREAM.predict(zone, { issueTs, visibleEnd }, length);
+    const plain = DEPARTURE_REGRESSION.predict(zone, { issueTs, visibleEnd }, length);
+    const outcome = truth.subarray(visibleEnd, visibleEnd + 24);
+    expect(spearman([...corrected.subarray(0, 24)], [...outcome])!).toBeGreaterThan(0.8);
+    // Beyond the day-ahead's reach (25 h), the regression alone, handed over without a gap.
+    expect(corrected.every(Number.isFinite)).toBe(true);
+    expect(corrected[70]).toBeCloseTo(plain[70]!, 3);
+    expect(DEPARTURE_UPSTREAM.inputsOf(zone)).toEqual(['history', 'wind', 'load']);
+    // One candidate of the two: the corrected one where the zone has upstream forecasts.
+    expect(DEPARTURE_UPSTREAM.appliesTo!(zone)).toBe(true);
+    expect(DEPARTURE_REGRESSION.appliesTo!(zone)).toBe(false);
+    const bare = new ZoneState({ ...inputs, upstream: {} });
+    expect(DEPARTURE_UPSTREAM.appliesTo!(bare)).toBe(false);
+    expect(DEPARTURE_REGRESSION.appliesTo!(bare)).toBe(true);
+  });
+
   it('sees nothing published after the lag nor issued at or after the issue time', () => {
     const issueTs = START + 60 * DAY;
     const clean = windyZone(100, () => false);
@@ -450,6 +488,7 @@ describe('the models', () => {
       DAILY_WEEKLY,
       DEPARTURE_REGRESSION,
       DEPARTURE_FOUR_WEEKS,
+      DEPARTURE_UPSTREAM,
       PERSISTENCE,
       WEEKLY_PROFILE,
     ]) {

@@ -672,42 +672,104 @@ export const UPSTREAM_REGRESSION: ForecastModel = {
  * profile that orders them best. Beyond their reach it is the profile alone, handed over with
  * the 3-hour blend. Only a candidate where the zone has upstream forecasts.
  */
-export const DAILY_UPSTREAM: ForecastModel = {
-  id: 'daily-upstream@1',
-  inputsOf: (zone) => ['history', ...upstreamInputNames(zone)],
-  appliesTo: (zone) => featureSet(zone.inputs.upstream).length > 0,
-  predict(zone, issue, end) {
+export const DAILY_UPSTREAM: ForecastModel = upstreamCorrected('daily-upstream@1', {
+  forecast(zone, issue, anchor, end) {
     const out = nanArray(end - issue.visibleEnd);
-    const anchor = anchorOf(zone, issue.visibleEnd);
-    const features = featureSet(zone.inputs.upstream);
-    if (!anchor || features.length === 0) return out;
-    const scale = featureScale(zone, features, issue);
-    const buckets = HORIZON_BUCKETS.length;
-    const fits = HORIZON_BUCKETS.map((_, bucket) =>
-      fitDailyCorrection(zone, features, scale, issue, bucket),
-    );
-    // Source b: bucket b's correction; source `buckets`: the profile alone.
-    const sources = Array.from({ length: buckets + 1 }, () => nanArray(out.length));
-    const choice = new Uint8Array(out.length);
-    const row = new Float64Array(BASE_FEATURES + features.length);
-    for (let i = 0; i < out.length; i++) {
-      const slot = issue.visibleEnd + i;
-      const base = dailyBase(zone, anchor, slot);
-      sources[buckets]![i] = base;
-      choice[i] = buckets;
-      if (!fillRow(row, zone, features, scale, anchor, issue.issueTs, slot)) continue;
-      for (let b = 0; b < buckets; b++) {
-        const coefficients = fits[b];
-        if (coefficients) sources[b]![i] = base + correction(coefficients, row);
-      }
-      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
-      const bucket = bucketIndex(hours);
-      if (fits[bucket]) choice[i] = bucket;
-    }
-    out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
+    for (let i = 0; i < out.length; i++) out[i] = dailyBase(zone, anchor, issue.visibleEnd + i);
     return out;
   },
-};
+  training: (zone) => (pastAnchor, _pastTs, slot) => dailyBase(zone, pastAnchor, slot),
+});
+
+/**
+ * `departure-regression@1` corrected where the zone's upstream forecasts reach, as
+ * `daily-upstream@1` corrects the daily profile: by a per-bucket linear fit, on the issues of the
+ * previous 35 days at the same time of day, of what the regression missed on the upstream
+ * features. The regression learns from a year what the zone's own history says (the day of the
+ * week, how a departure fades); the correction adds what the day-ahead wind, solar, load or
+ * demand say of the next day on top of it. The past issues' misses are those of the fit that
+ * serves the issue (made at most a week before it, from what was published then).
+ */
+export const DEPARTURE_UPSTREAM: ForecastModel = upstreamCorrected('departure-upstream@1', {
+  forecast: (zone, issue, _anchor, end) => DEPARTURE_REGRESSION.predict(zone, issue, end),
+  training(zone, issue) {
+    const fits = HORIZON_BUCKETS.map((_, bucket) =>
+      departureFit(zone, PLAIN_DEPARTURE, issue.issueTs, bucket),
+    );
+    const row = new DepartureRow(PLAIN_DEPARTURE);
+    let recentOf: Anchor | undefined;
+    let recent: RecentValues | undefined;
+    return (pastAnchor, pastTs, slot) => {
+      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, pastTs));
+      const bucket = bucketIndex(hours);
+      const fit = fits[bucket];
+      if (!fit) return Number.NaN;
+      if (pastAnchor !== recentOf) {
+        recentOf = pastAnchor;
+        recent = recentValues(zone, pastAnchor);
+      }
+      row.fill(zone, pastAnchor, recent!, slot, hours, bucket);
+      return row.base + row.dot(fit.coefficients, fit.offsets[zone.slotOfWeek(slot)]!);
+    };
+  },
+});
+
+/** What an upstream-corrected model corrects: its forecast, and its value at past issues. */
+interface CorrectedBase {
+  /** The base forecast of slots `issue.visibleEnd` to `end` (NaN where it has none). */
+  forecast(zone: ZoneState, issue: Issue, anchor: Anchor, end: number): Float64Array;
+  /** The base's value of `slot` as a past issue (its anchor and time) would have had it. */
+  training(
+    zone: ZoneState,
+    issue: Issue,
+  ): (pastAnchor: Anchor, pastTs: number, slot: number) => number;
+}
+
+/**
+ * A base forecast corrected where the zone's upstream forecasts reach by a per-bucket linear fit
+ * (an intercept and the regression's upstream features) of what the base missed on the issues of
+ * the previous 35 days at the same time of day; beyond their reach the base alone, handed over
+ * with the 3-hour blend. Only a candidate where the zone has upstream forecasts.
+ */
+function upstreamCorrected(id: string, base: CorrectedBase): ForecastModel {
+  return {
+    id,
+    inputsOf: (zone) => ['history', ...upstreamInputNames(zone)],
+    appliesTo: (zone) => featureSet(zone.inputs.upstream).length > 0,
+    predict(zone, issue, end) {
+      const out = nanArray(end - issue.visibleEnd);
+      const anchor = anchorOf(zone, issue.visibleEnd);
+      const features = featureSet(zone.inputs.upstream);
+      if (!anchor || features.length === 0) return out;
+      const scale = featureScale(zone, features, issue);
+      const buckets = HORIZON_BUCKETS.length;
+      const baseAt = base.training(zone, issue);
+      const fits = HORIZON_BUCKETS.map((_, bucket) =>
+        fitCorrection(zone, features, scale, issue, bucket, baseAt),
+      );
+      const forecast = base.forecast(zone, issue, anchor, end);
+      // Source b: bucket b's correction; source `buckets`: the base alone.
+      const sources = Array.from({ length: buckets + 1 }, () => nanArray(out.length));
+      const choice = new Uint8Array(out.length);
+      const row = new Float64Array(BASE_FEATURES + features.length);
+      for (let i = 0; i < out.length; i++) {
+        const slot = issue.visibleEnd + i;
+        sources[buckets]![i] = forecast[i]!;
+        choice[i] = buckets;
+        if (!fillRow(row, zone, features, scale, anchor, issue.issueTs, slot)) continue;
+        for (let b = 0; b < buckets; b++) {
+          const coefficients = fits[b];
+          if (coefficients) sources[b]![i] = forecast[i]! + correction(coefficients, row);
+        }
+        const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
+        const bucket = bucketIndex(hours);
+        if (fits[bucket]) choice[i] = bucket;
+      }
+      out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
+      return out;
+    },
+  };
+}
 
 /** The daily profile plus the newest value's departure from it, decaying over a day. */
 function dailyBase(zone: ZoneState, anchor: Anchor, slot: number): number {
@@ -730,13 +792,14 @@ function correction(coefficients: Float64Array, row: Float64Array): number {
   return value;
 }
 
-/** Least squares of what the daily base missed on the upstream features, as fitBucket fits. */
-function fitDailyCorrection(
+/** Least squares of what a base missed on the upstream features, as fitBucket fits. */
+function fitCorrection(
   zone: ZoneState,
   features: FeatureName[],
   scale: Scale,
   issue: Issue,
   bucket: number,
+  baseAt: (pastAnchor: Anchor, pastTs: number, slot: number) => number,
 ): Float64Array | undefined {
   const width = 1 + features.length;
   const gram = new Float64Array(width * width);
@@ -746,9 +809,10 @@ function fitDailyCorrection(
   let rows = 0;
   forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
     if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) return;
+    const missed = actual - baseAt(anchor, pastTs, slot);
+    if (Number.isNaN(missed)) return;
     x[0] = 1;
     for (let c = 1; c < width; c++) x[c] = row[BASE_FEATURES + c - 1]!;
-    const missed = actual - dailyBase(zone, anchor, slot);
     for (let a = 0; a < width; a++) {
       moment[a]! += x[a]! * missed;
       for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
@@ -769,10 +833,15 @@ function fitDailyCorrection(
  * issues (the day of the week, how a departure fades at each hour of the day), as a linear fit
  * that a week of new issues moves little (docs/forecast.md: against the yardstick).
  */
-function departureRegression(id: string, variant: DepartureVariant): ForecastModel {
+function departureRegression(
+  id: string,
+  variant: DepartureVariant,
+  appliesTo?: (zone: ZoneState) => boolean,
+): ForecastModel {
   return {
     id,
     inputsOf: HISTORY_ONLY,
+    ...(appliesTo && { appliesTo }),
     predict(zone, issue, end) {
       const out = nanArray(end - issue.visibleEnd);
       const anchor = anchorOf(zone, issue.visibleEnd);
@@ -806,9 +875,14 @@ function departureRegression(id: string, variant: DepartureVariant): ForecastMod
   };
 }
 
-export const DEPARTURE_REGRESSION = departureRegression('departure-regression@1', {
-  fourWeeks: false,
-});
+/** The departure regression's inputs without the four-week mean. */
+const PLAIN_DEPARTURE: DepartureVariant = { fourWeeks: false };
+
+export const DEPARTURE_REGRESSION = departureRegression(
+  'departure-regression@1',
+  PLAIN_DEPARTURE,
+  (zone) => featureSet(zone.inputs.upstream).length === 0,
+);
 
 /**
  * The same regression with one more input: the four-week hour-of-day mean, every day alike (the
@@ -1184,6 +1258,7 @@ export const CANDIDATE_MODELS: readonly ForecastModel[] = [
   DAILY_UPSTREAM,
   DEPARTURE_REGRESSION,
   DEPARTURE_FOUR_WEEKS,
+  DEPARTURE_UPSTREAM,
   PERSISTENCE,
   CLIMATOLOGY_ANOMALY,
 ];
