@@ -22,7 +22,7 @@ export function registerBacktest(program: Command): void {
     .command('backtest')
     .description(
       'Walk-forward backtest of the forecast models over stored history (an issue time every ' +
-        '24 h), stored as the skill table /v1/intensity/forecast/skill serves. ' +
+        '6 h), stored as the skill table /v1/intensity/forecast/skill serves. ' +
         'On the demo: DATABASE_URL=sqlite:data/demo.db gridco2 backtest',
     )
     .option(

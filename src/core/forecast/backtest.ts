@@ -123,7 +123,7 @@ export interface BacktestRun {
 }
 
 export interface BacktestOptions {
-  /** Issue times, ascending (one every 24 h). */
+  /** Issue times, ascending (`issueTimes`: one every 6 h). */
   readonly issueTimes: readonly number[];
   /** The models competing to serve, first preferred on a tie. */
   readonly candidates: readonly ForecastModel[];
