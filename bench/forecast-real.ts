@@ -6,7 +6,8 @@
  * per-bucket table docs/forecast.md reports.
  *
  * `npm run bench:forecast` (tsx; no build needed). Options: `--zone Z` (repeatable) to score a
- * few zones; `--keep DIR` to leave the store in DIR.
+ * few zones; `--keep DIR` to leave the store in DIR; `--history DIR` to replay other files of the
+ * same format (`<zone>.csv` or `.csv.gz`: other months, other zones), scored over their own span.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,15 +19,28 @@ import { findZone } from '../src/core/zones.js';
 import { type CarriedFitsByForecast, prepareZones } from '../src/forecast/compute.js';
 import { realHistoryTable } from '../src/forecast/report.js';
 import { createStore } from '../src/storage/create-store.js';
-import { loadRealHistory } from './real-history/history.js';
+import { loadRealHistory, type ZoneHistory } from './real-history/history.js';
 import { startReplay } from './real-history/replay.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-/** The files' span: hour starts 2020-01-01T00Z .. 2021-06-30T23Z. */
-const FROM = '2020-01-01T00:00Z';
-const TO = '2021-07-01T00:00Z';
-/** The last issue whose 72 hours are all inside the files. */
-const LAST_ISSUE = '2021-06-27T23:00Z';
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+/**
+ * What the files span: from the UTC day of their first hour to the end of their last (the
+ * shipped files: 2020-01-01T00Z to 2021-07-01T00Z), and the last issue whose 72 hours are all
+ * inside (2021-06-27T23Z).
+ */
+function spanOf(histories: readonly ZoneHistory[]) {
+  const first = Math.min(...histories.map(({ hours }) => hours[0]!));
+  const end = Math.max(...histories.map(({ hours }) => hours.at(-1)!)) + HOUR;
+  const iso = (ts: number) => new Date(ts * 1000).toISOString().slice(0, 16) + 'Z';
+  return {
+    from: iso(Math.floor(first / DAY) * DAY),
+    to: iso(end),
+    lastIssue: iso(end - 73 * HOUR),
+  };
+}
 
 function gridco2(args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -67,11 +81,12 @@ async function twoAtATime<T>(items: readonly T[], work: (item: T) => Promise<unk
 async function measurePreparation(
   path: string,
   backtests: readonly ZoneBacktest[],
+  lastIssue: string,
   log: (text: string) => void,
 ): Promise<void> {
   const store = await createStore(`sqlite:${path}`);
   try {
-    const issueTs = Date.parse(LAST_ISSUE) / 1000 + 600;
+    const issueTs = Date.parse(lastIssue) / 1000 + 600;
     const carried: CarriedFitsByForecast = new Map();
     const cpuSeconds = async (nowTs: number) => {
       const before = process.cpuUsage();
@@ -107,11 +122,16 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const onlyZones = args.flatMap((arg, i) => (arg === '--zone' ? [args[i + 1]!] : []));
   const keepIndex = args.indexOf('--keep');
+  const historyIndex = args.indexOf('--history');
+  const historyDir = historyIndex >= 0 ? args[historyIndex + 1] : undefined;
   const started = Date.now();
-  const histories = loadRealHistory().filter(
+  const histories = loadRealHistory(historyDir).filter(
     ({ zone }) => onlyZones.length === 0 || onlyZones.includes(zone),
   );
-  if (histories.length === 0) throw new Error('no zone of bench/real-history selected');
+  if (histories.length === 0) {
+    throw new Error(`no zone of ${historyDir ?? 'bench/real-history'} selected`);
+  }
+  const { from, to, lastIssue } = spanOf(histories);
   const replay = await startReplay(histories);
   const dir = keepIndex >= 0 ? args[keepIndex + 1]! : mkdtempSync(join(tmpdir(), 'gridco2-real-'));
   const env = {
@@ -126,7 +146,7 @@ async function main(): Promise<void> {
     process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${text}\n`);
   try {
     const zones = histories.map(({ zone }) => findZone(zone)!);
-    const window = ['--from', FROM, '--to', TO];
+    const window = ['--from', from, '--to', to];
     // One backfill per European zone (ENTSO-E is asked zone by zone) and one for the US zones
     // (EIA pages every respondent at once), two at a time: the machine has two cores.
     const backfills = [
@@ -162,9 +182,9 @@ async function main(): Promise<void> {
                 '--basis',
                 'lifecycle',
                 '--from',
-                FROM,
+                from,
                 '--to',
-                LAST_ISSUE,
+                lastIssue,
               ],
               { ...env, DATABASE_URL: `sqlite:${stores[index]}` },
             ),
@@ -188,7 +208,7 @@ async function main(): Promise<void> {
     const order = new Map(zones.map((zone, i) => [zone.code, i]));
     results.sort((a, b) => order.get(a.zone)! - order.get(b.zone)!);
     process.stdout.write(`${realHistoryTable({ createdAt, zones: results })}\n`);
-    await measurePreparation(join(dir, 'real.db'), results, log);
+    await measurePreparation(join(dir, 'real.db'), results, lastIssue, log);
     log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     await replay.close();

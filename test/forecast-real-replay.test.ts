@@ -1,13 +1,19 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   firstHourAtOrAfter,
   loadRealHistory,
+  parseHistory,
   type ZoneHistory,
 } from '../bench/real-history/history.js';
 import { startReplay, type Replay } from '../bench/real-history/replay.js';
 import { findZone } from '../src/core/zones.js';
 import { parseFuelTypeData } from '../src/sources/eia/parse.js';
-import { eiaFuelTypeUrl } from '../src/sources/eia/request.js';
+import { parseRegionData } from '../src/sources/eia/parse-region.js';
+import { eiaFuelTypeUrl, eiaRegionDataUrl } from '../src/sources/eia/request.js';
 import { parseA75 } from '../src/sources/entsoe/parse.js';
 import { parseEntsoeForecast } from '../src/sources/entsoe/parse-forecast.js';
 import { entsoeA75Url, entsoeForecastUrl } from '../src/sources/entsoe/request.js';
@@ -109,5 +115,96 @@ describe('real-history replay', () => {
     expect(new Map([...gas])).toEqual(
       new Map([...expected].map(([ts, mwh]) => [ts, Math.round(mwh)])),
     );
+  });
+
+  /** Files of the same format with a day-ahead load column: three days of DE and US-PJM. */
+  const withLoad = (): ZoneHistory[] => {
+    const header =
+      'ts_utc_start,coal,gas,oil,biomass,geothermal,hydro,nuclear,solar,wind_onshore,' +
+      'wind_offshore,other,load_da_forecast_mw,wind_da_forecast_mw,solar_da_forecast_mw';
+    const csv = (load: (hour: number) => number) =>
+      [
+        header,
+        ...Array.from({ length: 72 }, (_, hour) => {
+          const ts = new Date((FROM + hour * H) * 1000).toISOString().slice(0, 13) + ':00:00Z';
+          return `${ts},100,200,,,,50,,,,,,${load(hour)},,`;
+        }),
+      ].join('\n');
+    return [
+      parseHistory(
+        'DE',
+        csv((hour) => 50_000 + 10 * hour),
+      ),
+      parseHistory(
+        'US-PJM',
+        csv((hour) => 90_000 + 20 * hour),
+      ),
+    ];
+  };
+
+  it('answers A65 and EIA region-data DF with a day-ahead load column, where files have one', async () => {
+    const [de, pjm] = withLoad();
+    const loadReplay = await startReplay([de!, pjm!]);
+    try {
+      const window = { fromTs: FROM, toTs: TO };
+      const eic = findZone('DE')!.upstreamId;
+      const a65 = parseEntsoeForecast(
+        await (
+          await fetch(
+            entsoeForecastUrl(loadReplay.baseUrls['europe-tso'], 'replay', 'A65', eic, window),
+          )
+        ).text(),
+      );
+      if (a65.kind !== 'forecast') throw new Error(`not a forecast: ${a65.kind}`);
+      const load = a65.areas.get(eic)!.get('load')!;
+      expect(load).toHaveLength(72);
+      for (const { start, mw } of load) expect(mw).toBe(50_000 + (10 * (start - FROM)) / H);
+      const page = parseRegionData(
+        await (
+          await fetch(
+            eiaRegionDataUrl(
+              {
+                baseUrl: loadReplay.baseUrls['us-agency'],
+                apiKey: 'replay',
+                respondents: ['PJM'],
+                window,
+                offset: 0,
+              },
+              ['D', 'DF'],
+            ),
+          )
+        ).text(),
+      );
+      if (page.kind !== 'region-data') throw new Error(`not region-data: ${page.kind}`);
+      const demandForecast = page.respondents.get('PJM')!.get('DF')!;
+      expect(demandForecast.size).toBe(72);
+      for (const [ts, mwh] of demandForecast) expect(mwh).toBe(90_000 + (20 * (ts - FROM)) / H);
+      // The files hold no demand (D): none is made up.
+      expect(page.respondents.get('PJM')!.has('D')).toBe(false);
+    } finally {
+      await loadReplay.close();
+    }
+  });
+
+  it('reads a folder of plain or gzipped files named by zone, SE standing in for SE-3', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gridco2-history-'));
+    try {
+      const csv = (zone: string) => {
+        const history = histories.get(zone)!;
+        const first = new Date(history.hours[0]! * 1000).toISOString().slice(0, 13);
+        return `ts_utc_start,coal,gas,oil,biomass,geothermal,hydro,nuclear,solar,wind_onshore,wind_offshore,other,load_da_forecast_mw,wind_da_forecast_mw,solar_da_forecast_mw\n${first}:00:00Z,,,,,,1,2,,3,,,,4,\n`;
+      };
+      writeFileSync(join(dir, 'SE.csv'), csv('SE-3'));
+      writeFileSync(join(dir, 'NL.csv.gz'), gzipSync(csv('NL')));
+      writeFileSync(join(dir, 'NL.excluded.csv'), 'ts_utc_start,reason\n');
+      const read = loadRealHistory(dir);
+      expect(read.map(({ zone }) => zone)).toEqual(['NL', 'SE-3']);
+      expect(read[1]!.generation.get('nuclear')![0]).toBe(2);
+      expect(read[1]!.forecasts.get('wind_da_forecast_mw')![0]).toBe(4);
+      writeFileSync(join(dir, 'NL.csv'), csv('NL'));
+      expect(() => loadRealHistory(dir)).toThrow(/two files of NL/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -47,15 +47,22 @@ export interface ZoneHistory {
 /** The file SE.csv is whole Sweden, used as SE-3 (README.md). */
 const ZONE_OF_FILE: Readonly<Record<string, string>> = { SE: 'SE-3' };
 
-/** The history files of `dir`, sorted, each with the gridco2 zone it stands for. */
+/**
+ * The history files of `dir` (`<zone>.csv` or `<zone>.csv.gz`), sorted, each with the gridco2
+ * zone it stands for; the `.excluded.` lists beside them are left out.
+ */
 function historyFiles(dir: string): { name: string; zone: string }[] {
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.csv.gz') && !name.includes('.excluded.'))
+  const files = readdirSync(dir)
+    .filter((name) => /\.csv(\.gz)?$/.test(name) && !name.includes('.excluded.'))
     .sort()
     .map((name) => {
-      const file = name.slice(0, -'.csv.gz'.length);
+      const file = name.replace(/\.csv(\.gz)?$/, '');
       return { name, zone: ZONE_OF_FILE[file] ?? file };
     });
+  const zones = files.map(({ zone }) => zone);
+  const twice = zones.find((zone, i) => zones.indexOf(zone) !== i);
+  if (twice) throw new Error(`${dir}: two files of ${twice}`);
+  return files;
 }
 
 /** The zones the real history holds, without reading the files. */
@@ -64,9 +71,10 @@ export function realHistoryZones(dir = HISTORY_DIR): string[] {
 }
 
 export function loadRealHistory(dir = HISTORY_DIR): ZoneHistory[] {
-  return historyFiles(dir).map(({ name, zone }) =>
-    parseHistory(zone, gunzipSync(readFileSync(join(dir, name))).toString('utf8')),
-  );
+  return historyFiles(dir).map(({ name, zone }) => {
+    const bytes = readFileSync(join(dir, name));
+    return parseHistory(zone, (name.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
+  });
 }
 
 export function parseHistory(zone: string, csv: string): ZoneHistory {

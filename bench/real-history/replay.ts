@@ -8,7 +8,6 @@ import {
   EIA_REGION_ROUTE,
   EIA_TYPE_NAMES,
   eiaEnvelope,
-  type EiaRow,
   parseEiaRequest,
 } from '../../src/simulator/eia.js';
 import {
@@ -31,17 +30,18 @@ import {
 } from './history.js';
 
 /**
- * A loopback upstream that answers like ENTSO-E and EIA at their real paths, from the real
- * history of bench/real-history (not the simulator's synthetic grids): A75 actual generation and
- * A69 day-ahead wind and solar where a file has them, EIA v2 fuel-type-data pages. Documents are
- * worded by the simulator's own formatters, so what gridco2's parsers read is what they read from
- * the simulator and the recorded payloads. Everything in the files counts as published (a replay
- * of history, as a backfill meets it); the issue time of a day-ahead forecast is gridco2's own
- * rule (src/core/forecast-issue.ts), since the documents carry none.
+ * A loopback upstream that answers like ENTSO-E and EIA at their real paths, from real history in
+ * the files' format (bench/real-history; not the simulator's synthetic grids): A75 actual
+ * generation, and where a file has them A69 day-ahead wind and solar and A65 day-ahead load; EIA
+ * v2 fuel-type-data pages, and region-data pages with a file's day-ahead load as the demand
+ * forecast DF. Documents are worded by the simulator's own formatters, so what gridco2's parsers
+ * read is what they read from the simulator and the recorded payloads. Everything in the files
+ * counts as published (a replay of history, as a backfill meets it); the issue time of a
+ * day-ahead forecast is gridco2's own rule (src/core/forecast-issue.ts), since the documents
+ * carry none.
  *
- * Not replayed: the CAISO OASIS day-ahead wind and solar of US-CAISO.csv. gridco2 reads no US
- * wind or solar forecast: EIA publishes none (region-data has the demand forecast DF only), and
- * the files have no demand forecast to serve as DF. region-data is answered with no rows.
+ * Not replayed: a US file's day-ahead wind and solar (US-CAISO's CAISO OASIS columns). gridco2
+ * reads no US wind or solar forecast: EIA publishes none (region-data has the demand forecast DF).
  */
 
 export interface Replay {
@@ -83,15 +83,37 @@ const FUELTYPE_OF: Readonly<Record<GenerationColumn, string>> = {
   other: 'OTH',
 };
 
-/** A69 series of the day-ahead columns: businessType, psrType. */
-const A69_SERIES: readonly {
-  column: ForecastColumn;
-  businessType: string;
-  psrType: string;
-}[] = [
-  { column: 'solar_da_forecast_mw', businessType: 'A94', psrType: 'B16' },
-  { column: 'wind_da_forecast_mw', businessType: 'A93', psrType: 'B19' },
-];
+/** A day-ahead column's TimeSeries, as the recorded documents word it. */
+interface DayAheadSeries {
+  readonly column: ForecastColumn;
+  readonly businessType: string;
+  readonly objectAggregation: string;
+  readonly outArea: boolean;
+  readonly psrType?: string;
+}
+
+/** The day-ahead columns each ENTSO-E forecast document holds. */
+const DAY_AHEAD_SERIES: Readonly<Record<'A69' | 'A65', readonly DayAheadSeries[]>> = {
+  A69: [
+    {
+      column: 'solar_da_forecast_mw',
+      businessType: 'A94',
+      objectAggregation: 'A08',
+      outArea: false,
+      psrType: 'B16',
+    },
+    {
+      column: 'wind_da_forecast_mw',
+      businessType: 'A93',
+      objectAggregation: 'A08',
+      outArea: false,
+      psrType: 'B19',
+    },
+  ],
+  A65: [
+    { column: 'load_da_forecast_mw', businessType: 'A04', objectAggregation: 'A01', outArea: true },
+  ],
+};
 
 const HOUR = 3600;
 const HOUR_MS = 3_600_000;
@@ -156,18 +178,20 @@ function answerEntsoe(
   let body: Buffer | undefined;
   if (documentType === 'A75' && query.get('processType') === 'A16') {
     body = history && generationDocument(history, eic, period.start, period.end, context.nowMs);
-  } else if (documentType === 'A69' && query.get('processType') === 'A01') {
-    body = history && windSolarDocument(history, eic, period.start, period.end, context.nowMs);
   } else if (
-    !(['A65', 'A71', 'A69'] as (string | null)[]).includes(documentType) ||
-    query.get('processType') !== 'A01'
+    (documentType === 'A69' || documentType === 'A65') &&
+    query.get('processType') === 'A01'
   ) {
+    body =
+      history &&
+      dayAheadDocument(history, eic, documentType, period.start, period.end, context.nowMs);
+  } else if (documentType !== 'A71' || query.get('processType') !== 'A01') {
     return invalidRequest(
       context,
       `The combination of [documentType=${documentType}, processType=${query.get('processType')}] is not valid or not served.`,
     );
   }
-  // The files hold no load (A65) or scheduled generation (A71) forecast.
+  // The files hold no scheduled generation (A71) forecast.
   return body
     ? { status: 200, headers: { 'content-type': 'text/xml' }, body }
     : noMatchingData(context, eic, window);
@@ -216,15 +240,19 @@ function generationDocument(
   return sink.toBuffer();
 }
 
-/** Every market day the window touches, one TimeSeries per day and day-ahead column. */
-function windSolarDocument(
+/**
+ * Every market day the window touches, one TimeSeries per day and day-ahead column of the
+ * document (A69 wind and solar, A65 load).
+ */
+function dayAheadDocument(
   history: ZoneHistory,
   eic: string,
+  type: 'A69' | 'A65',
   startMs: number,
   endMs: number,
   nowMs: number,
 ): Buffer | undefined {
-  const series = A69_SERIES.filter(({ column }) => history.forecasts.has(column));
+  const series = DAY_AHEAD_SERIES[type].filter(({ column }) => history.forecasts.has(column));
   if (series.length === 0) return undefined;
   const days: { start: number; end: number }[] = [];
   for (let day = marketDayStart(startMs); day < endMs; day = nextMarketDayStart(day)) {
@@ -234,8 +262,8 @@ function windSolarDocument(
   sink.write(
     glDocumentHead({
       declaration: 'UTF-8',
-      mRID: `replay-A69-${eic}-${days[0]!.start}`,
-      type: 'A69',
+      mRID: `replay-${type}-${eic}-${days[0]!.start}`,
+      type,
       processType: 'A01',
       createdMs: nowMs,
       startMs: days[0]!.start,
@@ -246,18 +274,12 @@ function windSolarDocument(
   for (const day of days) {
     const first = firstHourAtOrAfter(history, day.start / 1000);
     const end = firstHourAtOrAfter(history, day.end / 1000);
-    for (const { column, businessType, psrType } of series) {
+    for (const { column, ...head } of series) {
       const values = history.forecasts.get(column)!;
       const present: number[] = [];
       for (let i = first; i < end; i++) if (!Number.isNaN(values[i]!)) present.push(i);
       if (present.length === 0) continue;
-      sink.write(
-        forecastSeriesHead(
-          ++mRID,
-          { businessType, objectAggregation: 'A08', outArea: false, psrType },
-          { eic, ...CURVE },
-        ),
-      );
+      sink.write(forecastSeriesHead(++mRID, head, { eic, ...CURVE }));
       sink.write(periodHead(day.start, day.end, 'PT60M'));
       for (const i of present) {
         const position = (history.hours[i]! * 1000 - day.start) / HOUR_MS + 1;
@@ -282,28 +304,33 @@ function answerEia(
 ): SourceReply {
   if (!query.get('api_key')) return jsonReply(403, { error: { code: 'API_KEY_MISSING' } });
   const route = pathname.replace(/\/?$/, '/');
-  if (route === EIA_REGION_ROUTE) {
-    // No demand or demand forecast in the files: a valid query matching no rows.
-    const request = parseEiaRequest(query, 'type');
-    if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
-    return jsonReply(200, eiaEnvelope(request, [], 0, EIA_REGION_DESCRIPTION, EIA_REGION_ROUTE));
+  const region = route === EIA_REGION_ROUTE;
+  if (!region && route !== EIA_FUEL_TYPE_ROUTE) {
+    return jsonReply(404, { error: `Invalid route ${pathname}` });
   }
-  if (route !== EIA_FUEL_TYPE_ROUTE) return jsonReply(404, { error: `Invalid route ${pathname}` });
-  const request = parseEiaRequest(query, 'fueltype');
+  const codeFacet = region ? 'type' : 'fueltype';
+  const request = parseEiaRequest(query, codeFacet);
   if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
   const respondents = request.respondents.flatMap((profile) => {
     const history = byUpstreamId.get(profile.respondent);
     if (!history) return [];
-    // OTH may come from two columns (biomass and other): summed into one row.
-    const fuels = new Map<string, Float64Array[]>();
-    for (const [column, values] of history.generation) {
-      const fueltype = FUELTYPE_OF[column];
-      if (request.fueltypes && !request.fueltypes.has(fueltype)) continue;
-      fuels.set(fueltype, [...(fuels.get(fueltype) ?? []), values]);
+    // Per code, the columns summed into its value (fuel-type-data's OTH: biomass and other).
+    const codes = new Map<string, Float64Array[]>();
+    const add = (code: string, values: Float64Array) =>
+      codes.set(code, [...(codes.get(code) ?? []), values]);
+    if (region) {
+      // The files' only region-data: the day-ahead load, as the demand forecast.
+      const load = history.forecasts.get('load_da_forecast_mw');
+      if (load) add('DF', load);
+    } else {
+      for (const [column, values] of history.generation) add(FUELTYPE_OF[column], values);
+    }
+    for (const code of codes.keys()) {
+      if (request.fueltypes && !request.fueltypes.has(code)) codes.delete(code);
     }
     const index = new Map<number, number>();
     history.hours.forEach((ts, i) => index.set(ts, i));
-    return [{ profile, history, fuels: [...fuels], index }];
+    return [{ profile, history, codes: [...codes], index }];
   });
   const lastDataMs = Math.max(
     0,
@@ -312,25 +339,25 @@ function answerEia(
   const firstMs = request.firstPeriodMs;
   const lastMs = Math.min(request.lastPeriodMs, lastDataMs);
   const hourCount = Math.max(0, (lastMs - firstMs) / HOUR_MS + 1);
-  const rows: EiaRow[] = [];
+  const rows: Record<string, string>[] = [];
   let total = 0;
   for (let step = 0; step < hourCount; step++) {
     const periodMs = request.descending ? lastMs - step * HOUR_MS : firstMs + step * HOUR_MS;
     const period = new Date(periodMs).toISOString().slice(0, 13);
-    for (const { profile, fuels, index } of respondents) {
+    for (const { profile, codes, index } of respondents) {
       // EIA labels the hour's end; the files its start.
       const i = index.get(periodMs / 1000 - HOUR);
       if (i === undefined) continue;
-      for (const [fueltype, columns] of fuels) {
+      for (const [code, columns] of codes) {
         const value = columns.reduce((sum, values) => sum + (values[i] ?? 0), 0);
         if (Number.isNaN(value)) continue;
         if (total++ < request.offset || rows.length >= request.length) continue;
-        const row: EiaRow = {
+        const row: Record<string, string> = {
           period,
           respondent: profile.respondent,
           'respondent-name': profile.respondentName,
-          fueltype,
-          'type-name': EIA_TYPE_NAMES[fueltype] ?? fueltype,
+          [codeFacet]: code,
+          'type-name': region ? REGION_TYPE_NAMES[code]! : (EIA_TYPE_NAMES[code] ?? code),
         };
         if (request.withValues) {
           row.value = String(Math.round(value));
@@ -340,8 +367,9 @@ function answerEia(
       }
     }
   }
-  return jsonReply(
-    200,
-    eiaEnvelope(request, rows, total, EIA_FUEL_TYPE_DESCRIPTION, EIA_FUEL_TYPE_ROUTE),
-  );
+  const description = region ? EIA_REGION_DESCRIPTION : EIA_FUEL_TYPE_DESCRIPTION;
+  return jsonReply(200, eiaEnvelope(request, rows, total, description, route));
 }
+
+/** region-data's type names of the codes the files can fill. */
+const REGION_TYPE_NAMES: Readonly<Record<string, string>> = { DF: 'Day-ahead demand forecast' };
