@@ -878,6 +878,11 @@ function departureRegression(
 /** The departure regression's inputs without the four-week mean. */
 const PLAIN_DEPARTURE: DepartureVariant = { fourWeeks: false };
 
+/**
+ * A candidate only where the zone has no upstream forecasts: elsewhere `departure-upstream@1`
+ * takes its place, the same forecast beyond the upstream's reach, which the best three would
+ * otherwise weigh twice.
+ */
 export const DEPARTURE_REGRESSION = departureRegression(
   'departure-regression@1',
   PLAIN_DEPARTURE,
