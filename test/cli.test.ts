@@ -378,6 +378,8 @@ describe('gridco2 backtest', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/zones evaluated: 1\n/);
     expect(result.stdout).toMatch(/zones beating persistence in every bucket: 1 of 1/);
+    // The forecast as served, whose band the walk-forward measured: a coverage, not n/a.
+    expect(result.stdout).toMatch(/P10-P90 coverage per zone: min \d+\.\d %/);
     const stored = new SqliteStore(path);
     try {
       const run = await stored.newestBacktest();

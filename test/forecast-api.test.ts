@@ -237,7 +237,13 @@ describe('forecast API', () => {
       expect(row.rmse).toBeGreaterThan(0);
       // A daily cycle: holding the last value loses to any model of the cycle.
       expect(row.skill_vs_persistence!).toBeGreaterThan(0.5);
+      // The forecast as served, whose band was measured: its coverage is published.
+      expect(row.p10_p90_coverage, `${row.basis} ${row.bucket}`).toBeGreaterThan(0);
+      expect(row.p10_p90_coverage!).toBeLessThanOrEqual(1);
     }
+    // The first bucket is named by the model the forecast names.
+    const forecast = (await api.get('/v1/intensity/forecast?zone=DE')).json as { model: string };
+    expect(body.data[0]!.model).toBe(forecast.model);
     const all = (await api.get('/v1/intensity/forecast/skill')).json as Skill;
     // GB on its own basis is the operator forecast, measured only over issues collected before
     // an issue time: the one stored here came after them all. FR has no history.

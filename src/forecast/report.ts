@@ -2,6 +2,7 @@ import {
   type BacktestRun,
   type ForecastBasis,
   ISSUE_EVERY_HOURS,
+  publishedRows,
   type SkillRow,
 } from '../core/forecast/backtest.js';
 import { HORIZON_BUCKETS } from '../core/forecast/series.js';
@@ -10,13 +11,14 @@ import { ZONES } from '../core/zones.js';
 import { defaultForecastBasis } from './inputs.js';
 
 /**
- * The backtest as people read it: a Markdown table of the served model of every zone and bucket
- * on the zone's default basis, and the summary figures docs/forecast.md reports.
+ * The backtest as people read it: a Markdown table of the forecast as served in every zone and
+ * bucket on the zone's default basis (`publishedRows`: what the skill endpoint publishes), and
+ * the summary figures docs/forecast.md reports.
  */
 
 export interface BacktestSummary {
   readonly zones: number;
-  /** Zones whose served model beats persistence in every bucket. */
+  /** Zones whose forecast as served beats persistence in every bucket. */
   readonly zonesBeatingPersistence: number;
   /** Medians over zones of the 7-24 h bucket. */
   readonly medianDaySkillVsPersistence: number;
@@ -35,7 +37,7 @@ function servedRows(run: BacktestRun, basisOf: (zone: string) => ForecastBasis) 
     const evaluated = (basis: ForecastBasis) =>
       run.zones.find((zone) => zone.zone === code && zone.basis === basis && zone.issues > 0);
     const entry = evaluated(basisOf(code)) ?? evaluated('lifecycle');
-    return entry ? [{ entry, rows: entry.rows.filter((row) => row.served) }] : [];
+    return entry ? [{ entry, rows: publishedRows(entry) }] : [];
   });
 }
 
@@ -105,7 +107,7 @@ export function summaryText(summary: BacktestSummary): string {
   ].join('\n');
 }
 
-/** One row per zone and bucket of the served model, on each zone's default basis. */
+/** One row per zone and bucket of the forecast as served, on each zone's default basis. */
 export function markdownTable(
   run: BacktestRun,
   basisOf: (zone: string) => ForecastBasis = defaultForecastBasis,
@@ -130,7 +132,8 @@ export function markdownTable(
   if (windows.length > 0) {
     lines.push(
       '',
-      `Issue times ${formatTs(from)} to ${formatTs(to)}, one a day; run at ${formatTs(run.createdAt)}.`,
+      `Issue times ${formatTs(from)} to ${formatTs(to)}, every ${ISSUE_EVERY_HOURS} hours; ` +
+        `run at ${formatTs(run.createdAt)}.`,
     );
   }
   return lines.join('\n');

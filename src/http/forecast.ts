@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { BacktestRun } from '../core/forecast/backtest.js';
+import { type BacktestRun, publishedRows } from '../core/forecast/backtest.js';
 import { formatTs } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
 import { sendEncoded } from './negotiate.js';
@@ -108,8 +108,7 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
         .filter((entry) => entry.issues > 0 && (zone === undefined || entry.zone === zone.code))
         .sort((a, b) => (order.get(a.zone) ?? 0) - (order.get(b.zone) ?? 0));
       for (const entry of zones) {
-        for (const row of entry.rows) {
-          if (!row.served) continue;
+        for (const row of publishedRows(entry)) {
           data.push({
             zone: entry.zone,
             basis: entry.basis,

@@ -115,6 +115,15 @@ export interface ZoneBacktest {
   readonly asServed?: readonly (SkillRow & { readonly chosen: Readonly<Record<string, number>> })[];
 }
 
+/**
+ * The rows the skill table publishes, one per bucket: the forecast as served, which is what
+ * `/v1/intensity/forecast` answers and what the band was measured on, named by the candidate
+ * serving next; from runs stored before issue 19 (no `asServed`), the served candidate's own.
+ */
+export function publishedRows(entry: ZoneBacktest): readonly SkillRow[] {
+  return entry.asServed ?? entry.rows.filter((row) => row.served);
+}
+
 /** One run of the backtest over every zone and basis, as stored and served. */
 export interface BacktestRun {
   /** When it was run, epoch seconds. */
