@@ -16,6 +16,20 @@ describe('hand-overs', () => {
     expect(Math.abs(out[18]! - next[18]!)).toBeLessThan(0.02 * 115);
   });
 
+  it('carries a new source with no value before its stretch back by its own step', () => {
+    const old = new Float64Array(12).fill(100);
+    // A fit asked only in the hours it serves: NaN before slot 6, rising 2 an hour from 300.
+    const next = Float64Array.from({ length: 12 }, (_, i) => (i < 6 ? Number.NaN : 300 + 2 * i));
+    const out = blendHandOvers([old, next], [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1], 1);
+    // By its own step it would have stood at 310 in slot 5, where the old one stood at 100.
+    for (let i = 6; i < 12; i++) {
+      expect(out[i]!).toBeCloseTo(next[i]! - 210 * Math.exp(-(i - 5) / 3), 9);
+    }
+    // A stretch of one slot has no step of its own: it is carried back flat.
+    const single = blendHandOvers([old, next], [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0], 1);
+    expect(single[6]!).toBeCloseTo(next[6]! - 212 * Math.exp(-1 / 3), 9);
+  });
+
   it('keeps a source without a hand-over as it is, and a forecast that ends ends', () => {
     const only = Float64Array.from([1, 2, 3, Number.NaN]);
     const out = blendHandOvers([only], [0, 0, 0, 0], 1);

@@ -646,14 +646,13 @@ export const UPSTREAM_REGRESSION: ForecastModel = {
       fits.forEach((fit, k) => {
         if (k === 1 && features.length === 0) return;
         if (!fillRow(row, zone, fit.set, scale, anchor, issue.issueTs, slot)) return;
-        for (let b = 0; b < buckets; b++) {
-          const coefficients = fit.buckets[b];
-          if (!coefficients) continue;
-          let value = 0;
-          for (let c = 0; c < fit.width; c++) value += coefficients[c]! * row[c]!;
-          sources[k * buckets + b]![i] = value;
-        }
-        if (!Number.isNaN(sources[k * buckets + bucket]![i]!)) chosen = k * buckets + bucket;
+        // Each fit only in its own bucket's hours: a hand-over never reads it outside them.
+        const coefficients = fit.buckets[bucket];
+        if (!coefficients) return;
+        let value = 0;
+        for (let c = 0; c < fit.width; c++) value += coefficients[c]! * row[c]!;
+        sources[k * buckets + bucket]![i] = value;
+        chosen = k * buckets + bucket;
       });
       choice[i] = chosen < 0 ? bucket : chosen;
     }
@@ -757,13 +756,12 @@ function upstreamCorrected(id: string, base: CorrectedBase): ForecastModel {
         sources[buckets]![i] = forecast[i]!;
         choice[i] = buckets;
         if (!fillRow(row, zone, features, scale, anchor, issue.issueTs, slot)) continue;
-        for (let b = 0; b < buckets; b++) {
-          const coefficients = fits[b];
-          if (coefficients) sources[b]![i] = forecast[i]! + correction(coefficients, row);
-        }
         const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
         const bucket = bucketIndex(hours);
-        if (fits[bucket]) choice[i] = bucket;
+        const coefficients = fits[bucket];
+        if (!coefficients) continue;
+        sources[bucket]![i] = forecast[i]! + correction(coefficients, row);
+        choice[i] = bucket;
       }
       out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
       return out;
@@ -859,15 +857,11 @@ function departureRegression(
         const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, issue.issueTs));
         const bucket = bucketIndex(hours);
         choice[i] = bucket;
-        // The next bucket's fit too: a hand-over to it needs its value of the slot before it. It
-        // was fitted on its own hours only, so there it reads this bucket's mean miss of the slot.
-        const offsets = fits[bucket]?.offsets;
-        for (let b = bucket; b <= Math.min(bucket + 1, buckets - 1); b++) {
-          const fit = fits[b];
-          if (!fit || !offsets) continue;
-          row.fill(zone, anchor, recent, slot, hours, b);
-          sources[b]![i] = row.base + row.dot(fit.coefficients, offsets[zone.slotOfWeek(slot)]!);
-        }
+        const fit = fits[bucket];
+        if (!fit) continue;
+        row.fill(zone, anchor, recent, slot, hours, bucket);
+        sources[bucket]![i] =
+          row.base + row.dot(fit.coefficients, fit.offsets[zone.slotOfWeek(slot)]!);
       }
       out.set(blendHandOvers(sources, choice, HOUR_SECONDS / zone.series.step));
       return out;
