@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ZoneBacktest } from '../src/core/forecast/backtest.js';
 import { findZone } from '../src/core/zones.js';
@@ -27,9 +27,9 @@ const HOUR = 3600;
 const DAY = 24 * HOUR;
 
 /**
- * What the files span: from the UTC day of their first hour to the end of their last (the
- * shipped files: 2020-01-01T00Z to 2021-07-01T00Z), and the last issue whose 72 hours are all
- * inside (2021-06-27T23Z).
+ * What the files span together: from the UTC day of the first hour of any to the end of the last
+ * hour of any (the shipped files: 2020-01-01T00Z to 2021-07-01T00Z), and the last issue whose 72
+ * hours are all inside (2021-06-27T23Z). Each zone's issues start 14 days after its own first hour.
  */
 function spanOf(histories: readonly ZoneHistory[]) {
   const first = Math.min(...histories.map(({ hours }) => hours[0]!));
@@ -123,13 +123,27 @@ async function main(): Promise<void> {
   const onlyZones = args.flatMap((arg, i) => (arg === '--zone' ? [args[i + 1]!] : []));
   const keepIndex = args.indexOf('--keep');
   const historyIndex = args.indexOf('--history');
-  const historyDir = historyIndex >= 0 ? args[historyIndex + 1] : undefined;
+  const historyArg = historyIndex >= 0 ? args[historyIndex + 1] : undefined;
+  if (historyIndex >= 0 && (!historyArg || historyArg.startsWith('--'))) {
+    throw new Error('--history needs a folder of <zone>.csv or <zone>.csv.gz files');
+  }
+  // npm runs the script from the package's folder; a relative folder is the caller's.
+  const historyDir = historyArg && resolve(process.env.INIT_CWD ?? process.cwd(), historyArg);
   const started = Date.now();
   const histories = loadRealHistory(historyDir).filter(
     ({ zone }) => onlyZones.length === 0 || onlyZones.includes(zone),
   );
   if (histories.length === 0) {
     throw new Error(`no zone of ${historyDir ?? 'bench/real-history'} selected`);
+  }
+  for (const { zone, hours } of histories) {
+    const source = findZone(zone)?.source;
+    if (source !== 'europe-tso' && source !== 'us-agency') {
+      throw new Error(
+        `${zone}: only ENTSO-E and EIA zones can be replayed (files named by zone code)`,
+      );
+    }
+    if (hours.length === 0) throw new Error(`${zone}: the file has no hours`);
   }
   const { from, to, lastIssue } = spanOf(histories);
   const replay = await startReplay(histories);

@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 /**
- * The real hourly history of bench/real-history/csv (README.md there: where it comes from), read
- * into columns. Pure apart from reading the files.
+ * Real hourly history in the files' format, read into columns: by default the shipped files of
+ * bench/real-history/csv (README.md there: where they come from), or any folder of such files.
+ * Pure apart from reading the files.
  */
 
 export const HISTORY_DIR = fileURLToPath(new URL('./csv/', import.meta.url));

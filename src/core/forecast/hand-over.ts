@@ -15,7 +15,7 @@ export const HAND_OVER_HOURS = 3;
  * moved by `offset`, had served from `b - 1`, the offset fading from there. A source with no value
  * in slot `b - 1` stands there where its own step from `b` to `b + 1`, carried back, puts it: the
  * models give a fit's values only in the hours it serves, since outside them a fit can be wild (a
- * regression's solar coefficient fitted on a night-time bucket put an evening hour at +27,000 g
+ * regression's solar coefficient fitted on night and morning hours put an evening hour at +27,000 g
  * in the demo). A NaN in the source chosen stays NaN (and is no hand-over: a forecast that ends,
  * ends).
  */

@@ -47,9 +47,11 @@ const nanFilled = (length: number): Float64Array => new Float64Array(length).fil
 
 /**
  * The forecast issued at `issueTs` from everything published so far: each horizon bucket by the
- * model the backtest found best there (climatology without a backtest, or where the best model
- * has no value), the band from that model's measured errors. GB's own figure is the operator's
- * forecast alone, as far as it reaches. Null when the zone has too little history.
+ * weighted mean of the candidates the backtest weighed there, the next day reshaped by its day
+ * shape (a run stored before the weights: the model it found best; the climatology without a
+ * backtest, or where a model has no value), the band from the measured errors of the forecast as
+ * served. GB's own figure is the operator's forecast alone, as far as it reaches. Null when the
+ * zone has too little history.
  */
 export function prepareForecast(
   zone: string,
