@@ -6,6 +6,7 @@ import {
   EIA_FUEL_TYPE_ROUTE,
   EIA_REGION_DESCRIPTION,
   EIA_REGION_ROUTE,
+  EIA_REGION_TYPE_NAMES,
   EIA_TYPE_NAMES,
   eiaEnvelope,
   parseEiaRequest,
@@ -357,7 +358,9 @@ function answerEia(
           respondent: profile.respondent,
           'respondent-name': profile.respondentName,
           [codeFacet]: code,
-          'type-name': region ? REGION_TYPE_NAMES[code]! : (EIA_TYPE_NAMES[code] ?? code),
+          'type-name': region
+            ? EIA_REGION_TYPE_NAMES[code as keyof typeof EIA_REGION_TYPE_NAMES]
+            : (EIA_TYPE_NAMES[code] ?? code),
         };
         if (request.withValues) {
           row.value = String(Math.round(value));
@@ -370,6 +373,3 @@ function answerEia(
   const description = region ? EIA_REGION_DESCRIPTION : EIA_FUEL_TYPE_DESCRIPTION;
   return jsonReply(200, eiaEnvelope(request, rows, total, description, route));
 }
-
-/** region-data's type names of the codes the files can fill. */
-const REGION_TYPE_NAMES: Readonly<Record<string, string>> = { DF: 'Day-ahead demand forecast' };

@@ -301,7 +301,8 @@ function revisionFactor(
 
 const REGION_TYPES = ['D', 'DF', 'NG', 'TI'] as const;
 type RegionType = (typeof REGION_TYPES)[number];
-const REGION_TYPE_NAMES: Readonly<Record<RegionType, string>> = {
+/** region-data's type names, as the real API words them (the replay of real history too). */
+export const EIA_REGION_TYPE_NAMES: Readonly<Record<RegionType, string>> = {
   D: 'Demand',
   DF: 'Day-ahead demand forecast',
   NG: 'Net generation',
@@ -415,7 +416,7 @@ function regionPage(request: EiaRequest, context: EiaContext): unknown {
           respondent: profile.respondent,
           'respondent-name': profile.respondentName,
           type,
-          'type-name': REGION_TYPE_NAMES[type],
+          'type-name': EIA_REGION_TYPE_NAMES[type],
         };
         if (request.withValues) {
           row.value = String(Math.round(regionValue(profile, type, periodMs, context.seed)));
