@@ -6,6 +6,7 @@ import {
   quantile,
   SERVED,
   spearman,
+  type ZoneBacktest,
   zoneInputsData,
 } from './backtest.js';
 import {
@@ -511,6 +512,15 @@ describe('the models', () => {
     return { zone, result };
   };
 
+  /** A run's weights with every bucket's weight on one candidate. */
+  const allWeightOn = (result: ZoneBacktest, id: string): ZoneBacktest['weights'] =>
+    Object.fromEntries(
+      Object.keys(result.weights!).map((bucket) => [
+        bucket,
+        Object.fromEntries(CANDIDATE_MODELS.map((model) => [model.id, model.id === id ? 1 : 0])),
+      ]),
+    ) as ZoneBacktest['weights'];
+
   it('the backtest scores out of sample, picks the better model per bucket and calibrates its band', () => {
     const { zone, result } = backtestWindyZone();
     // Every 6 hours.
@@ -593,26 +603,19 @@ describe('the models', () => {
     const issueTs = START + (length - 72) * H;
     const issue = { issueTs, visibleEnd: length - 72 };
     const end = length + 1;
-    const onCandidate = (id: string) =>
-      Object.fromEntries(
-        Object.keys(result.weights!).map((bucket) => [
-          bucket,
-          Object.fromEntries(CANDIDATE_MODELS.map((model) => [model.id, model.id === id ? 1 : 0])),
-        ]),
-      ) as typeof result.weights;
     // All weight on the newest candidate: it serves (it once was left out, and the climatology
     // served in its place), and without a day shape it serves unchanged.
     const { dayShapeWeights: _dropped, ...withoutDayShape } = result;
     const weekly = prepareForecast('DE', 'lifecycle', zone, issueTs, {
       ...withoutDayShape,
-      weights: onCandidate(DAILY_WEEKLY.id),
+      weights: allWeightOn(result, DAILY_WEEKLY.id),
     })!;
     const expected = DAILY_WEEKLY.predict(zone, issue, end);
     for (let i = 0; i < 73; i++) expect(weekly.values[i]).toBeCloseTo(Math.max(0, expected[i]!), 9);
     // With a day shape, the next 24 hours keep their mean and take that shape.
     const reshaped = prepareForecast('DE', 'lifecycle', zone, issueTs, {
       ...withoutDayShape,
-      weights: onCandidate(DAILY_WEEKLY.id),
+      weights: allWeightOn(result, DAILY_WEEKLY.id),
       dayShapeWeights: { [DAILY_PROFILE.id]: 1 },
     })!;
     const profile = DAILY_PROFILE.predict(zone, issue, end);
@@ -629,6 +632,24 @@ describe('the models', () => {
       );
     }
     expect(reshaped.values[60]).toBeCloseTo(weekly.values[60]!, 3);
+  });
+
+  it('the forecast served predicts only the candidates it weighs', () => {
+    const { result } = backtestWindyZone();
+    const { inputs } = windyZone(150);
+    const issueTs = START + (length - 72) * H;
+    const fitsMade = (id: string) => {
+      const carried = new CarriedFits();
+      const { dayShapeWeights: _dropped, ...run } = result;
+      prepareForecast('DE', 'lifecycle', new ZoneState(inputs, carried), issueTs, {
+        ...run,
+        weights: allWeightOn(result, id),
+      });
+      return carried.made;
+    };
+    // The departure regressions' fits are made only when one of them is weighed.
+    expect(fitsMade(DEPARTURE_UPSTREAM.id)).toBeGreaterThan(0);
+    expect(fitsMade(DAILY_WEEKLY.id)).toBe(0);
   });
 
   it('the backtest measures how often the band had to be widened to contain a biased forecast', () => {

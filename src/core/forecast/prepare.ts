@@ -91,11 +91,6 @@ export function prepareForecast(
     const index = MODELS.findIndex(({ id }) => id === backtest?.served[bucket]);
     modelAt[i] = basis === 'operator' ? MODELS.indexOf(OPERATOR_FORECAST) : Math.max(0, index);
   }
-  const filled = MODELS.map((model) =>
-    model === OPERATOR_FORECAST
-      ? nanFilled(length)
-      : fillFrom(predict(model), predict(CLIMATOLOGY), state.series.step),
-  );
   // The weighted mean the backtest measured, bucket by bucket; unless its weights name models
   // this version does not have (a run stored by an earlier version): then its served models.
   const weights = backtest?.weights
@@ -111,6 +106,23 @@ export function prepareForecast(
       const row = weights.subarray(bucket * MODELS.length, (bucket + 1) * MODELS.length);
       return Math.abs(row.reduce((sum, weight) => sum + weight, 0) - 1) < 1e-6;
     });
+  // Only the models that serve are predicted: one weighed at zero everywhere, or never a
+  // candidate in this zone, would cost its predictions for nothing.
+  const serving = new Set<ForecastModel>([CLIMATOLOGY]);
+  if (weighed) {
+    MODELS.forEach((model, k) => {
+      const weighedAt = (bucket: number) => weights[bucket * MODELS.length + k]! > 0;
+      if (HORIZON_BUCKETS.some((_, bucket) => weighedAt(bucket))) serving.add(model);
+      if ((backtest?.dayShapeWeights?.[model.id] ?? 0) > 0) serving.add(model);
+    });
+  } else {
+    for (const index of modelAt) serving.add(MODELS[index]!);
+  }
+  const filled = MODELS.map((model) =>
+    model === OPERATOR_FORECAST || !serving.has(model)
+      ? nanFilled(length)
+      : fillFrom(predict(model), predict(CLIMATOLOGY), state.series.step),
+  );
   const forecast =
     basis === 'operator'
       ? predict(OPERATOR_FORECAST)
