@@ -3,6 +3,7 @@ import {
   backtestZone,
   backtestZoneData,
   issueTimes,
+  publishedRows,
   quantile,
   SERVED,
   spearman,
@@ -552,6 +553,13 @@ describe('the models', () => {
     expect(day.savings_captured).toBeLessThanOrEqual(1);
     expect(result.bands[SERVED]!.q10[11]).toBeLessThan(0);
     expect(result.bands[SERVED]!.q90[11]).toBeGreaterThan(0);
+    // What the skill table publishes: the forecast as served; from a run stored before that was
+    // measured, the rows of the models it served.
+    expect(publishedRows(result)).toBe(result.asServed);
+    const { asServed: _measured, ...older } = result;
+    expect(publishedRows(older).map((entry) => [entry.bucket, entry.model])).toEqual(
+      Object.entries(result.served),
+    );
 
     // The forecast served from it: the served model per bucket, the band around each value.
     const issueTs = START + (length - 72) * H;
