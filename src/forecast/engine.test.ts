@@ -51,3 +51,49 @@ describe('ForecastEngine.computing', () => {
     }
   });
 });
+
+describe('ForecastEngine backtest schedule', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gridco2-engine-'));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reruns a backtest less than a day old that names a model this version does not have', async () => {
+    const store = new SqliteStore(join(dir, 'store.db'));
+    let nowMs = Date.UTC(2026, 10, 20, 12);
+    const engine = new ForecastEngine({ store, clock: () => nowMs });
+    try {
+      const buckets = {
+        '1-6': 'retired@1',
+        '7-24': 'retired@1',
+        '25-48': 'retired@1',
+        '49-72': 'retired@1',
+      };
+      const byAnOlderVersion = {
+        zone: 'DE',
+        basis: 'lifecycle' as const,
+        from: null,
+        to: null,
+        issues: 0,
+        rows: [],
+        served: buckets,
+        bands: {},
+      };
+      const storedAt = nowMs / 1000 - 600;
+      await store.saveBacktest({ createdAt: storedAt, zones: [byAnOlderVersion] });
+      await engine.tick();
+      const newest = await store.newestBacktest();
+      expect(newest?.createdAt).toBe(nowMs / 1000);
+      expect(newest?.zones.some(({ served }) => Object.values(served).includes('retired@1'))).toBe(
+        false,
+      );
+      // One by this version is left alone until it is a day old (after a failure, the next
+      // attempt would wait an hour).
+      const rerunAt = nowMs / 1000;
+      nowMs += 2 * 3_600_000;
+      await engine.tick();
+      expect((await store.newestBacktest())?.createdAt).toBe(rerunAt);
+    } finally {
+      await engine.stop();
+      await store.close();
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Basis } from '../core/factors.js';
 import type { BacktestRun, ZoneBacktest } from '../core/forecast/backtest.js';
-import type { ZoneForecast } from '../core/forecast/prepare.js';
+import { namesKnownModels, type ZoneForecast } from '../core/forecast/prepare.js';
 import { DAY_SECONDS } from '../core/forecast/series.js';
 import type { Store } from '../storage/store.js';
 import type { ForecastBook } from './book.js';
@@ -13,8 +13,9 @@ import { defaultForecastBasis } from './inputs.js';
  * Keeps every zone's forecast on every basis prepared in memory (the routes only read them):
  * recomputed when the store's data version moves (new readings or upstream forecasts) and at
  * least hourly as time moves on, from the newest stored backtest's choice of model and error
- * band. Reruns the backtest once a day, on one instance at a time (a store lease); the others,
- * and `gridco2 backtest` runs, are picked up from the store.
+ * band. Reruns the backtest once a day, and at once when the newest was stored by a version
+ * with other candidates, on one instance at a time (a store lease); the others, and `gridco2
+ * backtest` runs, are picked up from the store.
  */
 
 export interface ForecastEngineOptions {
@@ -159,8 +160,13 @@ export class ForecastEngine implements ForecastBook {
     for (const zone of run?.zones ?? []) this.backtestByZone.set(key(zone.zone, zone.basis), zone);
   }
 
+  /** Less than a day old, and stored by a version with the same candidates. */
   private isFresh(run: BacktestRun | null, nowMs: number): boolean {
-    return run !== null && nowMs / 1000 - run.createdAt < BACKTEST_EVERY_SECONDS;
+    return (
+      run !== null &&
+      nowMs / 1000 - run.createdAt < BACKTEST_EVERY_SECONDS &&
+      run.zones.every(namesKnownModels)
+    );
   }
 
   /** Runs the backtest when it is due and this instance holds the lease; true if it ran. */

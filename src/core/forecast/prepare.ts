@@ -43,6 +43,21 @@ export interface ZoneForecast {
  */
 const MODELS: readonly ForecastModel[] = [...CANDIDATE_MODELS, OPERATOR_FORECAST];
 
+/**
+ * Whether a stored backtest names only models this version has. One stored by a version with
+ * other candidates cannot be served as it was measured: its weights lose the models renamed or
+ * retired, and its served models stand in for the mix.
+ */
+export function namesKnownModels(backtest: ZoneBacktest): boolean {
+  const known = new Set(MODELS.map(({ id }) => id));
+  const named = [
+    ...Object.values(backtest.served),
+    ...Object.values(backtest.weights ?? {}).flatMap((weights) => Object.keys(weights)),
+    ...Object.keys(backtest.dayShapeWeights ?? {}),
+  ];
+  return named.every((id) => known.has(id));
+}
+
 const nanFilled = (length: number): Float64Array => new Float64Array(length).fill(Number.NaN);
 
 /**
