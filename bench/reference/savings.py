@@ -21,7 +21,6 @@ import sys
 from collections import defaultdict
 from datetime import datetime, timezone
 
-ZONES = ["DE", "ES", "NL", "PL", "SE-3", "US-CAISO", "US-ERCOT", "US-ISONE", "US-MISO", "US-PJM"]
 JOB_HOURS = 4
 WINDOW_HOURS = 24
 DAY = 86400
@@ -71,7 +70,7 @@ def corrected(issue, served, actual, slots, days):
             past_slot = slot - day * DAY
             if past in served and past_slot in served[past] and past_slot in actual:
                 errors.append(actual[past_slot] - served[past][past_slot])
-        if slot in out and len(errors) >= days // 2:
+        if slot in out and errors and len(errors) >= days // 2:
             out[slot] += sum(errors) / len(errors)
     return out
 
@@ -111,7 +110,7 @@ def report(dump, zone, bias_days):
     if bias_days:
         a, before, after, n = what_if
         print(
-            f"  corrected by the mean error of the {bias_days} days before: savings captured "
+            f"  corrected by the mean error 3 to {bias_days + 2} days before: savings captured "
             f"{share(a, total[1])}, RMSE over the next 24 h {math.sqrt(before / n):.2f} -> "
             f"{math.sqrt(after / n):.2f} g"
         )
@@ -123,7 +122,11 @@ def main():
     parser.add_argument("--zone", action="append", help="a zone (repeatable); default: every dumped zone")
     parser.add_argument("--bias-days", type=int, default=0, help="what-if: correct by the mean error of N days")
     args = parser.parse_args()
-    zones = args.zone or [z for z in ZONES if os.path.exists(os.path.join(args.dump, f"{z}.issues.csv"))]
+    if args.bias_days < 0:
+        sys.exit("--bias-days must be 1 or more (0: no what-if)")
+    suffix = ".issues.csv"
+    dumped = sorted(name[: -len(suffix)] for name in os.listdir(args.dump) if name.endswith(suffix))
+    zones = args.zone or dumped
     if not zones:
         sys.exit(f"no dumped zone in {args.dump}: run dump.ts first (README.md)")
     for zone in zones:

@@ -13,9 +13,9 @@ import { defaultForecastBasis } from './inputs.js';
  * Keeps every zone's forecast on every basis prepared in memory (the routes only read them):
  * recomputed when the store's data version moves (new readings or upstream forecasts) and at
  * least hourly as time moves on, from the newest stored backtest's choice of model and error
- * band. Reruns the backtest once a day, and at once when the newest was stored by a version
- * with other candidates, on one instance at a time (a store lease); the others, and `gridco2
- * backtest` runs, are picked up from the store.
+ * band. Reruns the backtest once a day, and at once when the newest names a model this version
+ * does not have, on one instance at a time (a store lease); the others, and `gridco2 backtest`
+ * runs, are picked up from the store.
  */
 
 export interface ForecastEngineOptions {
@@ -160,7 +160,7 @@ export class ForecastEngine implements ForecastBook {
     for (const zone of run?.zones ?? []) this.backtestByZone.set(key(zone.zone, zone.basis), zone);
   }
 
-  /** Less than a day old, and stored by a version with the same candidates. */
+  /** Less than a day old, and naming only models this version has. */
   private isFresh(run: BacktestRun | null, nowMs: number): boolean {
     return (
       run !== null &&

@@ -603,7 +603,7 @@ describe('the models', () => {
     expect(structuredClone(viaData)).toEqual(direct);
   });
 
-  it('the forecast served weighs every candidate the backtest weighed, and takes its day shape', () => {
+  it('the forecast served weighs every candidate the backtest weighed, takes its day shape and predicts no other', () => {
     const { zone, result } = backtestWindyZone();
     // Fitted on 60 days of published days, the day shape weighs the wind-reading candidates.
     const dayShape = result.dayShapeWeights!;
@@ -640,22 +640,20 @@ describe('the models', () => {
       );
     }
     expect(reshaped.values[60]).toBeCloseTo(weekly.values[60]!, 3);
-  });
 
-  it('the forecast served predicts only the candidates it weighs', () => {
-    const { result } = backtestWindyZone();
-    const { inputs } = windyZone(150);
-    const issueTs = START + (length - 72) * H;
+    // Only what serves is predicted: the departure regressions' fits are made only when one of
+    // them is weighed (or named as served).
+    const { dayShapeWeights: _unused, ...run } = result;
     const fitsMade = (id: string) => {
       const carried = new CarriedFits();
-      const { dayShapeWeights: _dropped, ...run } = result;
-      prepareForecast('DE', 'lifecycle', new ZoneState(inputs, carried), issueTs, {
+      const served = Object.fromEntries(Object.keys(run.served).map((bucket) => [bucket, id]));
+      prepareForecast('DE', 'lifecycle', new ZoneState(zone.inputs, carried), issueTs, {
         ...run,
+        served: served as typeof run.served,
         weights: allWeightOn(result, id),
       });
       return carried.made;
     };
-    // The departure regressions' fits are made only when one of them is weighed.
     expect(fitsMade(DEPARTURE_UPSTREAM.id)).toBeGreaterThan(0);
     expect(fitsMade(DAILY_WEEKLY.id)).toBe(0);
   });
