@@ -122,27 +122,28 @@ describe('real-history replay', () => {
     const header =
       'ts_utc_start,coal,gas,oil,biomass,geothermal,hydro,nuclear,solar,wind_onshore,' +
       'wind_offshore,other,load_da_forecast_mw,wind_da_forecast_mw,solar_da_forecast_mw';
-    const csv = (load: (hour: number) => number) =>
+    // The day-ahead columns of an hour: load, wind and solar.
+    const csv = (dayAhead: (hour: number) => string) =>
       [
         header,
         ...Array.from({ length: 72 }, (_, hour) => {
           const ts = new Date((FROM + hour * H) * 1000).toISOString().slice(0, 13) + ':00:00Z';
-          return `${ts},100,200,,,,50,,,,,,${load(hour)},,`;
+          return `${ts},100,200,,,,50,,,,,,${dayAhead(hour)}`;
         }),
       ].join('\n');
     return [
       parseHistory(
         'DE',
-        csv((hour) => 50_000 + 10 * hour),
+        csv((hour) => `${50_000 + 10 * hour},${20_000 + hour},${hour % 24 < 6 ? 0 : 3_000 + hour}`),
       ),
       parseHistory(
         'US-PJM',
-        csv((hour) => 90_000 + 20 * hour),
+        csv((hour) => `${90_000 + 20 * hour},,`),
       ),
     ];
   };
 
-  it('answers A65 and EIA region-data DF with a day-ahead load column, where files have one', async () => {
+  it('answers A65, A69 wind and solar, and EIA region-data DF with the day-ahead columns, where files have them', async () => {
     const [de, pjm] = withLoad();
     const loadReplay = await startReplay([de!, pjm!]);
     try {
@@ -159,6 +160,23 @@ describe('real-history replay', () => {
       const load = a65.areas.get(eic)!.get('load')!;
       expect(load).toHaveLength(72);
       for (const { start, mw } of load) expect(mw).toBe(50_000 + (10 * (start - FROM)) / H);
+      // A69: wind and solar, each its own series, the night's zero solar kept as zero.
+      const a69 = parseEntsoeForecast(
+        await (
+          await fetch(
+            entsoeForecastUrl(loadReplay.baseUrls['europe-tso'], 'replay', 'A69', eic, window),
+          )
+        ).text(),
+      );
+      if (a69.kind !== 'forecast') throw new Error(`not a forecast: ${a69.kind}`);
+      const wind = a69.areas.get(eic)!.get('wind')!;
+      const solar = a69.areas.get(eic)!.get('solar')!;
+      expect([wind.length, solar.length]).toEqual([72, 72]);
+      for (const { start, mw } of wind) expect(mw).toBe(20_000 + (start - FROM) / H);
+      for (const { start, mw } of solar) {
+        const hour = (start - FROM) / H;
+        expect(mw).toBe(hour % 24 < 6 ? 0 : 3_000 + hour);
+      }
       const page = parseRegionData(
         await (
           await fetch(
