@@ -15,7 +15,10 @@ import { parseFuelTypeData } from '../src/sources/eia/parse.js';
 import { parseRegionData } from '../src/sources/eia/parse-region.js';
 import { eiaFuelTypeUrl, eiaRegionDataUrl } from '../src/sources/eia/request.js';
 import { parseA75 } from '../src/sources/entsoe/parse.js';
-import { parseEntsoeForecast } from '../src/sources/entsoe/parse-forecast.js';
+import {
+  type EntsoeForecastQuantity,
+  parseEntsoeForecast,
+} from '../src/sources/entsoe/parse-forecast.js';
 import { entsoeA75Url, entsoeForecastUrl } from '../src/sources/entsoe/request.js';
 
 /**
@@ -45,6 +48,25 @@ describe('real-history replay', () => {
       values.set(history.hours[i]!, column(history)[i]!);
     }
     return values;
+  };
+
+  /** A replay's ENTSO-E forecast document of one zone over the window, read by gridco2's parser. */
+  const forecastDocument = async (base: string, documentType: 'A65' | 'A69', zone: string) => {
+    const eic = findZone(zone)!.upstreamId;
+    const url = entsoeForecastUrl(base, 'replay', documentType, eic, { fromTs: FROM, toTs: TO });
+    return parseEntsoeForecast(await (await fetch(url)).text());
+  };
+
+  /** Its series of `kind` (wind, solar, load); the document must hold a forecast. */
+  const forecastSeries = async (
+    base: string,
+    documentType: 'A65' | 'A69',
+    zone: string,
+    kind: EntsoeForecastQuantity,
+  ) => {
+    const parsed = await forecastDocument(base, documentType, zone);
+    if (parsed.kind !== 'forecast') throw new Error(`not a forecast: ${parsed.kind}`);
+    return parsed.areas.get(findZone(zone)!.upstreamId)!.get(kind)!;
   };
 
   it('holds ten zones of eighteen months', () => {
@@ -78,26 +100,13 @@ describe('real-history replay', () => {
   });
 
   it("answers A69 with Sweden's day-ahead wind, and no data for a zone without one", async () => {
-    const eic = findZone('SE-3')!.upstreamId;
     const base = replay.baseUrls['europe-tso'];
-    const window = { fromTs: FROM, toTs: TO };
-    const parsed = parseEntsoeForecast(
-      await (await fetch(entsoeForecastUrl(base, 'replay', 'A69', eic, window))).text(),
-    );
-    if (parsed.kind !== 'forecast') throw new Error(`not a forecast: ${parsed.kind}`);
     const wind = new Map(
-      parsed.areas
-        .get(eic)!
-        .get('wind')!
-        .map((interval) => [interval.start, interval.mw]),
+      (await forecastSeries(base, 'A69', 'SE-3', 'wind')).map(({ start, mw }) => [start, mw]),
     );
     const expected = fileValues('SE-3', (history) => history.forecasts.get('wind_da_forecast_mw')!);
     for (const [ts, mw] of expected) expect(wind.get(ts), String(ts)).toBeCloseTo(mw, 1);
-    const de = findZone('DE')!.upstreamId;
-    const none = parseEntsoeForecast(
-      await (await fetch(entsoeForecastUrl(base, 'replay', 'A69', de, window))).text(),
-    );
-    expect(none.kind).toBe('no-data');
+    expect((await forecastDocument(base, 'A69', 'DE')).kind).toBe('no-data');
   });
 
   it('answers EIA fuel-type-data pages with the files, labelled by the hour end', async () => {
@@ -148,29 +157,13 @@ describe('real-history replay', () => {
     const loadReplay = await startReplay([de!, pjm!]);
     try {
       const window = { fromTs: FROM, toTs: TO };
-      const eic = findZone('DE')!.upstreamId;
-      const a65 = parseEntsoeForecast(
-        await (
-          await fetch(
-            entsoeForecastUrl(loadReplay.baseUrls['europe-tso'], 'replay', 'A65', eic, window),
-          )
-        ).text(),
-      );
-      if (a65.kind !== 'forecast') throw new Error(`not a forecast: ${a65.kind}`);
-      const load = a65.areas.get(eic)!.get('load')!;
+      const base = loadReplay.baseUrls['europe-tso'];
+      const load = await forecastSeries(base, 'A65', 'DE', 'load');
       expect(load).toHaveLength(72);
       for (const { start, mw } of load) expect(mw).toBe(50_000 + (10 * (start - FROM)) / H);
       // A69: wind and solar, each its own series, the night's zero solar kept as zero.
-      const a69 = parseEntsoeForecast(
-        await (
-          await fetch(
-            entsoeForecastUrl(loadReplay.baseUrls['europe-tso'], 'replay', 'A69', eic, window),
-          )
-        ).text(),
-      );
-      if (a69.kind !== 'forecast') throw new Error(`not a forecast: ${a69.kind}`);
-      const wind = a69.areas.get(eic)!.get('wind')!;
-      const solar = a69.areas.get(eic)!.get('solar')!;
+      const wind = await forecastSeries(base, 'A69', 'DE', 'wind');
+      const solar = await forecastSeries(base, 'A69', 'DE', 'solar');
       expect([wind.length, solar.length]).toEqual([72, 72]);
       for (const { start, mw } of wind) expect(mw).toBe(20_000 + (start - FROM) / H);
       for (const { start, mw } of solar) {

@@ -1,14 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { ForecastEngine } from './engine.js';
 
-describe('ForecastEngine.backtestNow', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gridco2-engine-'));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+// Each test its own store, in a folder of its own.
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gridco2-engine-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+describe('ForecastEngine.backtestNow', () => {
   it('runs a backtest at once although the newest is less than a day old', async () => {
     const store = new SqliteStore(join(dir, 'store.db'));
     let nowMs = Date.UTC(2026, 10, 20, 12);
@@ -33,9 +37,6 @@ describe('ForecastEngine.backtestNow', () => {
 });
 
 describe('ForecastEngine.computing', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gridco2-engine-'));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
   it('is true from the start of a check to its end, and ready once forecasts were prepared', async () => {
     const store = new SqliteStore(join(dir, 'store.db'));
     const engine = new ForecastEngine({ store, clock: () => Date.UTC(2026, 10, 20, 12) });
@@ -53,9 +54,6 @@ describe('ForecastEngine.computing', () => {
 });
 
 describe('ForecastEngine backtest schedule', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gridco2-engine-'));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
   it('reruns a backtest less than a day old that names a model this version does not have', async () => {
     const store = new SqliteStore(join(dir, 'store.db'));
     let nowMs = Date.UTC(2026, 10, 20, 12);

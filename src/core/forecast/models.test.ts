@@ -513,12 +513,21 @@ describe('the models', () => {
     return { zone, result };
   };
 
-  /** A run's weights with every bucket's weight on one candidate. */
-  const allWeightOn = (result: ZoneBacktest, id: string): ZoneBacktest['weights'] =>
+  /** A run's weights with every bucket's weight on one candidate (and `others` beside it). */
+  const allWeightOn = (
+    result: ZoneBacktest,
+    id: string,
+    others: Readonly<Record<string, number>> = {},
+  ): ZoneBacktest['weights'] =>
     Object.fromEntries(
       Object.keys(result.weights!).map((bucket) => [
         bucket,
-        Object.fromEntries(CANDIDATE_MODELS.map((model) => [model.id, model.id === id ? 1 : 0])),
+        {
+          ...Object.fromEntries(
+            CANDIDATE_MODELS.map((model) => [model.id, model.id === id ? 1 : 0]),
+          ),
+          ...others,
+        },
       ]),
     ) as ZoneBacktest['weights'];
 
@@ -620,6 +629,14 @@ describe('the models', () => {
     })!;
     const expected = DAILY_WEEKLY.predict(zone, issue, end);
     for (let i = 0; i < 73; i++) expect(weekly.values[i]).toBeCloseTo(Math.max(0, expected[i]!), 9);
+    // Weights that name a model this version lacks (a run stored by another version) are not
+    // served: the run's served models are, as from a run stored before the weights.
+    const naming = allWeightOn(result, DAILY_WEEKLY.id, { 'retired@1': 0 });
+    const { weights: _none, ...unweighed } = withoutDayShape;
+    expect(
+      prepareForecast('DE', 'lifecycle', zone, issueTs, { ...withoutDayShape, weights: naming })!
+        .values,
+    ).toEqual(prepareForecast('DE', 'lifecycle', zone, issueTs, unweighed)!.values);
     // With a day shape, the next 24 hours keep their mean and take that shape.
     const reshaped = prepareForecast('DE', 'lifecycle', zone, issueTs, {
       ...withoutDayShape,

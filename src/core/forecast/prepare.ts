@@ -42,6 +42,7 @@ export interface ZoneForecast {
  * candidate's weight is never dropped here) and GB's operator forecast.
  */
 const MODELS: readonly ForecastModel[] = [...CANDIDATE_MODELS, OPERATOR_FORECAST];
+const MODEL_IDS: ReadonlySet<string> = new Set(MODELS.map(({ id }) => id));
 
 /**
  * Whether a stored backtest names only models this version has. One stored by a version with
@@ -49,13 +50,12 @@ const MODELS: readonly ForecastModel[] = [...CANDIDATE_MODELS, OPERATOR_FORECAST
  * retired, and its served models stand in for the mix.
  */
 export function namesKnownModels(backtest: ZoneBacktest): boolean {
-  const known = new Set(MODELS.map(({ id }) => id));
   const named = [
     ...Object.values(backtest.served),
     ...Object.values(backtest.weights ?? {}).flatMap((weights) => Object.keys(weights)),
     ...Object.keys(backtest.dayShapeWeights ?? {}),
   ];
-  return named.every((id) => known.has(id));
+  return named.every((id) => MODEL_IDS.has(id));
 }
 
 const nanFilled = (length: number): Float64Array => new Float64Array(length).fill(Number.NaN);
@@ -106,25 +106,20 @@ export function prepareForecast(
     const index = MODELS.findIndex(({ id }) => id === backtest?.served[bucket]);
     modelAt[i] = basis === 'operator' ? MODELS.indexOf(OPERATOR_FORECAST) : Math.max(0, index);
   }
-  // The weighted mean the backtest measured, bucket by bucket; unless its weights name models
-  // this version does not have (a run stored by an earlier version): then its served models.
-  const weights = backtest?.weights
-    ? Float64Array.from(
-        HORIZON_BUCKETS.flatMap(({ label }) =>
-          MODELS.map((model) => backtest.weights![label]?.[model.id] ?? 0),
-        ),
-      )
-    : undefined;
-  const weighed =
-    weights !== undefined &&
-    HORIZON_BUCKETS.every((_, bucket) => {
-      const row = weights.subarray(bucket * MODELS.length, (bucket + 1) * MODELS.length);
-      return Math.abs(row.reduce((sum, weight) => sum + weight, 0) - 1) < 1e-6;
-    });
+  // The weighted mean the backtest measured, bucket by bucket; unless it names models this
+  // version does not have (a run stored by an earlier version): then its served models.
+  const weights =
+    backtest?.weights && namesKnownModels(backtest)
+      ? Float64Array.from(
+          HORIZON_BUCKETS.flatMap(({ label }) =>
+            MODELS.map((model) => backtest.weights![label][model.id] ?? 0),
+          ),
+        )
+      : undefined;
   // Only the models that serve are predicted: one weighed at zero everywhere, or never a
   // candidate in this zone, would cost its predictions for nothing.
   const serving = new Set<ForecastModel>([CLIMATOLOGY]);
-  if (weighed) {
+  if (weights) {
     MODELS.forEach((model, k) => {
       const weighedAt = (bucket: number) => weights[bucket * MODELS.length + k]! > 0;
       if (HORIZON_BUCKETS.some((_, bucket) => weighedAt(bucket))) serving.add(model);
@@ -141,7 +136,7 @@ export function prepareForecast(
   const forecast =
     basis === 'operator'
       ? predict(OPERATOR_FORECAST)
-      : weighed
+      : weights
         ? withDayShape(state, issue, combine(state, issue, filled, weights), filled, backtest)
         : blendHandOvers(filled, modelAt, HOUR_SECONDS / state.series.step);
   let firstModel: string | undefined;
