@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { ZONES } from '../src/core/zones.js';
-import { REQUEST_LIMITS } from '../src/http/request-cost.js';
+import { REQUEST_LIMITS } from '../src/http/contract/request-cost.js';
 import { get } from './capture.js';
 import { buildSqliteStore } from './build-store.js';
 import { DATASET_END, LARGE_STORE, SMALL_STORE } from './dataset.js';

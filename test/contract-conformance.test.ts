@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/http/api-errors.js';
+import { ApiError } from '../src/http/contract/errors.js';
 import { FORECAST_HORIZON, SCHEDULE_LIMITS } from '../src/http/contract/limits.js';
 import {
   EXPORT_PARAMS,
@@ -10,14 +10,14 @@ import {
   interpretSchedule,
   readParams,
   SCHEDULE_PARAMS,
-} from '../src/http/query.js';
+} from '../src/http/contract/params.js';
 import {
   ExportQuery,
   ForecastQuery,
   ForecastResponse,
   ScheduleQuery,
   ScheduleResponse,
-} from '../src/http/schemas.js';
+} from '../src/http/contract/schemas.js';
 
 /**
  * The query interpreter (hand-written, for its error order and wording) accepts exactly what the

@@ -12,7 +12,7 @@ import { buildApp } from '../src/http/app.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 
 /**
- * How the server hands out the dashboard's files (src/http/dashboard.ts), on a small built site
+ * How the server hands out the dashboard's files (src/http/routes/dashboard.ts), on a small built site
  * made here: the encodings built beside each file, caching, ETags, the JSON 404 for anything
  * else, and DASHBOARD=off. The page itself is tested in a browser in dashboard.browser.test.ts.
  */

@@ -6,7 +6,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { StoredForecast, StoredReading } from '../src/core/reading.js';
-import { SkillRow } from '../src/http/schemas.js';
+import { SkillRow } from '../src/http/contract/schemas.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
 import { ApiClient } from './support/api-client.js';

@@ -29,14 +29,18 @@ describe('the layering lint rules', () => {
       "import { value } from '../../sources/registry.js';",
       'storage never reads',
     ],
-    ['src/http/routes.ts', "import { value } from '../storage/store.js';", 'never the store'],
+    ['src/http/routes/v1.ts', "import { value } from '../../storage/store.js';", 'never the store'],
     [
       'src/http/compat/example.ts',
       "import { value } from '../../storage/store.js';",
       'never the store',
     ],
     ['src/stream/hub.ts', "import { value } from '../storage/store.js';", 'the stream engine'],
-    ['src/stream/hub.ts', "import { value } from '../http/query.js';", 'the stream engine'],
+    [
+      'src/stream/hub.ts',
+      "import { value } from '../http/contract/params.js';",
+      'the stream engine',
+    ],
     ['src/stream/hub.ts', "import { value } from 'fastify';", 'the stream engine'],
   ])('refuses, in %s, %s', async (filePath, line, reason) => {
     const messages = await restrictedImports(filePath, line);
@@ -48,9 +52,9 @@ describe('the layering lint rules', () => {
     ['src/core/forecast/example.ts', "import { value } from '../reading.js';"],
     ['src/storage/example.ts', "import { value } from '../core/reading.js';"],
     ['src/storage/sqlite/example.ts', "import { value } from '../../core/sources.js';"],
-    ['src/http/routes.ts', "import { value } from '../read/reads.js';"],
+    ['src/http/routes/v1.ts', "import { value } from '../../read/reads.js';"],
     ['src/stream/hub.ts', "import { value } from '../read/reads.js';"],
-    ['src/http/stream.ts', "import { value } from '../stream/hub.js';"],
+    ['src/http/routes/stream.ts', "import { value } from '../../stream/hub.js';"],
   ])('allows, in %s, %s', async (filePath, line) => {
     expect(await restrictedImports(filePath, line)).toEqual([]);
   });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
 import type { IngestReport, StoredReading } from '../src/core/reading.js';
-import { runOutcome } from '../src/http/metrics.js';
+import { runOutcome } from '../src/http/routes/metrics.js';
 import { reportDisabledSource } from '../src/ingest/run-ingestion.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import type { Clock } from '../src/sources/http.js';

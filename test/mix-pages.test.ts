@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredReading } from '../src/core/reading.js';
 import { ZONES } from '../src/core/zones.js';
-import { DataResponder, MIX_PAGE_ROWS } from '../src/http/data-responder.js';
+import { DataResponder, MIX_PAGE_ROWS } from '../src/http/transport/data-responder.js';
 import { ReadingCache } from '../src/read/reading-cache.js';
 import { Reads } from '../src/read/reads.js';
 import { createStore } from '../src/storage/create-store.js';

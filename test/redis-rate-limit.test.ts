@@ -8,7 +8,7 @@ import {
   DEFAULT_REDIS_LIMITER_TIMING,
   REDIS_LIMITER_OPTIONS,
   RedisRateLimiter,
-} from '../src/http/redis-limiter-partition.js';
+} from '../src/http/transport/redis-limiter-partition.js';
 import { startServer } from '../src/server.js';
 import { isRedisAvailable, REDIS_URL, throwawayPrefix } from './support/redis.js';
 import { startPartitionProxy } from './support/tcp-proxy.js';

@@ -8,7 +8,7 @@ import type { Basis } from '../src/core/factors.js';
 import { ZONES } from '../src/core/zones.js';
 import type { ForecastBook, ZoneForecast } from '../src/forecast/book.js';
 import { buildApp } from '../src/http/app.js';
-import { ScheduleResponse, ScheduleWindow } from '../src/http/schemas.js';
+import { ScheduleResponse, ScheduleWindow } from '../src/http/contract/schemas.js';
 import { ReadingCache } from '../src/read/reading-cache.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';

@@ -6,7 +6,7 @@ import { defineConfig, type Plugin } from 'vite';
 
 /**
  * The dashboard's build: web/ -> dist/web, file names with a content hash under assets/ (served
- * with immutable caching by src/http/dashboard.ts), the first screen's styles inlined in the page,
+ * with immutable caching by src/http/routes/dashboard.ts), the first screen's styles inlined in the page,
  * and a .br and a .gz beside every text file so the server never compresses at request time.
  */
 

@@ -14,40 +14,40 @@ import type { DeliveryOutcome } from '../core/webhooks/backoff.js';
 import type { ReadingCache } from '../read/reading-cache.js';
 import { Reads } from '../read/reads.js';
 import type { Store } from '../storage/store.js';
-import { API_ERRORS } from './api-errors.js';
+import { API_ERRORS } from './contract/errors.js';
 import {
   ConnectionGuard,
   type ConnectionLimits,
   DEFAULT_CONNECTION_LIMITS,
-} from './connection-guard.js';
+} from './transport/connection-guard.js';
 import {
   createNotFoundHandler,
   handleClientError,
   handleError,
   handleFrameworkError,
   sendRawError,
-} from './errors.js';
-import { DataResponder } from './data-responder.js';
+} from './transport/error-handler.js';
+import { DataResponder } from './transport/data-responder.js';
 import { DATA_LABEL_HEADER } from '../core/synthetic.js';
-import { createFastPath } from './fast-path.js';
+import { createFastPath } from './transport/fast-path.js';
 import { adaptGridcarbon } from './compat/gridcarbon/adapter.js';
-import { ForecastBodies } from './forecast-bodies.js';
-import { DEFAULT_WEB_ROOT, registerDashboard } from './dashboard.js';
-import { registerMetrics, ServiceMetrics } from './metrics.js';
-import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE, matchesIfNoneMatch } from './headers.js';
+import { ForecastBodies } from './routes/forecast-bodies.js';
+import { DEFAULT_WEB_ROOT, registerDashboard } from './routes/dashboard.js';
+import { registerMetrics, ServiceMetrics } from './routes/metrics.js';
+import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE, matchesIfNoneMatch } from './contract/headers.js';
 import {
   clientAddress as createClientAddress,
   LocalRateLimiter,
   type RateLimiter,
-} from './rate-limiter.js';
+} from './transport/rate-limiter.js';
 import {
   DEFAULT_REDIS_LIMITER_TIMING,
   REDIS_LIMITER_OPTIONS,
   RedisRateLimiter,
   type RedisLimiterTiming,
-} from './redis-limiter-partition.js';
-import { SHARED_SCHEMAS } from './schemas.js';
-import { registerRoutes } from './routes.js';
+} from './transport/redis-limiter-partition.js';
+import { SHARED_SCHEMAS } from './contract/schemas.js';
+import { registerRoutes } from './routes/v1.js';
 import type { StreamLimits } from '../stream/hub.js';
 import type { SourceId } from '../core/sources.js';
 

@@ -11,7 +11,7 @@ import { ClientGone, drained, LoopTurns } from './pacing.js';
 
 /**
  * The engine of `GET /v1/stream` (extensions §7): the open streams of one app and what each is
- * sent. It reads only through `Reads`; the route (`http/stream.ts`) keeps the transport: the
+ * sent. It reads only through `Reads`; the route (`http/routes/stream.ts`) keeps the transport: the
  * query, Last-Event-ID, admission and headers.
  *
  * Every instance emits what its own reading cache applies (the cache follows the store by

@@ -23,7 +23,7 @@ import { signWebhook } from '../core/webhooks/signature.js';
 import { checkResolved, TargetPolicy } from '../core/webhooks/targets.js';
 import { ZONES } from '../core/zones.js';
 import type { ForecastBook } from '../forecast/book.js';
-import type { ReadLatest, ReadPoints } from '../http/signal-reads.js';
+import type { ReadLatest, ReadPoints } from '../http/routes/signal-reads.js';
 import { publishedReading } from '../read/reading-cache.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import type { QueuedDelivery, StoredSubscription } from '../storage/webhook-store.js';

@@ -7,10 +7,10 @@ import type { ForecastBook } from '../../forecast/book.js';
 import type { Reads } from '../../read/reads.js';
 import type { MixPoint } from '../../read/read-model.js';
 import { MAX_POINTS } from '../contract/limits.js';
-import { rateLimitHeaders } from '../headers.js';
-import type { RateLimiter } from '../rate-limiter.js';
-import { weightOf } from '../request-cost.js';
-import { API_ERRORS, ApiError } from '../api-errors.js';
+import { rateLimitHeaders } from '../contract/headers.js';
+import type { RateLimiter } from '../transport/rate-limiter.js';
+import { weightOf } from '../contract/request-cost.js';
+import { API_ERRORS, ApiError } from '../contract/errors.js';
 
 /**
  * What the compatibility routes read: the same published series, mixes and forecasts as /v1,

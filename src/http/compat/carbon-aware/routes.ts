@@ -15,12 +15,12 @@ import type { Reading } from '../../../core/reading.js';
 import { HOUR } from '../../../core/time.js';
 import { resolveZone } from '../../../core/zone-names.js';
 import { ZONES, type Zone } from '../../../core/zones.js';
-import { echo, ApiError } from '../../api-errors.js';
-import { logUnhandled } from '../../errors.js';
-import { CACHE_CONTROL } from '../../headers.js';
+import { echo, ApiError } from '../../contract/errors.js';
+import { logUnhandled } from '../../transport/error-handler.js';
+import { CACHE_CONTROL } from '../../contract/headers.js';
 import { LoopTurns } from '../../../stream/pacing.js';
-import { readParams, readRepeatedParam } from '../../query.js';
-import { distinct, REQUEST_LIMITS } from '../../request-cost.js';
+import { readParams, readRepeatedParam } from '../../contract/params.js';
+import { distinct, REQUEST_LIMITS } from '../../contract/request-cost.js';
 import {
   instantOf,
   type CompatDeps,

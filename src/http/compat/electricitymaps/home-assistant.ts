@@ -4,8 +4,8 @@ import type { Basis } from '../../../core/factors.js';
 import type { Mix, Reading } from '../../../core/reading.js';
 import { electricityMapsKeyOf, resolveZone } from '../../../core/zone-names.js';
 import type { Zone } from '../../../core/zones.js';
-import { CACHE_CONTROL } from '../../headers.js';
-import { readParams } from '../../query.js';
+import { CACHE_CONTROL } from '../../contract/headers.js';
+import { readParams } from '../../contract/params.js';
 import {
   basisOf,
   coordinate,

@@ -20,11 +20,11 @@ import {
 } from '../../../core/zone-names.js';
 import type { Reading } from '../../../core/reading.js';
 import { findZone, type Zone } from '../../../core/zones.js';
-import { echo, ApiError } from '../../api-errors.js';
-import { logUnhandled } from '../../errors.js';
-import { CACHE_CONTROL } from '../../headers.js';
-import { readParams } from '../../query.js';
-import { REQUEST_LIMITS } from '../../request-cost.js';
+import { echo, ApiError } from '../../contract/errors.js';
+import { logUnhandled } from '../../transport/error-handler.js';
+import { CACHE_CONTROL } from '../../contract/headers.js';
+import { readParams } from '../../contract/params.js';
+import { REQUEST_LIMITS } from '../../contract/request-cost.js';
 import {
   instantOf,
   type CompatDeps,

@@ -1,14 +1,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Basis } from '../core/factors.js';
-import { formatTs } from '../core/time.js';
-import type { Zone } from '../core/zones.js';
-import type { SeriesWindow } from '../read/read-model.js';
-import type { Reads } from '../read/reads.js';
-import { MAX_POINTS } from './contract/limits.js';
+import type { Basis } from '../../core/factors.js';
+import { formatTs } from '../../core/time.js';
+import type { Zone } from '../../core/zones.js';
+import type { SeriesWindow } from '../../read/read-model.js';
+import type { Reads } from '../../read/reads.js';
+import { MAX_POINTS } from '../contract/limits.js';
 import { EncodedBody, ResponseCache } from './response-cache.js';
-import { API_ERRORS } from './api-errors.js';
+import { API_ERRORS } from '../contract/errors.js';
 import { encodeHistory, encodeLatest, encodeMix, encodeMixPoint } from './encode.js';
-import { SOURCE_INFO } from '../core/sources.js';
+import { SOURCE_INFO } from '../../core/sources.js';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 /** Points read for a window: one beyond the cap tells that it is truncated, and where. */

@@ -1,4 +1,4 @@
-import type { LimitState } from './rate-limiter.js';
+import type { LimitState } from '../transport/rate-limiter.js';
 
 /**
  * Headers that the Fastify routes and the fast path must send identically. Kept in one place so

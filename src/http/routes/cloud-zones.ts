@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CLOUD_PROVIDERS, CLOUD_REGIONS } from '../core/cloud-regions.js';
-import { ZONES } from '../core/zones.js';
-import { CACHE_CONTROL } from './headers.js';
-import { errorResponses, okResponses } from './schemas.js';
+import { CLOUD_PROVIDERS, CLOUD_REGIONS } from '../../core/cloud-regions.js';
+import { ZONES } from '../../core/zones.js';
+import { CACHE_CONTROL } from '../contract/headers.js';
+import { errorResponses, okResponses } from '../contract/schemas.js';
 
 /** `GET /v1/zones/cloud`: the cloud regions located in the 45 zones (extensions §9). */
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Basis } from '../core/factors.js';
+import type { Basis } from '../../core/factors.js';
 import {
   LEVEL_THRESHOLDS,
   LevelReference,
@@ -8,17 +8,22 @@ import {
   REFERENCE_DAYS,
   referenceIsEnough,
   referenceWindow,
-} from '../core/level.js';
-import type { ZoneReading } from '../core/reading.js';
-import { formatTs } from '../core/time.js';
-import type { Zone } from '../core/zones.js';
-import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
-import { API_ERRORS } from './api-errors.js';
-import { CACHE_CONTROL } from './headers.js';
-import { sendEncoded } from './negotiate.js';
-import { interpretLatest, interpretStream, readParams } from './query.js';
-import { EncodedBody } from './response-cache.js';
-import { errorResponses, LevelQuery, type LevelResponse, okResponses } from './schemas.js';
+} from '../../core/level.js';
+import type { ZoneReading } from '../../core/reading.js';
+import { formatTs } from '../../core/time.js';
+import type { Zone } from '../../core/zones.js';
+import type { ForecastBook, ZoneForecast } from '../../forecast/book.js';
+import { API_ERRORS } from '../contract/errors.js';
+import { CACHE_CONTROL } from '../contract/headers.js';
+import { sendEncoded } from '../transport/negotiate.js';
+import { interpretLatest, interpretStream, readParams } from '../contract/params.js';
+import { EncodedBody } from '../transport/response-cache.js';
+import {
+  errorResponses,
+  LevelQuery,
+  type LevelResponse,
+  okResponses,
+} from '../contract/schemas.js';
 import type { ReadLatest, ReadPoints, ReadVersion } from './signal-reads.js';
 
 /**

@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { ServerResponse } from 'node:http';
-import type { ApiError } from './api-errors.js';
+import type { ApiError } from '../contract/errors.js';
 
 /**
  * Who may hold an event stream. A peer that reads nothing cannot be told from an idle one while

@@ -1,26 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type BacktestRun, publishedRows } from '../core/forecast/backtest.js';
-import { formatTs } from '../core/time.js';
-import { ZONES } from '../core/zones.js';
-import { sendEncoded } from './negotiate.js';
+import { type BacktestRun, publishedRows } from '../../core/forecast/backtest.js';
+import { formatTs } from '../../core/time.js';
+import { ZONES } from '../../core/zones.js';
+import { sendEncoded } from '../transport/negotiate.js';
 import type { ForecastBodies } from './forecast-bodies.js';
-import { round1OrNull } from '../core/units.js';
-import { FORECAST_HORIZON } from './contract/limits.js';
-import { CACHE_CONTROL } from './headers.js';
+import { round1OrNull } from '../../core/units.js';
+import { FORECAST_HORIZON } from '../contract/limits.js';
+import { CACHE_CONTROL } from '../contract/headers.js';
 import {
   FORECAST_PARAMS,
   interpretForecast,
   interpretSkill,
   readParams,
   SKILL_PARAMS,
-} from './query.js';
+} from '../contract/params.js';
 import {
   errorResponses,
   ForecastQuery,
   okResponses,
   SkillQuery,
   type SkillResponse,
-} from './schemas.js';
+} from '../contract/schemas.js';
 
 /**
  * `GET /v1/intensity/forecast` and `/v1/intensity/forecast/skill` (extensions §4). Successful

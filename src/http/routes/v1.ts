@@ -1,25 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { assessFreshness } from '../core/freshness.js';
-import type { ZoneReading } from '../core/reading.js';
-import { formatTs } from '../core/time.js';
-import { UNIT } from '../core/units.js';
-import { ZONES } from '../core/zones.js';
-import type { ReadingCache } from '../read/reading-cache.js';
-import type { Reads } from '../read/reads.js';
-import type { WebhookStore } from '../storage/webhook-store.js';
-import type { Config } from '../config.js';
-import { API_ERRORS } from './api-errors.js';
-import { FORECAST_HORIZON, MAX_EXPORT_DAYS, MAX_POINTS } from './contract/limits.js';
+import { assessFreshness } from '../../core/freshness.js';
+import type { ZoneReading } from '../../core/reading.js';
+import { formatTs } from '../../core/time.js';
+import { UNIT } from '../../core/units.js';
+import { ZONES } from '../../core/zones.js';
+import type { ReadingCache } from '../../read/reading-cache.js';
+import type { Reads } from '../../read/reads.js';
+import type { WebhookStore } from '../../storage/webhook-store.js';
+import type { Config } from '../../config.js';
+import { API_ERRORS } from '../contract/errors.js';
+import { FORECAST_HORIZON, MAX_EXPORT_DAYS, MAX_POINTS } from '../contract/limits.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
 import { registerSignals } from './signals.js';
 import { registerForecast } from './forecast.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import { factorsBody } from './factors-body.js';
-import type { DataResponder } from './data-responder.js';
-import { sendEncoded } from './negotiate.js';
-import { CACHE_CONTROL, rateLimitHeaders } from './headers.js';
+import type { DataResponder } from '../transport/data-responder.js';
+import { sendEncoded } from '../transport/negotiate.js';
+import { CACHE_CONTROL, rateLimitHeaders } from '../contract/headers.js';
 import {
   HISTORY_PARAMS,
   interpretWindow,
@@ -27,13 +27,13 @@ import {
   LATEST_PARAMS,
   MIX_PARAMS,
   readParams,
-} from './query.js';
-import type { RateLimiter } from './rate-limiter.js';
+} from '../contract/params.js';
+import type { RateLimiter } from '../transport/rate-limiter.js';
 import { registerCloudZones } from './cloud-zones.js';
-import { registerCarbonAware } from './compat/carbon-aware/routes.js';
-import { registerElectricityMaps } from './compat/electricitymaps/routes.js';
-import { registerHomeAssistant } from './compat/electricitymaps/home-assistant.js';
-import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '../stream/hub.js';
+import { registerCarbonAware } from '../compat/carbon-aware/routes.js';
+import { registerElectricityMaps } from '../compat/electricitymaps/routes.js';
+import { registerHomeAssistant } from '../compat/electricitymaps/home-assistant.js';
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '../../stream/hub.js';
 import { registerStream } from './stream.js';
 import {
   errorResponses,
@@ -45,7 +45,7 @@ import {
   LatestQuery,
   type StatusResponse,
   type ZonesResponse,
-} from './schemas.js';
+} from '../contract/schemas.js';
 
 export interface RouteDeps {
   readonly config: Config;

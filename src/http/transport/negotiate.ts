@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ContentCoding, EncodedBody } from './response-cache.js';
-import { CORS_HEADERS } from './headers.js';
-import { nextPageLink } from './query.js';
+import { CORS_HEADERS } from '../contract/headers.js';
+import { nextPageLink } from '../contract/params.js';
 
 /**
  * Content negotiation, in one place for every sender: the Fastify routes, the forecast route,

@@ -1,9 +1,9 @@
-import { BASES, CATEGORIES, FACTORS } from '../core/factors.js';
-import { BASIS_METHOD } from '../core/reading.js';
-import { UNIT } from '../core/units.js';
-import { codeMappings } from '../core/zones.js';
-import { apiCategory } from './encode.js';
-import type { FactorsResponse } from './schemas.js';
+import { BASES, CATEGORIES, FACTORS } from '../../core/factors.js';
+import { BASIS_METHOD } from '../../core/reading.js';
+import { UNIT } from '../../core/units.js';
+import { codeMappings } from '../../core/zones.js';
+import { apiCategory } from '../transport/encode.js';
+import type { FactorsResponse } from '../contract/schemas.js';
 
 /** `/v1/factors`: the factor tables of both bases and the code mappings, from the core's tables. */
 export function factorsBody(): FactorsResponse {

@@ -1,14 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ZONES } from '../core/zones.js';
-import type { Reads } from '../read/reads.js';
-import { StreamHub, type StreamLimits, type StreamStats } from '../stream/hub.js';
-import { API_ERRORS } from './api-errors.js';
-import { CACHE_CONTROL } from './headers.js';
-import { interpretStream, readParams, STREAM_PARAMS } from './query.js';
-import { errorResponses, StreamQuery, streamedResponses } from './schemas.js';
-import { endAtAge, StreamAdmission } from './stream-admission.js';
+import { ZONES } from '../../core/zones.js';
+import type { Reads } from '../../read/reads.js';
+import { StreamHub, type StreamLimits, type StreamStats } from '../../stream/hub.js';
+import { API_ERRORS } from '../contract/errors.js';
+import { CACHE_CONTROL } from '../contract/headers.js';
+import { interpretStream, readParams, STREAM_PARAMS } from '../contract/params.js';
+import { errorResponses, StreamQuery, streamedResponses } from '../contract/schemas.js';
+import { endAtAge, StreamAdmission } from '../transport/stream-admission.js';
 
 /**
  * `GET /v1/stream` (extensions §7): server-sent events, one `reading` event per reading

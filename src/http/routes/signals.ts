@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
-import type { ForecastBook } from '../forecast/book.js';
-import type { ReadingCache } from '../read/reading-cache.js';
-import type { Reads } from '../read/reads.js';
-import type { WebhookStore } from '../storage/webhook-store.js';
+import type { Config } from '../../config.js';
+import type { ForecastBook } from '../../forecast/book.js';
+import type { ReadingCache } from '../../read/reading-cache.js';
+import type { Reads } from '../../read/reads.js';
+import type { WebhookStore } from '../../storage/webhook-store.js';
 import { registerLevel } from './level.js';
 import { readLatestOf, readPointsOf, readVersionOf } from './signal-reads.js';
 import { registerStats } from './stats.js';

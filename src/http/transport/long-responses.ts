@@ -1,4 +1,4 @@
-import type { ApiError } from './api-errors.js';
+import type { ApiError } from '../contract/errors.js';
 
 /**
  * What the long responses (`/v1/export`, `/v1/stream`) share: a cap on how many one client and

@@ -4,9 +4,9 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { API_ERRORS } from './api-errors.js';
-import { matchesIfNoneMatch } from './headers.js';
-import { chooseEncoding } from './negotiate.js';
+import { API_ERRORS } from '../contract/errors.js';
+import { matchesIfNoneMatch } from '../contract/headers.js';
+import { chooseEncoding } from '../transport/negotiate.js';
 
 /**
  * `GET /`: the dashboard (web/, built by Vite into dist/web), served by the API's own process

@@ -1,13 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Basis } from '../core/factors.js';
-import { formatTs, HOUR } from '../core/time.js';
-import { windowStats } from '../core/window-stats.js';
-import type { Zone } from '../core/zones.js';
-import { API_ERRORS } from './api-errors.js';
-import { CACHE_CONTROL } from './headers.js';
-import { SCHEDULE_LIMITS } from './contract/limits.js';
-import { interpretWindow, readParams } from './query.js';
-import { errorResponses, okResponses, StatsQuery, type StatsResponse } from './schemas.js';
+import type { Basis } from '../../core/factors.js';
+import { formatTs, HOUR } from '../../core/time.js';
+import { windowStats } from '../../core/window-stats.js';
+import type { Zone } from '../../core/zones.js';
+import { API_ERRORS } from '../contract/errors.js';
+import { CACHE_CONTROL } from '../contract/headers.js';
+import { SCHEDULE_LIMITS } from '../contract/limits.js';
+import { interpretWindow, readParams } from '../contract/params.js';
+import {
+  errorResponses,
+  okResponses,
+  StatsQuery,
+  type StatsResponse,
+} from '../contract/schemas.js';
 import type { ReadPoints } from './signal-reads.js';
 
 /**

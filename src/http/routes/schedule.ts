@@ -1,21 +1,31 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Basis } from '../core/factors.js';
+import type { Basis } from '../../core/factors.js';
 import {
   schedule,
   type ScheduledWindow,
   type ScheduleResult,
   type ScheduleSeries,
-} from '../core/schedule.js';
-import { formatTs } from '../core/time.js';
-import type { Zone } from '../core/zones.js';
-import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
-import type { ReadModel } from '../read/read-model.js';
-import type { Reads } from '../read/reads.js';
-import { API_ERRORS } from './api-errors.js';
-import { PROVISIONAL_METHOD, round1, toTenths, UNIT } from '../core/units.js';
-import { CACHE_CONTROL } from './headers.js';
-import { interpretSchedule, readParams, SCHEDULE_PARAMS, type ScheduleRequest } from './query.js';
-import { errorResponses, okResponses, ScheduleQuery, type ScheduleResponse } from './schemas.js';
+} from '../../core/schedule.js';
+import { formatTs } from '../../core/time.js';
+import type { Zone } from '../../core/zones.js';
+import type { ForecastBook, ZoneForecast } from '../../forecast/book.js';
+import type { ReadModel } from '../../read/read-model.js';
+import type { Reads } from '../../read/reads.js';
+import { API_ERRORS } from '../contract/errors.js';
+import { PROVISIONAL_METHOD, round1, toTenths, UNIT } from '../../core/units.js';
+import { CACHE_CONTROL } from '../contract/headers.js';
+import {
+  interpretSchedule,
+  readParams,
+  SCHEDULE_PARAMS,
+  type ScheduleRequest,
+} from '../contract/params.js';
+import {
+  errorResponses,
+  okResponses,
+  ScheduleQuery,
+  type ScheduleResponse,
+} from '../contract/schemas.js';
 
 /**
  * `GET /v1/schedule` (extensions §5): where and when a job of `duration_minutes` runs on the

@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BASES, type Basis } from '../core/factors.js';
-import { LEVELS, type Level } from '../core/level.js';
-import type { Condition } from '../core/webhooks/conditions.js';
-import { newSecret, secretMatches } from '../core/webhooks/signature.js';
-import { checkResolved, checkTargetUrl, TargetPolicy } from '../core/webhooks/targets.js';
-import { formatTs } from '../core/time.js';
-import { findZone } from '../core/zones.js';
-import type { StoredSubscription, WebhookStore } from '../storage/webhook-store.js';
-import { API_ERRORS, ApiError } from './api-errors.js';
-import { handleError } from './errors.js';
-import { CACHE_CONTROL } from './headers.js';
-import { errorResponses } from './schemas.js';
+import { BASES, type Basis } from '../../core/factors.js';
+import { LEVELS, type Level } from '../../core/level.js';
+import type { Condition } from '../../core/webhooks/conditions.js';
+import { newSecret, secretMatches } from '../../core/webhooks/signature.js';
+import { checkResolved, checkTargetUrl, TargetPolicy } from '../../core/webhooks/targets.js';
+import { formatTs } from '../../core/time.js';
+import { findZone } from '../../core/zones.js';
+import type { StoredSubscription, WebhookStore } from '../../storage/webhook-store.js';
+import { API_ERRORS, ApiError } from '../contract/errors.js';
+import { handleError } from '../transport/error-handler.js';
+import { CACHE_CONTROL } from '../contract/headers.js';
+import { errorResponses } from '../contract/schemas.js';
 
 /** A subscription store call; its failure is the API's 503, as for every store read. */
 async function storeCall<T>(call: () => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findZone } from '../core/zones.js';
-import type { ForecastBook, ZoneForecast } from '../forecast/book.js';
+import { findZone } from '../../core/zones.js';
+import type { ForecastBook, ZoneForecast } from '../../forecast/book.js';
 import { ForecastBodies, NOTE_NO_FORECAST, NOTE_PREPARING } from './forecast-bodies.js';
 
 const H = 3600;

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FORECAST_HORIZON, limitText, MAX_POINTS, SCHEDULE_LIMITS } from './contract/limits.js';
-import { BASES, CATEGORIES } from '../core/factors.js';
-import { LEVEL_THRESHOLDS, LEVELS } from '../core/level.js';
-import { METHODS } from '../core/reading.js';
-import { apiCategory } from './encode.js';
-import { SOURCES } from '../core/sources.js';
+import { FORECAST_HORIZON, limitText, MAX_POINTS, SCHEDULE_LIMITS } from './limits.js';
+import { BASES, CATEGORIES } from '../../core/factors.js';
+import { LEVEL_THRESHOLDS, LEVELS } from '../../core/level.js';
+import { METHODS } from '../../core/reading.js';
+import { apiCategory } from '../transport/encode.js';
+import { SOURCES } from '../../core/sources.js';
 
 /**
  * The single source of truth for the wire format: these schemas validate queries, drive

@@ -2,19 +2,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, type Metric, Registry } from 'prom-client';
-import { BASES, type Basis } from '../core/factors.js';
-import { assessFreshness } from '../core/freshness.js';
-import type { DeliveryOutcome } from '../core/webhooks/backoff.js';
-import type { IngestReport, ZoneReading } from '../core/reading.js';
-import { HOUR } from '../core/time.js';
-import { findZone, ZONES } from '../core/zones.js';
-import type { ReadingCache } from '../read/reading-cache.js';
-import type { Reads } from '../read/reads.js';
-import type { DataResponder } from './data-responder.js';
-import { round1 } from '../core/units.js';
-import type { LimitState, RateLimiter } from './rate-limiter.js';
-import { type MetricsAccess, serveMetrics } from './metrics-access.js';
-import { SOURCE_INFO, SOURCES, type SourceId } from '../core/sources.js';
+import { BASES, type Basis } from '../../core/factors.js';
+import { assessFreshness } from '../../core/freshness.js';
+import type { DeliveryOutcome } from '../../core/webhooks/backoff.js';
+import type { IngestReport, ZoneReading } from '../../core/reading.js';
+import { HOUR } from '../../core/time.js';
+import { findZone, ZONES } from '../../core/zones.js';
+import type { ReadingCache } from '../../read/reading-cache.js';
+import type { Reads } from '../../read/reads.js';
+import type { DataResponder } from '../transport/data-responder.js';
+import { round1 } from '../../core/units.js';
+import type { LimitState, RateLimiter } from '../transport/rate-limiter.js';
+import { type MetricsAccess, serveMetrics } from '../transport/metrics-access.js';
+import { SOURCE_INFO, SOURCES, type SourceId } from '../../core/sources.js';
 
 /**
  * `GET /metrics` (extensions §8): the service's own metrics in the Prometheus text format, and

@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { API_ERRORS } from './api-errors.js';
-import { sendRawError } from './errors.js';
+import { API_ERRORS } from '../contract/errors.js';
+import { sendRawError } from './error-handler.js';
 
 /** Bounds on what one client, or all together, can make the process hold. */
 export interface ConnectionLimits {

@@ -1,10 +1,10 @@
-import { formatTs } from '../core/time.js';
-import type { ForecastBasis, ForecastBook, ZoneForecast } from '../forecast/book.js';
-import { defaultForecastBasis } from '../forecast/inputs.js';
-import { EncodedBody } from './response-cache.js';
-import { round1, round1OrNull, UNIT } from '../core/units.js';
-import type { ForecastRequest } from './query.js';
-import type { ForecastResponse } from './schemas.js';
+import { formatTs } from '../../core/time.js';
+import type { ForecastBasis, ForecastBook, ZoneForecast } from '../../forecast/book.js';
+import { defaultForecastBasis } from '../../forecast/inputs.js';
+import { EncodedBody } from '../transport/response-cache.js';
+import { round1, round1OrNull, UNIT } from '../../core/units.js';
+import type { ForecastRequest } from '../contract/params.js';
+import type { ForecastResponse } from '../contract/schemas.js';
 
 /**
  * The bodies of `GET /v1/intensity/forecast` (extensions §4), used by the Fastify route and the

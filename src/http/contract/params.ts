@@ -1,9 +1,9 @@
-import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../core/time.js';
-import { ZONES, type Zone } from '../core/zones.js';
-import { resolveZone } from '../core/zone-names.js';
-import { isCloudRegionForm } from '../core/cloud-regions.js';
-import { API_ERRORS } from './api-errors.js';
-import { FORECAST_HORIZON, MAX_EXPORT_DAYS, SCHEDULE_LIMITS } from './contract/limits.js';
+import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../../core/time.js';
+import { ZONES, type Zone } from '../../core/zones.js';
+import { resolveZone } from '../../core/zone-names.js';
+import { isCloudRegionForm } from '../../core/cloud-regions.js';
+import { API_ERRORS } from './errors.js';
+import { FORECAST_HORIZON, MAX_EXPORT_DAYS, SCHEDULE_LIMITS } from './limits.js';
 import {
   ExportQuery,
   HistoryQuery,
@@ -14,7 +14,7 @@ import {
   SkillQuery,
   StreamQuery,
 } from './schemas.js';
-import { BASES, type Basis } from '../core/factors.js';
+import { BASES, type Basis } from '../../core/factors.js';
 
 /**
  * The one interpreter of the data endpoints' queries, used by the fast path and the framework

@@ -1,21 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CATEGORIES } from '../core/factors.js';
-import type { Mix } from '../core/reading.js';
-import { formatTs } from '../core/time.js';
-import { ZONES, type Zone } from '../core/zones.js';
-import type { MixPoint, ReadModel } from '../read/read-model.js';
-import type { Reads } from '../read/reads.js';
-import { API_ERRORS } from './api-errors.js';
-import { round1 } from '../core/units.js';
-import { apiCategory, MIX_MEMBER } from './encode.js';
-import { CACHE_CONTROL, CORS_HEADERS } from './headers.js';
-import { EXPORT_PARAMS, type ExportRequest, interpretExport, readParams } from './query.js';
-import { MAX_EXPORT_DAYS } from './contract/limits.js';
-import { ClientGone, drained, LoopTurns } from '../stream/pacing.js';
-import { guardReadRate, type ReadRateGuard, type ReadRateLimits } from './read-rate.js';
-import { errorResponses, ExportQuery, streamedResponses } from './schemas.js';
-import { SlotCounter } from './streaming.js';
+import { CATEGORIES } from '../../core/factors.js';
+import type { Mix } from '../../core/reading.js';
+import { formatTs } from '../../core/time.js';
+import { ZONES, type Zone } from '../../core/zones.js';
+import type { MixPoint, ReadModel } from '../../read/read-model.js';
+import type { Reads } from '../../read/reads.js';
+import { API_ERRORS } from '../contract/errors.js';
+import { round1 } from '../../core/units.js';
+import { apiCategory, MIX_MEMBER } from '../transport/encode.js';
+import { CACHE_CONTROL, CORS_HEADERS } from '../contract/headers.js';
+import {
+  EXPORT_PARAMS,
+  type ExportRequest,
+  interpretExport,
+  readParams,
+} from '../contract/params.js';
+import { MAX_EXPORT_DAYS } from '../contract/limits.js';
+import { ClientGone, drained, LoopTurns } from '../../stream/pacing.js';
+import { guardReadRate, type ReadRateGuard, type ReadRateLimits } from '../transport/read-rate.js';
+import { errorResponses, ExportQuery, streamedResponses } from '../contract/schemas.js';
+import { SlotCounter } from '../transport/long-responses.js';
 
 /**
  * `GET /v1/export` (extensions §6): every published reading of some zones in a window of at

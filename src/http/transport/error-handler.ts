@@ -1,8 +1,8 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { API_ERRORS, errorBody, ApiError } from './api-errors.js';
-import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE } from './headers.js';
+import { API_ERRORS, errorBody, ApiError } from '../contract/errors.js';
+import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE } from '../contract/headers.js';
 
 /** The one error handler of the framework routes: every error becomes the `{error, hint}` body. */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

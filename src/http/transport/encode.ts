@@ -1,9 +1,9 @@
-import { CATEGORIES, RENEWABLE } from '../core/factors.js';
-import type { ZoneReading } from '../core/reading.js';
-import type { MixPoint } from '../read/read-model.js';
-import { formatTs } from '../core/time.js';
-import { round1, UNIT } from '../core/units.js';
-import type { ZoneSeries } from '../read/zone-series.js';
+import { CATEGORIES, RENEWABLE } from '../../core/factors.js';
+import type { ZoneReading } from '../../core/reading.js';
+import type { MixPoint } from '../../read/read-model.js';
+import { formatTs } from '../../core/time.js';
+import { round1, UNIT } from '../../core/units.js';
+import type { ZoneSeries } from '../../read/zone-series.js';
 
 /**
  * Hand-written JSON encoders for the data bodies (history and latest). They exist for two

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_ERRORS, ApiError, errorBody } from './api-errors.js';
+import { API_ERRORS, ApiError, errorBody } from './errors.js';
 
 describe('API_ERRORS', () => {
   it('gives every error its own name as a stable code, outside the /v1 body', () => {

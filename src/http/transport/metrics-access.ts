@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { API_ERRORS } from './api-errors.js';
+import { API_ERRORS } from '../contract/errors.js';
 
 /**
  * Who may read `GET /metrics` (extensions §8). Not the public by default: it is served on a

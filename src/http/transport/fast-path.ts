@@ -1,18 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EncodedBody } from './response-cache.js';
-import { API_ERRORS, ApiError } from './api-errors.js';
+import { API_ERRORS, ApiError } from '../contract/errors.js';
 import type { DataResponder } from './data-responder.js';
 import { type Representation, representationHeaders, representationReady } from './negotiate.js';
-import { logUnhandled, sendRawError } from './errors.js';
-import type { ForecastBodies } from './forecast-bodies.js';
+import { logUnhandled, sendRawError } from './error-handler.js';
+import type { ForecastBodies } from '../routes/forecast-bodies.js';
 import {
   CACHE_CONTROL,
   CORS_HEADERS,
   JSON_TYPE,
   matchesIfNoneMatch,
   rateLimitHeaders,
-} from './headers.js';
+} from '../contract/headers.js';
 import {
   FORECAST_PARAMS,
   HISTORY_PARAMS,
@@ -23,7 +23,7 @@ import {
   MIX_PARAMS,
   nextPageLink,
   readParams,
-} from './query.js';
+} from '../contract/params.js';
 import type { LimitState, RateLimiter } from './rate-limiter.js';
 
 export interface FastPathDeps {

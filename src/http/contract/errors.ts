@@ -1,5 +1,5 @@
-import { ACCEPTED_EXAMPLE } from '../core/time.js';
-import { FORECAST_HORIZON, limitText, SCHEDULE_LIMITS } from './contract/limits.js';
+import { ACCEPTED_EXAMPLE } from '../../core/time.js';
+import { FORECAST_HORIZON, limitText, SCHEDULE_LIMITS } from './limits.js';
 
 /**
  * The closed set of errors the API answers, whoever detects them (the query interpreter, the
