@@ -4,7 +4,7 @@ import { ConfigError, type Config, HOST_ACCEPTED, redactUrl } from './config.js'
 import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { API_ERRORS } from './http/contract/errors.js';
-import { signalReads } from './http/routes/signal-reads.js';
+import { signalReads } from './queries/signal-reads.js';
 import { type Deliverer, type DelivererOptions, startDeliverer } from './webhooks/deliverer.js';
 import { type SchedulerOptions, startIngestionScheduler } from './ingest/scheduler.js';
 import { ForecastEngine } from './forecast/engine.js';

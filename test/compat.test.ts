@@ -24,7 +24,7 @@ import {
   NOW_S,
   US_LAST,
 } from './support/fixed-store.js';
-import { hourlyMixes } from '../src/http/compat/electricitymaps/bodies.js';
+import { hourlyMixes } from '../src/core/hourly.js';
 
 /**
  * The compatibility APIs as their known clients call them (docs/compat.md lists each request):

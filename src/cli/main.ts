@@ -8,6 +8,7 @@ import { registerMigrateStore } from './commands/migrate-store.js';
 import { registerRecompute } from './commands/recompute.js';
 import { registerServe } from './commands/serve.js';
 import { registerSimulateUpstreams } from './commands/simulate-upstreams.js';
+import { UNIT } from '../core/units.js';
 
 // package.json is two folders up from src/cli/ (tsx) and dist/cli/ (the build) alike, and ships
 // in the npm package and the image.
@@ -17,7 +18,7 @@ const { version } = JSON.parse(
 
 const program = new Command()
   .name('gridco2')
-  .description('Hourly grid carbon intensity (gCO2eq/kWh) for 45 zones, served as a JSON API.')
+  .description(`Hourly grid carbon intensity (${UNIT}) for 45 zones, served as a JSON API.`)
   .version(version, '-V, --version', 'print the version of gridco2')
   .showHelpAfterError();
 

@@ -9,6 +9,10 @@ export const SERVED_FORECAST_KIND: ForecastKind = forecastKindsOf('uk-operator')
 /** Whether a zone can have a served forecast: where its own value is an operator's figure. */
 export const mayServeForecast = (zone: string): boolean => !ownValueIsLifecycle(zone);
 
+/** Whether a served reading is the provisional one (a forecast standing in for a settled value). */
+export const isProvisional = (reading: Pick<Reading, 'method'>): boolean =>
+  reading.method === PROVISIONAL_METHOD;
+
 /**
  * The upstream forecast served as a reading (docs/api.md, "Data rules": the GB forecast): the
  * forecast of the zone's latest forecast interval, as last issued, while no published reading

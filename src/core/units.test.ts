@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { round1, toTenths } from './units.js';
+import { round1, round3, toTenths } from './units.js';
 
 describe('round1', () => {
   it('rounds an exact decimal tie up, where toFixed rounds the binary double down', () => {
@@ -56,5 +56,23 @@ describe('round1', () => {
   it('leaves values it cannot round as they are', () => {
     expect(round1(Number.NaN)).toBeNaN();
     expect(toTenths(Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('round3', () => {
+  it('rounds an exact decimal tie at the third decimal up, where toFixed rounds it down', () => {
+    expect((1.0005).toFixed(3)).toBe('1.000');
+    expect(round3(1.0005)).toBe(1.001);
+    expect(round3(-1.0005)).toBe(-1.001);
+    expect(round3(0.12345)).toBe(0.123);
+    expect(round3(2 / 3)).toBe(0.667);
+  });
+
+  it('agrees with rounding the printed decimal over every band of ten-thousandths', () => {
+    for (let units = 0; units < 20_000; units++) {
+      const value = units / 10_000;
+      const printed = Math.round(Number(`${String(value)}e3`)) / 1000;
+      expect(round3(value)).toBe(printed);
+    }
   });
 });

@@ -5,6 +5,8 @@
  * quantile (Hyndman-Fan type 7) of the values.
  */
 
+import { round1, round3 } from './units.js';
+
 export interface WindowPoints {
   /** Interval starts, epoch seconds, ascending, all in `[from, to)`. */
   readonly ts: ArrayLike<number>;
@@ -27,7 +29,6 @@ export interface WindowStats {
   readonly emissionsG?: number | null;
 }
 
-const round1 = (value: number): number => Number(value.toFixed(1));
 /**
  * Tenths to gCO2eq/kWh at 1 decimal, halves up. A mean or quantile of tenths is rounded in
  * tenths, where a half is exact, rather than after dividing by 10, where it is not.
@@ -104,7 +105,7 @@ export function windowStats(
     hourSums[hour]! += value;
     hourCounts[hour]!++;
   }
-  const coverage = Number((covered / (window.to - window.from)).toFixed(3));
+  const coverage = round3(covered / (window.to - window.from));
   const byHourUtc = Array.from(hourSums, (total, hour) =>
     hourCounts[hour]! === 0 ? null : fromTenths(total / hourCounts[hour]!),
   );

@@ -92,6 +92,10 @@ export function summarize(
   };
 }
 
+/** A duration for people to read, in seconds with 1 decimal. */
+export const secondsText = (milliseconds: number): string =>
+  `${(milliseconds / 1000).toFixed(1)} s`;
+
 const pct = (value: number): string =>
   Number.isFinite(value) ? `${(value * 100).toFixed(1)} %` : 'n/a';
 const num = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : 'n/a');

@@ -29,6 +29,7 @@ import {
 } from './transport/error-handler.js';
 import { DataResponder } from './transport/data-responder.js';
 import { DATA_LABEL_HEADER } from '../core/synthetic.js';
+import { UNIT } from '../core/units.js';
 import { createFastPath } from './transport/fast-path.js';
 import { adaptGridcarbon } from './compat/gridcarbon/adapter.js';
 import { ForecastBodies } from './routes/forecast-bodies.js';
@@ -249,7 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'gridco2',
         version: '1.0.0-pre',
         description:
-          'Hourly grid carbon intensity (gCO2eq/kWh) for 45 zones: 33 European bidding zones, ' +
+          `Hourly grid carbon intensity (${UNIT}) for 45 zones: 33 European bidding zones, ` +
           '11 US balancing authorities and Great Britain. Read-only, no authentication.',
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },

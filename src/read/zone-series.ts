@@ -1,6 +1,6 @@
 import type { Method, Reading } from '../core/reading.js';
 import { METHODS } from '../core/reading.js';
-import { toTenths } from '../core/units.js';
+import { PROVISIONAL_METHOD, toTenths } from '../core/units.js';
 
 /** One published change to apply to a cached series: a reading to set, or a ts to remove. */
 export interface SeriesChange {
@@ -10,6 +10,7 @@ export interface SeriesChange {
 }
 
 const METHOD_INDEX = new Map(METHODS.map((method, index) => [method, index]));
+const PROVISIONAL_INDEX = METHOD_INDEX.get(PROVISIONAL_METHOD)!;
 
 /**
  * The published readings of one zone, held column-wise (13 bytes a point) so that 3.2M points
@@ -41,6 +42,11 @@ export class ZoneSeries {
   /** The served value in whole tenths, as held. */
   tenths(index: number): number {
     return this.tenthsColumn[index]!;
+  }
+
+  /** Whether the point is the GB operator's provisional reading (a forecast, not a settled value). */
+  provisional(index: number): boolean {
+    return this.methodColumn[index] === PROVISIONAL_INDEX;
   }
 
   method(index: number): Method {

@@ -21,9 +21,10 @@ import {
 } from '../core/webhooks/conditions.js';
 import { signWebhook } from '../core/webhooks/signature.js';
 import { checkResolved, TargetPolicy } from '../core/webhooks/targets.js';
+import { toTenths } from '../core/units.js';
 import { ZONES } from '../core/zones.js';
 import type { ForecastBook } from '../forecast/book.js';
-import type { ReadLatest, ReadPoints } from '../http/routes/signal-reads.js';
+import type { ReadLatest, ReadPoints } from '../queries/signal-reads.js';
 import { publishedReading } from '../read/reading-cache.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import type { QueuedDelivery, StoredSubscription } from '../storage/webhook-store.js';
@@ -244,7 +245,7 @@ class ZoneViews {
     const reference = new LevelReference(points.tenths);
     const enough = referenceIsEnough(reference.count, step);
     const observe = (ts: number, value: number): Observed => {
-      const tenths = Math.round(Number(value.toFixed(1)) * 10);
+      const tenths = toTenths(value);
       const percentile = enough ? reference.percentile(tenths) : null;
       return { ts, tenths, level: percentile === null ? null : levelOf(percentile) };
     };

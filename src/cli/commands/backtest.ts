@@ -4,7 +4,7 @@ import { loadConfig } from '../../config.js';
 import type { ForecastBasis } from '../../core/forecast/backtest.js';
 import { parseInstant } from '../../core/time.js';
 import { findZone, ZONES } from '../../core/zones.js';
-import { markdownTable, summarize, summaryText } from '../../forecast/report.js';
+import { markdownTable, secondsText, summarize, summaryText } from '../../forecast/report.js';
 import { runBacktest } from '../../forecast/run-backtest.js';
 import { createStore } from '../../storage/create-store.js';
 import { exitOnError } from '../exit.js';
@@ -95,7 +95,7 @@ export function registerBacktest(program: Command): void {
           if (flags.table) process.stdout.write(`${markdownTable(run)}\n\n`);
           process.stdout.write(`${summaryText(summarize(run))}\n`);
           process.stderr.write(
-            `backtest stored (${((Date.now() - started) / 1000).toFixed(1)} s); ` +
+            `backtest stored (${secondsText(Date.now() - started)}); ` +
               'serve it with GET /v1/intensity/forecast/skill\n',
           );
         } finally {

@@ -1,12 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Basis } from '../../core/factors.js';
-import type { Reading } from '../../core/reading.js';
 import { parseInstant } from '../../core/time.js';
-import type { Zone } from '../../core/zones.js';
 import type { ForecastBook } from '../../forecast/book.js';
 import type { Reads } from '../../read/reads.js';
-import type { MixPoint } from '../../read/read-model.js';
-import { MAX_POINTS } from '../contract/limits.js';
+import type { PeerReads } from '../../queries/peer-reads.js';
 import { rateLimitHeaders } from '../contract/headers.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
 import { weightOf } from '../contract/request-cost.js';
@@ -19,50 +15,12 @@ import { API_ERRORS, ApiError } from '../contract/errors.js';
  */
 export interface CompatDeps {
   readonly reads: Reads;
+  /** The answers' data, read through `reads`. */
+  readonly peer: PeerReads;
   readonly forecasts: () => ForecastBook;
   readonly clock: () => number;
   readonly limiter: RateLimiter;
   readonly clientAddress: (request: FastifyRequest['raw']) => string;
-}
-
-export const stepOf = (zone: Zone): number => zone.resolutionMin * 60;
-
-/** Published readings of a zone on `basis` with `from <= ts < to`, at most MAX_POINTS. */
-export async function readingsIn(
-  deps: CompatDeps,
-  zone: Zone,
-  from: number,
-  to: number,
-  basis: Basis,
-): Promise<Reading[]> {
-  const { series, start, end } = await deps.reads
-    .current()
-    .window(zone.code, from, to, MAX_POINTS, basis);
-  const readings: Reading[] = [];
-  for (let i = start; i < end; i++) {
-    readings.push({ ts: series.ts(i), value: series.value(i), method: series.method(i) });
-  }
-  return readings;
-}
-
-/** The newest published reading of a zone on `basis`, if any. */
-export async function newestReading(
-  deps: CompatDeps,
-  zone: Zone,
-  basis: Basis,
-): Promise<Reading | undefined> {
-  const latest = await deps.reads.current().latest(basis);
-  return latest.find((reading) => reading.zone === zone.code);
-}
-
-/** Published mixes of a zone with `from <= ts < to`, at most MAX_POINTS. */
-export function mixesIn(
-  deps: CompatDeps,
-  zone: Zone,
-  from: number,
-  to: number,
-): Promise<MixPoint[]> {
-  return deps.reads.current().mixes(zone.code, from, to, MAX_POINTS);
 }
 
 /**

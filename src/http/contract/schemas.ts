@@ -5,6 +5,7 @@ import { LEVEL_THRESHOLDS, LEVELS } from '../../core/level.js';
 import { METHODS } from '../../core/reading.js';
 import { apiCategory } from '../transport/encode.js';
 import { SOURCES } from '../../core/sources.js';
+import { UNIT } from '../../core/units.js';
 
 /**
  * The single source of truth for the wire format: these schemas validate queries, drive
@@ -20,7 +21,7 @@ const DateTime = Type.String({
   description: 'UTC, second precision, Z suffix, START of the interval.',
   examples: ['2026-11-21T13:00:00Z'],
 });
-const Unit = Type.Literal('gCO2eq/kWh');
+const Unit = Type.Literal(UNIT);
 const MethodName = Type.Union(
   METHODS.map((method) => Type.Literal(method)),
   { description: 'How the value was obtained; see the method table of the spec.' },
@@ -200,7 +201,7 @@ const FactorsOfBasis = Type.Object(
     factors: Type.Record(
       Category,
       Type.Object(
-        { value: Type.Number({ description: 'gCO2eq/kWh.' }), source: Type.String() },
+        { value: Type.Number({ description: `${UNIT}.` }), source: Type.String() },
         { additionalProperties: false },
       ),
     ),
@@ -386,8 +387,8 @@ export const SkillRow = Type.Object(
     to: Type.Union([DateTime, Type.Null()], { description: 'Last issue time evaluated.' }),
     issues: Type.Integer({ minimum: 0, description: 'Issue times evaluated, one a day.' }),
     n: Type.Integer({ minimum: 0, description: 'Intervals scored.' }),
-    mae: Ratio('Mean absolute error, gCO2eq/kWh, 1 decimal.'),
-    rmse: Ratio('Root mean squared error, gCO2eq/kWh, 1 decimal.'),
+    mae: Ratio(`Mean absolute error, ${UNIT}, 1 decimal.`),
+    rmse: Ratio(`Root mean squared error, ${UNIT}, 1 decimal.`),
     mape: Ratio('Mean absolute percentage error, %, 1 decimal.'),
     skill_vs_persistence: Ratio('1 - RMSE / RMSE of the last published value held, 3 decimals.'),
     skill_vs_climatology: Ratio(

@@ -4,7 +4,7 @@ import { formatTs } from '../../core/time.js';
 import { ZONES } from '../../core/zones.js';
 import { sendEncoded } from '../transport/negotiate.js';
 import type { ForecastBodies } from './forecast-bodies.js';
-import { round1OrNull } from '../../core/units.js';
+import { round1OrNull, round3 } from '../../core/units.js';
 import { FORECAST_HORIZON } from '../contract/limits.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
 import {
@@ -37,8 +37,8 @@ export interface ForecastDeps {
 }
 
 /** Ratios of the skill table carry 3 decimals; a figure that could not be measured is null. */
-const round3 = (value: number | null): number | null =>
-  value !== null && Number.isFinite(value) ? Number(value.toFixed(3)) : null;
+const ratioOrNull = (value: number | null): number | null =>
+  value !== null && Number.isFinite(value) ? round3(value) : null;
 const instantOrNull = (ts: number | null): string | null => (ts === null ? null : formatTs(ts));
 
 export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void {
@@ -121,11 +121,11 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
             mae: round1OrNull(row.mae),
             rmse: round1OrNull(row.rmse),
             mape: round1OrNull(row.mape),
-            skill_vs_persistence: round3(row.skill_vs_persistence),
-            skill_vs_climatology: round3(row.skill_vs_climatology),
-            spearman: round3(row.spearman),
-            p10_p90_coverage: round3(row.p10_p90_coverage),
-            savings_captured: round3(row.savings_captured),
+            skill_vs_persistence: ratioOrNull(row.skill_vs_persistence),
+            skill_vs_climatology: ratioOrNull(row.skill_vs_climatology),
+            spearman: ratioOrNull(row.spearman),
+            p10_p90_coverage: ratioOrNull(row.p10_p90_coverage),
+            savings_captured: ratioOrNull(row.savings_captured),
           });
         }
       }

@@ -11,6 +11,7 @@ import {
 } from '../../core/level.js';
 import type { ZoneReading } from '../../core/reading.js';
 import { formatTs } from '../../core/time.js';
+import { toTenths, UNIT } from '../../core/units.js';
 import type { Zone } from '../../core/zones.js';
 import type { ForecastBook, ZoneForecast } from '../../forecast/book.js';
 import { API_ERRORS } from '../contract/errors.js';
@@ -24,7 +25,7 @@ import {
   type LevelResponse,
   okResponses,
 } from '../contract/schemas.js';
-import type { ReadLatest, ReadPoints, ReadVersion } from './signal-reads.js';
+import type { ReadLatest, ReadPoints, ReadVersion } from '../../queries/signal-reads.js';
 
 /**
  * `GET /v1/intensity/level` (extensions §11): for the newest reading and each forecast interval
@@ -89,8 +90,6 @@ interface KeptReference {
   readonly reference: LevelReference;
 }
 
-const toTenths = (value: number): number => Math.round(Number(value.toFixed(1)) * 10);
-
 export class LevelBodies {
   private readonly references = new Map<string, KeptReference>();
   private readonly bodies = new Map<
@@ -125,7 +124,7 @@ export class LevelBodies {
       throw API_ERRORS.unknownZone(asked.single);
     }
     const body: LevelResponse = {
-      unit: 'gCO2eq/kWh',
+      unit: UNIT,
       basis: asked.basis ?? 'default',
       window_days: REFERENCE_DAYS,
       thresholds: { ...LEVEL_THRESHOLDS },

@@ -11,7 +11,7 @@ import { findZone, ZONES } from '../../core/zones.js';
 import type { ReadingCache } from '../../read/reading-cache.js';
 import type { Reads } from '../../read/reads.js';
 import type { DataResponder } from '../transport/data-responder.js';
-import { round1 } from '../../core/units.js';
+import { GRID_INTENSITY_GO_UNIT, round1, UNIT } from '../../core/units.js';
 import type { LimitState, RateLimiter } from '../transport/rate-limiter.js';
 import { type MetricsAccess, serveMetrics } from '../transport/metrics-access.js';
 import { SOURCE_INFO, SOURCES, type SourceId } from '../../core/sources.js';
@@ -349,7 +349,7 @@ export function registerMetrics(
   new Gauge({
     name: 'grid_intensity_carbon_average',
     help:
-      'Newest carbon intensity of each zone, as /v1/intensity/latest serves it (gCO2eq/kWh; ' +
+      `Newest carbon intensity of each zone, as /v1/intensity/latest serves it (${UNIT}; ` +
       'the name and labels of grid-intensity-go exporters). basis: "default" (each zone\'s own ' +
       'value, the GB operator\'s for GB), "lifecycle" or "direct".',
     labelNames: ['location', 'provider', 'units', 'basis'] as const,
@@ -360,7 +360,7 @@ export function registerMetrics(
       for (const basis of ['default', ...BASES] as const) {
         for (const reading of latest[basis]) {
           this.set(
-            { location: reading.zone, provider: 'gridco2', units: 'gCO2e per kWh', basis },
+            { location: reading.zone, provider: 'gridco2', units: GRID_INTENSITY_GO_UNIT, basis },
             round1(reading.value),
           );
         }

@@ -5,7 +5,7 @@ import type { ReadingCache } from '../../read/reading-cache.js';
 import type { Reads } from '../../read/reads.js';
 import type { WebhookStore } from '../../storage/webhook-store.js';
 import { registerLevel } from './level.js';
-import { readLatestOf, readPointsOf, readVersionOf } from './signal-reads.js';
+import { readLatestOf, readPointsOf, readVersionOf } from '../../queries/signal-reads.js';
 import { registerStats } from './stats.js';
 import { registerSubscriptions } from './subscriptions.js';
 

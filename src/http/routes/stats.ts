@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Basis } from '../../core/factors.js';
 import { formatTs, HOUR } from '../../core/time.js';
+import { UNIT } from '../../core/units.js';
 import { windowStats } from '../../core/window-stats.js';
 import type { Zone } from '../../core/zones.js';
 import { API_ERRORS } from '../contract/errors.js';
@@ -13,7 +14,7 @@ import {
   StatsQuery,
   type StatsResponse,
 } from '../contract/schemas.js';
-import type { ReadPoints } from './signal-reads.js';
+import type { ReadPoints } from '../../queries/signal-reads.js';
 
 /**
  * `GET /v1/intensity/stats` (extensions §12): the statistics of one zone's published values in a
@@ -90,7 +91,7 @@ export function registerStats(app: FastifyInstance, deps: StatsDeps): void {
       const body: StatsResponse = {
         zone: asked.zone.code,
         basis: asked.basis ?? 'default',
-        unit: 'gCO2eq/kWh',
+        unit: UNIT,
         from: formatTs(asked.from),
         to: formatTs(asked.to),
         count: stats.count,

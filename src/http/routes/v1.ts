@@ -11,6 +11,7 @@ import type { WebhookStore } from '../../storage/webhook-store.js';
 import type { Config } from '../../config.js';
 import { API_ERRORS } from '../contract/errors.js';
 import { FORECAST_HORIZON, MAX_EXPORT_DAYS, MAX_POINTS } from '../contract/limits.js';
+import { PeerReads } from '../../queries/peer-reads.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
 import { registerSignals } from './signals.js';
@@ -417,6 +418,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   // Outside /v1, in the peers' formats (docs/compat.md); the same read model and rate limit.
   const compat = {
     reads,
+    peer: new PeerReads(reads, MAX_POINTS),
     clock,
     limiter,
     clientAddress,

@@ -21,15 +21,8 @@ import { CACHE_CONTROL } from '../../contract/headers.js';
 import { LoopTurns } from '../../../stream/pacing.js';
 import { readParams, readRepeatedParam } from '../../contract/params.js';
 import { distinct, REQUEST_LIMITS } from '../../contract/request-cost.js';
-import {
-  instantOf,
-  type CompatDeps,
-  describeError,
-  newestReading,
-  rateLimitHook,
-  readingsIn,
-  stepOf,
-} from '../shared.js';
+import { instantOf, type CompatDeps, describeError, rateLimitHook } from '../shared.js';
+import { stepOf } from '../../../queries/peer-reads.js';
 
 /**
  * The Green Software Foundation Carbon Aware SDK WebAPI (`/emissions/...`, `/locations`), as
@@ -226,13 +219,13 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
           const step = stepOf(zone);
           let readings: Reading[];
           if (time === undefined) {
-            const newest = await newestReading(deps, zone, BASIS);
+            const newest = await deps.peer.newestReading(zone, BASIS);
             readings = newest ? [newest] : [];
           } else if (toTime === undefined) {
             const start = time - (time % step);
-            readings = await readingsIn(deps, zone, start, start + 1, BASIS);
+            readings = await deps.peer.readingsIn(zone, start, start + 1, BASIS);
           } else {
-            readings = await readingsIn(deps, zone, time, toTime, BASIS);
+            readings = await deps.peer.readingsIn(zone, time, toTime, BASIS);
           }
           for (const reading of readings) all.push(emissionsData(name, reading, step));
         }
@@ -306,7 +299,7 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
           if (end - start > MAX_WINDOW_DAYS * 24 * HOUR) throw ERRORS.tooLong();
           const step = stepOf(zone);
           // The interval in progress at `start` counts for the part of it inside the window.
-          const readings = await readingsIn(deps, zone, start - (start % step), end, BASIS);
+          const readings = await deps.peer.readingsIn(zone, start - (start % step), end, BASIS);
           const average = averageIntensity(readings, step, start, end);
           if (average === undefined) return reply.code(204).send();
           const body: CarbonIntensityDto = {

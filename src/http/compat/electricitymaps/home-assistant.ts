@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { EM_STEP_SECONDS, emIntensity, emPowerBreakdown } from './bodies.js';
+import { emIntensity, emPowerBreakdown } from './bodies.js';
+import { EM_STEP_SECONDS } from '../../../core/hourly.js';
 import type { Basis } from '../../../core/factors.js';
 import type { Mix, Reading } from '../../../core/reading.js';
 import { electricityMapsKeyOf, resolveZone } from '../../../core/zone-names.js';
@@ -11,13 +12,12 @@ import {
   coordinate,
   ELECTRICITY_MAPS_PREFIX,
   ERRORS as EM_ERRORS,
-  hourlyMixesIn,
-  newestHourlyReading,
   sendEmError,
 } from './routes.js';
 import { type CompatDeps, describeError, rateLimitHook } from '../shared.js';
 import { zoneAtHome } from './home-location.js';
 import { SOURCE_INFO } from '../../../core/sources.js';
+import { UNIT } from '../../../core/units.js';
 
 /**
  * `GET /compat/electricitymaps/v3/home-assistant`: the endpoint Home Assistant's Electricity
@@ -33,7 +33,7 @@ import { SOURCE_INFO } from '../../../core/sources.js';
  */
 
 const PARAMS = ['zone', 'lat', 'lon', 'emissionFactorType'];
-const UNITS = { carbonIntensity: 'gCO2eq/kWh' } as const;
+const UNITS = { carbonIntensity: UNIT } as const;
 
 export interface HomeAssistantBody {
   readonly status: 'ok' | 'no-data';
@@ -114,9 +114,13 @@ export function registerHomeAssistant(app: FastifyInstance, deps: CompatDeps): v
           const { zone, asked } = await locate(params);
           const basis = basisOf(params);
           if (!zone) return noData(asked);
-          const reading = await newestHourlyReading(deps, zone, basis);
+          const reading = await deps.peer.newestHourlyReading(zone, basis);
           if (!reading) return noData(asked);
-          const mixes = await hourlyMixesIn(deps, zone, reading.ts, reading.ts + EM_STEP_SECONDS);
+          const mixes = await deps.peer.hourlyMixesIn(
+            zone,
+            reading.ts,
+            reading.ts + EM_STEP_SECONDS,
+          );
           const mix = mixes[0] && { unit: SOURCE_INFO[zone.source].mixUnit, mix: mixes[0].mix };
           return homeAssistantBody(asked, reading, basis, mix);
         },

@@ -1,16 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { cloudRegionNear, DATA_CENTRE_RADIUS_KM } from '../../../core/cloud-regions.js';
 import {
-  EM_STEP_SECONDS,
   emForecast,
   emIntensity,
   emPowerBreakdown,
-  hourlyMixes,
-  hourlyPoints,
-  hourlyReadings,
   type EmIntensity,
   type EmPowerBreakdown,
 } from './bodies.js';
+import { EM_STEP_SECONDS, hourlyPoints } from '../../../core/hourly.js';
 import type { Basis } from '../../../core/factors.js';
 import { HOUR } from '../../../core/time.js';
 import {
@@ -18,23 +15,13 @@ import {
   electricityMapsZones,
   resolveZone,
 } from '../../../core/zone-names.js';
-import type { Reading } from '../../../core/reading.js';
 import { findZone, type Zone } from '../../../core/zones.js';
 import { echo, ApiError } from '../../contract/errors.js';
 import { logUnhandled } from '../../transport/error-handler.js';
 import { CACHE_CONTROL } from '../../contract/headers.js';
 import { readParams } from '../../contract/params.js';
 import { REQUEST_LIMITS } from '../../contract/request-cost.js';
-import {
-  instantOf,
-  type CompatDeps,
-  describeError,
-  mixesIn,
-  newestReading,
-  rateLimitHook,
-  readingsIn,
-  stepOf,
-} from '../shared.js';
+import { instantOf, type CompatDeps, describeError, rateLimitHook } from '../shared.js';
 import { SOURCE_INFO } from '../../../core/sources.js';
 
 /**
@@ -130,42 +117,6 @@ export function basisOf(params: ReadonlyMap<string, string>): Basis {
 }
 
 /**
- * Readings of a zone in `[from, to)` as Electricity Maps serves them, hourly: a half-hourly zone
- * (GB) as the means of its whole hours.
- */
-async function hourlyReadingsIn(
-  deps: CompatDeps,
-  zone: Zone,
-  from: number,
-  to: number,
-  basis: Basis,
-): Promise<Reading[]> {
-  return hourlyReadings(await readingsIn(deps, zone, from, to, basis), stepOf(zone));
-}
-
-/** The newest whole hour of a zone, if any. */
-export async function newestHourlyReading(
-  deps: CompatDeps,
-  zone: Zone,
-  basis: Basis,
-): Promise<Reading | undefined> {
-  const newest = await newestReading(deps, zone, basis);
-  if (!newest || stepOf(zone) >= EM_STEP_SECONDS) return newest;
-  const hour = newest.ts - (newest.ts % EM_STEP_SECONDS);
-  const to = newest.ts + stepOf(zone);
-  return (await hourlyReadingsIn(deps, zone, hour - EM_STEP_SECONDS, to, basis)).at(-1);
-}
-
-/** Hourly mixes of a zone in `[from, to)`. */
-export async function hourlyMixesIn(deps: CompatDeps, zone: Zone, from: number, to: number) {
-  return hourlyMixes(
-    await mixesIn(deps, zone, from, to),
-    stepOf(zone),
-    SOURCE_INFO[zone.source].mixUnit,
-  );
-}
-
-/**
  * `start` or `end`, which are required: absent, blank and unreadable get the same error, with
  * an example of the form rather than the value given (instantOf reads the forms).
  */
@@ -212,7 +163,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const params = readParams(request.url, ZONE_PARAMS);
           const zone = zoneOf(params);
           const basis = basisOf(params);
-          const reading = await newestHourlyReading(deps, zone, basis);
+          const reading = await deps.peer.newestHourlyReading(zone, basis);
           const key = electricityMapsKeyOf(zone);
           if (!reading) throw ERRORS.noData(key);
           return emIntensity(key, reading, EM_STEP_SECONDS, basis);
@@ -227,16 +178,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const zone = zoneOf(params);
           const basis = basisOf(params);
           const to = now();
-          let readings = await hourlyReadingsIn(deps, zone, to - 24 * HOUR, to, basis);
-          if (readings.length === 0) {
-            // A zone more than 24 hours behind: the 24 hours up to its newest reading, not an
-            // empty list (clients index history[0]).
-            const newest = await newestReading(deps, zone, basis);
-            if (newest) {
-              const end = newest.ts + stepOf(zone);
-              readings = await hourlyReadingsIn(deps, zone, end - 24 * HOUR, end, basis);
-            }
-          }
+          const readings = await deps.peer.recentHourlyReadings(zone, basis, to);
           const key = electricityMapsKeyOf(zone);
           if (readings.length === 0) throw ERRORS.noData(key);
           return {
@@ -257,7 +199,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const end = requiredInstant(params, 'end');
           if (start >= end) throw ERRORS.windowReversed();
           if (end - start > MAX_PAST_RANGE_DAYS * 24 * HOUR) throw ERRORS.windowTooLong();
-          const readings = await hourlyReadingsIn(deps, zone, start, end, basis);
+          const readings = await deps.peer.hourlyReadingsIn(zone, start, end, basis);
           const key = electricityMapsKeyOf(zone);
           return {
             zone: key,
@@ -304,7 +246,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const zone = zoneOf(params);
           basisOf(params);
           const to = now();
-          const mixes = await hourlyMixesIn(deps, zone, to - 7 * 24 * HOUR, to);
+          const mixes = await deps.peer.hourlyMixesIn(zone, to - 7 * 24 * HOUR, to);
           const newest = mixes.at(-1);
           const key = electricityMapsKeyOf(zone);
           if (!newest) throw ERRORS.noData(key);
@@ -326,17 +268,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
           const zone = zoneOf(params);
           basisOf(params);
           const to = now();
-          let mixes = await hourlyMixesIn(deps, zone, to - 24 * HOUR, to);
-          if (mixes.length === 0) {
-            // A zone more than 24 hours behind: the 24 hours up to its newest mix (within 100
-            // days), not an empty list.
-            const recent = await mixesIn(deps, zone, to - 100 * 24 * HOUR, to);
-            const newest = recent.at(-1);
-            if (newest) {
-              const end = newest.ts + stepOf(zone);
-              mixes = await hourlyMixesIn(deps, zone, end - 24 * HOUR, end);
-            }
-          }
+          const mixes = await deps.peer.recentHourlyMixes(zone, to);
           const key = electricityMapsKeyOf(zone);
           if (mixes.length === 0) throw ERRORS.noData(key);
           return {

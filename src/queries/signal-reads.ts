@@ -1,7 +1,7 @@
-import type { Basis } from '../../core/factors.js';
-import type { ZoneReading } from '../../core/reading.js';
-import type { ReadingCache } from '../../read/reading-cache.js';
-import type { Reads } from '../../read/reads.js';
+import type { Basis } from '../core/factors.js';
+import type { ZoneReading } from '../core/reading.js';
+import type { ReadingCache } from '../read/reading-cache.js';
+import type { Reads } from '../read/reads.js';
 
 /**
  * The two reads levels, statistics and webhooks need, as function types: the published points
