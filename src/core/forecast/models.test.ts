@@ -10,24 +10,14 @@ import {
   type ZoneBacktest,
   zoneInputsData,
 } from './backtest.js';
-import {
-  CANDIDATE_MODELS,
-  CarriedFits,
-  CLIMATOLOGY,
-  CLIMATOLOGY_ANOMALY,
-  DAILY_PROFILE,
-  DAILY_UPSTREAM,
-  DAILY_WEEKLY,
-  DEPARTURE_FOUR_WEEKS,
-  DEPARTURE_REGRESSION,
-  DEPARTURE_UPSTREAM,
-  OPERATOR_FORECAST,
-  PERSISTENCE,
-  UPSTREAM_REGRESSION,
-  WEEKLY_PROFILE,
-  ZoneState,
-  type ZoneInputs,
-} from './models.js';
+import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js';
+import { CarriedFits, DEPARTURE_FOUR_WEEKS, DEPARTURE_REGRESSION } from './departure-regression.js';
+import { CANDIDATE_MODELS } from './models.js';
+import { OPERATOR_FORECAST } from './operator-forecast.js';
+import { CLIMATOLOGY, DAILY_PROFILE, DAILY_WEEKLY } from './profile-models.js';
+import { DAILY_UPSTREAM, DEPARTURE_UPSTREAM } from './upstream-corrected.js';
+import { UPSTREAM_REGRESSION } from './upstream-regression.js';
+import { type ZoneInputs, ZoneState } from './zone-state.js';
 import { prepareForecast } from './prepare.js';
 import { bucketIndex, horizonHours, IssuedSeries, regularSeries, type Grid } from './series.js';
 
