@@ -9,7 +9,7 @@ import {
   nanArray,
 } from './forecast-model.js';
 import { blendHandOvers } from './hand-over.js';
-import { solveRidge } from './linalg.js';
+import { NormalEquations } from './linalg.js';
 import {
   bucketIndex,
   DAY_SECONDS,
@@ -398,8 +398,8 @@ function fitDeparture(
     counts[slotsOfWeek[r]!]! += 1;
   }
   const offsets = sums.map((sum, k) => (counts[k]! > 1 ? sum / counts[k]! : 0));
-  const gram = new Float64Array(width * width);
-  const moment = new Float64Array(width);
+  const equations = new NormalEquations(width);
+  const { gram, moment } = equations;
   const x = new Float64Array(offsetColumn + 1);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < denseCount; c++) x[c] = dense[r * denseCount + c]!;
@@ -408,10 +408,7 @@ function fitDeparture(
     // own residual would fit it and earn a coefficient the next issue does not bear out.
     const week = slotsOfWeek[r]!;
     x[offsetColumn] = counts[week]! > 1 ? (sums[week]! - residual) / (counts[week]! - 1) : 0;
-    for (let a = 0; a <= offsetColumn; a++) {
-      moment[a]! += x[a]! * residual;
-      for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
-    }
+    equations.add(x, residual);
     // The row's per-hour features (the others are zero), past the dense ones and in order.
     const at = r * SPARSE_STRIDE;
     for (let k = 0; k < 2; k++) {
@@ -424,6 +421,6 @@ function fitDeparture(
       gram[index * width + index]! += value * value;
     }
   }
-  const coefficients = solveRidge(gram, moment, width, rows);
+  const coefficients = equations.solve();
   return coefficients && { coefficients, offsets };
 }

@@ -6,11 +6,38 @@
 /** The ridge penalty, relative to each feature's variance. */
 const RIDGE = 1e-2;
 
+/** The normal equations of a least-squares fit (their lower triangle), summed row by row. */
+export class NormalEquations {
+  readonly gram: Float64Array;
+  readonly moment: Float64Array;
+  rows = 0;
+
+  constructor(readonly width: number) {
+    this.gram = new Float64Array(width * width);
+    this.moment = new Float64Array(width);
+  }
+
+  /** Adds a row whose first `x.length` columns are `x` (a caller adds any others), target `y`. */
+  add(x: Float64Array, y: number): void {
+    const { gram, moment, width } = this;
+    for (let a = 0; a < x.length; a++) {
+      moment[a]! += x[a]! * y;
+      for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
+    }
+    this.rows++;
+  }
+
+  /** The coefficients, with the ridge penalty; undefined with too few rows to fit. */
+  solve(): Float64Array | undefined {
+    return solveRidge(this.gram, this.moment, this.width, this.rows);
+  }
+}
+
 /**
  * Solves the normal equations whose lower triangle `gram` holds, with the ridge penalty;
  * undefined with too few rows to fit.
  */
-export function solveRidge(
+function solveRidge(
   gram: Float64Array,
   moment: Float64Array,
   width: number,

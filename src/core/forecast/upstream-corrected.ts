@@ -16,7 +16,7 @@ import {
   recentValues,
 } from './departure-regression.js';
 import { blendHandOvers } from './hand-over.js';
-import { solveRidge } from './linalg.js';
+import { NormalEquations } from './linalg.js';
 import { bucketIndex, HORIZON_BUCKETS, HOUR_SECONDS, horizonHours, servedHours } from './series.js';
 import {
   BASE_FEATURES,
@@ -157,22 +157,16 @@ function fitCorrection(
   baseAt: (pastAnchor: Anchor, pastTs: number, slot: number) => number,
 ): Float64Array | undefined {
   const width = 1 + features.length;
-  const gram = new Float64Array(width * width);
-  const moment = new Float64Array(width);
+  const equations = new NormalEquations(width);
   const row = new Float64Array(BASE_FEATURES + features.length);
   const x = new Float64Array(width);
-  let rows = 0;
   forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
     if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) return;
     const missed = actual - baseAt(anchor, pastTs, slot);
     if (Number.isNaN(missed)) return;
     x[0] = 1;
     for (let c = 1; c < width; c++) x[c] = row[BASE_FEATURES + c - 1]!;
-    for (let a = 0; a < width; a++) {
-      moment[a]! += x[a]! * missed;
-      for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
-    }
-    rows++;
+    equations.add(x, missed);
   });
-  return solveRidge(gram, moment, width, rows);
+  return equations.solve();
 }

@@ -8,7 +8,7 @@ import {
   TRAINING_DAYS,
 } from './forecast-model.js';
 import { blendHandOvers } from './hand-over.js';
-import { solveRidge } from './linalg.js';
+import { NormalEquations } from './linalg.js';
 import {
   bucketIndex,
   DAY_SECONDS,
@@ -243,17 +243,10 @@ function fitBucket(
   bucket: number,
   width: number,
 ): Float64Array | undefined {
-  const gram = new Float64Array(width * width);
-  const moment = new Float64Array(width);
+  const equations = new NormalEquations(width);
   const row = new Float64Array(width);
-  let rows = 0;
   forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
-    if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) return;
-    for (let a = 0; a < width; a++) {
-      moment[a]! += row[a]! * actual;
-      for (let b = 0; b <= a; b++) gram[a * width + b]! += row[a]! * row[b]!;
-    }
-    rows++;
+    if (fillRow(row, zone, features, scale, anchor, pastTs, slot)) equations.add(row, actual);
   });
-  return solveRidge(gram, moment, width, rows);
+  return equations.solve();
 }
