@@ -130,11 +130,7 @@ export class ZoneState {
   profile(visibleEnd: number, weeks = CLIMATOLOGY_WEEKS): Float64Array | null {
     // Slots are far below 1e9: one number keys both.
     const key = weeks * 1e9 + visibleEnd;
-    const cached = this.profiles.get(key);
-    if (cached !== undefined) return cached;
-    const built = this.buildProfile(this.series.values, visibleEnd, weeks);
-    this.profiles.set(key, built);
-    return built;
+    return memo(this.profiles, key, () => this.buildProfile(this.series.values, visibleEnd, weeks));
   }
 
   /**
@@ -144,11 +140,9 @@ export class ZoneState {
    */
   reshapedProfile(visibleEnd: number, days: number): Float64Array | null {
     const key = days * 1e9 + visibleEnd;
-    const cached = this.reshapedProfiles.get(key);
-    if (cached !== undefined) return cached;
-    const profile = this.profile(visibleEnd);
-    let reshaped: Float64Array | null = null;
-    if (profile) {
+    return memo(this.reshapedProfiles, key, () => {
+      const profile = this.profile(visibleEnd);
+      if (!profile) return null;
       const { step, values } = this.series;
       const perDay = DAY_SECONDS / step;
       const sums = new Float64Array(perDay);
@@ -160,13 +154,11 @@ export class ZoneState {
         sums[ofWeek % perDay]! += value - profile[ofWeek]!;
         counts[ofWeek % perDay]! += 1;
       }
-      reshaped = profile.map((value, ofWeek) => {
+      return profile.map((value, ofWeek) => {
         const hour = ofWeek % perDay;
         return counts[hour]! > 0 ? value + sums[hour]! / counts[hour]! : value;
       });
-    }
-    this.reshapedProfiles.set(key, reshaped);
-    return reshaped;
+    });
   }
 
   /**
@@ -200,37 +192,34 @@ export class ZoneState {
     weightOf: Float64Array,
     cache: Map<number, Float64Array | null>,
   ): Float64Array | null {
-    const cached = cache.get(visibleEnd);
-    if (cached !== undefined) return cached;
-    const { step, values } = this.series;
-    const perDay = DAY_SECONDS / step;
-    const sums = new Float64Array(perDay);
-    const weights = new Float64Array(perDay);
-    let seen = 0;
-    let total = 0;
-    let totalWeight = 0;
-    for (let slot = Math.max(0, visibleEnd - weightOf.length); slot < visibleEnd; slot++) {
-      const value = values[slot]!;
-      if (Number.isNaN(value)) continue;
-      const weight = weightOf[visibleEnd - 1 - slot]!;
-      const ofDay = this.slotOfWeek(slot) % perDay;
-      sums[ofDay]! += weight * value;
-      weights[ofDay]! += weight;
-      seen++;
-      total += weight * value;
-      totalWeight += weight;
-    }
-    let built: Float64Array | null = null;
-    if (seen * step >= MIN_HISTORY_SECONDS) {
+    return memo(cache, visibleEnd, () => {
+      const { step, values } = this.series;
+      const perDay = DAY_SECONDS / step;
+      const sums = new Float64Array(perDay);
+      const weights = new Float64Array(perDay);
+      let seen = 0;
+      let total = 0;
+      let totalWeight = 0;
+      for (let slot = Math.max(0, visibleEnd - weightOf.length); slot < visibleEnd; slot++) {
+        const value = values[slot]!;
+        if (Number.isNaN(value)) continue;
+        const weight = weightOf[visibleEnd - 1 - slot]!;
+        const ofDay = this.slotOfWeek(slot) % perDay;
+        sums[ofDay]! += weight * value;
+        weights[ofDay]! += weight;
+        seen++;
+        total += weight * value;
+        totalWeight += weight;
+      }
+      if (seen * step < MIN_HISTORY_SECONDS) return null;
       const mean = total / totalWeight;
-      built = new Float64Array(this.slotsPerWeek);
+      const built = new Float64Array(this.slotsPerWeek);
       for (let index = 0; index < built.length; index++) {
         const ofDay = index % perDay;
         built[index] = weights[ofDay]! > 0 ? sums[ofDay]! / weights[ofDay]! : mean;
       }
-    }
-    cache.set(visibleEnd, built);
-    return built;
+      return built;
+    });
   }
 
   /** The daily profile's weight of a value `k` slots before the newest, by `k` (a table: the
@@ -255,11 +244,9 @@ export class ZoneState {
    * daily profile is.
    */
   dailyWeeklyProfile(visibleEnd: number): Float64Array | null {
-    const cached = this.dailyWeeklyProfiles.get(visibleEnd);
-    if (cached !== undefined) return cached;
-    const daily = this.dailyProfile(visibleEnd);
-    let built: Float64Array | null = null;
-    if (daily) {
+    return memo(this.dailyWeeklyProfiles, visibleEnd, () => {
+      const daily = this.dailyProfile(visibleEnd);
+      if (!daily) return null;
       const { step, values } = this.series;
       const perDay = DAY_SECONDS / step;
       const perWeek = this.slotsPerWeek;
@@ -289,23 +276,19 @@ export class ZoneState {
         }
       }
       // `start` lies at slot-of-week 0: sums[k] is slot of the week k, as the profile's index.
-      built = daily.map((value, ofWeek) =>
+      return daily.map((value, ofWeek) =>
         counts[ofWeek]! > 0 ? value + sums[ofWeek]! / counts[ofWeek]! : value,
       );
-    }
-    this.dailyWeeklyProfiles.set(visibleEnd, built);
-    return built;
+    });
   }
 
   /** The same profile of the zone's total generation, when the inputs carry it. */
   generationProfile(visibleEnd: number): Float64Array | null {
     const generation = this.inputs.generation;
     if (!generation) return null;
-    const cached = this.generationProfiles.get(visibleEnd);
-    if (cached !== undefined) return cached;
-    const built = this.buildProfile(generation.values, visibleEnd, CLIMATOLOGY_WEEKS);
-    this.generationProfiles.set(visibleEnd, built);
-    return built;
+    return memo(this.generationProfiles, visibleEnd, () =>
+      this.buildProfile(generation.values, visibleEnd, CLIMATOLOGY_WEEKS),
+    );
   }
 
   private buildProfile(
@@ -349,4 +332,13 @@ export class ZoneState {
     }
     return profile;
   }
+}
+
+/** The value `cache` holds for `key`, built and kept on the first ask (null, too, is kept). */
+function memo<V>(cache: Map<number, V>, key: number, build: () => V): V {
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  const built = build();
+  cache.set(key, built);
+  return built;
 }
