@@ -16,6 +16,10 @@ import { CLIMATOLOGY_WEEKS, WEEKLY_OFFSET_WEEKS } from './zone-state.js';
  * The forecast models: pure functions of what was known at an issue time, versioned as
  * `name@version` (a change in what a model computes is a new version). docs/forecast.md describes
  * them; the backtest (backtest.ts) measures them and decides which one serves each horizon bucket.
+ * This file lists the candidates; each family has its own file (baselines, profile-models,
+ * upstream-regression, upstream-corrected, departure-regression, operator-forecast), on what they
+ * share: the zone's inputs and features (zone-state.ts), the model's contract and its anchor at an
+ * issue (forecast-model.ts), and the least squares (linalg.ts).
  */
 
 /**
