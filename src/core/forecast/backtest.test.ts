@@ -30,6 +30,7 @@ import { ZoneState } from './zone-state.js';
 
 describe('the backtest', () => {
   const { weeks, length } = TWELVE_WEEKS;
+
   it('the backtest scores out of sample, picks the better model per bucket and calibrates its band', () => {
     const { zone, result } = backtestWindyZone();
     // Every 6 hours.

@@ -17,6 +17,7 @@ import { type ZoneInputs, ZoneState } from './zone-state.js';
 
 describe('the models', () => {
   const { length } = TWELVE_WEEKS;
+
   it('climatology reproduces an exactly weekly series and persistence holds the newest value', () => {
     const points = Array.from({ length: length - 72 }, (_, slot) => ({
       ts: START + slot * H,

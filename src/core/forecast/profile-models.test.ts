@@ -10,6 +10,7 @@ import { DAILY_PROFILE, DAILY_WEEKLY } from './profile-models.js';
 
 describe('the profile models', () => {
   const { length } = TWELVE_WEEKS;
+
   it("the daily profile follows the recent days' hour of the day, the newer days weighing more", () => {
     // The daily swing grows from 40 to 160 in the last ten days (spring sun); every weekend is
     // 40 lower, which the hour of the day does not see.

@@ -8,6 +8,7 @@ import { ZoneState } from './zone-state.js';
 
 describe('the models corrected by upstream forecasts', () => {
   const { length } = TWELVE_WEEKS;
+
   it('the daily profile corrected by the wind forecast orders the next day by the wind', () => {
     const { inputs, truth } = windyZone(100);
     const zone = new ZoneState(inputs);

@@ -6,6 +6,7 @@ import { ZoneState } from './zone-state.js';
 
 describe('the upstream regression', () => {
   const { length } = TWELVE_WEEKS;
+
   it('the regression learns intensity from the forecast wind share and beats the climatology', () => {
     const { inputs, truth } = windyZone(100);
     const zone = new ZoneState(inputs);
