@@ -25,20 +25,15 @@ import {
   ISSUE_EVERY_HOURS,
   SERVED,
 } from '../../src/core/forecast/backtest.js';
-import {
-  CANDIDATE_MODELS,
-  CLIMATOLOGY_ANOMALY,
-  LOOKBACK_SECONDS,
-  PERSISTENCE,
-  type ZoneInputs,
-  ZoneState,
-} from '../../src/core/forecast/models.js';
+import { CLIMATOLOGY_ANOMALY, PERSISTENCE } from '../../src/core/forecast/baselines.js';
+import { CANDIDATE_MODELS, LOOKBACK_SECONDS } from '../../src/core/forecast/models.js';
 import {
   DAY_SECONDS,
   HORIZON_HOURS,
   HOUR_SECONDS,
   IssuedSeries,
 } from '../../src/core/forecast/series.js';
+import { type ZoneInputs, ZoneState } from '../../src/core/forecast/zone-state.js';
 import { loadZoneInputs } from '../../src/forecast/inputs.js';
 import { createStore } from '../../src/storage/create-store.js';
 import { loadRealHistory, realHistoryZones } from '../real-history/history.js';

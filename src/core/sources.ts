@@ -31,8 +31,8 @@ export interface SourceInfo {
    */
   readonly forecastKinds: Readonly<Record<string, string>>;
   /**
-   * The stored forecasts each model input is read from (core/forecast/models.ts `UpstreamInputs`),
-   * by input.
+   * The stored forecasts each model input is read from (core/forecast/zone-state.ts
+   * `UpstreamInputs`), by input.
    */
   readonly modelInputs: Readonly<Record<string, string>>;
 }

@@ -1,12 +1,9 @@
 import type { BacktestRun, ForecastBasis, ZoneBacktest } from '../core/forecast/backtest.js';
-import {
-  CarriedFits,
-  LOOKBACK_SECONDS,
-  UPSTREAM_LOOKBACK_SECONDS,
-  ZoneState,
-} from '../core/forecast/models.js';
+import { CarriedFits } from '../core/forecast/departure-regression.js';
+import { LOOKBACK_SECONDS, UPSTREAM_LOOKBACK_SECONDS } from '../core/forecast/models.js';
 import { prepareForecast, type ZoneForecast } from '../core/forecast/prepare.js';
 import { HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
+import { ZoneState } from '../core/forecast/zone-state.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 import { forecastBases, loadZoneInputs } from './inputs.js';

@@ -1,5 +1,5 @@
 import type { ForecastBasis } from '../core/forecast/backtest.js';
-import type { UpstreamInputs, ZoneInputs } from '../core/forecast/models.js';
+import type { UpstreamInputs, ZoneInputs } from '../core/forecast/zone-state.js';
 import { IssuedSeries, regularSeries, type Grid } from '../core/forecast/series.js';
 import type { Mix } from '../core/reading.js';
 import { SOURCE_INFO, type SourceId, type ForecastKind } from '../core/sources.js';
@@ -73,7 +73,8 @@ export async function loadZoneInputs(
     if (rows.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(rows, grid);
   }
   // Wind and solar forecasts without a load or generation forecast: the published generation's
-  // hour-of-week mean stands in for the load (models.ts). Read only then: mixes are heavier.
+  // hour-of-week mean stands in for the load (core/forecast/upstream-regression.ts). Read only
+  // then: mixes are heavier.
   const needsGeneration =
     (upstream.wind || upstream.solar) && !(upstream.load || upstream.generation);
   const generation = needsGeneration

@@ -6,13 +6,10 @@ import {
   issueTimes,
   type ZoneBacktest,
 } from '../core/forecast/backtest.js';
-import {
-  CANDIDATE_MODELS,
-  LOOKBACK_SECONDS,
-  OPERATOR_FORECAST,
-  ZoneState,
-} from '../core/forecast/models.js';
+import { CANDIDATE_MODELS, LOOKBACK_SECONDS } from '../core/forecast/models.js';
+import { OPERATOR_FORECAST } from '../core/forecast/operator-forecast.js';
 import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
+import { ZoneState } from '../core/forecast/zone-state.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 import { forecastBases, loadZoneInputs } from './inputs.js';

@@ -1,17 +1,10 @@
 import type { Basis } from '../factors.js';
-import {
-  CANDIDATE_MODELS,
-  CLIMATOLOGY,
-  CLIMATOLOGY_ANOMALY,
-  type ForecastModel,
-  horizonEnd,
-  OPERATOR_FORECAST,
-  PERSISTENCE,
-  type UpstreamInputs,
-  WEEKLY_PROFILE,
-  type ZoneInputs,
-  ZoneState,
-} from './models.js';
+import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js';
+import { type ForecastModel, horizonEnd } from './forecast-model.js';
+import { CANDIDATE_MODELS } from './models.js';
+import { OPERATOR_FORECAST } from './operator-forecast.js';
+import { CLIMATOLOGY } from './profile-models.js';
+import { type UpstreamInputs, type ZoneInputs, ZoneState } from './zone-state.js';
 import { reshapeDay, weighDayShapes } from './day-shape.js';
 import { blendHandOvers } from './hand-over.js';
 import {

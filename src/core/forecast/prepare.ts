@@ -1,14 +1,11 @@
 import { combine, fillFrom, type ForecastBasis, SERVED, type ZoneBacktest } from './backtest.js';
 import { blendHandOvers } from './hand-over.js';
 import { reshapeDay } from './day-shape.js';
-import {
-  CANDIDATE_MODELS,
-  CLIMATOLOGY,
-  type ForecastModel,
-  horizonEnd,
-  OPERATOR_FORECAST,
-  type ZoneState,
-} from './models.js';
+import { type ForecastModel, horizonEnd } from './forecast-model.js';
+import { CANDIDATE_MODELS } from './models.js';
+import { OPERATOR_FORECAST } from './operator-forecast.js';
+import { CLIMATOLOGY } from './profile-models.js';
+import type { ZoneState } from './zone-state.js';
 import {
   bucketIndex,
   HORIZON_BUCKETS,

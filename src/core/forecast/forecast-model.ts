@@ -1,0 +1,124 @@
+import { DAY_SECONDS, HORIZON_BUCKETS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
+import type { ZoneState } from './zone-state.js';
+
+/**
+ * What every model is and shares: the model's contract, its anchor at an issue (the profile and
+ * the newest value), the daily base, and the past issues a model is fitted on.
+ */
+
+/** One issue: the time it is made and the first slot it cannot see (its actuals end there). */
+export interface Issue {
+  readonly issueTs: number;
+  /** Slots before this one may hold published values; this one and later are forecast. */
+  readonly visibleEnd: number;
+}
+
+export interface ForecastModel {
+  readonly id: string;
+  /**
+   * Values for slots `issue.visibleEnd` up to (excluding) `end`; NaN where the model has nothing
+   * to say (the caller falls back to another model there).
+   */
+  predict(zone: ZoneState, issue: Issue, end: number): Float64Array;
+  /** What the model reads of the zone's inputs (the skill table records it). */
+  inputsOf(zone: ZoneState): readonly string[];
+  /** Whether the model has anything to say of the zone (default: yes); else it is no candidate. */
+  appliesTo?(zone: ZoneState): boolean;
+}
+
+export const HISTORY_ONLY = (): readonly string[] => ['history'];
+
+/** Days of earlier issues a regression is fitted on. */
+export const TRAINING_DAYS = 35;
+
+/** What every model starts from at one issue: the profile, the newest value and its anomaly. */
+export interface Anchor {
+  /** The first slot the issue could not see. */
+  readonly visibleEnd: number;
+  readonly profile: Float64Array;
+  readonly latestSlot: number;
+  readonly latest: number;
+  readonly anomaly: number;
+  /** The hour-of-week mean generation, where the inputs carry the generation. */
+  readonly generationProfile: Float64Array | null;
+  /** The recent days' hour-of-day profile (`ZoneState.dailyProfile`), else the profile. */
+  readonly dailyProfile: Float64Array;
+}
+
+export function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
+  const profile = zone.profile(visibleEnd);
+  const latestSlot = zone.latestSlot(visibleEnd);
+  if (!profile || latestSlot < 0) return null;
+  const latest = zone.series.values[latestSlot]!;
+  return {
+    visibleEnd,
+    profile,
+    latestSlot,
+    latest,
+    anomaly: latest - profile[zone.slotOfWeek(latestSlot)]!,
+    generationProfile: zone.generationProfile(visibleEnd),
+    dailyProfile: zone.dailyProfile(visibleEnd) ?? profile,
+  };
+}
+
+export const nanArray = (length: number): Float64Array =>
+  new Float64Array(Math.max(0, length)).fill(Number.NaN);
+
+/** The daily profile plus the newest value's departure from it, decaying over a day. */
+export function dailyBase(zone: ZoneState, anchor: Anchor, slot: number): number {
+  const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
+  const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
+  return (
+    anchor.dailyProfile[zone.slotOfWeek(slot)]! +
+    (anchor.latest - anchor.dailyProfile[latestOfWeek]!) * Math.exp(-hoursAfter / DAY_HOURS)
+  );
+}
+
+const DAY_HOURS = 24;
+
+/**
+ * Calls `visit` with every target of `bucket` of the daily issues of the previous `days`
+ * days (at the issue's time of day) whose value is published by the present issue, with what that
+ * past issue knew: its anchor and its time. Nowcasts count with the first bucket.
+ */
+export function forEachTrainingTarget(
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+  visit: (anchor: Anchor, pastTs: number, slot: number, actual: number) => void,
+  days = TRAINING_DAYS,
+): void {
+  const values = zone.series.values;
+  for (let day = 1; day <= days; day++) {
+    const pastTs = issue.issueTs - day * DAY_SECONDS;
+    const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
+    const anchor = anchorOf(zone, pastEnd);
+    if (!anchor) continue;
+    const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
+    const firstSlot = bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd);
+    const lastSlot = Math.min(bucketEnd, issue.visibleEnd);
+    for (let slot = firstSlot; slot < lastSlot; slot++) {
+      const actual = values[slot]!;
+      if (!Number.isNaN(actual)) visit(anchor, pastTs, slot, actual);
+    }
+  }
+}
+
+/** The last slot (exclusive) a forecast issued at `issueTs` reaches, `hours` ahead. */
+export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOURS): number {
+  const { startTs, step } = zone.series;
+  return Math.ceil((issueTs + hours * HOUR_SECONDS - startTs) / step);
+}
+
+/** Slots `[first, end)` whose horizon from `issueTs` falls in `bucket`. */
+export function bucketSlots(zone: ZoneState, issueTs: number, bucket: number): [number, number] {
+  const { first, last } = HORIZON_BUCKETS[bucket]!;
+  const { startTs, step } = zone.series;
+  // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last]: the first slot
+  // past `hours` hours is floor((issueTs + hours h - step - startTs) / step) + 1.
+  const base = issueTs - step - startTs;
+  return [
+    Math.floor((base + (first - 1) * HOUR_SECONDS) / step) + 1,
+    Math.floor((base + last * HOUR_SECONDS) / step) + 1,
+  ];
+}

@@ -1,0 +1,95 @@
+/**
+ * The linear algebra of the regressions: least squares with a ridge penalty, by Gaussian
+ * elimination.
+ */
+
+/** The ridge penalty, relative to each feature's variance. */
+const RIDGE = 1e-2;
+
+/** The normal equations of a least-squares fit (their lower triangle), summed row by row. */
+export class NormalEquations {
+  readonly gram: Float64Array;
+  readonly moment: Float64Array;
+  rows = 0;
+
+  constructor(readonly width: number) {
+    this.gram = new Float64Array(width * width);
+    this.moment = new Float64Array(width);
+  }
+
+  /** Adds a row whose first `x.length` columns are `x` (a caller adds any others), target `y`. */
+  add(x: Float64Array, y: number): void {
+    const { gram, moment, width } = this;
+    for (let a = 0; a < x.length; a++) {
+      moment[a]! += x[a]! * y;
+      for (let b = 0; b <= a; b++) gram[a * width + b]! += x[a]! * x[b]!;
+    }
+    this.rows++;
+  }
+
+  /** The coefficients, with the ridge penalty; undefined with too few rows to fit. */
+  solve(): Float64Array | undefined {
+    return solveRidge(this.gram, this.moment, this.width, this.rows);
+  }
+}
+
+/**
+ * Solves the normal equations whose lower triangle `gram` holds, with the ridge penalty;
+ * undefined with too few rows to fit.
+ */
+function solveRidge(
+  gram: Float64Array,
+  moment: Float64Array,
+  width: number,
+  rows: number,
+): Float64Array | undefined {
+  if (rows < 8 * width) return undefined;
+  for (let a = 0; a < width; a++) {
+    for (let b = 0; b < a; b++) gram[b * width + a] = gram[a * width + b]!;
+  }
+  // Ridge on everything but the intercept, relative to each feature's own variance (not its
+  // second moment: that would shrink a feature with a large mean, the profile, towards the
+  // intercept), and a floor so that a feature that is zero throughout (solar in the night hours
+  // of a winter bucket) gets a weight of zero instead of a singular system.
+  for (let a = 1; a < width; a++) {
+    const spread = Math.max(0, gram[a * width + a]! - gram[a * width]! ** 2 / rows);
+    gram[a * width + a] = gram[a * width + a]! + RIDGE * spread + 1e-9 * rows + 1e-12;
+  }
+  return solve(gram, moment, width);
+}
+
+/** Solves the symmetric system by Gaussian elimination with partial pivoting. */
+function solve(matrix: Float64Array, vector: Float64Array, size: number): Float64Array | undefined {
+  const a = Float64Array.from(matrix);
+  const b = Float64Array.from(vector);
+  for (let column = 0; column < size; column++) {
+    let pivot = column;
+    for (let r = column + 1; r < size; r++) {
+      if (Math.abs(a[r * size + column]!) > Math.abs(a[pivot * size + column]!)) pivot = r;
+    }
+    if (Math.abs(a[pivot * size + column]!) < 1e-12) return undefined;
+    if (pivot !== column) {
+      for (let c = 0; c < size; c++) {
+        const held = a[column * size + c]!;
+        a[column * size + c] = a[pivot * size + c]!;
+        a[pivot * size + c] = held;
+      }
+      const held = b[column]!;
+      b[column] = b[pivot]!;
+      b[pivot] = held;
+    }
+    for (let r = column + 1; r < size; r++) {
+      const factor = a[r * size + column]! / a[column * size + column]!;
+      if (factor === 0) continue;
+      for (let c = column; c < size; c++) a[r * size + c]! -= factor * a[column * size + c]!;
+      b[r]! -= factor * b[column]!;
+    }
+  }
+  const x = new Float64Array(size);
+  for (let r = size - 1; r >= 0; r--) {
+    let sum = b[r]!;
+    for (let c = r + 1; c < size; c++) sum -= a[r * size + c]! * x[c]!;
+    x[r] = sum / a[r * size + r]!;
+  }
+  return x.every(Number.isFinite) ? x : undefined;
+}

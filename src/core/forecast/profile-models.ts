@@ -1,0 +1,146 @@
+import {
+  type Anchor,
+  anchorOf,
+  forEachTrainingTarget,
+  type ForecastModel,
+  HISTORY_ONLY,
+  type Issue,
+  nanArray,
+} from './forecast-model.js';
+import { bucketIndex, HORIZON_BUCKETS, HOUR_SECONDS, horizonHours, servedHours } from './series.js';
+import { CLIMATOLOGY_WEEKS, type ZoneState } from './zone-state.js';
+
+/**
+ * The profile models: an hour-of-week or hour-of-day profile plus the newest value's departure
+ * from it, decaying, the profile and the decay chosen per horizon bucket on past issues.
+ */
+
+/**
+ * The hour-of-week profile plus the newest value's departure from it, decaying: per horizon
+ * bucket, with the profile's window (the last 4 or 10 weeks) and the e-folding time (from an hour
+ * to never) that did best on the issues of the previous 35 days at the same time of day. A zone
+ * whose values drift slowly keeps its departure (the newest value carried along the profile's
+ * shape), one ruled by its daily cycle drops it; one whose mix changed lately (a season, a plant)
+ * follows the shorter window.
+ */
+export const CLIMATOLOGY: ForecastModel = profileModel('climatology@3', [
+  { weeks: CLIMATOLOGY_WEEKS },
+  { weeks: 4 },
+  { weeks: CLIMATOLOGY_WEEKS, reshapeDays: 7 },
+]);
+
+/**
+ * The recent days' hour-of-day profile (`ZoneState.dailyProfile`: six weeks, each day weighing
+ * half as much a week further back) plus the newest value's departure from it, decaying with the
+ * e-folding time chosen per bucket as the climatology's is. Blind to the day of the week, it
+ * orders the hours of the next day by many recent days instead of ten weeks of one weekday: what
+ * placing a job needs.
+ */
+export const DAILY_PROFILE: ForecastModel = profileModel('daily-profile@1', [{ daily: true }]);
+
+/**
+ * The daily profile with the day of the week's departures from it learned over a year
+ * (`ZoneState.dailyWeeklyProfile`), plus the newest value's departure decaying as the daily
+ * profile's does.
+ */
+export const DAILY_WEEKLY: ForecastModel = profileModel('daily-weekly@1', [
+  { daily: true, weekly: true },
+]);
+
+/** The e-folding times a profile model chooses from, in hours; the first without training data. */
+const DECAY_HOURS = [8, 1, 3, 24, 72, 240, Number.POSITIVE_INFINITY];
+
+/**
+ * A profile a model may follow: the last `weeks` weeks of the hour of the week, reshaped by the
+ * recent days, or the recent days' hour of the day.
+ */
+type ProfileWindow =
+  | { readonly weeks: number; readonly reshapeDays?: number; readonly daily?: undefined }
+  | { readonly daily: true; readonly weekly?: true };
+
+function windowProfile(
+  zone: ZoneState,
+  visibleEnd: number,
+  window: ProfileWindow,
+): Float64Array | null {
+  if (window.daily) {
+    return window.weekly ? zone.dailyWeeklyProfile(visibleEnd) : zone.dailyProfile(visibleEnd);
+  }
+  return window.reshapeDays
+    ? zone.reshapedProfile(visibleEnd, window.reshapeDays)
+    : zone.profile(visibleEnd, window.weeks);
+}
+
+/**
+ * A profile plus the newest value's departure from it, decaying; per bucket, the profile among
+ * `windows` (the first without training data) and the e-folding time that did best.
+ */
+function profileModel(id: string, windows: readonly ProfileWindow[]): ForecastModel {
+  return {
+    id,
+    inputsOf: HISTORY_ONLY,
+    predict(zone, issue, end) {
+      const out = nanArray(end - issue.visibleEnd);
+      const anchor = anchorOf(zone, issue.visibleEnd);
+      if (!anchor) return out;
+      const fits = HORIZON_BUCKETS.map((_, bucket) => fitProfile(zone, issue, bucket, windows));
+      const step = zone.series.step;
+      const latestWeek = zone.slotOfWeek(anchor.latestSlot);
+      for (let i = 0; i < out.length; i++) {
+        const slot = issue.visibleEnd + i;
+        const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
+        const { window, decayHours } = fits[bucketIndex(hours)]!;
+        const profile = windowProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
+        const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+        out[i] =
+          profile[zone.slotOfWeek(slot)]! +
+          (anchor.latest - profile[latestWeek]!) * Math.exp(-hoursAfter / decayHours);
+      }
+      return out;
+    },
+  };
+}
+
+function fitProfile(
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+  windows: readonly ProfileWindow[],
+): { window: ProfileWindow; decayHours: number } {
+  const decays = DECAY_HOURS.length;
+  const errors = new Float64Array(windows.length * decays);
+  const step = zone.series.step;
+  const decay = new Float64Array(decays);
+  // The past issues' profiles of each window, looked up once per past issue, not per target.
+  let profilesOf: Anchor | undefined;
+  const profiles: (Float64Array | null)[] = [];
+  forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
+    if (anchor !== profilesOf) {
+      profilesOf = anchor;
+      windows.forEach((window, w) => {
+        profiles[w] = windowProfile(zone, anchor.visibleEnd, window);
+      });
+    }
+    const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+    for (let k = 0; k < decays; k++) decay[k] = Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+    const ofWeek = zone.slotOfWeek(slot);
+    const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
+    for (let w = 0; w < windows.length; w++) {
+      const profile = profiles[w];
+      if (!profile) {
+        // Not enough history for this window then: it is not chosen.
+        errors.fill(Number.POSITIVE_INFINITY, w * decays, (w + 1) * decays);
+        continue;
+      }
+      const value = profile[ofWeek]!;
+      const anomaly = anchor.latest - profile[latestOfWeek]!;
+      for (let k = 0; k < decays; k++) {
+        const forecast = value + anomaly * decay[k]!;
+        errors[w * decays + k]! += (forecast - actual) ** 2;
+      }
+    }
+  });
+  let best = 0;
+  for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
+  return { window: windows[Math.floor(best / decays)]!, decayHours: DECAY_HOURS[best % decays]! };
+}
