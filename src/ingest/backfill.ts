@@ -101,36 +101,43 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
         const limits = { signal: noFurtherZone.signal };
         const forecasts = withForecasts ? { window: missing } : undefined;
         for await (const outcome of adapter.fetch(chunk.zones, missing, limits, forecasts)) {
-          if ('error' in outcome) failed.add(outcome.zone);
-          if (isForecastOutcome(outcome)) {
-            if ('error' in outcome) {
-              chunkErrors.push(
-                `${outcome.zone}: forecasts: ${adapter.scrub(outcome.error.message)}`,
-              );
-            } else if ('forecasts' in outcome && !('readings' in outcome)) {
+          switch (outcome.kind) {
+            case 'forecasts':
               forecastsStored += addZoneForecasts(
                 pending,
                 outcome.zone,
                 outcome.forecasts,
                 missing,
               );
+              break;
+            case 'forecasts-failed':
+              failed.add(outcome.zone);
+              chunkErrors.push(
+                `${outcome.zone}: forecasts: ${adapter.scrub(outcome.error.message)}`,
+              );
+              break;
+            case 'actuals-failed':
+              failed.add(outcome.zone);
+              chunkErrors.push(`${outcome.zone}: ${adapter.scrub(outcome.error.message)}`);
+              break;
+            case 'mixes':
+              chunkPoints += await addZoneMixes(pending, outcome.zone, outcome, missing);
+              break;
+            case 'readings': {
+              answered.add(outcome.zone);
+              const quality = await addZoneReadings(pending, outcome.zone, outcome, missing);
+              chunkPoints += quality.pointsStored;
+              incompleteHours += quality.incompleteHours;
+              break;
             }
+          }
+          if (isForecastOutcome(outcome)) {
             const stop = stopsForecasts(outcome);
             if (stop !== null && !forecastsGivenUp) {
               forecastsGivenUp = true;
               chunkErrors.push(`${adapter.source}: forecasts given up: ${stop}`);
             }
             continue;
-          }
-          if ('error' in outcome) {
-            chunkErrors.push(`${outcome.zone}: ${adapter.scrub(outcome.error.message)}`);
-          } else if ('mixes' in outcome) {
-            chunkPoints += await addZoneMixes(pending, outcome.zone, outcome, missing);
-          } else if ('readings' in outcome) {
-            answered.add(outcome.zone);
-            const quality = await addZoneReadings(pending, outcome.zone, outcome, missing);
-            chunkPoints += quality.pointsStored;
-            incompleteHours += quality.incompleteHours;
           }
           const stop = stopsSource(outcome);
           if (stop !== null && givenUp === undefined) {

@@ -108,6 +108,18 @@ export function eiaStoredForecasts(
 }
 
 /**
+ * The codes of the api.data.gov gateway in front of EIA for a refused key
+ * (https://developer.nrel.gov/docs/errors, the gateway's list), whatever the HTTP status.
+ */
+const KEY_REFUSALS: ReadonlySet<string> = new Set([
+  'API_KEY_MISSING',
+  'API_KEY_INVALID',
+  'API_KEY_DISABLED',
+  'API_KEY_UNAUTHORIZED',
+  'API_KEY_UNVERIFIED',
+]);
+
+/**
  * Reads every page of one query (upstreams README §2.1): stops at `offset >= total`, steps by
  * the rows that came back. Rejects with an UpstreamError when any page fails.
  */
@@ -129,7 +141,7 @@ async function readAllPages<T extends { rows: number; total: number; dropped: re
     const page = parse(body);
     if (page.kind === 'upstream-error') {
       const text = client.http.scrub(`${page.code} ${page.message}`.trim());
-      const kind = /API_KEY/i.test(text) ? 'auth' : 'invalid';
+      const kind = KEY_REFUSALS.has(page.code) ? 'auth' : 'invalid';
       throw new UpstreamError(kind, `us-agency: request refused: ${text}`, {
         failure: kind === 'auth' ? 'auth' : 'rejected',
       });

@@ -31,12 +31,13 @@ export const ENTSOE_UPSTREAM: UpstreamDefinition = {
         eachZone(
           zones,
           limits,
-          (zone) => fetchEntsoeZone(client, zone, window, limits),
+          { kind: 'readings', fetch: (zone) => fetchEntsoeZone(client, zone, window, limits) },
           // The day-ahead forecasts, one feed per document type, after the actuals.
           ...ENTSOE_FORECAST_DOCUMENTS.map((documentType) =>
             forecasts
               ? {
-                  forecasts: (zone: Zone) =>
+                  kind: 'forecasts' as const,
+                  fetch: (zone: Zone) =>
                     fetchEntsoeForecasts(
                       client,
                       zone,
