@@ -176,6 +176,46 @@ async function fetchFeed(zone: Zone, feed: ZoneFeed): Promise<ZoneOutcome> {
   }
 }
 
+/**
+ * How every parser (`<name>/parse.ts`) reports a reply that is not data: the upstream's refusal in
+ * an error document, whatever the HTTP status, or a payload it cannot use.
+ */
+export type PayloadFailure =
+  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
+  | { readonly kind: 'invalid-payload'; readonly detail: string };
+
+/** The words of a payload failure's message, where an upstream's feeds need their own. */
+export interface PayloadWords {
+  /** The refusal's words; its message when absent. */
+  readonly refusal?: (refused: { readonly code: string; readonly message: string }) => string;
+  /** What was refused: `request` when absent. */
+  readonly request?: string;
+  /** What could not be used: `payload` when absent. */
+  readonly payload?: string;
+}
+
+/**
+ * A parser's payload failure as the UpstreamError ingestion sorts: a refusal is `rejected` (the
+ * same request would be refused again), an unusable payload `invalid-payload`; both are of kind
+ * `invalid` (nothing stored, the failure reported). `where` opens the message.
+ */
+export function payloadFailure(
+  failure: PayloadFailure,
+  where: string,
+  {
+    refusal = ({ message }) => message,
+    request = 'request',
+    payload = 'payload',
+  }: PayloadWords = {},
+): UpstreamError {
+  if (failure.kind === 'upstream-error') {
+    return new UpstreamError('invalid', `${where}: ${request} refused: ${refusal(failure)}`, {
+      failure: 'rejected',
+    });
+  }
+  return new UpstreamError('invalid', `${where}: unusable ${payload}: ${failure.detail}`);
+}
+
 /** Cancellation passes through; anything else unexpected is reported as an invalid payload. */
 export function asUpstreamError(error: unknown, signal: AbortSignal | undefined): UpstreamError {
   if (signal?.aborted) throw error;

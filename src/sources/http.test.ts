@@ -175,8 +175,17 @@ describe('createUpstreamHttp', () => {
   it('cuts a retry wait short when the caller aborts', async () => {
     answerInTurn({ status: 503, headers: { 'retry-after': '30' } });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('shutting down')), 50);
-    const { http, url } = client({ clock: systemClock });
+    // Shut down once the retry wait has begun (not after a wall-clock delay, which a loaded
+    // machine may outlast before the first answer): the real clock's sleep must end at once.
+    const clock: Clock = {
+      ...systemClock,
+      sleep: (ms, signal) => {
+        const slept = systemClock.sleep(ms, signal);
+        controller.abort(new Error('shutting down'));
+        return slept;
+      },
+    };
+    const { http, url } = client({ clock });
     const started = performance.now();
     await expect(http.getText(url, { signal: controller.signal })).rejects.toThrow('shutting down');
     // Not cut short, it would wait the 30 s the upstream asked for.

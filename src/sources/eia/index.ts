@@ -7,6 +7,7 @@ import type { StoredForecast } from '../../core/reading.js';
 import { type ForecastKind, forecastKindsOf } from '../../core/sources.js';
 import type { Zone } from '../../core/zones.js';
 import { UpstreamError, type RequestLimits, type TimeWindow, type UpstreamHttp } from '../http.js';
+import { payloadFailure, type PayloadFailure } from '../adapter.js';
 import { parseFuelTypeData } from './parse.js';
 import { parseRegionData } from './parse-region.js';
 import { eiaFuelTypeUrl, eiaRegionDataUrl } from './request.js';
@@ -126,12 +127,7 @@ const KEY_REFUSALS: ReadonlySet<string> = new Set([
 async function readAllPages<T extends { rows: number; total: number; dropped: readonly string[] }>(
   client: EiaClient,
   urlAt: (offset: number) => string,
-  parse: (
-    body: string,
-  ) =>
-    | ({ kind: 'generation' | 'region-data' } & T)
-    | { kind: 'upstream-error'; code: string; message: string }
-    | { kind: 'invalid-payload'; detail: string },
+  parse: (body: string) => ({ kind: 'generation' | 'region-data' } & T) | PayloadFailure,
   route: string,
   take: (page: T) => void,
   limits: RequestLimits,
@@ -139,15 +135,14 @@ async function readAllPages<T extends { rows: number; total: number; dropped: re
   for (let offset = 0, total = Infinity; offset < total;) {
     const { body } = await client.http.getText(urlAt(offset), limits);
     const page = parse(body);
-    if (page.kind === 'upstream-error') {
+    if (page.kind === 'upstream-error' && KEY_REFUSALS.has(page.code)) {
       const text = client.http.scrub(`${page.code} ${page.message}`.trim());
-      const kind = KEY_REFUSALS.has(page.code) ? 'auth' : 'invalid';
-      throw new UpstreamError(kind, `us-agency: request refused: ${text}`, {
-        failure: kind === 'auth' ? 'auth' : 'rejected',
-      });
+      throw new UpstreamError('auth', `us-agency: request refused: ${text}`, { failure: 'auth' });
     }
-    if (page.kind === 'invalid-payload') {
-      throw new UpstreamError('invalid', `us-agency: unusable payload: ${page.detail}`);
+    if (page.kind === 'upstream-error' || page.kind === 'invalid-payload') {
+      throw payloadFailure(page, 'us-agency', {
+        refusal: ({ code, message }) => client.http.scrub(`${code} ${message}`.trim()),
+      });
     }
     if (page.dropped.length > 0) {
       client.logger?.warn(

@@ -13,6 +13,7 @@ import {
   type TimeWindow,
   type UpstreamHttp,
 } from '../http.js';
+import { payloadFailure } from '../adapter.js';
 import { parseA75 } from './parse.js';
 import {
   parseEntsoeForecast,
@@ -70,11 +71,8 @@ async function fetchGeneration(
     case 'no-data':
       return undefined;
     case 'upstream-error':
-      throw new UpstreamError('invalid', `${where}: request refused: ${parsed.message}`, {
-        failure: 'rejected',
-      });
     case 'invalid-payload':
-      throw new UpstreamError('invalid', `${where}: unusable A75 payload: ${parsed.detail}`);
+      throw payloadFailure(parsed, where, { payload: 'A75 payload' });
     case 'generation':
       if (parsed.dropped.length > 0) {
         client.logger?.warn(
@@ -157,11 +155,8 @@ export async function fetchEntsoeForecasts(
       case 'no-data':
         continue;
       case 'upstream-error':
-        throw new UpstreamError('invalid', `${where}: request refused: ${parsed.message}`, {
-          failure: 'rejected',
-        });
       case 'invalid-payload':
-        throw new UpstreamError('invalid', `${where}: unusable payload: ${parsed.detail}`);
+        throw payloadFailure(parsed, where);
       case 'not-day-ahead':
         throw new UpstreamError(
           'invalid',
