@@ -229,12 +229,7 @@ async function filledUntil(
   window: TimeWindow,
   mixFeed: boolean,
 ): Promise<number> {
-  const stored = new Map(
-    (await pending.store.readStored(zone.code, window.fromTs, window.toTs)).map((row) => [
-      row.ts,
-      row,
-    ]),
-  );
+  const stored = await pending.storedIn(zone.code, window);
   const written = new Map(
     pending.readings.filter((row) => row.zone === zone.code).map((row) => [row.ts, row]),
   );
