@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { Zone } from '../core/zones.js';
-import { splitWindow, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { isForecastOutcome, type SourceAdapter } from '../sources/adapter.js';
 import { createSourceStop } from './sources.js';
-import { floorToHour, HOUR } from '../core/time.js';
+import { floorToHour, HOUR, splitWindow, type TimeWindow } from '../core/time.js';
 import { PendingChunk } from './pending-chunk.js';
 import { addZoneForecasts } from './store-forecasts.js';
 import { addZoneMixes } from './store-mixes.js';

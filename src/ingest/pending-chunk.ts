@@ -1,5 +1,5 @@
 import type { StoredForecast, StoredMix, StoredReading } from '../core/reading.js';
-import type { TimeWindow } from '../sources/http.js';
+import type { TimeWindow } from '../core/time.js';
 import type { ChunkWrite, Store, ZoneWindow } from '../storage/store.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { FailureKind, IngestFailure, IngestReport, ZoneQuality } from '../core/reading.js';
-import { floorToHour, HOUR } from '../core/time.js';
+import { floorToHour, HOUR, type Clock, type TimeWindow } from '../core/time.js';
 import type { Zone } from '../core/zones.js';
-import { systemClock, type Clock, type TimeWindow } from '../sources/http.js';
+import { systemClock } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import type { SourceAdapter, ZoneOutcome } from '../sources/adapter.js';
 import { createSourceStop } from './sources.js';

@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { zonesOfSource } from '../core/zones.js';
 import { failureOf, type SourceAdapter, type ZoneOutcome } from '../sources/adapter.js';
+import type { Clock } from '../core/time.js';
 import {
   createUpstreamHttp,
   scrubSecrets,
   systemClock,
-  type Clock,
   type UpstreamError,
   type UpstreamHttpOptions,
 } from '../sources/http.js';

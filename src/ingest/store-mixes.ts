@@ -1,6 +1,6 @@
 import type { StoredMix, StoredReading } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
-import type { TimeWindow } from '../sources/http.js';
+import type { TimeWindow } from '../core/time.js';
 import type { PendingChunk } from './pending-chunk.js';
 
 /**

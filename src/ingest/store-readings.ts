@@ -1,6 +1,6 @@
 import type { ZoneReadings } from '../core/method.js';
 import type { StoredReading, ZoneQuality } from '../core/reading.js';
-import type { TimeWindow } from '../sources/http.js';
+import type { TimeWindow } from '../core/time.js';
 import type { PendingChunk } from './pending-chunk.js';
 import { sameMix } from './store-mixes.js';
 

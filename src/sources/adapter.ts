@@ -3,11 +3,10 @@ import type { ZoneReadings } from '../core/method.js';
 import type { StoredForecast } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
 import type { Zone } from '../core/zones.js';
+import type { Clock, TimeWindow } from '../core/time.js';
 import {
   UpstreamError,
-  type Clock,
   type RequestLimits,
-  type TimeWindow,
   type UpstreamHttp,
   type UpstreamHttpOptions,
 } from './http.js';

@@ -4,14 +4,13 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { timedClock } from '../../test/support/timed-clock.js';
+import type { Clock } from '../core/time.js';
 import {
   createUpstreamHttp,
   parseRetryAfter,
   scrubSecrets,
-  splitWindow,
   systemClock,
   UpstreamError,
-  type Clock,
   type UpstreamHttpOptions,
 } from './http.js';
 
@@ -344,17 +343,5 @@ describe('parseRetryAfter', () => {
     ['soon', undefined],
   ])('%s → %s ms', (value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected);
-  });
-});
-
-describe('splitWindow', () => {
-  it('cuts at the limit and keeps the remainder', () => {
-    expect(splitWindow({ fromTs: 0, toTs: 250 }, 100)).toEqual([
-      { fromTs: 0, toTs: 100 },
-      { fromTs: 100, toTs: 200 },
-      { fromTs: 200, toTs: 250 },
-    ]);
-    expect(splitWindow({ fromTs: 0, toTs: 100 }, 100)).toEqual([{ fromTs: 0, toTs: 100 }]);
-    expect(splitWindow({ fromTs: 5, toTs: 5 }, 100)).toEqual([]);
   });
 });

@@ -21,6 +21,7 @@
  */
 import type { PlainObject } from '../../core/payload.js';
 import { marketDayStartOf } from '../../core/forecast-issue.js';
+import { isEntsoeForecastDocument, type EntsoeForecastDocument } from '../../core/sources.js';
 import { formatTs, parseInstant } from '../../core/time.js';
 import {
   childOf,
@@ -33,7 +34,6 @@ import {
   type AcknowledgementResult,
 } from './xml.js';
 
-export type EntsoeForecastDocument = 'A69' | 'A65' | 'A71';
 export type EntsoeForecastQuantity = 'wind' | 'solar' | 'load' | 'generation';
 
 /** One forecast interval `[start, end)`, epoch seconds, MW averaged over it. */
@@ -67,7 +67,6 @@ export type EntsoeForecastResult =
     }
   | AcknowledgementResult;
 
-const DOCUMENT_TYPES: ReadonlySet<string> = new Set(['A69', 'A65', 'A71']);
 const SOLAR = 'B16';
 const WIND: ReadonlySet<string> = new Set(['B18', 'B19']);
 
@@ -80,11 +79,12 @@ function invalidPayload(detail: string): EntsoeForecastResult {
 }
 
 function readForecastDocument(body: PlainObject): EntsoeForecastResult {
-  const type = textOf(body, 'type');
-  if (type === undefined || !DOCUMENT_TYPES.has(type)) {
-    return invalidPayload(`GL_MarketDocument of type ${type ?? '(none)'}, not A69, A65 or A71`);
+  const documentType = textOf(body, 'type') ?? null;
+  if (!isEntsoeForecastDocument(documentType)) {
+    return invalidPayload(
+      `GL_MarketDocument of type ${documentType ?? '(none)'}, not A69, A65 or A71`,
+    );
   }
-  const documentType = type as EntsoeForecastDocument;
   const processType = textOf(body, 'process.processType');
   if (processType === undefined) return invalidPayload(`${documentType} without a processType`);
   if (processType !== 'A01') return { kind: 'not-day-ahead', documentType, processType };

@@ -1,6 +1,7 @@
 import type { Zone } from '../../core/zones.js';
 import { eachZone, type UpstreamDefinition } from '../adapter.js';
-import { ENTSOE_FORECAST_DOCUMENTS, fetchEntsoeForecasts, fetchEntsoeZone } from './index.js';
+import { ENTSOE_FORECAST_DOCUMENTS } from '../../core/sources.js';
+import { fetchEntsoeForecasts, fetchEntsoeZone } from './index.js';
 import { ENTSOE_RATE_LIMIT } from './request.js';
 
 const DAY = 24 * 3600;

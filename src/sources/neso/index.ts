@@ -11,13 +11,8 @@ import { nesoForecastIssuedAt } from '../../core/forecast-issue.js';
 import type { StoredForecast } from '../../core/reading.js';
 import type { Zone } from '../../core/zones.js';
 import { payloadFailure, type PayloadFailure } from '../adapter.js';
-import {
-  splitWindow,
-  type RequestLimits,
-  type TimeWindow,
-  type UpstreamError,
-  type UpstreamHttp,
-} from '../http.js';
+import { splitWindow, type TimeWindow } from '../../core/time.js';
+import type { RequestLimits, UpstreamError, UpstreamHttp } from '../http.js';
 import { parseGeneration, parseIntensity } from './parse.js';
 import {
   NESO_HEADERS,
