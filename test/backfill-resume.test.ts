@@ -4,13 +4,12 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { HOUR } from '../src/core/time.js';
+import { HOUR, type TimeWindow } from '../src/core/time.js';
 import { findZone, type Zone } from '../src/core/zones.js';
 import { historyWindow } from '../src/demo/start-demo.js';
 import { runBackfill } from '../src/ingest/backfill.js';
 import { createSourceAdapter } from '../src/ingest/sources.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
-import type { TimeWindow } from '../src/sources/http.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { SOURCES, type SourceId } from '../src/core/sources.js';
 

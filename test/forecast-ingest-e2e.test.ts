@@ -9,7 +9,7 @@ import { ZONES } from '../src/core/zones.js';
 import { runIngestion } from '../src/ingest/run-ingestion.js';
 import { createSourceAdapter } from '../src/ingest/sources.js';
 import { FAULT_KINDS, startSimulator, type Simulator } from '../src/simulator/index.js';
-import type { Clock } from '../src/sources/http.js';
+import type { Clock } from '../src/core/time.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { FORECAST_KINDS, SOURCES, type SourceId } from '../src/core/sources.js';
 

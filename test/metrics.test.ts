@@ -14,7 +14,7 @@ import type { IngestReport, StoredReading } from '../src/core/reading.js';
 import { runOutcome } from '../src/http/routes/metrics.js';
 import { reportDisabledSource } from '../src/ingest/run-ingestion.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import type { Clock } from '../src/sources/http.js';
+import type { Clock } from '../src/core/time.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
 import {

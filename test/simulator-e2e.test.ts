@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../src/config.js';
 import type { IngestReport, StoredReading } from '../src/core/reading.js';
-import { formatTs } from '../src/core/time.js';
+import { formatTs, type Clock } from '../src/core/time.js';
 import { ZONES } from '../src/core/zones.js';
 import { runIngestion } from '../src/ingest/run-ingestion.js';
 import { createSourceAdapter } from '../src/ingest/sources.js';
@@ -16,7 +16,6 @@ import {
   type FaultSpec,
   type Simulator,
 } from '../src/simulator/index.js';
-import type { Clock } from '../src/sources/http.js';
 import type { Store } from '../src/storage/store.js';
 import { ApiClient } from './support/api-client.js';
 import { SOURCES, type SourceId } from '../src/core/sources.js';

@@ -42,6 +42,8 @@ interface SourceFacts extends SourceInfo {
   readonly resolutionMin: 60 | 30;
   /** `[code, name, upstream id]`, in the order of the zone table of docs/api.md. */
   readonly zones: readonly (readonly [code: string, name: string, upstreamId: string])[];
+  /** The forecast documents a request names by type (ENTSO-E), in the order they are fetched. */
+  readonly forecastDocuments?: readonly string[];
 }
 
 /**
@@ -74,6 +76,7 @@ const SOURCE_FACTS = {
       load: 'europe-tso:load',
       generation: 'europe-tso:generation',
     },
+    forecastDocuments: ['A69', 'A65', 'A71'],
     resolutionMin: 60,
     // EIC codes are exactly 16 characters and the dashes are significant: copied, not retyped.
     zones: [
@@ -174,6 +177,15 @@ export type ForecastKind = {
 export const forecastKindsOf = <Source extends SourceId>(
   source: Source,
 ): (typeof SOURCE_FACTS)[Source]['forecastKinds'] => SOURCE_FACTS[source].forecastKinds;
+
+/** ENTSO-E's day-ahead forecast documents (docs/upstreams.md §1.7), in the order fetched. */
+export const ENTSOE_FORECAST_DOCUMENTS = SOURCE_FACTS['europe-tso'].forecastDocuments;
+export type EntsoeForecastDocument = (typeof ENTSOE_FORECAST_DOCUMENTS)[number];
+
+export const isEntsoeForecastDocument = (
+  documentType: string | null,
+): documentType is EntsoeForecastDocument =>
+  (ENTSOE_FORECAST_DOCUMENTS as readonly (string | null)[]).includes(documentType);
 
 /** Every forecast kind, source after source. */
 export const FORECAST_KINDS: readonly ForecastKind[] = Object.freeze(

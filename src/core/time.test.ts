@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTs, parseInstant } from './time.js';
+import { formatTs, parseInstant, splitWindow } from './time.js';
 
 describe('parseInstant', () => {
   it.each([
@@ -53,5 +53,17 @@ describe('formatTs', () => {
   it('prints second precision with Z', () => {
     expect(formatTs(Date.UTC(2026, 10, 21, 13) / 1000)).toBe('2026-11-21T13:00:00Z');
     expect(formatTs(0)).toBe('1970-01-01T00:00:00Z');
+  });
+});
+
+describe('splitWindow', () => {
+  it('cuts at the limit and keeps the remainder', () => {
+    expect(splitWindow({ fromTs: 0, toTs: 250 }, 100)).toEqual([
+      { fromTs: 0, toTs: 100 },
+      { fromTs: 100, toTs: 200 },
+      { fromTs: 200, toTs: 250 },
+    ]);
+    expect(splitWindow({ fromTs: 0, toTs: 100 }, 100)).toEqual([{ fromTs: 0, toTs: 100 }]);
+    expect(splitWindow({ fromTs: 5, toTs: 5 }, 100)).toEqual([]);
   });
 });

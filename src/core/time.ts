@@ -2,6 +2,33 @@
 
 export const HOUR = 3600;
 
+/** Wall clock and waiting, injected so tests move time instead of sleeping. */
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * A signal that aborts (with a `TimeoutError`) once `ms` have passed on this clock; the
+   * bound of one request. `AbortSignal.timeout` when absent.
+   */
+  timeout?(ms: number): AbortSignal;
+}
+
+/** A half-open interval `[fromTs, toTs)` of epoch seconds. */
+export interface TimeWindow {
+  readonly fromTs: number;
+  readonly toTs: number;
+}
+
+/** Splits a window into consecutive pieces of at most `maxSeconds` (an upstream's span limit). */
+export function splitWindow(window: TimeWindow, maxSeconds: number): TimeWindow[] {
+  const pieces: TimeWindow[] = [];
+  for (let fromTs = window.fromTs; fromTs < window.toTs; fromTs += maxSeconds) {
+    pieces.push({ fromTs, toTs: Math.min(fromTs + maxSeconds, window.toTs) });
+  }
+  return pieces;
+}
+
 /** Formats epoch seconds the way every response does: `2026-11-21T13:00:00Z`. */
 export function formatTs(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().slice(0, 19) + 'Z';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { codeMappings, ZONES } from './zones.js';
-import { SOURCES } from './sources.js';
+import { codeMappings, defaultForecastBasis, ZONES } from './zones.js';
+import { ENTSOE_FORECAST_DOCUMENTS, isEntsoeForecastDocument, SOURCES } from './sources.js';
 
 describe('the zone table', () => {
   it('lists every zone of every source, grouped as docs/api.md lists them', () => {
@@ -36,5 +36,25 @@ describe('the zone table', () => {
     // Storage is in neither sum (docs/method.md).
     expect(mappings['europe-tso']).toMatchObject({ B10: 'excluded', B04: 'gas' });
     expect(mappings['us-agency']).toMatchObject({ BAT: 'excluded', NG: 'gas' });
+  });
+});
+
+describe('defaultForecastBasis', () => {
+  it("is the operator's figure where that is the zone's own value, else lifecycle", () => {
+    expect(defaultForecastBasis('GB')).toBe('operator');
+    expect(defaultForecastBasis('DE')).toBe('lifecycle');
+    expect(defaultForecastBasis('US-PJM')).toBe('lifecycle');
+    expect(defaultForecastBasis('XX')).toBe('lifecycle');
+  });
+});
+
+describe('isEntsoeForecastDocument', () => {
+  it('knows the day-ahead forecast documents and nothing else', () => {
+    expect(ENTSOE_FORECAST_DOCUMENTS.filter(isEntsoeForecastDocument)).toEqual([
+      'A69',
+      'A65',
+      'A71',
+    ]);
+    expect(['A75', 'A18', '', null].some(isEntsoeForecastDocument)).toBe(false);
   });
 });

@@ -69,3 +69,8 @@ export function ownValueIsLifecycle(code: string): boolean {
   const zone = findZone(code);
   return zone === undefined || SOURCE_INFO[zone.source].defaultValue === 'lifecycle';
 }
+
+/** The basis a forecast asked without one is on: the operator's figure where it is the zone's own. */
+export function defaultForecastBasis(code: string): 'operator' | 'lifecycle' {
+  return ownValueIsLifecycle(code) ? 'lifecycle' : 'operator';
+}

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
-import { floorToHour, HOUR } from '../core/time.js';
+import { floorToHour, HOUR, type TimeWindow } from '../core/time.js';
 import { ZONES } from '../core/zones.js';
 import { planBackfill, type BackfillResult } from '../ingest/backfill.js';
 import { ingestSource } from '../ingest/ingest-source.js';
@@ -9,7 +9,6 @@ import { DEFAULT_INITIAL_WINDOW_SECONDS, plural } from '../ingest/run-ingestion.
 import { createLogger, startServer } from '../server.js';
 import { startSimulator } from '../simulator/index.js';
 import type { SourceAdapter, SourceSettings } from '../sources/adapter.js';
-import type { TimeWindow } from '../sources/http.js';
 import { UPSTREAMS } from '../sources/registry.js';
 import type { Store } from '../storage/store.js';
 import { runBackfillPool, type BackfillJob } from './backfill-pool.js';

@@ -7,7 +7,7 @@ import { DAY_SECONDS } from '../core/forecast/series.js';
 import type { Store } from '../storage/store.js';
 import type { ForecastBook } from './book.js';
 import { type ForecastCompute, forecastKey as key, inThreadCompute } from './compute.js';
-import { defaultForecastBasis } from './inputs.js';
+import { defaultForecastBasis } from '../core/zones.js';
 
 /**
  * Keeps every zone's forecast on every basis prepared in memory (the routes only read them):

@@ -3,7 +3,7 @@ import type { UpstreamInputs, ZoneInputs } from '../core/forecast/zone-state.js'
 import { IssuedSeries, regularSeries, type Grid } from '../core/forecast/series.js';
 import type { Mix } from '../core/reading.js';
 import { SOURCE_INFO, type SourceId, type ForecastKind } from '../core/sources.js';
-import { findZone } from '../core/zones.js';
+import { findZone, ownValueIsLifecycle } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 
 /** What the forecasts read from the store: one zone's values on one basis and its upstream inputs. */
@@ -14,22 +14,11 @@ const upstreamKinds = (
 ): Readonly<Partial<Record<keyof UpstreamInputs, ForecastKind>>> =>
   SOURCE_INFO[source].modelInputs as Readonly<Partial<Record<keyof UpstreamInputs, ForecastKind>>>;
 
-/** Whether a zone's own value is an operator's figure, which is then forecast as its own basis. */
-const ownValueIsOperators = (zoneCode: string): boolean => {
-  const zone = findZone(zoneCode);
-  return zone !== undefined && SOURCE_INFO[zone.source].defaultValue === 'operator';
-};
-
 /** The bases every zone is forecast on: both bases, and an operator's own figure as its default. */
 export function forecastBases(zoneCode: string): ForecastBasis[] {
-  return ownValueIsOperators(zoneCode)
-    ? ['operator', 'lifecycle', 'direct']
-    : ['lifecycle', 'direct'];
-}
-
-/** The basis a request without `basis` is forecast on. */
-export function defaultForecastBasis(zoneCode: string): ForecastBasis {
-  return ownValueIsOperators(zoneCode) ? 'operator' : 'lifecycle';
+  return ownValueIsLifecycle(zoneCode)
+    ? ['lifecycle', 'direct']
+    : ['operator', 'lifecycle', 'direct'];
 }
 
 const READ_LIMIT = 10_000_000;

@@ -7,8 +7,7 @@ import {
 } from '../core/forecast/backtest.js';
 import { HORIZON_BUCKETS } from '../core/forecast/series.js';
 import { formatTs } from '../core/time.js';
-import { ZONES } from '../core/zones.js';
-import { defaultForecastBasis } from './inputs.js';
+import { defaultForecastBasis, ZONES } from '../core/zones.js';
 
 /**
  * The backtest as people read it: a Markdown table of the forecast as served in every zone and

@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { Zone } from '../core/zones.js';
-import { splitWindow, type TimeWindow } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { isForecastOutcome, type SourceAdapter } from '../sources/adapter.js';
 import { createSourceStop } from './sources.js';
-import { floorToHour, HOUR } from '../core/time.js';
+import { floorToHour, HOUR, splitWindow, type TimeWindow } from '../core/time.js';
 import { PendingChunk } from './pending-chunk.js';
 import { addZoneForecasts } from './store-forecasts.js';
 import { addZoneMixes } from './store-mixes.js';
@@ -101,36 +100,43 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
         const limits = { signal: noFurtherZone.signal };
         const forecasts = withForecasts ? { window: missing } : undefined;
         for await (const outcome of adapter.fetch(chunk.zones, missing, limits, forecasts)) {
-          if ('error' in outcome) failed.add(outcome.zone);
-          if (isForecastOutcome(outcome)) {
-            if ('error' in outcome) {
-              chunkErrors.push(
-                `${outcome.zone}: forecasts: ${adapter.scrub(outcome.error.message)}`,
-              );
-            } else if ('forecasts' in outcome && !('readings' in outcome)) {
+          switch (outcome.kind) {
+            case 'forecasts':
               forecastsStored += addZoneForecasts(
                 pending,
                 outcome.zone,
                 outcome.forecasts,
                 missing,
               );
+              break;
+            case 'forecasts-failed':
+              failed.add(outcome.zone);
+              chunkErrors.push(
+                `${outcome.zone}: forecasts: ${adapter.scrub(outcome.error.message)}`,
+              );
+              break;
+            case 'actuals-failed':
+              failed.add(outcome.zone);
+              chunkErrors.push(`${outcome.zone}: ${adapter.scrub(outcome.error.message)}`);
+              break;
+            case 'mixes':
+              chunkPoints += await addZoneMixes(pending, outcome.zone, outcome, missing);
+              break;
+            case 'readings': {
+              answered.add(outcome.zone);
+              const quality = await addZoneReadings(pending, outcome.zone, outcome, missing);
+              chunkPoints += quality.pointsStored;
+              incompleteHours += quality.incompleteHours;
+              break;
             }
+          }
+          if (isForecastOutcome(outcome)) {
             const stop = stopsForecasts(outcome);
             if (stop !== null && !forecastsGivenUp) {
               forecastsGivenUp = true;
               chunkErrors.push(`${adapter.source}: forecasts given up: ${stop}`);
             }
             continue;
-          }
-          if ('error' in outcome) {
-            chunkErrors.push(`${outcome.zone}: ${adapter.scrub(outcome.error.message)}`);
-          } else if ('mixes' in outcome) {
-            chunkPoints += await addZoneMixes(pending, outcome.zone, outcome, missing);
-          } else if ('readings' in outcome) {
-            answered.add(outcome.zone);
-            const quality = await addZoneReadings(pending, outcome.zone, outcome, missing);
-            chunkPoints += quality.pointsStored;
-            incompleteHours += quality.incompleteHours;
           }
           const stop = stopsSource(outcome);
           if (stop !== null && givenUp === undefined) {
@@ -222,12 +228,7 @@ async function filledUntil(
   window: TimeWindow,
   mixFeed: boolean,
 ): Promise<number> {
-  const stored = new Map(
-    (await pending.store.readStored(zone.code, window.fromTs, window.toTs)).map((row) => [
-      row.ts,
-      row,
-    ]),
-  );
+  const stored = await pending.storedIn(zone.code, window);
   const written = new Map(
     pending.readings.filter((row) => row.zone === zone.code).map((row) => [row.ts, row]),
   );

@@ -17,7 +17,7 @@ import { assessFreshness } from '../core/freshness.js';
 import type { IngestReport, StoredForecast, StoredReading } from '../core/reading.js';
 import { servedForecast } from '../core/served-forecast.js';
 import { findZone, zonesOfSource, type Zone } from '../core/zones.js';
-import type { Clock } from '../sources/http.js';
+import type { Clock } from '../core/time.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import type { Store } from '../storage/store.js';
 import { runBackfill } from './backfill.js';

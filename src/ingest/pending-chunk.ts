@@ -1,4 +1,5 @@
 import type { StoredForecast, StoredMix, StoredReading } from '../core/reading.js';
+import type { TimeWindow } from '../core/time.js';
 import type { ChunkWrite, Store, ZoneWindow } from '../storage/store.js';
 
 /**
@@ -13,6 +14,12 @@ export class PendingChunk implements ChunkWrite {
   backfilled: ZoneWindow[] = [];
 
   constructor(readonly store: Store) {}
+
+  /** What `store` holds of `zone` over `window` (none of this chunk's rows yet), by interval start. */
+  async storedIn(zone: string, window: TimeWindow): Promise<Map<number, StoredReading>> {
+    const rows = await this.store.readStored(zone, window.fromTs, window.toTs);
+    return new Map(rows.map((row) => [row.ts, row]));
+  }
 
   /** Writes what was gathered, in one transaction, and starts over empty. */
   async write(): Promise<void> {

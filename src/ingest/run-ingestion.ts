@@ -1,12 +1,10 @@
 import type { Logger } from 'pino';
-import type { ZoneReadings } from '../core/method.js';
-import type { ZoneMixes } from '../core/uk-operator.js';
 import type { FailureKind, IngestFailure, IngestReport, ZoneQuality } from '../core/reading.js';
-import { floorToHour, HOUR } from '../core/time.js';
+import { floorToHour, HOUR, type Clock, type TimeWindow } from '../core/time.js';
 import type { Zone } from '../core/zones.js';
-import { systemClock, type Clock, type TimeWindow } from '../sources/http.js';
+import { systemClock } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
-import { isForecastOutcome, type SourceAdapter, type ZoneOutcome } from '../sources/adapter.js';
+import type { SourceAdapter, ZoneOutcome } from '../sources/adapter.js';
 import { createSourceStop } from './sources.js';
 import { PendingChunk } from './pending-chunk.js';
 import { addZoneForecasts } from './store-forecasts.js';
@@ -64,16 +62,187 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
   const { store, adapter, logger, signal } = options;
   const { clock } = adapter;
   const initialWindowSeconds = options.initialWindowSeconds ?? DEFAULT_INITIAL_WINDOW_SECONDS;
-  const deadlineMs = options.deadlineMs ?? RUN_DEADLINE_MS;
-  const deadline = clock.now() + deadlineMs;
+  const run = new IngestionRun(options, options.deadlineMs ?? RUN_DEADLINE_MS);
   const startedAt = Math.floor(clock.now() / 1000);
   // The hour in progress is asked for too: GB's forecast half-hour lives there.
   const toTs = floorToHour(startedAt) + HOUR;
+  // Ending a run tells the adapter to start no further zone; outcomes it already has (the other
+  // zones of a failed or finished EIA query) are still taken, so no answered zone is lost.
+  const noFurtherZone = new AbortController();
+  const onAbort = () => noFurtherZone.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  try {
+    await run.fetchAll(await plan(store, adapter, toTs, initialWindowSeconds), noFurtherZone);
+  } catch (error) {
+    if (!signal?.aborted) throw error;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  const report = run.report(startedAt, Math.floor(clock.now() / 1000));
+  await store.recordIngestReport(report);
+  logReport(logger, report);
+  logUnknownCodes(logger, report);
+  return report;
+}
+
+/** What one fetch (one zone, or the zones of one shared request) gathers for its one write. */
+interface Gathered {
+  readonly pending: PendingChunk;
+  readonly quality: ZoneQuality[];
+  readonly zones: Set<string>;
+  forecasts: number;
+}
+
+/** Why a run ends before its last zone. */
+interface Cut {
+  readonly kind: 'interrupted' | 'deadline' | 'stopped';
+  readonly why: string;
+}
+
+/** One run of one source as it goes: what it stored, where it failed, and whether it was cut. */
+class IngestionRun {
+  private readonly options: IngestionOptions;
+  private readonly deadlineMs: number;
+  private readonly deadline: number;
   // Per zone; a zone with a second (mix) feed adds that feed's writes to its counters.
-  const quality = new Map<string, ZoneQuality>();
-  const addQuality = (zone: ZoneQuality) => {
-    const earlier = quality.get(zone.zone);
-    quality.set(
+  private readonly quality = new Map<string, ZoneQuality>();
+  private readonly withoutData: string[] = [];
+  // Failure message → zones it hit: one request of EIA fails all its zones with one message.
+  private readonly failures = new Map<string, string[]>();
+  // The same by public kind, for the status note.
+  private readonly failureKinds = new Map<FailureKind, string[]>();
+  private forecastsStored = 0;
+  private readonly stopsSource = createSourceStop();
+  // The forecast feeds have a stop of their own: their failures never give the source (and its
+  // actuals) up, but once the rule trips no further forecast is asked in this run.
+  private readonly stopsForecasts = createSourceStop();
+  private forecastsGivenUp: string | undefined;
+  private readonly tried = new Set<string>();
+  private cut: Cut | undefined;
+
+  constructor(options: IngestionOptions, deadlineMs: number) {
+    this.options = options;
+    this.deadlineMs = deadlineMs;
+    this.deadline = options.adapter.clock.now() + deadlineMs;
+  }
+
+  /** Fetches each planned window in turn, writing what each fetch gathered once it is done. */
+  async fetchAll(planned: readonly Planned[], noFurtherZone: AbortController): Promise<void> {
+    const { store, adapter } = this.options;
+    const limits = { signal: noFurtherZone.signal, deadline: this.deadline };
+    for (const { window, zones, forecastWindow } of planned) {
+      if ((this.cut ??= this.cutShort())) break;
+      const forecasts =
+        this.forecastsGivenUp === undefined ? { window: forecastWindow } : undefined;
+      const gathered: Gathered = {
+        pending: new PendingChunk(store),
+        quality: [],
+        zones: new Set(),
+        forecasts: 0,
+      };
+      try {
+        for await (const outcome of adapter.fetch(zones, window, limits, forecasts)) {
+          this.tried.add(outcome.zone);
+          await this.take(gathered, outcome, window, forecastWindow);
+          if ((this.cut ??= this.cutShort())) noFurtherZone.abort();
+        }
+      } finally {
+        // What was answered before an interruption is kept, as before it.
+        await this.write(gathered);
+      }
+    }
+  }
+
+  private async take(
+    gathered: Gathered,
+    outcome: ZoneOutcome,
+    window: TimeWindow,
+    forecastWindow: TimeWindow,
+  ): Promise<void> {
+    const { adapter, logger } = this.options;
+    switch (outcome.kind) {
+      case 'readings':
+      case 'mixes':
+        await this.gatherActuals(gathered, outcome, window);
+        this.stopSourceIf(outcome);
+        return;
+      case 'actuals-failed': {
+        const { kind, failure, message } = outcome.error;
+        this.fail(outcome.zone, message, failure);
+        logger.warn(
+          { source: adapter.source, zone: outcome.zone, kind, failure },
+          adapter.scrub(message),
+        );
+        this.stopSourceIf(outcome);
+        return;
+      }
+      case 'forecasts':
+        gathered.forecasts += addZoneForecasts(
+          gathered.pending,
+          outcome.zone,
+          outcome.forecasts,
+          forecastWindow,
+        );
+        gathered.zones.add(outcome.zone);
+        this.stopForecastsIf(outcome);
+        return;
+      case 'forecasts-failed': {
+        const { kind, failure, message } = outcome.error;
+        this.fail(outcome.zone, `forecasts: ${message}`, failure);
+        logger.warn(
+          { source: adapter.source, zone: outcome.zone, feed: 'forecasts', kind, failure },
+          adapter.scrub(message),
+        );
+        this.stopForecastsIf(outcome);
+        return;
+      }
+    }
+  }
+
+  private async gatherActuals(
+    gathered: Gathered,
+    outcome: Extract<ZoneOutcome, { kind: 'readings' | 'mixes' }>,
+    window: TimeWindow,
+  ): Promise<void> {
+    const { pending } = gathered;
+    try {
+      if (outcome.kind === 'mixes') {
+        gathered.quality.push({
+          zone: outcome.zone,
+          pointsStored: await addZoneMixes(pending, outcome.zone, outcome, window),
+          incompleteHours: 0,
+          clampedNegatives: 0,
+          unknownCodes: outcome.unknownCodes,
+        });
+      } else {
+        if (outcome.readings.length === 0) this.withoutData.push(outcome.zone);
+        gathered.quality.push(await addZoneReadings(pending, outcome.zone, outcome, window));
+      }
+      gathered.zones.add(outcome.zone);
+    } catch (error) {
+      const { adapter, logger } = this.options;
+      this.fail(outcome.zone, `not stored: ${String(error)}`, 'not-stored');
+      logger.error({ source: adapter.source, zone: outcome.zone, err: error }, 'store failed');
+    }
+  }
+
+  // A fetch's readings, mixes and forecasts are written together or not at all.
+  private async write({ pending, quality, zones, forecasts }: Gathered): Promise<void> {
+    try {
+      await pending.write();
+      quality.forEach((zone) => this.addQuality(zone));
+      this.forecastsStored += forecasts;
+    } catch (error) {
+      const { adapter, logger } = this.options;
+      for (const zone of zones) this.fail(zone, `not stored: ${String(error)}`, 'not-stored');
+      logger.error({ source: adapter.source, zones: [...zones], err: error }, 'store failed');
+    }
+  }
+
+  private addQuality(zone: ZoneQuality): void {
+    const earlier = this.quality.get(zone.zone);
+    this.quality.set(
       zone.zone,
       earlier
         ? {
@@ -83,191 +252,83 @@ export async function runIngestion(options: IngestionOptions): Promise<IngestRep
           }
         : zone,
     );
-  };
-  const withoutData: string[] = [];
-  // Failure message → zones it hit: one request of EIA fails all its zones with one message.
-  const failures = new Map<string, string[]>();
-  // The same by public kind, for the status note.
-  const failureKinds = new Map<FailureKind, string[]>();
-  // Each zone once per message and kind: GB's feeds (readings, mix, forecasts) fail alike.
-  const fail = (zone: string, message: string, kind: FailureKind) => {
-    const scrubbed = adapter.scrub(message);
-    failures.set(scrubbed, [...new Set([...(failures.get(scrubbed) ?? []), zone])]);
-    failureKinds.set(kind, [...new Set([...(failureKinds.get(kind) ?? []), zone])]);
-  };
-  let forecastsStored = 0;
-  // What one fetch (one zone, or the zones of one shared request) gathers for its one write.
-  interface Gathered {
-    readonly pending: PendingChunk;
-    readonly quality: ZoneQuality[];
-    readonly zones: Set<string>;
-    forecasts: number;
   }
-  const gatherOutcome = async (
-    gathered: Gathered,
-    fetched: (ZoneReadings | ZoneMixes) & { zone: string },
-    window: TimeWindow,
-  ) => {
-    try {
-      if ('mixes' in fetched) {
-        gathered.quality.push({
-          zone: fetched.zone,
-          pointsStored: await addZoneMixes(gathered.pending, fetched.zone, fetched, window),
-          incompleteHours: 0,
-          clampedNegatives: 0,
-          unknownCodes: fetched.unknownCodes,
-        });
-      } else {
-        if (fetched.readings.length === 0) withoutData.push(fetched.zone);
-        gathered.quality.push(
-          await addZoneReadings(gathered.pending, fetched.zone, fetched, window),
-        );
-      }
-      gathered.zones.add(fetched.zone);
-    } catch (error) {
-      fail(fetched.zone, `not stored: ${String(error)}`, 'not-stored');
-      logger.error({ source: adapter.source, zone: fetched.zone, err: error }, 'store failed');
-    }
-  };
-  // A fetch's readings, mixes and forecasts are written together or not at all.
-  const writeGathered = async ({ pending, quality: written, zones, forecasts }: Gathered) => {
-    try {
-      await pending.write();
-      written.forEach(addQuality);
-      forecastsStored += forecasts;
-    } catch (error) {
-      for (const zone of zones) fail(zone, `not stored: ${String(error)}`, 'not-stored');
-      logger.error({ source: adapter.source, zones: [...zones], err: error }, 'store failed');
-    }
-  };
 
-  const stopsSource = createSourceStop();
-  // The forecast feeds have a stop of their own: their failures never give the source (and its
-  // actuals) up, but once the rule trips no further forecast is asked in this run.
-  const stopsForecasts = createSourceStop();
-  let forecastsGivenUp: string | undefined;
-  const takeForecasts = (gathered: Gathered, outcome: ZoneOutcome, window: TimeWindow) => {
-    if ('error' in outcome) {
-      const { kind, failure, message } = outcome.error;
-      fail(outcome.zone, `forecasts: ${message}`, failure);
-      logger.warn(
-        { source: adapter.source, zone: outcome.zone, feed: 'forecasts', kind, failure },
-        adapter.scrub(message),
-      );
-    } else if ('forecasts' in outcome && !('readings' in outcome)) {
-      gathered.forecasts += addZoneForecasts(
-        gathered.pending,
-        outcome.zone,
-        outcome.forecasts,
-        window,
-      );
-      gathered.zones.add(outcome.zone);
+  // Each zone once per message and kind: GB's feeds (readings, mix, forecasts) fail alike.
+  private fail(zone: string, message: string, kind: FailureKind): void {
+    const scrubbed = this.options.adapter.scrub(message);
+    this.failures.set(scrubbed, [...new Set([...(this.failures.get(scrubbed) ?? []), zone])]);
+    this.failureKinds.set(kind, [...new Set([...(this.failureKinds.get(kind) ?? []), zone])]);
+  }
+
+  private stopSourceIf(outcome: ZoneOutcome): void {
+    const stop = this.stopsSource(outcome);
+    if (stop !== null) this.cut ??= { kind: 'stopped', why: `source given up: ${stop}` };
+  }
+
+  private stopForecastsIf(outcome: ZoneOutcome): void {
+    const stop = this.stopsForecasts(outcome);
+    if (stop !== null && this.forecastsGivenUp === undefined) {
+      this.forecastsGivenUp = `forecasts given up for this run: ${stop}`;
+      this.options.logger.warn({ source: this.options.adapter.source }, this.forecastsGivenUp);
     }
-    const stop = stopsForecasts(outcome);
-    if (stop !== null && forecastsGivenUp === undefined) {
-      forecastsGivenUp = `forecasts given up for this run: ${stop}`;
-      logger.warn({ source: adapter.source }, forecastsGivenUp);
-    }
-  };
-  const tried = new Set<string>();
-  // Why the run ends before its last zone, if it does.
-  let cut: { kind: 'interrupted' | 'deadline' | 'stopped'; why: string } | undefined;
-  const cutShort = () => {
-    if (signal?.aborted) return { kind: 'interrupted' as const, why: 'interrupted' };
-    if (clock.now() >= deadline) {
-      const why = `run deadline of ${Math.round(deadlineMs / 1000)} s reached`;
-      return { kind: 'deadline' as const, why };
+  }
+
+  private cutShort(): Cut | undefined {
+    if (this.options.signal?.aborted) return { kind: 'interrupted', why: 'interrupted' };
+    if (this.options.adapter.clock.now() >= this.deadline) {
+      return {
+        kind: 'deadline',
+        why: `run deadline of ${Math.round(this.deadlineMs / 1000)} s reached`,
+      };
     }
     return undefined;
-  };
-  // Ending a run tells the adapter to start no further zone; outcomes it already has (the other
-  // zones of a failed or finished EIA query) are still taken, so no answered zone is lost.
-  const noFurtherZone = new AbortController();
-  const onAbort = () => noFurtherZone.abort(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  if (signal?.aborted) onAbort();
-  const limits = { signal: noFurtherZone.signal, deadline };
-  try {
-    const planned = await plan(store, adapter, toTs, initialWindowSeconds);
-    for (const { window, zones, forecastWindow } of planned) {
-      if ((cut ??= cutShort())) break;
-      const forecasts = forecastsGivenUp === undefined ? { window: forecastWindow } : undefined;
-      const gathered: Gathered = {
-        pending: new PendingChunk(store),
-        quality: [],
-        zones: new Set(),
-        forecasts: 0,
-      };
-      try {
-        for await (const outcome of adapter.fetch(zones, window, limits, forecasts)) {
-          tried.add(outcome.zone);
-          if (isForecastOutcome(outcome)) {
-            takeForecasts(gathered, outcome, forecastWindow);
-            if ((cut ??= cutShort())) noFurtherZone.abort();
-            continue;
-          }
-          if ('error' in outcome) {
-            const { kind, failure, message } = outcome.error;
-            fail(outcome.zone, message, failure);
-            logger.warn(
-              { source: adapter.source, zone: outcome.zone, kind, failure },
-              adapter.scrub(message),
-            );
-          } else if ('readings' in outcome || 'mixes' in outcome) {
-            await gatherOutcome(gathered, outcome, window);
-          }
-          const stop = stopsSource(outcome);
-          if (stop !== null) cut ??= { kind: 'stopped', why: `source given up: ${stop}` };
-          if ((cut ??= cutShort())) noFurtherZone.abort();
-        }
-      } finally {
-        // What was answered before an interruption is kept, as before it.
-        await writeGathered(gathered);
-      }
-    }
-  } catch (error) {
-    if (!signal?.aborted) throw error;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
-  if (signal?.aborted) cut = cutShort();
-  const errors = [...failures].map(([message, zones]) => `${zones.join(', ')}: ${message}`);
-  if (forecastsGivenUp !== undefined) errors.push(forecastsGivenUp);
-  const untried = adapter.zones.filter((zone) => !tried.has(zone.code)).map((zone) => zone.code);
-  if (cut && untried.length > 0) {
-    errors.push(
-      `${cut.why} after ${tried.size} of ${adapter.zones.length} zones; ` +
-        `not tried: ${untried.join(', ')}`,
-    );
-    failureKinds.set(cut.kind, [...(failureKinds.get(cut.kind) ?? []), ...untried]);
   }
 
-  const stored = [...quality.values()];
-  const report: IngestReport = {
-    source: adapter.source,
-    startedAt,
-    finishedAt: Math.floor(clock.now() / 1000),
-    zones: stored.length,
-    pointsStored: sum(stored, (zone) => zone.pointsStored),
-    incompleteHours: sum(stored, (zone) => zone.incompleteHours),
-    errors,
-    quality: stored,
-    failures: [...failureKinds].map(([kind, zones]): IngestFailure => ({ kind, zones })),
-    zonesWithoutData: withoutData,
-    forecastsStored,
-  };
-  await store.recordIngestReport(report);
-  logReport(logger, report);
-  for (const zone of stored) {
-    // method.md: an unknown production code is booked as other, and logged.
-    if (zone.unknownCodes.length > 0) {
-      logger.warn(
-        { source: adapter.source, zone: zone.zone, codes: zone.unknownCodes },
-        `${zone.zone}: unknown production codes booked as other: ${zone.unknownCodes.join(', ')}`,
+  /** The run's report: what was stored, what failed, and the zones a cut left untried. */
+  report(startedAt: number, finishedAt: number): IngestReport {
+    const { adapter, signal } = this.options;
+    if (signal?.aborted) this.cut = this.cutShort();
+    const errors = [...this.failures].map(([message, zones]) => `${zones.join(', ')}: ${message}`);
+    if (this.forecastsGivenUp !== undefined) errors.push(this.forecastsGivenUp);
+    const untried = adapter.zones.filter((zone) => !this.tried.has(zone.code));
+    const cut = this.cut;
+    if (cut && untried.length > 0) {
+      errors.push(
+        `${cut.why} after ${this.tried.size} of ${adapter.zones.length} zones; ` +
+          `not tried: ${untried.map((zone) => zone.code).join(', ')}`,
       );
+      this.failureKinds.set(cut.kind, [
+        ...(this.failureKinds.get(cut.kind) ?? []),
+        ...untried.map((zone) => zone.code),
+      ]);
     }
+    const stored = [...this.quality.values()];
+    return {
+      source: adapter.source,
+      startedAt,
+      finishedAt,
+      zones: stored.length,
+      pointsStored: sum(stored, (zone) => zone.pointsStored),
+      incompleteHours: sum(stored, (zone) => zone.incompleteHours),
+      errors,
+      quality: stored,
+      failures: [...this.failureKinds].map(([kind, zones]): IngestFailure => ({ kind, zones })),
+      zonesWithoutData: this.withoutData,
+      forecastsStored: this.forecastsStored,
+    };
   }
-  return report;
+}
+
+/** method.md: an unknown production code is booked as other, and logged. */
+function logUnknownCodes(logger: Logger, report: IngestReport): void {
+  for (const zone of report.quality) {
+    if (zone.unknownCodes.length === 0) continue;
+    logger.warn(
+      { source: report.source, zone: zone.zone, codes: zone.unknownCodes },
+      `${zone.zone}: unknown production codes booked as other: ${zone.unknownCodes.join(', ')}`,
+    );
+  }
 }
 
 /** Records that a source did not run because its key is missing, so status readers see why. */
@@ -294,6 +355,13 @@ export async function reportDisabledSource(
   return report;
 }
 
+/** One fetch of a run: its zones, the window of their actuals and of their forecasts. */
+interface Planned {
+  readonly window: TimeWindow;
+  readonly zones: Zone[];
+  readonly forecastWindow: TimeWindow;
+}
+
 /**
  * The window of each zone, and of its upstream forecasts; one shared window when the upstream
  * fetches zones together. `toTs` is the end of the hour in progress.
@@ -303,7 +371,7 @@ async function plan(
   adapter: SourceAdapter,
   toTs: number,
   initialWindowSeconds: number,
-): Promise<{ window: TimeWindow; zones: Zone[]; forecastWindow: TimeWindow }[]> {
+): Promise<Planned[]> {
   const nowHour = toTs - HOUR;
   const starts = new Map<Zone, { fromTs: number; forecastFromTs: number }>();
   for (const zone of adapter.zones) {

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { IngestReport } from '../core/reading.js';
-import { systemClock, type Clock } from '../sources/http.js';
+import type { Clock } from '../core/time.js';
+import { systemClock } from '../sources/http.js';
 import type { Store } from '../storage/store.js';
 import { ingestSource } from './ingest-source.js';
 import type { SourceDependencies } from './sources.js';

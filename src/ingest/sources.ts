@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { zonesOfSource } from '../core/zones.js';
-import type { SourceAdapter, ZoneOutcome } from '../sources/adapter.js';
+import { failureOf, type SourceAdapter, type ZoneOutcome } from '../sources/adapter.js';
+import type { Clock } from '../core/time.js';
 import {
   createUpstreamHttp,
   scrubSecrets,
   systemClock,
-  type Clock,
   type UpstreamError,
   type UpstreamHttpOptions,
 } from '../sources/http.js';
@@ -106,11 +106,11 @@ export function createSourceStop(
   let failedInRow = 0;
   let previous: UpstreamError | undefined;
   return (outcome) => {
-    if (!('error' in outcome)) {
+    const error = failureOf(outcome);
+    if (error === undefined) {
       failedInRow = 0;
       return null;
     }
-    const { error } = outcome;
     if (error.kind === 'auth') return 'credentials refused';
     if (error.failure === 'rate-limited') return 'rate limit still standing after the retries';
     if (error.kind !== 'temporary') {

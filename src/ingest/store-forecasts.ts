@@ -1,5 +1,5 @@
 import type { StoredForecast } from '../core/reading.js';
-import type { TimeWindow } from '../sources/http.js';
+import type { TimeWindow } from '../core/time.js';
 import type { PendingChunk } from './pending-chunk.js';
 import { FORECAST_KINDS } from '../core/sources.js';
 

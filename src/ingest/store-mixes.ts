@@ -1,6 +1,6 @@
 import type { StoredMix, StoredReading } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
-import type { TimeWindow } from '../sources/http.js';
+import type { TimeWindow } from '../core/time.js';
 import type { PendingChunk } from './pending-chunk.js';
 
 /**
@@ -15,17 +15,19 @@ export async function addZoneMixes(
   fetched: ZoneMixes,
   window: TimeWindow,
 ): Promise<number> {
-  const stored = new Map(
-    (await pending.store.readStored(zone, window.fromTs, window.toTs)).map((row) => [row.ts, row]),
-  );
+  const stored = await pending.storedIn(zone, window);
   const changed = fetched.mixes.filter(
-    (mix) => mix.ts >= window.fromTs && mix.ts < window.toTs && !isSame(stored.get(mix.ts), mix),
+    (mix) => mix.ts >= window.fromTs && mix.ts < window.toTs && !sameMix(stored.get(mix.ts), mix),
   );
   pending.mixes.push(...changed);
   return changed.length;
 }
 
-function isSame(stored: StoredReading | undefined, fetched: StoredMix): boolean {
+/** Whether `stored` holds `fetched`'s mix already, with the same values on both bases. */
+export function sameMix(
+  stored: StoredReading | undefined,
+  fetched: Pick<StoredMix, 'mix' | 'lifecycle' | 'direct'>,
+): boolean {
   if (!stored?.mix) return false;
   const storedMix = Object.entries(stored.mix);
   return (

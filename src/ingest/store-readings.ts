@@ -1,7 +1,8 @@
 import type { ZoneReadings } from '../core/method.js';
 import type { StoredReading, ZoneQuality } from '../core/reading.js';
-import type { TimeWindow } from '../sources/http.js';
+import type { TimeWindow } from '../core/time.js';
 import type { PendingChunk } from './pending-chunk.js';
+import { sameMix } from './store-mixes.js';
 
 /**
  * Adds what one fetch of one zone produced over `window` to the `pending` write, and returns the zone's quality
@@ -24,9 +25,7 @@ export async function addZoneReadings(
   fetched: ZoneReadings,
   window: TimeWindow,
 ): Promise<ZoneQuality> {
-  const stored = new Map(
-    (await pending.store.readStored(zone, window.fromTs, window.toTs)).map((row) => [row.ts, row]),
-  );
+  const stored = await pending.storedIn(zone, window);
   const kept = fetched.readings.filter(
     (reading) =>
       reading.ts >= window.fromTs &&
@@ -62,13 +61,7 @@ function isSame(stored: StoredReading | undefined, fetched: StoredReading): bool
     stored.value === fetched.value &&
     stored.method === fetched.method &&
     stored.complete === fetched.complete;
-  if (!sameValue || fetched.mix === null) return sameValue;
-  const storedMix = Object.entries(stored.mix ?? {});
-  return (
-    stored.mix !== null &&
-    stored.lifecycle === fetched.lifecycle &&
-    stored.direct === fetched.direct &&
-    storedMix.length === Object.keys(fetched.mix).length &&
-    storedMix.every(([category, amount]) => fetched.mix?.[category] === amount)
-  );
+  const { mix, lifecycle, direct } = fetched;
+  if (!sameValue || mix === null) return sameValue;
+  return sameMix(stored, { mix, lifecycle, direct });
 }

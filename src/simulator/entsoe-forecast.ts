@@ -6,6 +6,7 @@ import {
   requestedPeriod,
   periodHead,
 } from './entsoe.js';
+import type { EntsoeForecastDocument } from '../core/sources.js';
 import { forecastError, marketDayStart, nextMarketDayStart } from './forecast-model.js';
 import { computeDemand, computeMix } from './mix-model.js';
 import { hashString, noiseHex } from './noise.js';
@@ -45,10 +46,8 @@ const WIND_SOLAR_CHANNEL = 4000;
 const LOAD_CHANNEL = 4100;
 const GENERATION_CHANNEL = 4200;
 
-type ForecastDocument = 'A69' | 'A65' | 'A71';
-
 export function answerEntsoeForecast(
-  documentType: ForecastDocument,
+  documentType: EntsoeForecastDocument,
   query: URLSearchParams,
   context: ReplyContext,
 ): SourceReply {
@@ -125,7 +124,7 @@ export interface Series {
 }
 
 function forecastDocument(
-  documentType: ForecastDocument,
+  documentType: EntsoeForecastDocument,
   profile: EuropeProfile,
   days: readonly { start: number; end: number }[],
   psrType: string | null,
@@ -203,7 +202,7 @@ function forecastDocument(
  * solar by about a tenth of its value, load and scheduled generation by about 2 %.
  */
 function seriesOfDay(
-  documentType: ForecastDocument,
+  documentType: EntsoeForecastDocument,
   profile: EuropeProfile,
   startMs: number,
   stepMs: number,

@@ -1,3 +1,4 @@
+import { isEntsoeForecastDocument } from '../core/sources.js';
 import { computeMix, hourGap, isReported, type HourGap } from './mix-model.js';
 import { hashString, noiseHex } from './noise.js';
 import { formatMinute, textReply, type ReplyContext, type SourceReply } from './reply.js';
@@ -43,7 +44,7 @@ export function answerEntsoe(query: URLSearchParams, context: EntsoeContext): So
     if (!query.get(name)) return invalidRequest(context, `Mandatory parameter ${name} is missing.`);
   }
   const processType = query.get('processType');
-  if (documentType === 'A69' || documentType === 'A65' || documentType === 'A71') {
+  if (isEntsoeForecastDocument(documentType)) {
     return answerEntsoeForecast(documentType, query, context);
   }
   if (documentType !== 'A75' || processType !== 'A16') {

@@ -3,7 +3,7 @@ import { answerEia, emptyEiaReply } from './eia.js';
 import { answerEntsoe, noMatchingData } from './entsoe.js';
 import { answerNeso, emptyNesoReply } from './neso.js';
 import { jsonReply, textReply, type ReplyContext, type SourceReply } from './reply.js';
-import type { SourceId } from '../core/sources.js';
+import { isEntsoeForecastDocument, type SourceId } from '../core/sources.js';
 
 /** One simulated upstream, as the server routes to it. */
 export interface SimulatedUpstream {
@@ -31,9 +31,7 @@ export const SIMULATED_UPSTREAMS: { readonly [S in SourceId]: SimulatedUpstream 
     basePath: '/api',
     serves: (pathname) => pathname === '/api' || pathname === '/api/',
     feedOf: (url) =>
-      ['A69', 'A65', 'A71'].includes(url.searchParams.get('documentType') ?? '')
-        ? 'forecasts'
-        : 'actuals',
+      isEntsoeForecastDocument(url.searchParams.get('documentType')) ? 'forecasts' : 'actuals',
     answer: (url, { credential, ...context }) =>
       answerEntsoe(url.searchParams, { ...context, securityToken: credential }),
     empty: (context) => noMatchingData(context),

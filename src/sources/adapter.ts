@@ -3,11 +3,10 @@ import type { ZoneReadings } from '../core/method.js';
 import type { StoredForecast } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
 import type { Zone } from '../core/zones.js';
+import type { Clock, TimeWindow } from '../core/time.js';
 import {
   UpstreamError,
-  type Clock,
   type RequestLimits,
-  type TimeWindow,
   type UpstreamHttp,
   type UpstreamHttpOptions,
 } from './http.js';
@@ -19,28 +18,37 @@ import type { SourceId } from '../core/sources.js';
  */
 
 /**
- * What one fetch of one feed produced for one zone: readings to store, mixes to store (a source
- * whose mix is a second feed, GB), the upstream's own forecasts (a forecast feed), or why there
- * are none. A forecast feed's outcomes say so (`feed: 'forecasts'`): they are stored as
- * forecasts only, never as readings, and their failures never give the source up (the actuals
- * go on; docs/upstreams.md §8.4).
+ * What one fetch of one feed produced for one zone, tagged by `kind` when it is made: readings to
+ * store, mixes to store (a source whose mix is a second feed, GB), the upstream's own forecasts
+ * (a forecast feed), or why a feed of actuals or a forecast feed has none. A forecast feed's
+ * outcomes are stored as forecasts only, never as readings, and their failures never give the
+ * source up (the actuals go on; docs/upstreams.md §8.4).
  */
 export type ZoneOutcome =
-  | ({ readonly zone: string } & ZoneReadings)
-  | ({ readonly zone: string } & ZoneMixes)
-  | ({ readonly zone: string } & ZoneForecasts)
-  | { readonly zone: string; readonly error: UpstreamError; readonly feed?: 'forecasts' };
-
-/** What one fetch of one forecast feed of one zone produced. */
-export interface ZoneForecasts {
-  readonly feed: 'forecasts';
-  /** Forecasts of this zone inside the asked forecast window, with their issue times. */
-  readonly forecasts: readonly StoredForecast[];
-}
+  | ({ readonly kind: 'readings'; readonly zone: string } & ZoneReadings)
+  | ({ readonly kind: 'mixes'; readonly zone: string } & ZoneMixes)
+  | {
+      readonly kind: 'forecasts';
+      readonly zone: string;
+      /** Forecasts of this zone inside the asked forecast window, with their issue times. */
+      readonly forecasts: readonly StoredForecast[];
+    }
+  | {
+      readonly kind: 'actuals-failed' | 'forecasts-failed';
+      readonly zone: string;
+      readonly error: UpstreamError;
+    };
 
 /** Whether an outcome comes from a forecast feed (forecasts, or a forecast feed's failure). */
 export function isForecastOutcome(outcome: ZoneOutcome): boolean {
-  return 'feed' in outcome && outcome.feed === 'forecasts';
+  return outcome.kind === 'forecasts' || outcome.kind === 'forecasts-failed';
+}
+
+/** The failure an outcome reports, if it is one. */
+export function failureOf(outcome: ZoneOutcome): UpstreamError | undefined {
+  return outcome.kind === 'actuals-failed' || outcome.kind === 'forecasts-failed'
+    ? outcome.error
+    : undefined;
 }
 
 /**
@@ -123,13 +131,14 @@ export interface UpstreamDefinition {
   createFetcher(context: AdapterContext): UpstreamFetcher;
 }
 
-/** A feed of actuals: readings, or the mixes of a second feed. */
-export type ActualsFeed = (zone: Zone) => Promise<ZoneReadings | ZoneMixes>;
-
-/** A forecast feed: the upstream's own forecasts of one zone. */
-export interface ForecastFeed {
-  readonly forecasts: (zone: Zone) => Promise<readonly StoredForecast[]>;
-}
+/** One feed of a zone, by what it yields: readings, the mixes of a second feed, or forecasts. */
+export type ZoneFeed =
+  | { readonly kind: 'readings'; readonly fetch: (zone: Zone) => Promise<ZoneReadings> }
+  | { readonly kind: 'mixes'; readonly fetch: (zone: Zone) => Promise<ZoneMixes> }
+  | {
+      readonly kind: 'forecasts';
+      readonly fetch: (zone: Zone) => Promise<readonly StoredForecast[]>;
+    };
 
 /**
  * Fetches zones one after the other, each from every feed in turn. A failed zone or feed does not
@@ -139,27 +148,71 @@ export interface ForecastFeed {
 export async function* eachZone(
   zones: readonly Zone[],
   { signal }: RequestLimits,
-  ...feeds: readonly (ActualsFeed | ForecastFeed | undefined)[]
+  ...feeds: readonly (ZoneFeed | undefined)[]
 ): AsyncGenerator<ZoneOutcome> {
   for (const zone of zones) {
     for (const feed of feeds) {
       if (feed === undefined) continue;
       if (signal?.aborted) return;
-      if (typeof feed === 'function') {
-        try {
-          yield { zone: zone.code, ...(await feed(zone)) };
-        } catch (error) {
-          yield { zone: zone.code, error: asUpstreamError(error, signal) };
-        }
-        continue;
-      }
       try {
-        yield { zone: zone.code, feed: 'forecasts', forecasts: await feed.forecasts(zone) };
+        yield await fetchFeed(zone, feed);
       } catch (error) {
-        yield { zone: zone.code, feed: 'forecasts', error: asUpstreamError(error, signal) };
+        const kind = feed.kind === 'forecasts' ? 'forecasts-failed' : 'actuals-failed';
+        yield { kind, zone: zone.code, error: asUpstreamError(error, signal) };
       }
     }
   }
+}
+
+async function fetchFeed(zone: Zone, feed: ZoneFeed): Promise<ZoneOutcome> {
+  switch (feed.kind) {
+    case 'readings':
+      return { zone: zone.code, ...(await feed.fetch(zone)), kind: 'readings' };
+    case 'mixes':
+      return { zone: zone.code, ...(await feed.fetch(zone)), kind: 'mixes' };
+    case 'forecasts':
+      return { kind: 'forecasts', zone: zone.code, forecasts: await feed.fetch(zone) };
+  }
+}
+
+/**
+ * How every parser (`<name>/parse.ts`) reports a reply that is not data: the upstream's refusal in
+ * an error document, whatever the HTTP status, or a payload it cannot use.
+ */
+export type PayloadFailure =
+  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
+  | { readonly kind: 'invalid-payload'; readonly detail: string };
+
+/** The words of a payload failure's message, where an upstream's feeds need their own. */
+export interface PayloadWords {
+  /** The refusal's words; its message when absent. */
+  readonly refusal?: (refused: { readonly code: string; readonly message: string }) => string;
+  /** What was refused: `request` when absent. */
+  readonly request?: string;
+  /** What could not be used: `payload` when absent. */
+  readonly payload?: string;
+}
+
+/**
+ * A parser's payload failure as the UpstreamError ingestion sorts: a refusal is `rejected` (the
+ * same request would be refused again), an unusable payload `invalid-payload`; both are of kind
+ * `invalid` (nothing stored, the failure reported). `where` opens the message.
+ */
+export function payloadFailure(
+  failure: PayloadFailure,
+  where: string,
+  {
+    refusal = ({ message }) => message,
+    request = 'request',
+    payload = 'payload',
+  }: PayloadWords = {},
+): UpstreamError {
+  if (failure.kind === 'upstream-error') {
+    return new UpstreamError('invalid', `${where}: ${request} refused: ${refusal(failure)}`, {
+      failure: 'rejected',
+    });
+  }
+  return new UpstreamError('invalid', `${where}: unusable ${payload}: ${failure.detail}`);
 }
 
 /** Cancellation passes through; anything else unexpected is reported as an invalid payload. */

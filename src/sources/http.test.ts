@@ -4,14 +4,13 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { timedClock } from '../../test/support/timed-clock.js';
+import type { Clock } from '../core/time.js';
 import {
   createUpstreamHttp,
   parseRetryAfter,
   scrubSecrets,
-  splitWindow,
   systemClock,
   UpstreamError,
-  type Clock,
   type UpstreamHttpOptions,
 } from './http.js';
 
@@ -175,8 +174,17 @@ describe('createUpstreamHttp', () => {
   it('cuts a retry wait short when the caller aborts', async () => {
     answerInTurn({ status: 503, headers: { 'retry-after': '30' } });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('shutting down')), 50);
-    const { http, url } = client({ clock: systemClock });
+    // Shut down once the retry wait has begun (not after a wall-clock delay, which a loaded
+    // machine may outlast before the first answer): the real clock's sleep must end at once.
+    const clock: Clock = {
+      ...systemClock,
+      sleep: (ms, signal) => {
+        const slept = systemClock.sleep(ms, signal);
+        controller.abort(new Error('shutting down'));
+        return slept;
+      },
+    };
+    const { http, url } = client({ clock });
     const started = performance.now();
     await expect(http.getText(url, { signal: controller.signal })).rejects.toThrow('shutting down');
     // Not cut short, it would wait the 30 s the upstream asked for.
@@ -335,17 +343,5 @@ describe('parseRetryAfter', () => {
     ['soon', undefined],
   ])('%s → %s ms', (value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected);
-  });
-});
-
-describe('splitWindow', () => {
-  it('cuts at the limit and keeps the remainder', () => {
-    expect(splitWindow({ fromTs: 0, toTs: 250 }, 100)).toEqual([
-      { fromTs: 0, toTs: 100 },
-      { fromTs: 100, toTs: 200 },
-      { fromTs: 200, toTs: 250 },
-    ]);
-    expect(splitWindow({ fromTs: 0, toTs: 100 }, 100)).toEqual([{ fromTs: 0, toTs: 100 }]);
-    expect(splitWindow({ fromTs: 5, toTs: 5 }, 100)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { SIMULATED_HEADER } from '../core/synthetic.js';
 import type { FailureKind } from '../core/reading.js';
 import type { SourceId } from '../core/sources.js';
+import type { Clock } from '../core/time.js';
 
 /**
  * The one place where upstream HTTP calls are made, retried and sorted into a few failure kinds
@@ -68,18 +69,7 @@ function failureOf(kind: UpstreamErrorKind, status: number | undefined): Failure
   }
 }
 
-/** Wall clock and waiting, injected so tests move time instead of sleeping. */
-export interface Clock {
-  /** Epoch milliseconds. */
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  /**
-   * A signal that aborts (with a `TimeoutError`) once `ms` have passed on this clock; the
-   * bound of one request. `AbortSignal.timeout` when absent.
-   */
-  timeout?(ms: number): AbortSignal;
-}
-
+/** The real clock, on Node's timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
@@ -96,21 +86,6 @@ export const systemClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
-
-/** A half-open interval `[fromTs, toTs)` of epoch seconds. */
-export interface TimeWindow {
-  readonly fromTs: number;
-  readonly toTs: number;
-}
-
-/** Splits a window into consecutive pieces of at most `maxSeconds` (an upstream's span limit). */
-export function splitWindow(window: TimeWindow, maxSeconds: number): TimeWindow[] {
-  const pieces: TimeWindow[] = [];
-  for (let fromTs = window.fromTs; fromTs < window.toTs; fromTs += maxSeconds) {
-    pieces.push({ fromTs, toTs: Math.min(fromTs + maxSeconds, window.toTs) });
-  }
-  return pieces;
-}
 
 /**
  * Replaces every occurrence of the given secrets with `REDACTED`, in whatever form each took on

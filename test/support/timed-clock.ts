@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/sources/http.js';
+import type { Clock } from '../../src/core/time.js';
 
 /**
  * A clock on which request timeouts fire when its time passes them, so that a request to an

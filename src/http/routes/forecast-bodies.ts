@@ -1,6 +1,6 @@
 import { formatTs } from '../../core/time.js';
 import type { ForecastBasis, ForecastBook, ZoneForecast } from '../../forecast/book.js';
-import { defaultForecastBasis } from '../../forecast/inputs.js';
+import { defaultForecastBasis } from '../../core/zones.js';
 import { EncodedBody } from '../transport/response-cache.js';
 import { round1, round1OrNull, UNIT } from '../../core/units.js';
 import type { ForecastRequest } from '../contract/params.js';

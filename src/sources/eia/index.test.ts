@@ -91,6 +91,16 @@ describe('fetchEiaZones', () => {
     expect(error.message).not.toContain(KEY);
   });
 
+  it('reads the error code, not the text: a parameter error naming api_key is no auth failure', async () => {
+    fault = {
+      status: 200,
+      body: JSON.stringify({ error: 'Invalid parameter: api_key=REDACTED&frequency=x', code: 400 }),
+    };
+    const error = await failure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
+    expect(error.kind).toBe('invalid');
+    expect(error.failure).toBe('rejected');
+  });
+
   it('reports a wrong key (HTTP 403) as auth without retrying', async () => {
     const error = await failure(fetchEiaZones(clientOf(replay, 'wrong-key'), ZONES, WINDOW));
     expect(error.kind).toBe('auth');

@@ -6,7 +6,9 @@ import { eiaFuelTypesOf } from '../../core/production-types.js';
 import type { StoredForecast } from '../../core/reading.js';
 import { type ForecastKind, forecastKindsOf } from '../../core/sources.js';
 import type { Zone } from '../../core/zones.js';
-import { UpstreamError, type RequestLimits, type TimeWindow, type UpstreamHttp } from '../http.js';
+import type { TimeWindow } from '../../core/time.js';
+import { UpstreamError, type RequestLimits, type UpstreamHttp } from '../http.js';
+import { payloadFailure, type PayloadFailure } from '../adapter.js';
 import { parseFuelTypeData } from './parse.js';
 import { parseRegionData } from './parse-region.js';
 import { eiaFuelTypeUrl, eiaRegionDataUrl } from './request.js';
@@ -108,18 +110,25 @@ export function eiaStoredForecasts(
 }
 
 /**
+ * The codes of the api.data.gov gateway in front of EIA for a refused key
+ * (https://developer.nrel.gov/docs/errors, the gateway's list), whatever the HTTP status.
+ */
+const KEY_REFUSALS: ReadonlySet<string> = new Set([
+  'API_KEY_MISSING',
+  'API_KEY_INVALID',
+  'API_KEY_DISABLED',
+  'API_KEY_UNAUTHORIZED',
+  'API_KEY_UNVERIFIED',
+]);
+
+/**
  * Reads every page of one query (upstreams README §2.1): stops at `offset >= total`, steps by
  * the rows that came back. Rejects with an UpstreamError when any page fails.
  */
 async function readAllPages<T extends { rows: number; total: number; dropped: readonly string[] }>(
   client: EiaClient,
   urlAt: (offset: number) => string,
-  parse: (
-    body: string,
-  ) =>
-    | ({ kind: 'generation' | 'region-data' } & T)
-    | { kind: 'upstream-error'; code: string; message: string }
-    | { kind: 'invalid-payload'; detail: string },
+  parse: (body: string) => ({ kind: 'generation' | 'region-data' } & T) | PayloadFailure,
   route: string,
   take: (page: T) => void,
   limits: RequestLimits,
@@ -127,15 +136,14 @@ async function readAllPages<T extends { rows: number; total: number; dropped: re
   for (let offset = 0, total = Infinity; offset < total;) {
     const { body } = await client.http.getText(urlAt(offset), limits);
     const page = parse(body);
-    if (page.kind === 'upstream-error') {
+    if (page.kind === 'upstream-error' && KEY_REFUSALS.has(page.code)) {
       const text = client.http.scrub(`${page.code} ${page.message}`.trim());
-      const kind = /API_KEY/i.test(text) ? 'auth' : 'invalid';
-      throw new UpstreamError(kind, `us-agency: request refused: ${text}`, {
-        failure: kind === 'auth' ? 'auth' : 'rejected',
-      });
+      throw new UpstreamError('auth', `us-agency: request refused: ${text}`, { failure: 'auth' });
     }
-    if (page.kind === 'invalid-payload') {
-      throw new UpstreamError('invalid', `us-agency: unusable payload: ${page.detail}`);
+    if (page.kind === 'upstream-error' || page.kind === 'invalid-payload') {
+      throw payloadFailure(page, 'us-agency', {
+        refusal: ({ code, message }) => client.http.scrub(`${code} ${message}`.trim()),
+      });
     }
     if (page.dropped.length > 0) {
       client.logger?.warn(

@@ -14,20 +14,16 @@
  */
 import { isPlainObject, parseDecimal } from '../../core/payload.js';
 import { HOUR } from '../../core/time.js';
-import { readPageEnvelope, readPeriod } from './parse.js';
+import type { PayloadFailure } from '../adapter.js';
+import { readPageEnvelope, readPeriod, type PageCounts } from './parse.js';
 
 export type RegionDataResult =
-  | {
+  | ({
       readonly kind: 'region-data';
       /** Respondent code → type (`D`, `DF`, `NG`, `TI`) → hour start → MWh. */
       readonly respondents: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<number, number>>>;
-      readonly total: number;
-      readonly rows: number;
-      readonly truncated: boolean;
-      readonly dropped: readonly string[];
-    }
-  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
-  | { readonly kind: 'invalid-payload'; readonly detail: string };
+    } & PageCounts)
+  | PayloadFailure;
 
 export function parseRegionData(body: string): RegionDataResult {
   const page = readPageEnvelope(body);

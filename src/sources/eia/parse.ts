@@ -21,19 +21,23 @@
 import { type GenerationByCode } from '../../core/generation.js';
 import { isPlainObject, parseDecimal, parseJson, type PlainObject } from '../../core/payload.js';
 import { HOUR, parseInstant } from '../../core/time.js';
+import type { PayloadFailure } from '../adapter.js';
+
+/** What a page of any EIA v2 data route tells besides its rows (module header). */
+export interface PageCounts {
+  readonly total: number;
+  readonly rows: number;
+  readonly truncated: boolean;
+  readonly dropped: readonly string[];
+}
 
 export type FuelTypeDataResult =
-  | {
+  | ({
       readonly kind: 'generation';
       /** Respondent code (`PJM`, `US48`…) → hourly generation per fueltype. */
       readonly respondents: ReadonlyMap<string, GenerationByCode>;
-      readonly total: number;
-      readonly rows: number;
-      readonly truncated: boolean;
-      readonly dropped: readonly string[];
-    }
-  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
-  | { readonly kind: 'invalid-payload'; readonly detail: string };
+    } & PageCounts)
+  | PayloadFailure;
 
 // Both names have been seen for the "only 5000 rows returned" warning (docs/upstreams.md §2.1).
 const PAGING_WARNINGS = new Set(['incomplete return', 'parameter out of range']);
@@ -77,8 +81,7 @@ export type PageEnvelope =
       readonly total: number;
       readonly truncated: boolean;
     }
-  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
-  | { readonly kind: 'invalid-payload'; readonly detail: string };
+  | PayloadFailure;
 
 /**
  * Checks the envelope of one page (strictly: an unknown shape is an invalid payload) and returns

@@ -1,4 +1,4 @@
-import type { TimeWindow } from '../http.js';
+import type { TimeWindow } from '../../core/time.js';
 
 /**
  * EIA API v2 fuel-type-data requests (docs/upstreams.md §2.1, §2.3): `start` and `end` are both

@@ -34,9 +34,13 @@ export const EIA_UPSTREAM: UpstreamDefinition = {
           // One query for every zone: its failure is every zone's (one error, so a stop rule
           // counts it once).
           const upstreamError = asUpstreamError(error, limits.signal);
-          for (const zone of zones) yield { zone: zone.code, error: upstreamError };
+          for (const zone of zones) {
+            yield { kind: 'actuals-failed', zone: zone.code, error: upstreamError };
+          }
         }
-        for (const [zone, readings] of computed ?? []) yield { zone, ...readings };
+        for (const [zone, readings] of computed ?? []) {
+          yield { zone, ...readings, kind: 'readings' };
+        }
         // The forecast feed (region-data D and DF) after the actuals, whatever became of them:
         // a failure of one never stops the other (docs/upstreams.md §8.4).
         if (!forecasts || limits.signal?.aborted) return;
@@ -52,11 +56,11 @@ export const EIA_UPSTREAM: UpstreamDefinition = {
         } catch (error) {
           const upstreamError = asUpstreamError(error, limits.signal);
           for (const zone of zones) {
-            yield { zone: zone.code, feed: 'forecasts', error: upstreamError };
+            yield { kind: 'forecasts-failed', zone: zone.code, error: upstreamError };
           }
           return;
         }
-        for (const [zone, stored] of fetched) yield { zone, feed: 'forecasts', forecasts: stored };
+        for (const [zone, stored] of fetched) yield { kind: 'forecasts', zone, forecasts: stored };
       },
     };
   },

@@ -4,15 +4,15 @@ import { computeReadings, type ZoneReadings } from '../../core/method.js';
 import { entsoeDayAheadIssuedAt } from '../../core/forecast-issue.js';
 import { PSR_TYPES } from '../../core/production-types.js';
 import type { StoredForecast } from '../../core/reading.js';
-import { type ForecastKind, forecastKindsOf } from '../../core/sources.js';
-import type { Zone } from '../../core/zones.js';
 import {
-  splitWindow,
-  UpstreamError,
-  type RequestLimits,
-  type TimeWindow,
-  type UpstreamHttp,
-} from '../http.js';
+  type EntsoeForecastDocument,
+  type ForecastKind,
+  forecastKindsOf,
+} from '../../core/sources.js';
+import type { Zone } from '../../core/zones.js';
+import { splitWindow, type TimeWindow } from '../../core/time.js';
+import { UpstreamError, type RequestLimits, type UpstreamHttp } from '../http.js';
+import { payloadFailure } from '../adapter.js';
 import { parseA75 } from './parse.js';
 import {
   parseEntsoeForecast,
@@ -70,11 +70,8 @@ async function fetchGeneration(
     case 'no-data':
       return undefined;
     case 'upstream-error':
-      throw new UpstreamError('invalid', `${where}: request refused: ${parsed.message}`, {
-        failure: 'rejected',
-      });
     case 'invalid-payload':
-      throw new UpstreamError('invalid', `${where}: unusable A75 payload: ${parsed.detail}`);
+      throw payloadFailure(parsed, where, { payload: 'A75 payload' });
     case 'generation':
       if (parsed.dropped.length > 0) {
         client.logger?.warn(
@@ -112,9 +109,7 @@ function concatenate(zone: string, parts: readonly ZoneReadings[]): ZoneReadings
   };
 }
 
-/** Which forecast documents are fetched, and the kind each quantity is stored as. */
-export const ENTSOE_FORECAST_DOCUMENTS = ['A69', 'A65', 'A71'] as const;
-
+/** The kind each forecast quantity is stored as. */
 const FORECAST_KIND: Readonly<Record<EntsoeForecastQuantity, ForecastKind>> =
   forecastKindsOf('europe-tso');
 
@@ -128,7 +123,7 @@ const FORECAST_KIND: Readonly<Record<EntsoeForecastQuantity, ForecastKind>> =
 export async function fetchEntsoeForecasts(
   client: EntsoeClient,
   zone: Zone,
-  documentType: (typeof ENTSOE_FORECAST_DOCUMENTS)[number],
+  documentType: EntsoeForecastDocument,
   window: TimeWindow,
   fetchedAt: () => number,
   limits: RequestLimits = {},
@@ -157,11 +152,8 @@ export async function fetchEntsoeForecasts(
       case 'no-data':
         continue;
       case 'upstream-error':
-        throw new UpstreamError('invalid', `${where}: request refused: ${parsed.message}`, {
-          failure: 'rejected',
-        });
       case 'invalid-payload':
-        throw new UpstreamError('invalid', `${where}: unusable payload: ${parsed.detail}`);
+        throw payloadFailure(parsed, where);
       case 'not-day-ahead':
         throw new UpstreamError(
           'invalid',

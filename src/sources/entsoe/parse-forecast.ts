@@ -19,21 +19,21 @@
  * out-series and A65's out domain; the document's revisionNumber is reported so that the latest
  * revision can be kept. Never throws on a bad payload.
  */
-import { isPlainObject, type PlainObject } from '../../core/payload.js';
+import type { PlainObject } from '../../core/payload.js';
 import { marketDayStartOf } from '../../core/forecast-issue.js';
+import { isEntsoeForecastDocument, type EntsoeForecastDocument } from '../../core/sources.js';
 import { formatTs, parseInstant } from '../../core/time.js';
 import {
   childOf,
-  listOf,
+  collectSeries,
   periodBounds,
-  readAcknowledgement,
+  readMarketDocument,
   readPeriod,
-  readXmlRoot,
   textOf,
-  type CurveType,
+  type SeriesHeader,
+  type AcknowledgementResult,
 } from './xml.js';
 
-export type EntsoeForecastDocument = 'A69' | 'A65' | 'A71';
 export type EntsoeForecastQuantity = 'wind' | 'solar' | 'load' | 'generation';
 
 /** One forecast interval `[start, end)`, epoch seconds, MW averaged over it. */
@@ -65,41 +65,26 @@ export type EntsoeForecastResult =
       readonly documentType: string;
       readonly processType: string;
     }
-  | { readonly kind: 'no-data'; readonly message: string }
-  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
-  | { readonly kind: 'invalid-payload'; readonly detail: string };
+  | AcknowledgementResult;
 
-const DOCUMENT_TYPES: ReadonlySet<string> = new Set(['A69', 'A65', 'A71']);
 const SOLAR = 'B16';
 const WIND: ReadonlySet<string> = new Set(['B18', 'B19']);
 
 export function parseEntsoeForecast(xml: string): EntsoeForecastResult {
-  const read = readXmlRoot(xml);
-  if ('invalid' in read) return invalidPayload(read.invalid);
-  const { root, body } = read;
-  switch (root) {
-    case 'GL_MarketDocument':
-      return readForecastDocument(body);
-    case 'Acknowledgement_MarketDocument':
-      return readAcknowledgement(body);
-    default:
-      return invalidPayload(`unexpected root element <${root}>`);
-  }
+  return readMarketDocument(xml, readForecastDocument);
 }
 
 function invalidPayload(detail: string): EntsoeForecastResult {
   return { kind: 'invalid-payload', detail };
 }
 
-/** A series key: the area and what the series carries (a psrType for A69, else the quantity). */
-type Collected = Map<string, Map<string, Map<number, ForecastInterval>>>;
-
 function readForecastDocument(body: PlainObject): EntsoeForecastResult {
-  const type = textOf(body, 'type');
-  if (type === undefined || !DOCUMENT_TYPES.has(type)) {
-    return invalidPayload(`GL_MarketDocument of type ${type ?? '(none)'}, not A69, A65 or A71`);
+  const documentType = textOf(body, 'type') ?? null;
+  if (!isEntsoeForecastDocument(documentType)) {
+    return invalidPayload(
+      `GL_MarketDocument of type ${documentType ?? '(none)'}, not A69, A65 or A71`,
+    );
   }
-  const documentType = type as EntsoeForecastDocument;
   const processType = textOf(body, 'process.processType');
   if (processType === undefined) return invalidPayload(`${documentType} without a processType`);
   if (processType !== 'A01') return { kind: 'not-day-ahead', documentType, processType };
@@ -109,44 +94,25 @@ function readForecastDocument(body: PlainObject): EntsoeForecastResult {
 
   const dropped: string[] = [];
   const ignored: string[] = [];
-  const collected: Collected = new Map();
-  listOf(body, 'TimeSeries').forEach((series, index) => {
-    const label = `TimeSeries #${index + 1}`;
-    if (!isPlainObject(series)) {
-      dropped.push(`${label}: empty`);
-      return;
-    }
-    const header = readSeriesHeader(documentType, series, label, dropped, ignored);
-    if (header === undefined) return;
-    const byKey = collected.get(header.area) ?? new Map<string, Map<number, ForecastInterval>>();
-    collected.set(header.area, byKey);
-    const byStart = byKey.get(header.key) ?? new Map<number, ForecastInterval>();
-    byKey.set(header.key, byStart);
-    for (const period of listOf(series, 'Period')) {
+  const collected = collectSeries(
+    body,
+    dropped,
+    (series, label) => readSeriesHeader(documentType, series, label, dropped, ignored),
+    (period, curveType, label): ForecastInterval[] => {
       const bounds = periodBounds(period);
-      for (const interval of readPeriod(period, header.curveType, label, dropped)) {
-        if (bounds === undefined) continue;
-        const withDay: ForecastInterval = {
-          ...interval,
-          marketDayStart: marketDayStartOf(bounds.start, bounds.end, interval.start),
-        };
-        const earlier = byStart.get(interval.start);
-        if (earlier === undefined) {
-          byStart.set(interval.start, withDay);
-        } else if (earlier.mw !== interval.mw || earlier.end !== interval.end) {
-          // Two values for one interval: neither can be trusted, the interval gets none.
-          byStart.set(interval.start, CONFLICT);
-          dropped.push(`${label}: ${formatTs(interval.start)} conflicts with another series`);
-        }
-      }
-    }
-  });
+      const intervals = readPeriod(period, curveType, label, dropped);
+      if (bounds === undefined) return [];
+      return intervals.map((interval) => ({
+        ...interval,
+        marketDayStart: marketDayStartOf(bounds.start, bounds.end, interval.start),
+      }));
+    },
+  );
 
   const areas = new Map<string, Map<EntsoeForecastQuantity, ForecastInterval[]>>();
   for (const [area, byKey] of collected) {
     const quantities = new Map<EntsoeForecastQuantity, ForecastInterval[]>();
-    const usable = (key: string) =>
-      [...(byKey.get(key)?.values() ?? [])].filter((interval) => interval !== CONFLICT);
+    const usable = (key: string) => byKey.get(key) ?? [];
     if (documentType === 'A69') {
       const solar = usable(SOLAR);
       if (solar.length > 0) quantities.set('solar', sortByStart(solar));
@@ -169,16 +135,6 @@ function readForecastDocument(body: PlainObject): EntsoeForecastResult {
     ignored,
     dropped,
   };
-}
-
-/** Marks an interval start that two series gave different values. */
-const CONFLICT: ForecastInterval = { start: NaN, end: NaN, mw: NaN, marketDayStart: NaN };
-
-interface SeriesHeader {
-  readonly area: string;
-  /** psrType (A69), or the quantity (A65 load, A71 generation). */
-  readonly key: string;
-  readonly curveType: CurveType;
 }
 
 /**

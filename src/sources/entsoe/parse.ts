@@ -18,21 +18,16 @@
  * checked strictly, single TimeSeries, Periods and Points are dropped and listed instead of failing
  * the document.
  */
-import {
-  toHourlySeries,
-  type GenerationByCode,
-  type PowerInterval,
-} from '../../core/generation.js';
-import { isPlainObject, type PlainObject } from '../../core/payload.js';
-import { formatTs } from '../../core/time.js';
+import { toHourlySeries, type GenerationByCode } from '../../core/generation.js';
+import type { PlainObject } from '../../core/payload.js';
 import {
   childOf,
-  listOf,
-  readAcknowledgement,
+  collectSeries,
+  readMarketDocument,
   readPeriod,
-  readXmlRoot,
   textOf,
-  type CurveType,
+  type SeriesHeader,
+  type AcknowledgementResult,
 } from './xml.js';
 
 export type A75Result =
@@ -42,89 +37,35 @@ export type A75Result =
       readonly areas: ReadonlyMap<string, GenerationByCode>;
       readonly dropped: readonly string[];
     }
-  | { readonly kind: 'no-data'; readonly message: string }
-  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
-  | { readonly kind: 'invalid-payload'; readonly detail: string };
+  | AcknowledgementResult;
 
 export function parseA75(xml: string): A75Result {
-  const read = readXmlRoot(xml);
-  if ('invalid' in read) return invalidPayload(read.invalid);
-  const { root, body } = read;
-  switch (root) {
-    case 'GL_MarketDocument':
-      return readGenerationDocument(body);
-    case 'Acknowledgement_MarketDocument':
-      return readAcknowledgement(body);
-    default:
-      return invalidPayload(`unexpected root element <${root}>`);
-  }
-}
-
-function invalidPayload(detail: string): A75Result {
-  return { kind: 'invalid-payload', detail };
+  return readMarketDocument(xml, readGenerationDocument);
 }
 
 function readGenerationDocument(body: PlainObject): A75Result {
   const type = textOf(body, 'type');
   if (type !== 'A75') {
-    return invalidPayload(`GL_MarketDocument of type ${type ?? '(none)'}, not A75`);
+    return {
+      kind: 'invalid-payload',
+      detail: `GL_MarketDocument of type ${type ?? '(none)'}, not A75`,
+    };
   }
-
   const dropped: string[] = [];
-  // area → psrType → interval start → interval: several TimeSeries and Periods of one type merge
-  // on the time axis (docs/upstreams.md §1.3 step 1).
-  const collected = new Map<string, Map<string, Map<number, PowerInterval>>>();
-  listOf(body, 'TimeSeries').forEach((series, index) => {
-    const label = `TimeSeries #${index + 1}`;
-    if (!isPlainObject(series)) {
-      dropped.push(`${label}: empty`);
-      return;
-    }
-    const generation = readSeriesHeader(series, label, dropped);
-    if (generation === undefined) return;
-    const byType = collected.get(generation.area) ?? new Map<string, Map<number, PowerInterval>>();
-    collected.set(generation.area, byType);
-    const byStart = byType.get(generation.psrType) ?? new Map<number, PowerInterval>();
-    byType.set(generation.psrType, byStart);
-    for (const period of listOf(series, 'Period')) {
-      for (const interval of readPeriod(period, generation.curveType, label, dropped)) {
-        const earlier = byStart.get(interval.start);
-        if (earlier === undefined) {
-          byStart.set(interval.start, interval);
-        } else if (earlier.mw !== interval.mw || earlier.end !== interval.end) {
-          // Two different values for one interval: neither can be trusted, so the interval gets
-          // none and its hour stays incomplete rather than publishing an arbitrary pick.
-          byStart.set(interval.start, CONFLICT);
-          dropped.push(
-            `${label}: ${formatTs(interval.start)} conflicts with another ${generation.psrType} series`,
-          );
-        }
-      }
-    }
-  });
-
+  const collected = collectSeries(
+    body,
+    dropped,
+    (series, label) => readSeriesHeader(series, label, dropped),
+    (period, curveType, label) => readPeriod(period, curveType, label, dropped),
+  );
   const areas = new Map<string, GenerationByCode>();
   for (const [area, byType] of collected) {
     areas.set(
       area,
-      new Map(
-        [...byType].map(([psrType, byStart]) => [
-          psrType,
-          toHourlySeries([...byStart.values()].filter((interval) => interval !== CONFLICT)),
-        ]),
-      ),
+      new Map([...byType].map(([psrType, intervals]) => [psrType, toHourlySeries(intervals)])),
     );
   }
   return { kind: 'generation', areas, dropped };
-}
-
-/** Marks an interval start that two series gave different values. */
-const CONFLICT: PowerInterval = { start: NaN, end: NaN, mw: NaN };
-
-interface GenerationSeriesHeader {
-  readonly area: string;
-  readonly psrType: string;
-  readonly curveType: CurveType;
 }
 
 /** The header of a generation series, or undefined for a consumption series or an unusable one. */
@@ -132,7 +73,7 @@ function readSeriesHeader(
   series: PlainObject,
   label: string,
   dropped: string[],
-): GenerationSeriesHeader | undefined {
+): SeriesHeader | undefined {
   const inArea = textOf(series, 'inBiddingZone_Domain.mRID');
   const outArea = textOf(series, 'outBiddingZone_Domain.mRID');
   // An out-series is consumption by the units of that type (pumping): never generation (§1.2).
@@ -148,5 +89,5 @@ function readSeriesHeader(
   if (psrType === undefined) return drop('no psrType');
   if (unit !== 'MAW') return drop(`unit ${unit ?? '(none)'} is not MAW`);
   if (curveType !== 'A01' && curveType !== 'A03') return drop(`curveType ${curveType}`);
-  return { area: inArea, psrType, curveType };
+  return { area: inArea, key: psrType, curveType };
 }

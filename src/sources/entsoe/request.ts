@@ -1,4 +1,4 @@
-import type { TimeWindow } from '../http.js';
+import type { TimeWindow } from '../../core/time.js';
 
 /**
  * ENTSO-E A75 requests (docs/upstreams.md §1.1): one zone per request, whole UTC hours, at most

@@ -1,6 +1,7 @@
 import type { Zone } from '../../core/zones.js';
 import { eachZone, type UpstreamDefinition } from '../adapter.js';
-import { ENTSOE_FORECAST_DOCUMENTS, fetchEntsoeForecasts, fetchEntsoeZone } from './index.js';
+import { ENTSOE_FORECAST_DOCUMENTS } from '../../core/sources.js';
+import { fetchEntsoeForecasts, fetchEntsoeZone } from './index.js';
 import { ENTSOE_RATE_LIMIT } from './request.js';
 
 const DAY = 24 * 3600;
@@ -31,12 +32,13 @@ export const ENTSOE_UPSTREAM: UpstreamDefinition = {
         eachZone(
           zones,
           limits,
-          (zone) => fetchEntsoeZone(client, zone, window, limits),
+          { kind: 'readings', fetch: (zone) => fetchEntsoeZone(client, zone, window, limits) },
           // The day-ahead forecasts, one feed per document type, after the actuals.
           ...ENTSOE_FORECAST_DOCUMENTS.map((documentType) =>
             forecasts
               ? {
-                  forecasts: (zone: Zone) =>
+                  kind: 'forecasts' as const,
+                  fetch: (zone: Zone) =>
                     fetchEntsoeForecasts(
                       client,
                       zone,

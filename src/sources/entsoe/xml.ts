@@ -1,17 +1,17 @@
 /**
  * What every ENTSO-E document reader shares (docs/upstreams.md §1.2–1.5): the XML turned into plain
- * objects, the Acknowledgement, and one Period expanded into intervals. Pure; never throws on a bad
- * payload.
+ * objects, the Acknowledgement, the TimeSeries merged per area, and one Period expanded into
+ * intervals. Pure; never throws on a bad payload.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { PowerInterval } from '../../core/generation.js';
 import { isPlainObject, parseDecimal, type PlainObject } from '../../core/payload.js';
-import { parseInstant } from '../../core/time.js';
+import { formatTs, parseInstant } from '../../core/time.js';
+import type { PayloadFailure } from '../adapter.js';
 
+/** An Acknowledgement: "no matching data" (not an error), or a refusal. */
 export type AcknowledgementResult =
-  | { readonly kind: 'no-data'; readonly message: string }
-  | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
-  | { readonly kind: 'invalid-payload'; readonly detail: string };
+  { readonly kind: 'no-data'; readonly message: string } | PayloadFailure;
 
 const REPEATABLE = new Set(['TimeSeries', 'Period', 'Point', 'Reason']);
 
@@ -54,6 +54,27 @@ export function readXmlRoot(
   return { root, body };
 }
 
+/**
+ * A reply read as a GL_MarketDocument (by `readDocument`) or as an Acknowledgement; any other root
+ * is an invalid payload.
+ */
+export function readMarketDocument<Result>(
+  xml: string,
+  readDocument: (body: PlainObject) => Result,
+): Result | AcknowledgementResult {
+  const read = readXmlRoot(xml);
+  if ('invalid' in read) return { kind: 'invalid-payload', detail: read.invalid };
+  const { root, body } = read;
+  switch (root) {
+    case 'GL_MarketDocument':
+      return readDocument(body);
+    case 'Acknowledgement_MarketDocument':
+      return readAcknowledgement(body);
+    default:
+      return { kind: 'invalid-payload', detail: `unexpected root element <${root}>` };
+  }
+}
+
 /** docs/upstreams.md §1.5: "no data" and refusals both come as an Acknowledgement, often HTTP 200. */
 export function readAcknowledgement(body: PlainObject): AcknowledgementResult {
   const reasons = listOf(body, 'Reason').filter(isPlainObject);
@@ -77,6 +98,69 @@ export function readAcknowledgement(body: PlainObject): AcknowledgementResult {
 }
 
 export type CurveType = 'A01' | 'A03';
+
+/** Where one TimeSeries belongs: its area (EIC), what it carries, and its curve type. */
+export interface SeriesHeader {
+  readonly area: string;
+  /** What the series carries: its psrType, or the quantity of a document without one. */
+  readonly key: string;
+  readonly curveType: CurveType;
+}
+
+/**
+ * The intervals of every TimeSeries of a document, by area and key: several TimeSeries and
+ * Periods of one key merge on the time axis (docs/upstreams.md §1.3 step 1). Where two series
+ * give one interval different values, neither can be trusted: the interval gets none (its hour
+ * stays incomplete rather than publishing an arbitrary pick) and `dropped` lists the conflict.
+ * `headerOf` places a series, or returns undefined for one it drops or ignores; `intervalsOf`
+ * expands one of its Periods. Intervals come in the order first seen.
+ */
+export function collectSeries<Interval extends PowerInterval>(
+  body: PlainObject,
+  dropped: string[],
+  headerOf: (series: PlainObject, label: string) => SeriesHeader | undefined,
+  intervalsOf: (period: unknown, curveType: CurveType, label: string) => readonly Interval[],
+): Map<string, Map<string, Interval[]>> {
+  // area → key → interval start → interval, or null once two series conflict on it
+  const collected = new Map<string, Map<string, Map<number, Interval | null>>>();
+  listOf(body, 'TimeSeries').forEach((series, index) => {
+    const label = `TimeSeries #${index + 1}`;
+    if (!isPlainObject(series)) {
+      dropped.push(`${label}: empty`);
+      return;
+    }
+    const header = headerOf(series, label);
+    if (header === undefined) return;
+    const byKey = collected.get(header.area) ?? new Map<string, Map<number, Interval | null>>();
+    collected.set(header.area, byKey);
+    const byStart = byKey.get(header.key) ?? new Map<number, Interval | null>();
+    byKey.set(header.key, byStart);
+    for (const period of listOf(series, 'Period')) {
+      for (const interval of intervalsOf(period, header.curveType, label)) {
+        const earlier = byStart.get(interval.start);
+        if (earlier === undefined) {
+          byStart.set(interval.start, interval);
+        } else if (earlier === null || earlier.mw !== interval.mw || earlier.end !== interval.end) {
+          byStart.set(interval.start, null);
+          dropped.push(
+            `${label}: ${formatTs(interval.start)} conflicts with another ${header.key} series`,
+          );
+        }
+      }
+    }
+  });
+  return new Map(
+    [...collected].map(([area, byKey]) => [
+      area,
+      new Map(
+        [...byKey].map(([key, byStart]) => [
+          key,
+          [...byStart.values()].filter((interval) => interval !== null),
+        ]),
+      ),
+    ]),
+  );
+}
 
 /** A Period's time interval (epoch seconds), or undefined when unreadable. */
 export function periodBounds(

@@ -10,13 +10,9 @@ import {
 import { nesoForecastIssuedAt } from '../../core/forecast-issue.js';
 import type { StoredForecast } from '../../core/reading.js';
 import type { Zone } from '../../core/zones.js';
-import {
-  splitWindow,
-  UpstreamError,
-  type RequestLimits,
-  type TimeWindow,
-  type UpstreamHttp,
-} from '../http.js';
+import { payloadFailure, type PayloadFailure } from '../adapter.js';
+import { splitWindow, type TimeWindow } from '../../core/time.js';
+import type { RequestLimits, UpstreamError, UpstreamHttp } from '../http.js';
 import { parseGeneration, parseIntensity } from './parse.js';
 import {
   NESO_HEADERS,
@@ -135,21 +131,13 @@ export function nesoStoredForecasts(
  * A reply that is not data: the upstream's refusal, or a payload we cannot use. `feed` names the
  * second feed in the message; the intensity's messages keep their words.
  */
-function replyError(
-  parsed:
-    | { readonly kind: 'upstream-error'; readonly code: string; readonly message: string }
-    | { readonly kind: 'invalid-payload'; readonly detail: string },
-  feed?: string,
-): UpstreamError {
+function replyError(parsed: PayloadFailure, feed?: string): UpstreamError {
   const of = feed === undefined ? '' : `${feed} `;
-  if (parsed.kind === 'upstream-error') {
-    return new UpstreamError(
-      'invalid',
-      `uk-operator: ${of}request refused: ${parsed.code} ${parsed.message}`,
-      { failure: 'rejected' },
-    );
-  }
-  return new UpstreamError('invalid', `uk-operator: unusable ${of}payload: ${parsed.detail}`);
+  return payloadFailure(parsed, 'uk-operator', {
+    refusal: ({ code, message }) => `${code} ${message}`,
+    request: `${of}request`,
+    payload: `${of}payload`,
+  });
 }
 
 function logDropped(client: NesoClient, dropped: readonly string[], feed: string): void {

@@ -24,13 +24,10 @@ import {
   type OperatorHalfHour,
   type OperatorMixHalfHour,
 } from '../../core/uk-operator.js';
+import type { PayloadFailure } from '../adapter.js';
 
-type UpstreamErrorResult = {
-  readonly kind: 'upstream-error';
-  readonly code: string;
-  readonly message: string;
-};
-type InvalidPayload = { readonly kind: 'invalid-payload'; readonly detail: string };
+type UpstreamErrorResult = Extract<PayloadFailure, { kind: 'upstream-error' }>;
+type InvalidPayload = Extract<PayloadFailure, { kind: 'invalid-payload' }>;
 
 export type IntensityResult =
   | {

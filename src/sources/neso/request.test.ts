@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitWindow } from '../http.js';
+import { splitWindow } from '../../core/time.js';
 import { NESO_MAX_WINDOW_SECONDS, nesoGenerationUrl, nesoRangeUrl } from './request.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;

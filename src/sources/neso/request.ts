@@ -1,4 +1,4 @@
-import type { TimeWindow } from '../http.js';
+import type { TimeWindow } from '../../core/time.js';
 
 /** NESO Carbon Intensity API requests (docs/upstreams.md §3.1): no auth, UTC paths. */
 

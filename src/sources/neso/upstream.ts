@@ -20,15 +20,20 @@ export const NESO_UPSTREAM: UpstreamDefinition = {
         eachZone(
           zones,
           limits,
-          (zone) => fetchNesoZone(client, zone, window, Math.floor(clock.now() / 1000), limits),
+          {
+            kind: 'readings',
+            fetch: (zone) =>
+              fetchNesoZone(client, zone, window, Math.floor(clock.now() / 1000), limits),
+          },
           // The generation mix over the same window: the operator's figure stays the default
           // value, the mix gives GB its values on each basis (docs/method.md, "Great Britain").
-          (zone) => fetchNesoMixes(client, zone, window, limits),
+          { kind: 'mixes', fetch: (zone) => fetchNesoMixes(client, zone, window, limits) },
           // The operator's 48-hour forecast, as issued now: only when the forecast window reaches
           // the future (an ingestion run); a backfill cannot ask past issues of it.
           forecasts && forecasts.window.toTs > clock.now() / 1000
             ? {
-                forecasts: (zone) =>
+                kind: 'forecasts',
+                fetch: (zone) =>
                   fetchNesoForecasts(client, zone, () => Math.floor(clock.now() / 1000), limits),
               }
             : undefined,
