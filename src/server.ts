@@ -49,8 +49,8 @@ export interface ServerOptions {
   readonly streams?: AppDeps['streams'];
   /** How long the Redis rate limit waits for Redis (tests lengthen it). */
   readonly redisLimiter?: AppDeps['redisLimiter'];
-  /** Timing of webhook deliveries (tests shorten the turn and the backoff). */
-  readonly webhooks?: Partial<Pick<DelivererOptions, 'turnMs' | 'leaseMs' | 'backoff'>>;
+  /** Timing of webhook deliveries (tests shorten the turn and the backoff) and their resolver. */
+  readonly webhooks?: Partial<Pick<DelivererOptions, 'turnMs' | 'leaseMs' | 'backoff' | 'resolve'>>;
   /** How often the forecasts check for new data (the demo, filling its store, checks often). */
   readonly forecastCheckMs?: number;
 }

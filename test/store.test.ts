@@ -485,6 +485,7 @@ describe.each(backends)('store contract: $name', (backend) => {
       basis: id.endsWith('direct') ? 'direct' : undefined,
       condition: { type: 'below', gco2eq_kwh: 150.5 },
       clientAddress,
+      clientNetwork: clientAddress.slice(0, clientAddress.lastIndexOf('.')),
       createdAt,
       memory: {},
     });
@@ -498,7 +499,7 @@ describe.each(backends)('store contract: $name', (backend) => {
     });
 
     it('keeps subscriptions as given, and caps them per address and in all', async () => {
-      const caps = { perAddress: 2, total: 3 };
+      const caps = { perAddress: 2, perNetwork: 10, total: 3 };
       expect(
         await store.webhooks.createSubscription(subscription('a-all', '10.0.0.1', 1), caps),
       ).toBe('created');
@@ -536,10 +537,28 @@ describe.each(backends)('store contract: $name', (backend) => {
       );
     });
 
+    it('caps subscriptions per network', async () => {
+      const caps = { perAddress: 2, perNetwork: 3, total: 10 };
+      const outcomes = [];
+      for (const [i, address] of [
+        '10.0.0.1',
+        '10.0.0.1',
+        '10.0.0.2',
+        '10.0.0.3',
+        '10.0.1.1',
+      ].entries()) {
+        outcomes.push(
+          await store.webhooks.createSubscription(subscription(`n${i}`, address, i), caps),
+        );
+      }
+      expect(outcomes).toEqual(['created', 'created', 'created', 'network-cap', 'created']);
+      expect((await store.webhooks.subscription('n4'))?.clientNetwork).toBe('10.0.1');
+    });
+
     it('holds the caps when many creations race from two handles', async () => {
       const other = await backend.reopen();
       try {
-        const caps = { perAddress: 5, total: 8 };
+        const caps = { perAddress: 5, perNetwork: 10, total: 8 };
         const outcomes = await Promise.all(
           Array.from({ length: 30 }, (_, i) =>
             (i % 2 ? other : store).webhooks.createSubscription(
@@ -560,7 +579,7 @@ describe.each(backends)('store contract: $name', (backend) => {
     });
 
     it('queues each event id once, serves due deliveries in order, and settles them', async () => {
-      const caps = { perAddress: 10, total: 10 };
+      const caps = { perAddress: 10, perNetwork: 10, total: 10 };
       await store.webhooks.createSubscription(subscription('s', '10.0.0.1'), caps);
       expect(
         await store.webhooks.enqueue([

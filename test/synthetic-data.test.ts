@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,28 @@ describe('ingestion from the simulator', () => {
   });
 });
 
+/** What a listener answers to `request` sent as is on a socket: status and headers (lower case). */
+function rawExchange(url: string, request: string) {
+  const { hostname, port } = new URL(url);
+  return new Promise<{ status: number; headers: Map<string, string> }>((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(request));
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [statusLine = '', ...lines] = text.split('\r\n\r\n')[0]!.split('\r\n');
+      const headers = new Map(
+        lines.map((line) => {
+          const colon = line.indexOf(':');
+          return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
+        }),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers });
+    });
+  });
+}
+
 describe.each([
   ['on', 'demo'],
   ['off', null],
@@ -94,10 +117,22 @@ describe.each([
   let store: Store;
   let app: FastifyInstance;
   let url: string;
+  /** The listener of its own that serves /metrics (METRICS_ADDR). */
+  let metricsUrl: string;
   beforeAll(async () => {
     store = await createStore('sqlite::memory:');
-    app = await buildApp({ config: loadConfig({ DEMO: demo }), store, logger });
+    const lines: { metricsUrl?: string }[] = [];
+    const listening = pino(
+      { level: 'info' },
+      { write: (line: string) => lines.push(JSON.parse(line)) },
+    );
+    app = await buildApp({
+      config: loadConfig({ DEMO: demo, METRICS_ADDR: '127.0.0.1:0' }),
+      store,
+      logger: listening,
+    });
     url = await app.listen({ port: 0, host: '127.0.0.1' });
+    metricsUrl = new URL(lines.find((line) => line.metricsUrl)!.metricsUrl!).origin;
   });
   afterAll(async () => {
     await app.close();
@@ -119,6 +154,42 @@ describe.each([
     const response = await fetch(`${url}${path}`);
     await response.arrayBuffer();
     expect(response.headers.get('gridco2-data')).toBe(label);
+  });
+
+  it(`labels every answer of the metrics listener with ${String(label)}`, async () => {
+    for (const [path, status] of [
+      ['/metrics', 200],
+      ['/elsewhere', 404],
+    ] as const) {
+      const response = await fetch(`${metricsUrl}${path}`);
+      const body = await response.text();
+      expect(response.status, path).toBe(status);
+      expect(response.headers.get('gridco2-data'), path).toBe(label);
+      if (status === 200) expect(body).toContain('grid_intensity_carbon_average');
+    }
+  });
+
+  it(`labels what the HTTP parser refuses with ${String(label)}, on both listeners`, async () => {
+    for (const listener of [url, metricsUrl]) {
+      for (const request of [
+        'NOT A REQUEST\r\n\r\n',
+        `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      ]) {
+        const answer = await rawExchange(listener, request);
+        expect([answer.status, answer.headers.get('gridco2-data') ?? null], listener).toEqual([
+          request.startsWith('GET') ? 431 : 400,
+          label,
+        ]);
+      }
+    }
+    const expectation = await rawExchange(
+      url,
+      'GET /v1 HTTP/1.1\r\nHost: x\r\nExpect: later\r\n\r\n',
+    );
+    expect([expectation.status, expectation.headers.get('gridco2-data') ?? null]).toEqual([
+      417,
+      label,
+    ]);
   });
 
   it(`labels an event stream with ${String(label)}`, async () => {

@@ -8,14 +8,17 @@ import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 
 /**
- * The subscription caps (issue 24, extensions §13): 10,000 attempts from one IP store 20
- * subscriptions and answer the rest 429, at a bounded cost in memory; WEBHOOK_MAX caps them all.
- * A real server on SQLite over HTTP, behind a trusted proxy so that the test picks each client
- * address; the rate limit is set out of the way, so the caps are what answers.
+ * The subscription caps (issues 24 and 37, extensions §13): 10,000 attempts from one IP store 20
+ * subscriptions and answer the rest 429, at a bounded cost in memory; one network (IPv4 /24,
+ * IPv6 /64) holds at most 100, or half of WEBHOOK_MAX, so that another network can still
+ * subscribe; WEBHOOK_MAX caps them all. Real servers on SQLite over HTTP, behind a trusted proxy
+ * so that the test picks each client address; the rate limit is set out of the way, so the caps
+ * are what answers.
  */
 
 const ATTEMPTS = 10_000;
 const PER_ADDRESS = 20;
+const PER_NETWORK = 100;
 const MAX = 50;
 /** Attempts before the heap is measured: the cap reached, every path compiled, pools filled. */
 const WARM_UP = 2000;
@@ -37,29 +40,52 @@ const heapUsed = () => {
   return process.memoryUsage().heapUsed;
 };
 
+/** A server on SQLite in `dir` behind a trusted proxy on 127.0.0.1, WEBHOOK_MAX `max`. */
+const startCapped = (dir: string, max: number) =>
+  startServer(
+    loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${join(dir, `webhooks-${max}.db`)}`,
+      INGEST: 'off',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      TRUST_PROXY: '127.0.0.1',
+      WEBHOOKS: 'on',
+      WEBHOOK_ALLOW: '127.0.0.1',
+      WEBHOOK_MAX: String(max),
+      METRICS: 'off',
+      DASHBOARD: 'off',
+    }),
+    { cache: 'ready', webhooks: { turnMs: 3600_000 } },
+  );
+
+/** One creation attempt on `server` from client `address` (X-Forwarded-For). */
+const attemptOn = async (server: RunningServer, address: string, n: number) => {
+  const response = await fetch(`${server.url}/v1/subscriptions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+    // Every attempt is a different subscription: nothing is shared between them.
+    body: JSON.stringify({
+      url: `http://127.0.0.1:9/hook/${n}`,
+      zones: ['DE', 'FR'],
+      condition: { type: 'below', gco2eq_kwh: n % 1000 },
+    }),
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    json: (await response.json()) as Record<string, unknown>,
+  };
+};
+
 describe('webhooks: subscription caps', () => {
   let dir: string;
   let server: RunningServer;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gridco2-webhooks-caps-'));
-    server = await startServer(
-      loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: `sqlite:${join(dir, 'webhooks.db')}`,
-        INGEST: 'off',
-        LOG_LEVEL: 'silent',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        TRUST_PROXY: '127.0.0.1',
-        WEBHOOKS: 'on',
-        WEBHOOK_ALLOW: '127.0.0.1',
-        WEBHOOK_MAX: String(MAX),
-        METRICS: 'off',
-        DASHBOARD: 'off',
-      }),
-      { cache: 'ready', webhooks: { turnMs: 3600_000 } },
-    );
+    server = await startCapped(dir, MAX);
   });
 
   afterAll(async () => {
@@ -67,23 +93,7 @@ describe('webhooks: subscription caps', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const attempt = async (address: string, n: number) => {
-    const response = await fetch(`${server.url}/v1/subscriptions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
-      // Every attempt is a different subscription: nothing is shared between them.
-      body: JSON.stringify({
-        url: `http://127.0.0.1:9/hook/${n}`,
-        zones: ['DE', 'FR'],
-        condition: { type: 'below', gco2eq_kwh: n % 1000 },
-      }),
-    });
-    return {
-      status: response.status,
-      retryAfter: response.headers.get('retry-after'),
-      json: (await response.json()) as Record<string, unknown>,
-    };
-  };
+  const attempt = (address: string, n: number) => attemptOn(server, address, n);
   const stored = async () => (await server.store.webhooks.subscriptions()).length;
 
   it(`stores ${PER_ADDRESS} of ${ATTEMPTS} attempts from one IP, in bounded memory`, async () => {
@@ -122,12 +132,23 @@ describe('webhooks: subscription caps', () => {
     expect(growth, `heap grew by ${growth} bytes`).toBeLessThan(HEAP_GROWTH_BYTES);
   }, 180_000);
 
-  it(`caps all subscriptions at WEBHOOK_MAX (${MAX}); a deletion frees a place`, async () => {
-    for (let n = 0; n < PER_ADDRESS; n++) expect((await attempt('10.0.0.2', n)).status).toBe(201);
-    for (let n = 0; n < MAX - 2 * PER_ADDRESS; n++) {
-      expect((await attempt('10.0.0.3', n)).status).toBe(201);
+  it(`lets one network hold at most half of WEBHOOK_MAX (${MAX / 2})`, async () => {
+    const statuses = [];
+    for (const address of ['10.0.9.1', '10.0.9.2']) {
+      for (let n = 0; n < 15; n++) statuses.push((await attempt(address, n)).status);
     }
-    const full = await attempt('10.0.0.4', 0);
+    expect(statuses).toEqual([...Array(MAX / 2).fill(201), ...Array(30 - MAX / 2).fill(429)]);
+    expect((await attempt('10.0.9.3', 0)).json.error).toBe(
+      'too many subscriptions from this network',
+    );
+  });
+
+  it(`caps all subscriptions at WEBHOOK_MAX (${MAX}); a deletion frees a place`, async () => {
+    // Filled from networks of their own: one holds at most half of WEBHOOK_MAX.
+    for (let n = 0, left = MAX - (await stored()); n < left; n++) {
+      expect((await attempt(`10.0.${1 + Math.floor(n / PER_ADDRESS)}.2`, n)).status).toBe(201);
+    }
+    const full = await attempt('10.0.8.4', 0);
     expect([full.status, full.json, full.retryAfter]).toEqual([
       429,
       { error: 'too many subscriptions on this server', hint: 'retry later, or ask its operator' },
@@ -140,7 +161,71 @@ describe('webhooks: subscription caps', () => {
       headers: { authorization: `Bearer ${oldest!.secret}`, 'x-forwarded-for': '10.0.0.1' },
     });
     expect(deleted.status).toBe(204);
-    expect((await attempt('10.0.0.4', 1)).status).toBe(201);
+    expect((await attempt('10.0.8.4', 1)).status).toBe(201);
     expect(await stored()).toBe(MAX);
+  });
+});
+
+describe('webhooks: subscription caps per network', () => {
+  let dir: string;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gridco2-webhooks-networks-'));
+    // The default WEBHOOK_MAX: the per-network cap is its own 100.
+    server = await startCapped(dir, 10_000);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** 8 attempts from each of `addresses`, in turn; the statuses counted. */
+  const fill = async (addresses: readonly string[]) => {
+    const statuses = new Map<number, number>();
+    const refusals = new Set<string>();
+    for (const [i, address] of addresses.entries()) {
+      for (let n = 0; n < 8; n++) {
+        const answer = await attemptOn(server, address, i * 8 + n);
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        if (answer.status === 429) refusals.add(JSON.stringify([answer.json, answer.retryAfter]));
+      }
+    }
+    return { statuses: Object.fromEntries(statuses), refusals: [...refusals] };
+  };
+  const networkRefusal = JSON.stringify([
+    {
+      error: 'too many subscriptions from this network',
+      hint: `at most ${PER_NETWORK} subscriptions per network (IPv4 /24, IPv6 /64); delete one first`,
+    },
+    '60',
+  ]);
+  const ofNetwork = async (network: string) =>
+    (await server.store.webhooks.subscriptions()).filter((s) => s.clientNetwork === network).length;
+
+  it(`stores at most ${PER_NETWORK} from one IPv6 /64, however many addresses`, async () => {
+    // 20 addresses of 2001:db8:1:2::/64, spelled as clients and proxies write them.
+    const addresses = Array.from({ length: 20 }, (_, i) =>
+      i % 2 ? `2001:db8:1:2::${(i + 1).toString(16)}` : `2001:0db8:0001:0002:ffff:0:0:${i + 1}`,
+    );
+    expect(await fill(addresses)).toEqual({
+      statuses: { 201: PER_NETWORK, 429: 160 - PER_NETWORK },
+      refusals: [networkRefusal],
+    });
+    expect(await ofNetwork('2001:db8:1:2::/64')).toBe(PER_NETWORK);
+    // Another /64 of the same /48 is another subscriber.
+    expect((await attemptOn(server, '2001:db8:1:3::1', 0)).status).toBe(201);
+  });
+
+  it(`stores at most ${PER_NETWORK} from one IPv4 /24; another network still subscribes`, async () => {
+    const addresses = Array.from({ length: 20 }, (_, i) => `203.0.113.${i + 1}`);
+    expect(await fill(addresses)).toEqual({
+      statuses: { 201: PER_NETWORK, 429: 160 - PER_NETWORK },
+      refusals: [networkRefusal],
+    });
+    expect(await ofNetwork('203.0.113')).toBe(PER_NETWORK);
+    expect((await attemptOn(server, '198.51.100.1', 0)).status).toBe(201);
+    expect((await attemptOn(server, '203.0.114.1', 0)).status).toBe(201);
   });
 });

@@ -176,6 +176,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (address) => trusted?.(address, 0) ?? false,
     clock,
   );
+  // DEMO: every response of every listener says its data is synthetic (docs/deploy.md).
+  const labels: Record<string, string> = config.demo ? { [DATA_LABEL_HEADER]: 'demo' } : {};
   const options: FastifyServerOptions = {
     serverFactory: (handler) => {
       const server = createServer(
@@ -209,7 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
       // Any Expect but 100-continue: Node would send an empty 417.
       server.on('checkExpectation', (_request, response) =>
-        sendRawError(response, API_ERRORS.expectationFailed(), { close: true }),
+        sendRawError(response, API_ERRORS.expectationFailed(), { close: true, headers: labels }),
       );
       guard.attach(server);
       return server;
@@ -219,7 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
-    clientErrorHandler: handleClientError,
+    clientErrorHandler: (error, socket) => handleClientError(error, socket, labels),
     frameworkErrors: handleFrameworkError,
     ajv: { customOptions: { coerceTypes: false, allErrors: false, removeAdditional: false } },
   };
@@ -325,7 +327,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       responder,
       cache: deps.cache,
       clock,
-      access: { addr: config.metricsAddr, token: config.metricsToken, logger: log },
+      access: { addr: config.metricsAddr, token: config.metricsToken, logger: log, labels },
     });
   }
   registerRoutes(app, {

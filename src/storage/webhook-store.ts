@@ -18,6 +18,8 @@ export interface StoredSubscription {
   readonly condition: Condition;
   /** The client address that created it: the per-address cap counts these. */
   readonly clientAddress: string;
+  /** That address's network (IPv4 /24, IPv6 /64): the per-network cap counts these. */
+  readonly clientNetwork: string;
   /** Epoch milliseconds. */
   readonly createdAt: number;
   /** What its condition saw per zone (core/webhooks/conditions.ts). */
@@ -39,16 +41,23 @@ export interface QueuedDelivery {
   readonly failures: number;
 }
 
-export type CreateOutcome = 'created' | 'address-cap' | 'total-cap';
+export type CreateOutcome = 'created' | 'address-cap' | 'network-cap' | 'total-cap';
+
+export interface SubscriptionCaps {
+  readonly perAddress: number;
+  readonly perNetwork: number;
+  readonly total: number;
+}
 
 export interface WebhookStore {
   /**
-   * Stores a subscription unless the address already holds `perAddress` or the store `total`
-   * subscriptions: the caps are checked and the row written atomically.
+   * Stores a subscription unless the store already holds `total` subscriptions, its address
+   * `perAddress` or its network `perNetwork`: the caps are checked and the row written
+   * atomically.
    */
   createSubscription(
     subscription: StoredSubscription,
-    caps: { readonly perAddress: number; readonly total: number },
+    caps: SubscriptionCaps,
   ): Promise<CreateOutcome>;
 
   subscription(id: string): Promise<StoredSubscription | null>;
@@ -98,6 +107,7 @@ export interface SubscriptionRow {
   basis: string | null;
   condition: string;
   client_address: string;
+  client_network: string;
   created_at: number;
   memory: string;
 }
@@ -111,6 +121,7 @@ export function subscriptionOfRow(row: SubscriptionRow): StoredSubscription {
     basis: (row.basis ?? undefined) as Basis | undefined,
     condition: JSON.parse(row.condition) as Condition,
     clientAddress: row.client_address,
+    clientNetwork: row.client_network,
     createdAt: row.created_at,
     memory: JSON.parse(row.memory) as ZoneMemory,
   };
@@ -145,6 +156,7 @@ export function rowOf(subscription: StoredSubscription): SubscriptionRow {
     basis: subscription.basis ?? null,
     condition: JSON.stringify(subscription.condition),
     client_address: subscription.clientAddress,
+    client_network: subscription.clientNetwork,
     created_at: subscription.createdAt,
     memory: JSON.stringify(subscription.memory),
   };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -28,6 +28,7 @@ import type { ReadLatest, ReadPoints } from '../queries/signal-reads.js';
 import { publishedReading } from '../read/reading-cache.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import type { QueuedDelivery, StoredSubscription } from '../storage/webhook-store.js';
+import { resolveHost, type ResolveHost } from './resolve.js';
 
 /**
  * Webhook deliveries (extensions §13). Every instance runs this loop; only the holder of the
@@ -52,6 +53,8 @@ export interface DelivererOptions {
   readonly leaseMs?: number;
   /** Told how each delivery attempt ended (the metrics count them). */
   readonly onAttempt?: (outcome: DeliveryOutcome) => void;
+  /** Resolves a target's host (tests point names anywhere); the system resolver by default. */
+  readonly resolve?: ResolveHost;
 }
 
 const LEASE = 'webhooks';
@@ -72,6 +75,7 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   const { store, logger } = options;
   const clock = options.clock ?? Date.now;
   const policy = new TargetPolicy(options.allow);
+  const resolve = options.resolve ?? resolveHost;
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const seen = new Set<string>();
   let dropped = 0;
@@ -158,7 +162,7 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
         }
         const subscription = subscriptions.get(delivery.subscriptionId);
         if (!subscription) return store.webhooks.drop(delivery.eventId, clock());
-        const ok = await send(subscription, delivery, policy, clock);
+        const ok = await send(subscription, delivery, { policy, resolve, clock });
         if (ok) {
           options.onAttempt?.('delivered');
           return store.webhooks.delivered(delivery.eventId, clock());
@@ -273,13 +277,16 @@ class ZoneViews {
   }
 }
 
-/** One POST of a delivery; true on a 2xx. Internal addresses are refused at connection time. */
+/**
+ * One POST of a delivery; true on a 2xx. The connection is made to the addresses its own lookup
+ * returned, after checking them: the host cannot resolve elsewhere between check and connect.
+ */
 function send(
   subscription: StoredSubscription,
   delivery: QueuedDelivery,
-  policy: TargetPolicy,
-  clock: () => number,
+  target: { policy: TargetPolicy; resolve: ResolveHost; clock: () => number },
 ): Promise<boolean> {
+  const { policy, clock } = target;
   const url = new URL(subscription.url);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const headers = signWebhook(
@@ -288,23 +295,26 @@ function send(
     Math.floor(clock() / 1000),
     delivery.body,
   );
-  const guardedLookup = (
+  const checkedLookup = (
     name: string,
-    lookupOptions: object,
+    lookupOptions: { all?: boolean; family?: number },
     callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
   ) => {
-    dnsLookup(name, { ...lookupOptions, all: true }, (error, addresses) => {
-      if (error) return callback(error, []);
-      const refusal = checkResolved(
-        host,
-        addresses.map((entry) => entry.address),
-        policy,
-      );
-      if (refusal) return callback(new Error(refusal.hint), []);
-      const wantsAll = (lookupOptions as { all?: boolean }).all === true;
-      if (wantsAll) return callback(null, addresses);
-      callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
+    target.resolve(name).then(
+      (addresses) => {
+        const refusal = checkResolved(host, addresses, policy);
+        if (refusal) return callback(new Error(refusal.hint), []);
+        // A connection asking for one family (family: 4 or 6) gets only addresses of it.
+        const wanted = lookupOptions.family === 4 || lookupOptions.family === 6;
+        const entries = addresses
+          .map((address) => ({ address, family: isIP(address) }))
+          .filter((entry) => !wanted || entry.family === lookupOptions.family);
+        if (entries.length === 0) return callback(new Error(`${name}: no such address`), []);
+        if (lookupOptions.all === true) return callback(null, entries);
+        callback(null, entries[0]!.address, entries[0]!.family);
+      },
+      (error: Error) => callback(error, []),
+    );
   };
   // An address literal is connected to without a lookup: check it here.
   if (isIP(host) !== 0 && checkResolved(host, [host], policy)) return Promise.resolve(false);
@@ -320,7 +330,7 @@ function send(
           ...headers,
         },
         timeout: TIMEOUT_MS,
-        lookup: guardedLookup as never,
+        lookup: checkedLookup as never,
       },
       (response) => {
         response.resume();

@@ -193,6 +193,13 @@ const ERROR_FACTORIES = {
         'retry-after': '60',
       },
     ),
+  tooManySubscriptionsFromNetwork: (max: number) =>
+    new ApiError(
+      429,
+      'too many subscriptions from this network',
+      `at most ${max} subscriptions per network (IPv4 /24, IPv6 /64); delete one first`,
+      { 'retry-after': '60' },
+    ),
   subscriptionsFull: () =>
     new ApiError(429, 'too many subscriptions on this server', 'retry later, or ask its operator', {
       'retry-after': '3600',

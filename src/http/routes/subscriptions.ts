@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BASES, type Basis } from '../../core/factors.js';
 import { LEVELS, type Level } from '../../core/level.js';
@@ -9,8 +8,10 @@ import { checkResolved, checkTargetUrl, TargetPolicy } from '../../core/webhooks
 import { formatTs } from '../../core/time.js';
 import { findZone } from '../../core/zones.js';
 import type { StoredSubscription, WebhookStore } from '../../storage/webhook-store.js';
+import { resolveHost, type ResolveHost } from '../../webhooks/resolve.js';
 import { API_ERRORS, ApiError } from '../contract/errors.js';
 import { handleError } from '../transport/error-handler.js';
+import { addressPrefix } from '../transport/stream-admission.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
 import { errorResponses } from '../contract/schemas.js';
 
@@ -37,13 +38,18 @@ export interface SubscriptionDeps {
   readonly allow: readonly string[];
   readonly max: number;
   /** Resolves a host name to its addresses (tests keep the real resolver). */
-  readonly resolve?: (host: string) => Promise<string[]>;
+  readonly resolve?: ResolveHost;
 }
 
-export const SUBSCRIPTION_LIMITS = { perAddress: 20, bodyBytes: 16 * 1024 } as const;
-
-const resolveAll = async (host: string): Promise<string[]> =>
-  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+export const SUBSCRIPTION_LIMITS = {
+  perAddress: 20,
+  /**
+   * Per client network, as streams count them (IPv4 /24, IPv6 /64: what one subscriber holds),
+   * and at most half of WEBHOOK_MAX: one network never fills the server.
+   */
+  perNetwork: 100,
+  bodyBytes: 16 * 1024,
+} as const;
 
 /** The subscription as the API shows it: everything but the secret. */
 function publicView(subscription: StoredSubscription) {
@@ -196,8 +202,13 @@ export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDe
     });
   }
   const policy = new TargetPolicy(deps.allow);
-  const resolve = deps.resolve ?? resolveAll;
+  const resolve = deps.resolve ?? resolveHost;
   const config = { cacheControl: CACHE_CONTROL.subscriptions };
+  const caps = {
+    perAddress: SUBSCRIPTION_LIMITS.perAddress,
+    perNetwork: Math.min(SUBSCRIPTION_LIMITS.perNetwork, Math.ceil(deps.max / 2)),
+    total: deps.max,
+  };
 
   const owned = async (request: FastifyRequest<{ Params: { id: string } }>) => {
     const secret = bearer(request);
@@ -236,6 +247,7 @@ export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDe
       const addresses = await resolve(host).catch(() => []);
       const refusal = checkResolved(host, addresses, policy);
       if (refusal) throw API_ERRORS.urlRefused(refusal.rule, refusal.hint);
+      const clientAddress = deps.clientAddress(request.raw);
       const subscription: StoredSubscription = {
         id: `sub_${randomBytes(12).toString('base64url')}`,
         secret: newSecret(),
@@ -243,18 +255,16 @@ export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDe
         zones,
         basis,
         condition,
-        clientAddress: deps.clientAddress(request.raw),
+        clientAddress,
+        clientNetwork: addressPrefix(clientAddress),
         createdAt: deps.clock(),
         memory: {},
       };
-      const outcome = await storeCall(() =>
-        deps.store.createSubscription(subscription, {
-          perAddress: SUBSCRIPTION_LIMITS.perAddress,
-          total: deps.max,
-        }),
-      );
-      if (outcome === 'address-cap')
-        throw API_ERRORS.tooManySubscriptions(SUBSCRIPTION_LIMITS.perAddress);
+      const outcome = await storeCall(() => deps.store.createSubscription(subscription, caps));
+      if (outcome === 'address-cap') throw API_ERRORS.tooManySubscriptions(caps.perAddress);
+      if (outcome === 'network-cap') {
+        throw API_ERRORS.tooManySubscriptionsFromNetwork(caps.perNetwork);
+      }
       if (outcome === 'total-cap') throw API_ERRORS.subscriptionsFull();
       const { id, ...rest } = publicView(subscription);
       reply.code(201);

@@ -1,5 +1,5 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { API_ERRORS, errorBody, ApiError } from '../contract/errors.js';
 import { CACHE_CONTROL, CORS_HEADERS, JSON_TYPE } from '../contract/headers.js';
@@ -83,11 +83,16 @@ export function sendRawError(
 
 /**
  * Requests Node's HTTP parser rejects (headers or URL too large, a broken request line, headers
- * that never finish): answered on the bare socket, in the same JSON as every other error.
+ * that never finish): answered on the bare socket, in the same JSON as every other error, with
+ * `labels` (the demo's data label) as every response of the listener.
  */
-export function handleClientError(error: Error & { code?: string }, socket: Socket) {
+export function handleClientError(
+  error: Error & { code?: string },
+  socket: Duplex,
+  labels: Readonly<Record<string, string>> = {},
+) {
   // As Node's own handler: never write into the middle of a response already under way.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
   if (!socket.writable || error.code === 'ECONNRESET' || inFlight?.headersSent) {
     socket.destroy();
     return;
@@ -99,7 +104,7 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
         ? API_ERRORS.requestTimeout()
         : API_ERRORS.badRequest();
   const body = JSON.stringify(errorBody(apiError));
-  const headers = { ...rawErrorHeaders(apiError, body), connection: 'close' };
+  const headers = { ...labels, ...rawErrorHeaders(apiError, body), connection: 'close' };
   socket.end(
     `HTTP/1.1 ${apiError.statusCode} ${STATUS_CODES[apiError.statusCode]}\r\n` +
       Object.entries(headers)

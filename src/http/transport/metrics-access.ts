@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { API_ERRORS } from '../contract/errors.js';
+import { handleClientError } from './error-handler.js';
 
 /**
  * Who may read `GET /metrics` (extensions §8). Not the public by default: it is served on a
@@ -17,6 +18,8 @@ export interface MetricsAccess {
   readonly addr: { readonly host: string; readonly port: number } | 'public';
   readonly token: string | null;
   readonly logger?: Logger | undefined;
+  /** Headers on every response of the listener, as on the service's (the demo's data label). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 const ROUTE_CONFIG = (registry: Registry) => ({
@@ -54,8 +57,10 @@ export function serveMetrics(
   if (access.addr !== 'public') {
     const { host, port } = access.addr;
     let server: Server | undefined;
+    const labels = access.labels ?? {};
     app.addHook('onReady', async () => {
       server = createServer((request, response) => {
+        for (const [name, value] of Object.entries(labels)) response.setHeader(name, value);
         const path = (request.url ?? '').split('?')[0];
         if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
           response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -72,6 +77,7 @@ export function serveMetrics(
           () => response.writeHead(500).end(),
         );
       });
+      server.on('clientError', (error, socket) => handleClientError(error, socket, labels));
       // A port taken (another instance on the host) costs the metrics, never the service.
       await new Promise<void>((resolve) => {
         server!.once('error', (error) => {

@@ -161,4 +161,17 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       DROP INDEX readings_version;
     `,
   },
+  {
+    // The per-network cap of subscriptions (issue 37) counts the creator's network. Rows from
+    // before: an IPv4 address's /24 is its text up to the last dot; an IPv6 address, whose /64
+    // SQL cannot spell, counts as its own network until it is deleted.
+    version: 10,
+    sql: `
+      ALTER TABLE subscriptions ADD COLUMN client_network TEXT NOT NULL DEFAULT '';
+      UPDATE subscriptions SET client_network = CASE
+        WHEN client_address LIKE '%:%' THEN client_address
+        ELSE rtrim(rtrim(client_address, '0123456789'), '.') END;
+      CREATE INDEX subscriptions_client_network ON subscriptions (client_network);
+    `,
+  },
 ];

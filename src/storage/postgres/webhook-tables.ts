@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { ZoneMemory } from '../../core/webhooks/conditions.js';
 import {
   type CreateOutcome,
+  type SubscriptionCaps,
   type DeliveryRow,
   deliveryOfRow,
   deliveryRowOf,
@@ -14,7 +15,7 @@ import {
 } from '../webhook-store.js';
 
 const SUBSCRIPTION_COLUMNS =
-  'id, secret, url, zones, basis, condition, client_address, created_at, memory';
+  'id, secret, url, zones, basis, condition, client_address, client_network, created_at, memory';
 const DELIVERY_COLUMNS = 'event_id, subscription_id, body, first_due_at, due_at, failures';
 /** Serializes subscription creation across instances, so the caps hold exactly. */
 const SUBSCRIPTIONS_LOCK_KEY = 0x77686b73; // "whks"
@@ -25,27 +26,29 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async createSubscription(
     subscription: StoredSubscription,
-    caps: { perAddress: number; total: number },
+    caps: SubscriptionCaps,
   ): Promise<CreateOutcome> {
     const row = rowOf(subscription);
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [SUBSCRIPTIONS_LOCK_KEY]);
-      const { rows } = await client.query<{ total: number; held: number }>(
+      const { rows } = await client.query<{ total: number; held: number; network: number }>(
         `SELECT count(*)::int AS total,
-                count(*) FILTER (WHERE client_address = $1)::int AS held
+                count(*) FILTER (WHERE client_address = $1)::int AS held,
+                count(*) FILTER (WHERE client_network = $2)::int AS network
          FROM subscriptions`,
-        [row.client_address],
+        [row.client_address, row.client_network],
       );
       const counts = rows[0]!;
       let outcome: CreateOutcome = 'created';
       if (counts.total >= caps.total) outcome = 'total-cap';
       else if (counts.held >= caps.perAddress) outcome = 'address-cap';
+      else if (counts.network >= caps.perNetwork) outcome = 'network-cap';
       else {
         await client.query(
           `INSERT INTO subscriptions (${SUBSCRIPTION_COLUMNS})
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
           [
             row.id,
             row.secret,
@@ -54,6 +57,7 @@ export class PostgresWebhookStore implements WebhookStore {
             row.basis,
             row.condition,
             row.client_address,
+            row.client_network,
             row.created_at,
             row.memory,
           ],

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ZoneMemory } from '../../core/webhooks/conditions.js';
 import {
   type CreateOutcome,
+  type SubscriptionCaps,
   type DeliveryRow,
   deliveryOfRow,
   deliveryRowOf,
@@ -14,7 +15,7 @@ import {
 } from '../webhook-store.js';
 
 const SUBSCRIPTION_COLUMNS =
-  'id, secret, url, zones, basis, condition, client_address, created_at, memory';
+  'id, secret, url, zones, basis, condition, client_address, client_network, created_at, memory';
 const DELIVERY_COLUMNS = 'event_id, subscription_id, body, first_due_at, due_at, failures';
 
 /** The webhook tables of a SQLite store (migration 7). */
@@ -28,10 +29,14 @@ export class SqliteWebhookStore implements WebhookStore {
       countAddress: db
         .prepare(`SELECT count(*) FROM subscriptions WHERE client_address = ?`)
         .pluck(),
+      countNetwork: db
+        .prepare(`SELECT count(*) FROM subscriptions WHERE client_network = ?`)
+        .pluck(),
       countAll: db.prepare(`SELECT count(*) FROM subscriptions`).pluck(),
       insert: db.prepare(
         `INSERT INTO subscriptions (${SUBSCRIPTION_COLUMNS})
-         VALUES (@id, @secret, @url, @zones, @basis, @condition, @client_address, @created_at, @memory)`,
+         VALUES (@id, @secret, @url, @zones, @basis, @condition, @client_address, @client_network,
+                 @created_at, @memory)`,
       ),
       byId: db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE id = ?`),
       all: db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions ORDER BY created_at, id`),
@@ -68,10 +73,12 @@ export class SqliteWebhookStore implements WebhookStore {
       ),
     };
     this.createAtomically = db.transaction(
-      (row: SubscriptionRow, perAddress: number, total: number): CreateOutcome => {
-        if ((this.statements.countAll.get() as number) >= total) return 'total-cap';
+      (row: SubscriptionRow, caps: SubscriptionCaps): CreateOutcome => {
+        if ((this.statements.countAll.get() as number) >= caps.total) return 'total-cap';
         const held = this.statements.countAddress.get(row.client_address) as number;
-        if (held >= perAddress) return 'address-cap';
+        if (held >= caps.perAddress) return 'address-cap';
+        const ofNetwork = this.statements.countNetwork.get(row.client_network) as number;
+        if (ofNetwork >= caps.perNetwork) return 'network-cap';
         this.statements.insert.run(row);
         return 'created';
       },
@@ -85,10 +92,10 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async createSubscription(
     subscription: StoredSubscription,
-    caps: { perAddress: number; total: number },
+    caps: SubscriptionCaps,
   ): Promise<CreateOutcome> {
     // IMMEDIATE: the count and the insert hold the write lock together across processes.
-    return this.createAtomically.immediate(rowOf(subscription), caps.perAddress, caps.total);
+    return this.createAtomically.immediate(rowOf(subscription), caps);
   }
 
   async subscription(id: string): Promise<StoredSubscription | null> {
