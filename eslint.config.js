@@ -27,6 +27,42 @@ export default tseslint.config(
       ],
     },
   },
+  // Promises in a service of timers: none left floating, none where a callback is expected.
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'web/src/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      // Fastify's options take handlers that may return a promise (a reply is thenable too).
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { properties: false } },
+      ],
+    },
+  },
+  // One rounding rule and one spelling of each unit (core/units.ts): `toFixed` rounds the binary
+  // double, so 124.55 would print as 124.5 where /v1 serves 124.6. Text for people to read is
+  // formatted in the one presentation module, forecast/report.ts.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts', 'src/forecast/report.ts', 'src/core/units.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='toFixed']",
+          message:
+            'values are rounded by core/units.ts (round1, round3, toTenths), text by forecast/report.ts',
+        },
+        {
+          selector: 'Literal[value=/gCO2/], TemplateElement[value.raw=/gCO2/]',
+          message: 'units are spelled once, in core/units.ts (UNIT)',
+        },
+      ],
+    },
+  },
   // The layers, as docs/architecture.md draws them: each rule names what a layer may not reach.
   {
     files: ['src/core/*.ts'],
@@ -37,7 +73,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!\\./)',
+              regex: '^(?!\\./|node:(crypto|net)$)',
               message: 'the core is pure: it imports only the core (docs/architecture.md)',
             },
           ],
@@ -46,7 +82,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/core/forecast/**/*.ts'],
+    // Every folder of the core, webhooks/ included. node:crypto (HMAC signatures) and node:net
+    // (address parsing, BlockList) compute; neither opens a socket or reads a file.
+    files: ['src/core/*/**/*.ts'],
     ignores: ['src/core/**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
@@ -54,7 +92,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!\\.\\.?/)|^\\.\\./\\.\\./',
+              regex: '^(?!\\.\\.?/|node:(crypto|net)$)|^\\.\\./\\.\\./',
               message: 'the core is pure: it imports only the core (docs/architecture.md)',
             },
           ],
@@ -93,6 +131,23 @@ export default tseslint.config(
               regex: '(^|/)storage/(?!webhook-store\\.js$)',
               message:
                 'routes and shims read through read/ (Reads), never the store (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/queries/**/*.ts', 'src/webhooks/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)http/|^fastify',
+              message:
+                'use cases and webhook delivery sit below HTTP: they never import it (docs/architecture.md)',
             },
           ],
         },

@@ -16,22 +16,22 @@ async function restrictedImports(filePath: string, line: string): Promise<string
 
 describe('the layering lint rules', () => {
   it.each([
-    ['src/core/example.ts', "import { value } from '../config.js';", 'the core is pure'],
-    ['src/core/example.ts', "import { value } from 'fastify';", 'the core is pure'],
+    ['src/core/zones.ts', "import { value } from '../config.js';", 'the core is pure'],
+    ['src/core/zones.ts', "import { value } from 'fastify';", 'the core is pure'],
     [
-      'src/core/forecast/example.ts',
+      'src/core/forecast/prepare.ts',
       "import { value } from '../../read/reads.js';",
       'the core is pure',
     ],
-    ['src/storage/example.ts', "import { value } from '../config.js';", 'storage never reads'],
+    ['src/storage/store.ts', "import { value } from '../config.js';", 'storage never reads'],
     [
-      'src/storage/sqlite/example.ts',
+      'src/storage/sqlite/sqlite-store.ts',
       "import { value } from '../../sources/registry.js';",
       'storage never reads',
     ],
     ['src/http/routes/v1.ts', "import { value } from '../../storage/store.js';", 'never the store'],
     [
-      'src/http/compat/example.ts',
+      'src/http/compat/shared.ts',
       "import { value } from '../../storage/store.js';",
       'never the store',
     ],
@@ -42,20 +42,74 @@ describe('the layering lint rules', () => {
       'the stream engine',
     ],
     ['src/stream/hub.ts', "import { value } from 'fastify';", 'the stream engine'],
+    [
+      'src/core/webhooks/targets.ts',
+      "import { value } from '../../config.js';",
+      'the core is pure',
+    ],
+    ['src/core/webhooks/targets.ts', "import { value } from 'fastify';", 'the core is pure'],
+    ['src/core/zones.ts', "import { value } from 'node:fs';", 'the core is pure'],
+    [
+      'src/webhooks/deliverer.ts',
+      "import { value } from '../http/routes/level.js';",
+      'sit below HTTP',
+    ],
+    [
+      'src/queries/peer-reads.ts',
+      "import { value } from '../http/contract/limits.js';",
+      'sit below HTTP',
+    ],
   ])('refuses, in %s, %s', async (filePath, line, reason) => {
     const messages = await restrictedImports(filePath, line);
     expect(messages.join('\n')).toContain(reason);
   });
 
   it.each([
-    ['src/core/example.ts', "import { value } from './zones.js';"],
-    ['src/core/forecast/example.ts', "import { value } from '../reading.js';"],
-    ['src/storage/example.ts', "import { value } from '../core/reading.js';"],
-    ['src/storage/sqlite/example.ts', "import { value } from '../../core/sources.js';"],
+    ['src/core/zones.ts', "import { value } from './zones.js';"],
+    ['src/core/forecast/prepare.ts', "import { value } from '../reading.js';"],
+    ['src/storage/store.ts', "import { value } from '../core/reading.js';"],
+    ['src/storage/sqlite/sqlite-store.ts', "import { value } from '../../core/sources.js';"],
     ['src/http/routes/v1.ts', "import { value } from '../../read/reads.js';"],
     ['src/stream/hub.ts', "import { value } from '../read/reads.js';"],
     ['src/http/routes/stream.ts', "import { value } from '../../stream/hub.js';"],
+    ['src/core/webhooks/addresses.ts', "import { value } from 'node:net';"],
+    ['src/webhooks/deliverer.ts', "import { value } from '../queries/signal-reads.js';"],
   ])('allows, in %s, %s', async (filePath, line) => {
     expect(await restrictedImports(filePath, line)).toEqual([]);
+  });
+});
+
+/** The rules of one line of code in a file, by rule id. */
+async function ruleIds(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages.map((message) => `${message.ruleId}: ${message.message}`);
+}
+
+describe('the invariants lint keeps', () => {
+  it.each([
+    [
+      'src/webhooks/deliverer.ts',
+      'export const tenths = (value: number) => Number(value.toFixed(1));',
+    ],
+    ['src/http/routes/level.ts', "export const unit = 'gCO2eq/kWh';"],
+    ['src/core/window-stats.ts', 'export const unit = `${1} gCO2eq/kWh`;'],
+  ])('refuses a second rounding rule or unit spelling in %s', async (filePath, code) => {
+    expect((await ruleIds(filePath, code)).join('\n')).toContain('no-restricted-syntax');
+  });
+
+  it('allows formatting for people in the presentation module', async () => {
+    const code = 'export const text = (value: number) => value.toFixed(1);';
+    expect(await ruleIds('src/forecast/report.ts', code)).toEqual([]);
+  });
+
+  it('refuses a floating promise and a promise where a callback returns nothing', async () => {
+    const floating = 'export function start(run: () => Promise<void>) {\n  run();\n}\n';
+    expect((await ruleIds('src/ingest/scheduler.ts', floating)).join('\n')).toContain(
+      'no-floating-promises',
+    );
+    const misused = 'export function start(run: () => Promise<void>) {\n  setTimeout(run, 1);\n}\n';
+    expect((await ruleIds('src/ingest/scheduler.ts', misused)).join('\n')).toContain(
+      'no-misused-promises',
+    );
   });
 });

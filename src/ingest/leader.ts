@@ -50,7 +50,12 @@ export function startIngestionLeadership(options: LeadershipOptions): Leadership
     }
   };
   // Steps never overlap: each waits for the previous one.
-  const schedule = () => (turn = turn.then(step));
+  // A failed step (a store that cannot be reached while stopping) is logged, and the next runs.
+  const schedule = () => {
+    turn = turn
+      .then(step)
+      .catch((error: unknown) => logger.error({ err: error }, 'lease step failed'));
+  };
   schedule();
   const timer = setInterval(schedule, renewMs);
   timer.unref();

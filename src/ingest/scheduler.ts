@@ -71,7 +71,7 @@ export function startIngestionScheduler(options: SchedulerOptions): IngestionSch
     const ingestion = ingestSource({ ...options, source, clock });
     if (ingestion.disabledReason !== null) {
       // Reported once, never scheduled: its key is read only at start.
-      track(() => ingestion.pass(shutdown.signal), `${source}: could not record the report`);
+      void track(() => ingestion.pass(shutdown.signal), `${source}: could not record the report`);
       continue;
     }
     const schedule = (delayMs: number) => {
@@ -79,7 +79,7 @@ export function startIngestionScheduler(options: SchedulerOptions): IngestionSch
         handles.delete(handle);
         const startedMs = clock.now();
         let report: IngestReport | undefined;
-        track(async () => {
+        void track(async () => {
           report = await ingestion.pass(shutdown.signal);
         }, `${source} ingestion failed`).finally(() => {
           options.onRun?.(source, report);

@@ -40,13 +40,14 @@ export function exchange(
     socket.on('data', (data) => received.push(data));
     socket.on('close', finish);
     socket.on('error', finish);
-    socket.on('connect', async () => {
+    const writeChunks = async () => {
       for (const chunk of chunks) {
         if (socket.destroyed) return;
         socket.write(chunk);
         if (chunks.length > 1) await new Promise((next) => setImmediate(next));
       }
-    });
+    };
+    socket.on('connect', () => void writeChunks());
   });
 }
 

@@ -13,7 +13,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE TABLE readings (
         zone     TEXT COLLATE "C" NOT NULL,
         ts       BIGINT           NOT NULL,  -- epoch seconds, start of the interval
-        value    DOUBLE PRECISION,           -- gCO2eq/kWh, full precision
+        value    DOUBLE PRECISION,           -- the intensity in UNIT (core/units.ts), full precision
         method   TEXT             NOT NULL,
         complete BOOLEAN          NOT NULL,  -- false: partial mix, kept but not served
         mix      JSONB,                      -- {category: MWh} behind a computed value

@@ -9,7 +9,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE TABLE readings (
         zone     TEXT    NOT NULL,
         ts       INTEGER NOT NULL,  -- epoch seconds, start of the interval
-        value    REAL,              -- gCO2eq/kWh, full precision
+        value    REAL,              -- the intensity in UNIT (core/units.ts), full precision
         method   TEXT    NOT NULL,
         complete INTEGER NOT NULL,  -- 1: published; 0: partial mix, kept but not served
         mix      TEXT,              -- JSON {category: MWh} behind a computed value
