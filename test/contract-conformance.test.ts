@@ -1,12 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/http/contract/errors.js';
-import { FORECAST_HORIZON, SCHEDULE_LIMITS } from '../src/http/contract/limits.js';
+import {
+  FORECAST_HORIZON,
+  LEVEL_HORIZON,
+  MAX_EXPORT_DAYS,
+  MAX_STATS_DAYS,
+  SCHEDULE_LIMITS,
+} from '../src/http/contract/limits.js';
 import {
   EXPORT_PARAMS,
   FORECAST_PARAMS,
   interpretExport,
   interpretForecast,
+  interpretLevel,
+  interpretStats,
+  LEVEL_PARAMS,
+  STATS_PARAMS,
   interpretSchedule,
   readParams,
   SCHEDULE_PARAMS,
@@ -15,6 +25,7 @@ import {
   ExportQuery,
   ForecastQuery,
   ForecastResponse,
+  LevelQuery,
   ScheduleQuery,
   ScheduleResponse,
 } from '../src/http/contract/schemas.js';
@@ -82,6 +93,54 @@ describe('the query interpreter and the schemas', () => {
       }),
       RUNS,
     );
+  });
+
+  it('level horizon_hours: a whole number from 0 to the stated maximum, default as stated', () => {
+    expect(LevelQuery.properties.horizon_hours.description).toContain(
+      `from 0 to ${LEVEL_HORIZON.max}. Default: ${LEVEL_HORIZON.default}.`,
+    );
+    expect(interpretLevel(readParams('/?zone=DE', LEVEL_PARAMS)).horizonHours).toBe(
+      LEVEL_HORIZON.default,
+    );
+    fc.assert(
+      fc.property(aroundRange(0, LEVEL_HORIZON.max), (text) => {
+        const url = `/?zone=DE&horizon_hours=${encodeURIComponent(text)}`;
+        const inRange = isWhole(text) && Number(text) <= LEVEL_HORIZON.max;
+        const attempt = () => interpretLevel(readParams(url, LEVEL_PARAMS));
+        expect(refused(attempt)).toBe(!inRange);
+        if (inRange) expect(attempt().horizonHours).toBe(Number(text));
+      }),
+      RUNS,
+    );
+  });
+
+  it('stats and export windows: at most their stated number of days', () => {
+    const cases = [
+      {
+        maxDays: MAX_STATS_DAYS,
+        base: '/?zone=DE',
+        run: (url: string) => interpretStats(readParams(url, STATS_PARAMS), NOW),
+      },
+      {
+        maxDays: MAX_EXPORT_DAYS,
+        base: '/?zones=DE',
+        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW),
+      },
+    ];
+    const to = Date.UTC(2026, 10, 1);
+    for (const { maxDays, base, run } of cases) {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: maxDays * 24 + 72 }), (hours) => {
+          const from = new Date(to - hours * 3_600_000).toISOString();
+          const url = `${base}&from=${from}&to=${new Date(to).toISOString()}`;
+          expect(
+            refused(() => run(url)),
+            `${hours} h`,
+          ).toBe(hours > maxDays * 24);
+        }),
+        RUNS,
+      );
+    }
   });
 
   it('duration_minutes: a whole number within the response schema bounds, default as stated', () => {

@@ -35,9 +35,9 @@ describe('addressPrefix', () => {
 
 describe('StreamAdmission', () => {
   const refusals = {
-    perAddress: () => new ApiError(429, 'address', ''),
-    perPrefix: () => new ApiError(429, 'prefix', ''),
-    inAll: () => new ApiError(503, 'all', ''),
+    perAddress: () => new ApiError('peer', 429, 'address', ''),
+    perPrefix: () => new ApiError('peer', 429, 'prefix', ''),
+    inAll: () => new ApiError('peer', 503, 'all', ''),
   };
   const refusedWith = (act: () => unknown) => {
     try {

@@ -53,16 +53,6 @@ export interface StreamLimits {
   readonly pollMs: number;
 }
 
-export const DEFAULT_STREAM_LIMITS: StreamLimits = {
-  maxPerAddress: 5,
-  maxPerPrefix: 250,
-  maxAgeMs: 30 * 60_000,
-  maxInAll: 1000,
-  heartbeatMs: 15_000,
-  maxUnsentBytes: 128 * 1024,
-  pollMs: 2000,
-};
-
 export interface StreamStats {
   readonly open: number;
   readonly replaying: number;

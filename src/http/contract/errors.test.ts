@@ -20,6 +20,6 @@ describe('API_ERRORS', () => {
   });
 
   it('leaves an error in a peer API’s own words as peer', () => {
-    expect(new ApiError(400, 'invalid zone').code).toBe('peer');
+    expect(new ApiError('peer', 400, 'invalid zone').code).toBe('peer');
   });
 });

@@ -5,6 +5,9 @@
  * accepts exactly what the schemas state.
  */
 
+import { ZONES } from '../../core/zones.js';
+import type { StreamLimits } from '../../stream/hub.js';
+
 /** Points of one history or mix body; beyond, it is truncated with a next link. */
 export const MAX_POINTS = 5000;
 
@@ -13,6 +16,44 @@ export const MAX_EXPORT_DAYS = 400;
 
 /** The default and longest horizon of `/v1/intensity/forecast`, hours (extensions §4). */
 export const FORECAST_HORIZON = { default: 48, max: 72 } as const;
+
+/** The default and longest horizon of `/v1/intensity/level`'s forecast part, hours (extensions §11). */
+export const LEVEL_HORIZON = { default: 24, max: 72 } as const;
+
+/** The longest window of `/v1/intensity/stats`, days (extensions §12). */
+export const MAX_STATS_DAYS = 400;
+
+/** Exports one client IP may have under way at once (extensions §6), on this instance. */
+export const MAX_EXPORTS_PER_ADDRESS = 2;
+/**
+ * Exports under way on this instance, all clients together. Each holds little memory, but
+ * costs CPU while its client reads quickly: past this, 503 with Retry-After.
+ */
+export const MAX_EXPORTS_IN_ALL = 16;
+
+/** The bounds of webhook subscriptions (extensions §13). */
+export const SUBSCRIPTION_LIMITS = {
+  perAddress: 20,
+  /**
+   * Per client network, as streams count them (IPv4 /24, IPv6 /64: what one subscriber holds),
+   * and at most half of WEBHOOK_MAX: one network never fills the server.
+   */
+  perNetwork: 100,
+  bodyBytes: 16 * 1024,
+  /** Zones of one subscription's list: each zone once. */
+  maxZones: ZONES.length,
+} as const;
+
+/** The bounds of `/v1/stream` (extensions §7); STREAM_MAX sets maxInAll. */
+export const STREAM_LIMITS: StreamLimits = {
+  maxPerAddress: 5,
+  maxPerPrefix: 250,
+  maxAgeMs: 30 * 60_000,
+  maxInAll: 1000,
+  heartbeatMs: 15_000,
+  maxUnsentBytes: 128 * 1024,
+  pollMs: 2000,
+};
 
 /** The bounds of `/v1/schedule` (extensions §5). */
 export const SCHEDULE_LIMITS = {

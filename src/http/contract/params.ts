@@ -3,15 +3,23 @@ import { ZONES, type Zone } from '../../core/zones.js';
 import { resolveZone } from '../../core/zone-names.js';
 import { isCloudRegionForm } from '../../core/cloud-regions.js';
 import { API_ERRORS } from './errors.js';
-import { FORECAST_HORIZON, MAX_EXPORT_DAYS, SCHEDULE_LIMITS } from './limits.js';
+import {
+  FORECAST_HORIZON,
+  LEVEL_HORIZON,
+  MAX_EXPORT_DAYS,
+  MAX_STATS_DAYS,
+  SCHEDULE_LIMITS,
+} from './limits.js';
 import {
   ExportQuery,
   HistoryQuery,
   LatestQuery,
+  LevelQuery,
   MixQuery,
   ScheduleQuery,
   ForecastQuery,
   SkillQuery,
+  StatsQuery,
   StreamQuery,
 } from './schemas.js';
 import { BASES, type Basis } from '../../core/factors.js';
@@ -347,4 +355,63 @@ export function readRepeatedParam(url: string, name: string): string[] {
     values.push(decode(equals < 0 ? '' : part.slice(equals + 1)));
   }
   return values;
+}
+
+export const LEVEL_PARAMS = Object.keys(LevelQuery.properties);
+
+export interface LevelRequest {
+  readonly zones: readonly Zone[];
+  /** The one zone asked with `zone=`, as written: a zone without reading is then 404. */
+  readonly single: string | undefined;
+  readonly basis: Basis | undefined;
+  readonly horizonHours: number;
+}
+
+/** `GET /v1/intensity/level` (extensions §11): one zone or a list, and the forecast's reach. */
+export function interpretLevel(params: ReadonlyMap<string, string>): LevelRequest {
+  const hasZone = params.has('zone');
+  const hasZones = params.has('zones');
+  if (hasZone && hasZones) throw API_ERRORS.zoneOrZones();
+  if (!hasZone && !hasZones) throw API_ERRORS.missingParam('zone');
+  const text = params.get('horizon_hours')?.trim();
+  const horizonHours = text === undefined ? LEVEL_HORIZON.default : Number(text);
+  if ((text !== undefined && !/^\d{1,2}$/.test(text)) || horizonHours > LEVEL_HORIZON.max) {
+    throw API_ERRORS.invalidLevelHorizon(LEVEL_HORIZON.max, LEVEL_HORIZON.default);
+  }
+  if (hasZone) {
+    const given = params.get('zone')!.trim();
+    if (given === '') throw API_ERRORS.missingParam('zone');
+    const asked = interpretLatest(params);
+    return { zones: [asked.zone!], single: given, basis: asked.basis, horizonHours };
+  }
+  const asked = interpretStream(params);
+  return { zones: asked.zones, single: undefined, basis: asked.basis, horizonHours };
+}
+
+export const STATS_PARAMS = Object.keys(StatsQuery.properties);
+
+export interface StatsRequest {
+  readonly zone: Zone;
+  readonly from: number;
+  readonly to: number;
+  readonly basis: Basis | undefined;
+  readonly energyKwh: number | undefined;
+}
+
+/** `GET /v1/intensity/stats` (extensions §12): a window of at most MAX_STATS_DAYS, and an energy. */
+export function interpretStats(params: ReadonlyMap<string, string>, nowMs: number): StatsRequest {
+  const window = interpretWindow(params, nowMs);
+  if (window.to - window.from > MAX_STATS_DAYS * 24 * HOUR) {
+    throw API_ERRORS.statsWindowTooLong(MAX_STATS_DAYS);
+  }
+  const text = params.get('energy_kwh')?.trim();
+  let energyKwh: number | undefined;
+  if (text !== undefined) {
+    // The same rule as /v1/schedule's energy_kwh.
+    energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+    if (!(energyKwh > 0 && energyKwh <= SCHEDULE_LIMITS.maxEnergyKwh)) {
+      throw API_ERRORS.invalidEnergy();
+    }
+  }
+  return { ...window, energyKwh };
 }

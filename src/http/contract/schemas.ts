@@ -1,5 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FORECAST_HORIZON, limitText, MAX_POINTS, SCHEDULE_LIMITS } from './limits.js';
+import {
+  FORECAST_HORIZON,
+  LEVEL_HORIZON,
+  limitText,
+  MAX_POINTS,
+  SCHEDULE_LIMITS,
+} from './limits.js';
 import { BASES, CATEGORIES } from '../../core/factors.js';
 import { LEVEL_THRESHOLDS, LEVELS } from '../../core/level.js';
 import { METHODS } from '../../core/reading.js';
@@ -684,7 +690,7 @@ export const LevelQuery = Type.Object({
     Type.String({
       description:
         'How far the forecast part reaches past the newest reading, a whole number from 0 to ' +
-        '72. Default: 24. 0: the newest reading only.',
+        `${LEVEL_HORIZON.max}. Default: ${LEVEL_HORIZON.default}. 0: the newest reading only.`,
       examples: ['24'],
     }),
   ),

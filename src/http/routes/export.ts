@@ -16,7 +16,11 @@ import {
   interpretExport,
   readParams,
 } from '../contract/params.js';
-import { MAX_EXPORT_DAYS } from '../contract/limits.js';
+import {
+  MAX_EXPORT_DAYS,
+  MAX_EXPORTS_IN_ALL,
+  MAX_EXPORTS_PER_ADDRESS,
+} from '../contract/limits.js';
 import { ClientGone, drained, LoopTurns } from '../../stream/pacing.js';
 import { guardReadRate, type ReadRateGuard, type ReadRateLimits } from '../transport/read-rate.js';
 import { errorResponses, ExportQuery, streamedResponses } from '../contract/schemas.js';
@@ -53,13 +57,6 @@ export const DEFAULT_EXPORT_READ_RATE: ReadRateLimits = {
   windowMs: 10_000,
 };
 
-/** Exports one client IP may have under way at once (extensions §6), on this instance. */
-export const MAX_EXPORTS_PER_ADDRESS = 2;
-/**
- * Exports under way on this instance, all clients together. Each holds little memory, but
- * costs CPU while its client reads quickly: past this, 503 with Retry-After.
- */
-export const MAX_EXPORTS_IN_ALL = 16;
 /** Rows read per page. */
 const PAGE_ROWS = 10_000;
 /**

@@ -17,7 +17,7 @@ import type { ForecastBook, ZoneForecast } from '../../forecast/book.js';
 import { API_ERRORS } from '../contract/errors.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
 import { sendEncoded } from '../transport/negotiate.js';
-import { interpretLatest, interpretStream, readParams } from '../contract/params.js';
+import { interpretLevel, LEVEL_PARAMS, type LevelRequest, readParams } from '../contract/params.js';
 import { EncodedBody } from '../transport/response-cache.js';
 import {
   errorResponses,
@@ -48,37 +48,6 @@ export interface LevelDeps {
   readonly latest: ReadLatest;
   readonly version: ReadVersion;
   readonly forecasts: () => ForecastBook;
-}
-
-export const LEVEL_PARAMS = Object.keys(LevelQuery.properties);
-export const LEVEL_HORIZON = { default: 24, max: 72 } as const;
-
-export interface LevelRequest {
-  readonly zones: readonly Zone[];
-  /** The one zone asked with `zone=`, as written: a zone without reading is then 404. */
-  readonly single: string | undefined;
-  readonly basis: Basis | undefined;
-  readonly horizonHours: number;
-}
-
-export function interpretLevel(params: ReadonlyMap<string, string>): LevelRequest {
-  const hasZone = params.has('zone');
-  const hasZones = params.has('zones');
-  if (hasZone && hasZones) throw API_ERRORS.zoneOrZones();
-  if (!hasZone && !hasZones) throw API_ERRORS.missingParam('zone');
-  const text = params.get('horizon_hours')?.trim();
-  const horizonHours = text === undefined ? LEVEL_HORIZON.default : Number(text);
-  if ((text !== undefined && !/^\d{1,2}$/.test(text)) || horizonHours > LEVEL_HORIZON.max) {
-    throw API_ERRORS.invalidLevelHorizon(LEVEL_HORIZON.max, LEVEL_HORIZON.default);
-  }
-  if (hasZone) {
-    const given = params.get('zone')!.trim();
-    if (given === '') throw API_ERRORS.missingParam('zone');
-    const asked = interpretLatest(params);
-    return { zones: [asked.zone!], single: given, basis: asked.basis, horizonHours };
-  }
-  const asked = interpretStream(params);
-  return { zones: asked.zones, single: undefined, basis: asked.basis, horizonHours };
 }
 
 type LevelEntry = LevelResponse['data'][number];

@@ -1,13 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Basis } from '../../core/factors.js';
-import { formatTs, HOUR } from '../../core/time.js';
+import { formatTs } from '../../core/time.js';
 import { UNIT } from '../../core/units.js';
 import { windowStats } from '../../core/window-stats.js';
-import type { Zone } from '../../core/zones.js';
-import { API_ERRORS } from '../contract/errors.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
-import { SCHEDULE_LIMITS } from '../contract/limits.js';
-import { interpretWindow, readParams } from '../contract/params.js';
+import { MAX_STATS_DAYS } from '../contract/limits.js';
+import { interpretStats, readParams, STATS_PARAMS } from '../contract/params.js';
 import {
   errorResponses,
   okResponses,
@@ -29,40 +26,12 @@ export interface StatsDeps {
   readonly clock: () => number;
 }
 
-export const STATS_PARAMS = Object.keys(StatsQuery.properties);
-export const MAX_STATS_DAYS = 400;
-
-export interface StatsRequest {
-  readonly zone: Zone;
-  readonly from: number;
-  readonly to: number;
-  readonly basis: Basis | undefined;
-  readonly energyKwh: number | undefined;
-}
-
-export function interpretStats(params: ReadonlyMap<string, string>, nowMs: number): StatsRequest {
-  const window = interpretWindow(params, nowMs);
-  if (window.to - window.from > MAX_STATS_DAYS * 24 * HOUR) {
-    throw API_ERRORS.statsWindowTooLong(MAX_STATS_DAYS);
-  }
-  const text = params.get('energy_kwh')?.trim();
-  let energyKwh: number | undefined;
-  if (text !== undefined) {
-    // The same rule as /v1/schedule's energy_kwh.
-    energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
-    if (!(energyKwh > 0 && energyKwh <= SCHEDULE_LIMITS.maxEnergyKwh)) {
-      throw API_ERRORS.invalidEnergy();
-    }
-  }
-  return { ...window, energyKwh };
-}
-
 export function registerStats(app: FastifyInstance, deps: StatsDeps): void {
   app.get(
     '/v1/intensity/stats',
     {
       schema: {
-        summary: 'Statistics of one zone over a window of up to 400 days',
+        summary: `Statistics of one zone over a window of up to ${MAX_STATS_DAYS} days`,
         description:
           'Count, coverage, time-weighted mean, min, max, P10/P50/P90 and the mean by UTC hour ' +
           'of the published values with from <= ts < to, from the values as served (1 decimal); ' +

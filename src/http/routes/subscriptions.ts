@@ -6,13 +6,14 @@ import type { Condition } from '../../core/webhooks/conditions.js';
 import { newSecret, secretMatches } from '../../core/webhooks/signature.js';
 import { checkResolved, checkTargetUrl, TargetPolicy } from '../../core/webhooks/targets.js';
 import { formatTs } from '../../core/time.js';
-import { findZone } from '../../core/zones.js';
+import { resolveZone } from '../../core/zone-names.js';
 import type { StoredSubscription, WebhookStore } from '../../storage/webhook-store.js';
 import { resolveHost, type ResolveHost } from '../../webhooks/resolve.js';
 import { API_ERRORS, ApiError } from '../contract/errors.js';
 import { handleError } from '../transport/error-handler.js';
 import { addressPrefix } from '../transport/stream-admission.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
+import { SUBSCRIPTION_LIMITS } from '../contract/limits.js';
 import { errorResponses } from '../contract/schemas.js';
 
 /** A subscription store call; its failure is the API's 503, as for every store read. */
@@ -40,16 +41,6 @@ export interface SubscriptionDeps {
   /** Resolves a host name to its addresses (tests keep the real resolver). */
   readonly resolve?: ResolveHost;
 }
-
-export const SUBSCRIPTION_LIMITS = {
-  perAddress: 20,
-  /**
-   * Per client network, as streams count them (IPv4 /24, IPv6 /64: what one subscriber holds),
-   * and at most half of WEBHOOK_MAX: one network never fills the server.
-   */
-  perNetwork: 100,
-  bodyBytes: 16 * 1024,
-} as const;
 
 /** The subscription as the API shows it: everything but the secret. */
 function publicView(subscription: StoredSubscription) {
@@ -120,11 +111,11 @@ function readCondition(value: unknown): Condition {
 function readZones(value: unknown): readonly string[] | 'all' {
   if (value === 'all') return 'all';
   const hint = 'zones is "all" or a non-empty list of codes from /v1/zones';
-  if (!Array.isArray(value) || value.length === 0 || value.length > 45) {
+  if (!Array.isArray(value) || value.length === 0 || value.length > SUBSCRIPTION_LIMITS.maxZones) {
     throw API_ERRORS.invalidSubscription(hint);
   }
   const codes = value.map((given) => {
-    const zone = typeof given === 'string' ? findZone(given.trim()) : undefined;
+    const zone = typeof given === 'string' ? resolveZone(given.trim(), 'v1') : undefined;
     if (!zone) throw API_ERRORS.invalidSubscription(hint);
     return zone.code;
   });

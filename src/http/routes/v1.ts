@@ -10,7 +10,12 @@ import type { Reads } from '../../read/reads.js';
 import type { WebhookStore } from '../../storage/webhook-store.js';
 import type { Config } from '../../config.js';
 import { API_ERRORS } from '../contract/errors.js';
-import { FORECAST_HORIZON, MAX_EXPORT_DAYS, MAX_POINTS } from '../contract/limits.js';
+import {
+  FORECAST_HORIZON,
+  MAX_EXPORT_DAYS,
+  MAX_POINTS,
+  STREAM_LIMITS,
+} from '../contract/limits.js';
 import { PeerReads } from '../../queries/peer-reads.js';
 import { registerExport } from './export.js';
 import { registerSchedule } from './schedule.js';
@@ -34,7 +39,7 @@ import { registerCloudZones } from './cloud-zones.js';
 import { registerCarbonAware } from '../compat/carbon-aware/routes.js';
 import { registerElectricityMaps } from '../compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from '../compat/electricitymaps/home-assistant.js';
-import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '../../stream/hub.js';
+import type { StreamLimits } from '../../stream/hub.js';
 import { registerStream } from './stream.js';
 import {
   errorResponses,
@@ -411,7 +416,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     reads,
     clientAddress,
     limit,
-    limits: { ...DEFAULT_STREAM_LIMITS, maxInAll: config.streamMax, ...deps.streams },
+    limits: { ...STREAM_LIMITS, maxInAll: config.streamMax, ...deps.streams },
     ...(deps.logger && { logger: deps.logger }),
   });
   registerCloudZones(app, limit);

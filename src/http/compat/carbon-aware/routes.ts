@@ -54,32 +54,28 @@ class ProblemError extends ApiError {
     readonly title: string,
     detail: string,
     readonly errors: Record<string, string[]> = {},
+    /** ASP.NET model validation's failure (the SDK's own title and type): said, not guessed. */
+    readonly validation = false,
   ) {
-    super(status, detail);
-  }
-
-  /** ASP.NET model validation's failure (the SDK's own title and type): said, not guessed. */
-  get validation(): boolean {
-    return this.title === VALIDATION_TITLE;
+    super('peer', status, detail);
   }
 }
 
 const VALIDATION_TITLE = 'One or more validation errors occurred.';
 
+/** ASP.NET model validation's 400, in its own title. */
+const validationProblem = (detail: string, errors: Record<string, string[]>): ProblemError =>
+  new ProblemError(400, VALIDATION_TITLE, detail, errors, true);
+
 const ERRORS = {
   required: (param: string) =>
-    new ProblemError(400, VALIDATION_TITLE, `The ${param} field is required.`, {
+    validationProblem(`The ${param} field is required.`, {
       [param]: [`The ${param} field is required.`],
     }),
   invalid: (param: string, given: string) =>
-    new ProblemError(
-      400,
-      VALIDATION_TITLE,
-      `The value '${echo(given)}' is not valid for ${param}.`,
-      {
-        [param]: [`The value '${echo(given)}' is not valid for ${param}.`],
-      },
-    ),
+    validationProblem(`The value '${echo(given)}' is not valid for ${param}.`, {
+      [param]: [`The value '${echo(given)}' is not valid for ${param}.`],
+    }),
   unknownLocation: (given: string) =>
     new ProblemError(
       400,
@@ -98,9 +94,7 @@ const ERRORS = {
       { location: [`No forecast for location '${echo(name)}'`] },
     ),
   toTimeWithoutTime: () =>
-    new ProblemError(
-      400,
-      VALIDATION_TITLE,
+    validationProblem(
       'toTime needs time: give time (the start) with toTime, or neither for the newest value.',
       { time: ['The time field is required when toTime is given.'] },
     ),

@@ -54,7 +54,7 @@ const ZONE_PARAMS = ['zone', 'lat', 'lon', 'emissionFactorType'];
 
 /** An error in this API's format: status and `{"error": message}`. */
 const emError = (status: number, message: string, headers: Record<string, string> = {}) =>
-  new ApiError(status, message, undefined, headers);
+  new ApiError('peer', status, message, undefined, headers);
 
 export const ERRORS = {
   noLocation: () => emError(400, 'give zone (e.g. zone=DE or zone=DK-DK1) or both lat and lon'),
