@@ -314,7 +314,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.includes('GET')) getPaths.add(route.url);
   });
-  // Query strings are read by the one interpreter (query.ts), which throws the API's errors;
+  // Query strings are read by the one interpreter (contract/params.ts), which throws the API's errors;
   // the query schemas stay for the OpenAPI document.
   app.setValidatorCompiler(() => () => true);
   app.setErrorHandler(handleError);

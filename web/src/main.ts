@@ -1,15 +1,7 @@
 import './style.css';
-import {
-  api,
-  type Basis,
-  BASES,
-  type Features,
-  features,
-  type Index,
-  type Status,
-  type Zone,
-} from './api.js';
-import { BASIS_LABEL, el, missing } from './format.js';
+import { api, BASES, features } from './api.js';
+import { el, missing } from './format.js';
+import type { Route, Shared } from './controls.js';
 import { renderOverview } from './overview.js';
 import { renderStatus } from './status-page.js';
 
@@ -17,13 +9,6 @@ import { renderStatus } from './status-page.js';
  * The dashboard's shell: a hash router (`#/`, `#/zone/DE?range=7d&compare=FR,PL`, `#/status`,
  * each with `basis=`) so that every view is a permalink served by the one page at `/`.
  */
-
-export interface Shared {
-  zones: Promise<Zone[]>;
-  index: Promise<Index | null>;
-  status: Promise<Status>;
-  features: Promise<Features>;
-}
 
 const main = document.getElementById('main')!;
 
@@ -51,13 +36,6 @@ const bannerSet = shared.index.then((index) => {
   }
 });
 
-export interface Route {
-  readonly view: 'overview' | 'zone' | 'status';
-  readonly zone: string;
-  readonly params: URLSearchParams;
-  readonly basis: Basis;
-}
-
 function parseRoute(): Route {
   // Only "#/..." is a route: any other hash (an in-page anchor) is the overview.
   const hash = location.hash.startsWith('#/') ? location.hash.slice(1) : '/';
@@ -69,33 +47,6 @@ function parseRoute(): Route {
   if (zoneMatch) return { view: 'zone', zone: decodeURIComponent(zoneMatch[1]!), params, basis };
   if (path === '/status') return { view: 'status', zone: '', params, basis };
   return { view: 'overview', zone: '', params, basis };
-}
-
-/** The hash of `route` with some parameters changed (null removes one). */
-export function hrefWith(
-  path: string,
-  params: URLSearchParams,
-  changes: Readonly<Record<string, string | null>>,
-): string {
-  const next = new URLSearchParams(params);
-  for (const [name, value] of Object.entries(changes)) {
-    if (value === null) next.delete(name);
-    else next.set(name, value);
-  }
-  const query = next.toString();
-  return `#${path}${query ? `?${query}` : ''}`;
-}
-
-/** Radio buttons for the basis: native inputs, so arrows and Tab work and readers announce them. */
-export function basisControl(current: Basis, onChange: (basis: Basis) => void): HTMLElement {
-  const group = el('fieldset', { class: 'segmented' }, el('legend', { text: 'Basis' }));
-  for (const basis of BASES) {
-    const input = el('input', { type: 'radio', name: 'basis', value: basis, id: `basis-${basis}` });
-    input.checked = basis === current;
-    input.addEventListener('change', () => input.checked && onChange(basis));
-    group.append(el('label', { for: `basis-${basis}` }, input, BASIS_LABEL[basis]));
-  }
-  return group;
 }
 
 let rendered = 0;

@@ -23,7 +23,7 @@ import {
   placedReading,
   SOURCE_GROUPS,
 } from './format.js';
-import { basisControl, hrefWith, type Route, type Shared } from './main.js';
+import { basisControl, hrefWith, type Route, type Shared } from './controls.js';
 import { colourFor, LEGEND_GRADIENT, LEGEND_TICKS, SCALE_MAX, textOn } from './scale.js';
 
 /**

@@ -1,6 +1,6 @@
 import { api, type Status } from './api.js';
 import { el, fmtAge, missing } from './format.js';
-import type { Shared } from './main.js';
+import type { Shared } from './controls.js';
 
 /**
  * `/v1/status` for people: one sentence per source on how old its newest values are against the

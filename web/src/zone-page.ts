@@ -13,7 +13,7 @@ import {
   missing,
   placedReading,
 } from './format.js';
-import { basisControl, hrefWith, type Route, type Shared } from './main.js';
+import { basisControl, hrefWith, type Route, type Shared } from './controls.js';
 import { colourFor, levelWord, textOn } from './scale.js';
 
 /**

@@ -14,8 +14,10 @@ import { SOURCES } from '../../core/sources.js';
 import { UNIT } from '../../core/units.js';
 
 /**
- * The single source of truth for the wire format: these schemas validate queries, drive
- * response serialization (property order included) and become the OpenAPI document. Routes whose
+ * The single source of truth for the wire format: these schemas drive response serialization
+ * (property order included) and become the OpenAPI document. They do not validate queries: the
+ * one hand-written interpreter (params.ts) does, for its error order and wording, and
+ * test/contract-conformance.test.ts checks that it accepts exactly what the query schemas state. Routes whose
  * schema has nullable members (stats, level, schedule, forecast skill) and the static bodies
  * (factors, cloud zones) build their bodies in the schema's order and send JSON.stringify of
  * them: the serializer's Ajv checks of such members cost tens of ms (issue 21). Their member
