@@ -1,12 +1,13 @@
 /**
- * The two test tiers (vitest.config.ts): `unit` is every suite not named here, pure or
- * in-process (Fastify on a loopback port, SQLite files, the upstream simulator in the same
- * process), and needs no build; `integration` is the suites below, which start child processes
- * (the CLI, `dist/`, Prometheus, Chromium) or need PostgreSQL or Redis. A new suite lands in
- * `unit` unless it is listed here; `test/tiers.test.ts` fails if a unit suite imports what only
- * this list may.
+ * The two test tiers (vitest.config.ts). `unit` is every suite not named here: pure, or
+ * in-process and quick (Fastify on a loopback port, SQLite, the upstream simulator in the same
+ * process), with no build needed; `npm run test:unit` is the fast loop. `integration` is the
+ * suites below: those that start child processes (the CLI, `dist/`, Prometheus, Chromium) or
+ * need PostgreSQL or Redis, and in-process ones that spend tens of seconds of CPU each. A new
+ * suite lands in `unit` unless it is listed here; `test/tiers.test.ts` fails if a unit suite
+ * imports what only the integration tier may.
  */
-export const INTEGRATION_SUITES: readonly string[] = [
+const NEEDS_PROCESSES_OR_SERVICES = [
   'src/config.shell.test.ts',
   'src/storage/migrate-store.test.ts',
   'test/backfill-kill.test.ts',
@@ -38,6 +39,26 @@ export const INTEGRATION_SUITES: readonly string[] = [
   'test/webhooks-demo.test.ts',
   'test/webhooks-kill.test.ts',
   'test/webhooks-postgres.test.ts',
+];
+
+/** In-process, but tens of seconds of CPU each: fuzzing, brute force, backfills, backtests. */
+const HEAVY_IN_PROCESS = [
+  'test/backfill-resume.test.ts',
+  'test/export-slots.test.ts',
+  'test/forecast-api.test.ts',
+  'test/forecast-ingest-e2e.test.ts',
+  'test/hostile.test.ts',
+  'test/http-api.test.ts',
+  'test/level-brute-force.test.ts',
+  'test/rate-limit-cost.test.ts',
+  'test/simulator-e2e.test.ts',
+  'test/stream-admission.test.ts',
+  'test/webhooks-caps.test.ts',
+];
+
+export const INTEGRATION_SUITES: readonly string[] = [
+  ...NEEDS_PROCESSES_OR_SERVICES,
+  ...HEAVY_IN_PROCESS,
 ];
 
 export const ALL_SUITES = ['src/**/*.test.ts', 'test/**/*.test.ts'];
