@@ -16,7 +16,14 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ALL_SUITES, exclude: [...INTEGRATION_SUITES] },
       },
-      { extends: true, test: { name: 'integration', include: [...INTEGRATION_SUITES] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: [...INTEGRATION_SUITES],
+          globalSetup: ['test/support/fixed-backtest.ts'],
+        },
+      },
     ],
   },
 });

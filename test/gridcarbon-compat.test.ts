@@ -8,8 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { EventStreamClient } from './support/event-stream.js';
-import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
-import { gb, GB_LAST_ACTUAL, iso } from './support/fixed-store.js';
+import { fillFixedStore, gb, GB_LAST_ACTUAL, iso } from './support/fixed-store.js';
 import { NOW } from './support/fixed-store.js';
 
 /**
@@ -115,7 +114,7 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (cache) =>
   beforeAll(async () => {
     file = join(dir, `gridcarbon-${cache}.db`);
     const store = new SqliteStore(file);
-    await fillFixedStoreWithBacktest(store);
+    await fillFixedStore(store);
     await store.close();
     const config = loadConfig({
       PORT: '0',

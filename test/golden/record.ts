@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { fillFixedStoreWithBacktest } from '../support/fixed-backtest.js';
-import { NOW } from '../support/fixed-store.js';
+import { fillFixedStore, NOW } from '../support/fixed-store.js';
 import { GOLDEN_REQUESTS, type GoldenRequest } from './requests.js';
 
 /** One recorded exchange: what the release answered, headers other than Date. */
@@ -32,7 +31,7 @@ export async function answerGoldenRequests(
   const file = join(dir, 'fixed.db');
   if (databaseUrl === undefined) {
     const store = new SqliteStore(file);
-    await fillFixedStoreWithBacktest(store);
+    await fillFixedStore(store);
     await store.close();
   }
   const config = loadConfig({

@@ -20,8 +20,9 @@ import { fillFixedStore, NOW_S } from './fixed-store.js';
  * The fixed store with the backtest a server on it runs first, at the pinned clock: the same run
  * (`runBacktest` at NOW_S), so the server finds it fresh and prepares its forecasts from it
  * instead of spending FR's 6000 hours (15 to 40 s of CPU) again in the background of every suite
- * that starts one. Computed once per version of the sources that decide it and kept in
- * node_modules/.cache/gridco2-tests/; suites that test the backtest itself run their own.
+ * that starts one. Computed once per version of the sources that decide it (by the integration
+ * tier's global setup) and kept in node_modules/.cache/gridco2-tests/; suites that test the
+ * backtest itself run their own.
  */
 export async function fillFixedStoreWithBacktest(store: Store): Promise<void> {
   await fillFixedStore(store);
@@ -36,6 +37,14 @@ let computing: Promise<BacktestRun> | undefined;
 function fixedBacktest(): Promise<BacktestRun> {
   computing ??= cachedOrComputed();
   return computing;
+}
+
+/**
+ * The integration tier's global setup: the run computed (when the sources changed) before any
+ * suite starts, outside every test's and hook's timeout.
+ */
+export default async function setup(): Promise<void> {
+  await fixedBacktest();
 }
 
 async function cachedOrComputed(): Promise<BacktestRun> {
