@@ -14,7 +14,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ALL_SUITES, exclude: [...INTEGRATION_SUITES] },
+        test: {
+          name: 'unit',
+          include: ALL_SUITES,
+          exclude: [...INTEGRATION_SUITES],
+          // One module graph per worker, not per file: importing Fastify, Ajv and the sources
+          // again for each of 70 files was most of the tier's time (202 s -> 75 s measured).
+          // Its suites keep no state in modules: no mocks, no stubbed globals, no env.
+          isolate: false,
+        },
       },
       {
         extends: true,
