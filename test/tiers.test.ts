@@ -84,6 +84,13 @@ describe('the test tiers', () => {
     expect(unit.flatMap(reasonsToLeave)).toEqual([]);
   });
 
+  it('keeps module mocks and stubbed globals out of the unit tier (it shares modules between files)', () => {
+    const stubbing = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv)\(/;
+    expect(unit.filter((file) => stubbing.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual(
+      [],
+    );
+  });
+
   it('sees what an integration suite needs', () => {
     expect(reasonsToLeave('test/scale-out.test.ts')).toEqual([
       'test/scale-out.test.ts imports ./support/postgres.js: it reaches PostgreSQL',
