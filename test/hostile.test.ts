@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { fillFixedStore, H, HOUR_NOW, iso, NOW } from './support/fixed-store.js';
+import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
+import { H, HOUR_NOW, iso, NOW } from './support/fixed-store.js';
 import { exchange, type RawResponse } from './support/raw-http.js';
 
 /**
@@ -556,7 +557,7 @@ describe('hostile requests over raw sockets', () => {
   beforeAll(async () => {
     const file = join(dir, 'fixed.db');
     const store = new SqliteStore(file);
-    await fillFixedStore(store);
+    await fillFixedStoreWithBacktest(store);
     await store.close();
     const config = loadConfig({
       PORT: '0',

@@ -25,8 +25,8 @@ import {
   NOW_S,
   US_LAST,
   computed,
-  fillFixedStore,
 } from './support/fixed-store.js';
+import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
 
 /**
  * Black-box suite of the /v1 contract (api-spec.md + decisions.md): the real server on an
@@ -48,7 +48,7 @@ async function start(
   const file = join(dir, `api-${Math.random().toString(36).slice(2)}.db`);
   if (fill) {
     const store = new SqliteStore(file);
-    await fillFixedStore(store);
+    await fillFixedStoreWithBacktest(store);
     await store.close();
   }
   const config = loadConfig({

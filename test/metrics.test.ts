@@ -17,17 +17,8 @@ import { startServer, type RunningServer } from '../src/server.js';
 import type { Clock } from '../src/core/time.js';
 import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
-import {
-  computed,
-  DE,
-  DE_LAST,
-  fillFixedStore,
-  H,
-  HOUR_NOW,
-  NOW,
-  NOW_S,
-  US_LAST,
-} from './support/fixed-store.js';
+import { computed, DE, DE_LAST, H, HOUR_NOW, NOW, NOW_S, US_LAST } from './support/fixed-store.js';
+import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
 import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres.js';
 import { prometheusTools } from './support/prometheus.js';
 import { startReplayUpstreams, type ReplayUpstreams } from './support/replay-upstreams.js';
@@ -193,7 +184,7 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
 
   beforeAll(async () => {
     database = await createDatabase(backend, async (store) => {
-      await fillFixedStore(store);
+      await fillFixedStoreWithBacktest(store);
       await store.recordIngestReport(EUROPE_OK);
       await store.recordIngestReport(US_FAILED);
       await reportDisabledSource(store, 'uk-operator', 'a test', {
@@ -324,13 +315,13 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
   });
 
   it('says whether forecasts are prepared and whether their work runs, as the engine does', async () => {
-    // A check of the engine's own, awaited: nothing runs after it until the next timer.
+    // A check of the engine's own, awaited: nothing runs after it until the next timer. The store
+    // comes with the backtest the check would run first (support/fixed-backtest.ts).
     await server.forecasts.tick();
     const samples = await scrape(server.url);
     expect(valueOf(samples, 'gridco2_forecast_ready')).toBe(1);
     expect(valueOf(samples, 'gridco2_forecast_computing')).toBe(0);
-    // The check runs the first backtest: FR's 6000 hours, 13-17 s of CPU alone on two cores.
-  }, 180_000);
+  });
 
   it('has zone lags, freshness and points that agree with /v1/status and the store', async () => {
     const samples = await scrape(server.url);
@@ -415,7 +406,7 @@ describe.each(cases)('GET /metrics on $backend, reading cache $cache', ({ backen
 describe('GET /metrics and the rate limit, and METRICS=off', () => {
   let database: Database;
   beforeAll(async () => {
-    database = await createDatabase('sqlite', fillFixedStore);
+    database = await createDatabase('sqlite', fillFixedStoreWithBacktest);
   });
   afterAll(async () => database?.drop());
 

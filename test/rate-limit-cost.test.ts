@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { fillFixedStore, FR_FIRST, HOUR_NOW, NOW, iso } from './support/fixed-store.js';
+import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
+import { FR_FIRST, HOUR_NOW, NOW, iso } from './support/fixed-store.js';
 
 /**
  * A request refused by the rate limit must cost next to nothing (issue 10): the limiter is asked
@@ -18,7 +19,7 @@ const dir = mkdtempSync(join(tmpdir(), 'gridco2-limit-cost-'));
 const file = join(dir, 'fixed.db');
 beforeAll(async () => {
   const store = new SqliteStore(file);
-  await fillFixedStore(store);
+  await fillFixedStoreWithBacktest(store);
   await store.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -25,6 +25,12 @@ const LEASE_SECONDS = 8;
 /** The leader renews (and the others ask) every quarter lease (src/server.ts). */
 const RENEW_MS = (LEASE_SECONDS * 1000) / 4;
 const RATE_LIMIT = 9;
+/**
+ * How long a wait for a log line may last before the test gives up: a safety net, not a
+ * measure (a process that fails exits, which ends the wait at once). A busy machine slows the
+ * servers' ingestion passes (20 s was not enough beside a forecast benchmark).
+ */
+const PATIENCE_MS = 120_000;
 const INSTANCES = ['a', 'b', 'c'];
 const SOURCES = ['europe-tso', 'us-agency', 'uk-operator'];
 
@@ -145,7 +151,7 @@ describe.runIf(available)('scale-out: several instances on PostgreSQL and Redis'
     // Started together: their migrations and their bids for the lease race, as in a deployment.
     instances = await Promise.all(INSTANCES.map((name) => processes.start(name, env)));
     everyInstance = instances;
-  }, 60_000);
+  }, 3 * PATIENCE_MS);
 
   // What each server logged is the first thing to read when a step fails in CI.
   beforeEach(({ onTestFailed }) =>
@@ -164,35 +170,39 @@ describe.runIf(available)('scale-out: several instances on PostgreSQL and Redis'
     await Promise.allSettled([database?.drop(), redisKeys?.drop(), simulator?.close()]);
   });
 
-  it('elects one ingester, and every instance serves the same bytes after ingestion', async () => {
-    const ingester = await eventually('an ingester', 30_000, async () =>
-      instances.find((instance) => instance.logs.some(isIngestionStart)),
-    );
-    for (const source of SOURCES) await ingester.waitForLog(reportLineOf(source), 30_000);
-    expect(currentIngester()).toBe(ingester);
-    expect(holderPid(await leaseHolder())).toBe(ingester.pid);
-    for (const other of instances.filter((instance) => instance !== ingester)) {
-      for (const source of SOURCES) expect(other.logs.filter(reportLineOf(source))).toEqual([]);
-    }
+  it(
+    'elects one ingester, and every instance serves the same bytes after ingestion',
+    async () => {
+      const ingester = await eventually('an ingester', PATIENCE_MS, async () =>
+        instances.find((instance) => instance.logs.some(isIngestionStart)),
+      );
+      for (const source of SOURCES) await ingester.waitForLog(reportLineOf(source), PATIENCE_MS);
+      expect(currentIngester()).toBe(ingester);
+      expect(holderPid(await leaseHolder())).toBe(ingester.pid);
+      for (const other of instances.filter((instance) => instance !== ingester)) {
+        for (const source of SOURCES) expect(other.logs.filter(reportLineOf(source))).toEqual([]);
+      }
 
-    const latest = await eventually('identical latest', 10_000, () =>
-      sameBodyEverywhere('/v1/intensity/latest'),
-    );
-    expect((JSON.parse(latest) as { data: unknown[] }).data).toHaveLength(45);
-    const history = await eventually('identical history', 10_000, () =>
-      sameBodyEverywhere(HISTORY_PATH),
-    );
-    const [stored] = await database.query<{ count: number }>(
-      'SELECT count(*)::int AS count FROM readings WHERE zone = $1 AND complete AND ts >= $2 AND ts < $3',
-      ['DE', SIM_NOW_MS / 1000 - HISTORY_DAYS * 24 * HOUR, SIM_NOW_MS / 1000],
-    );
-    expect(stored!.count).toBeGreaterThan(100);
-    expect((JSON.parse(history) as { count: number }).count).toBe(stored!.count);
-    const etags = await Promise.all(
-      instances.map(async (instance) => (await get(instance, HISTORY_PATH)).headers.get('etag')),
-    );
-    expect(new Set(etags).size).toBe(1);
-  }, 60_000);
+      const latest = await eventually('identical latest', 10_000, () =>
+        sameBodyEverywhere('/v1/intensity/latest'),
+      );
+      expect((JSON.parse(latest) as { data: unknown[] }).data).toHaveLength(45);
+      const history = await eventually('identical history', 10_000, () =>
+        sameBodyEverywhere(HISTORY_PATH),
+      );
+      const [stored] = await database.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM readings WHERE zone = $1 AND complete AND ts >= $2 AND ts < $3',
+        ['DE', SIM_NOW_MS / 1000 - HISTORY_DAYS * 24 * HOUR, SIM_NOW_MS / 1000],
+      );
+      expect(stored!.count).toBeGreaterThan(100);
+      expect((JSON.parse(history) as { count: number }).count).toBe(stored!.count);
+      const etags = await Promise.all(
+        instances.map(async (instance) => (await get(instance, HISTORY_PATH)).headers.get('etag')),
+      );
+      expect(new Set(etags).size).toBe(1);
+    },
+    3 * PATIENCE_MS,
+  );
 
   it('counts one client IP as one across instances', async () => {
     const ip = '203.0.113.9';
@@ -207,23 +217,28 @@ describe.runIf(available)('scale-out: several instances on PostgreSQL and Redis'
     expect(statuses).toEqual([...Array(RATE_LIMIT).fill(200), 429, 429, 429]);
   });
 
-  it('hands ingestion to another instance within the lease time when the ingester is killed', async () => {
-    const ingester = currentIngester();
-    const requestsBefore = simulator.state().requests['europe-tso'];
-    const killedAt = Date.now();
-    await ingester.kill('SIGKILL');
-    instances = instances.filter((instance) => instance !== ingester);
-    const successor = await eventually('a successor', 30_000, async () =>
-      instances.find((instance) => instance.alive() && instance.logs.some(isIngestionStart)),
-    );
-    const takeoverMs = Date.now() - killedAt;
-    // Expiry comes at most one lease after the last renewal; a candidate asks every RENEW_MS,
-    // and its log line comes through a pipe from a process on a busy machine.
-    expect(takeoverMs).toBeLessThan(LEASE_SECONDS * 1000 + RENEW_MS + 5000);
-    expect(holderPid(await leaseHolder())).toBe(successor.pid);
-    for (const source of SOURCES) await successor.waitForLog(reportLineOf(source), 20_000);
-    expect(simulator.state().requests['europe-tso']).toBeGreaterThan(requestsBefore);
-  }, 90_000);
+  it(
+    'hands ingestion to another instance within the lease time when the ingester is killed',
+    async () => {
+      const ingester = currentIngester();
+      const requestsBefore = simulator.state().requests['europe-tso'];
+      const killedAt = Date.now();
+      await ingester.kill('SIGKILL');
+      instances = instances.filter((instance) => instance !== ingester);
+      const successor = await eventually('a successor', PATIENCE_MS, async () =>
+        instances.find((instance) => instance.alive() && instance.logs.some(isIngestionStart)),
+      );
+      // When the successor took the lease, by its own log line's time (not when the line came
+      // through the pipe): expiry comes at most one lease after the last renewal, and a candidate
+      // asks every RENEW_MS; the rest is the slack of a busy machine's timers.
+      const takenAt = Number(successor.logs.find(isIngestionStart)!['time']);
+      expect(takenAt - killedAt).toBeLessThan(LEASE_SECONDS * 1000 + RENEW_MS + 5000);
+      expect(holderPid(await leaseHolder())).toBe(successor.pid);
+      for (const source of SOURCES) await successor.waitForLog(reportLineOf(source), PATIENCE_MS);
+      expect(simulator.state().requests['europe-tso']).toBeGreaterThan(requestsBefore);
+    },
+    3 * PATIENCE_MS,
+  );
 
   it('answers 503 through a database outage, keeps health, and recovers with nothing lost', async () => {
     const historyBefore = await eventually('identical history', 10_000, () =>

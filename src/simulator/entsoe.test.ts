@@ -27,7 +27,9 @@ async function a75(params: Record<string, string>, base = sim.url) {
     processType: 'A16',
     ...params,
   });
-  const response = await fetch(`${base}/api?${query}`);
+  // A connection of its own: a kept-alive one can be closed by the server's keep-alive timeout
+  // just as it is reused, when parsing the previous (year-long) answer held the event loop longer.
+  const response = await fetch(`${base}/api?${query}`, { headers: { connection: 'close' } });
   return { response, body: await response.text() };
 }
 

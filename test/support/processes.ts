@@ -110,7 +110,9 @@ export class ServeProcesses {
         if (hasExited(child)) onExit();
       });
 
-    const serving = await waitForLog((line) => line.msg === 'gridco2 serving', 30_000);
+    // A safety net, not a measure: a process that fails to start exits, which ends the wait at
+    // once; one that starts can take long on a busy machine (tsx compiles the sources first).
+    const serving = await waitForLog((line) => line.msg === 'gridco2 serving', 120_000);
     return {
       name,
       pid: child.pid!,

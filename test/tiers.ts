@@ -1,0 +1,64 @@
+/**
+ * The two test tiers (vitest.config.ts). `unit` is every suite not named here: pure, or
+ * in-process and quick (Fastify on a loopback port, SQLite, the upstream simulator in the same
+ * process), with no build needed; `npm run test:unit` is the fast loop. `integration` is the
+ * suites below: those that start child processes (the CLI, `dist/`, Prometheus, Chromium) or
+ * need PostgreSQL or Redis, and in-process ones that spend tens of seconds of CPU each. A new
+ * suite lands in `unit` unless it is listed here; `test/tiers.test.ts` fails if a unit suite
+ * imports what only the integration tier may.
+ */
+const NEEDS_PROCESSES_OR_SERVICES = [
+  'src/config.shell.test.ts',
+  'src/storage/migrate-store.test.ts',
+  'test/backfill-kill.test.ts',
+  'test/bases-api.test.ts',
+  'test/cli.test.ts',
+  'test/container.test.ts',
+  'test/dashboard.browser.test.ts',
+  'test/demo-e2e.test.ts',
+  'test/demo-forecasts-e2e.test.ts',
+  'test/export.test.ts',
+  'test/forecast-worker.test.ts',
+  'test/ingest-e2e.test.ts',
+  'test/keep-tick-shape.test.ts',
+  'test/metrics.test.ts',
+  'test/openapi-lint.test.ts',
+  'test/pipelining.test.ts',
+  'test/postgres-logging.test.ts',
+  'test/postgres-store.test.ts',
+  'test/redis-partition.test.ts',
+  'test/redis-rate-limit.test.ts',
+  'test/scale-out.test.ts',
+  'test/schedule-api.test.ts',
+  'test/signals-api.test.ts',
+  'test/store-problems.test.ts',
+  'test/store.test.ts',
+  'test/stream.test.ts',
+  'test/subscriptions-methods.test.ts',
+  'test/upgrade.test.ts',
+  'test/webhooks-demo.test.ts',
+  'test/webhooks-kill.test.ts',
+  'test/webhooks-postgres.test.ts',
+];
+
+/** In-process, but tens of seconds of CPU each: fuzzing, brute force, backfills, backtests. */
+const HEAVY_IN_PROCESS = [
+  'test/backfill-resume.test.ts',
+  'test/export-slots.test.ts',
+  'test/forecast-api.test.ts',
+  'test/forecast-ingest-e2e.test.ts',
+  'test/hostile.test.ts',
+  'test/http-api.test.ts',
+  'test/level-brute-force.test.ts',
+  'test/rate-limit-cost.test.ts',
+  'test/simulator-e2e.test.ts',
+  'test/stream-admission.test.ts',
+  'test/webhooks-caps.test.ts',
+];
+
+export const INTEGRATION_SUITES: readonly string[] = [
+  ...NEEDS_PROCESSES_OR_SERVICES,
+  ...HEAVY_IN_PROCESS,
+];
+
+export const ALL_SUITES = ['src/**/*.test.ts', 'test/**/*.test.ts'];
