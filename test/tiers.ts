@@ -41,7 +41,10 @@ const NEEDS_PROCESSES_OR_SERVICES = [
   'test/webhooks-postgres.test.ts',
 ];
 
-/** In-process, but tens of seconds of CPU each: fuzzing, brute force, backfills, backtests. */
+/**
+ * In-process, but tens of seconds of CPU each: fuzzing, brute force, backfills, backtests, the
+ * type-aware lint of the whole program.
+ */
 const HEAVY_IN_PROCESS = [
   'test/backfill-resume.test.ts',
   'test/export-slots.test.ts',
@@ -50,6 +53,7 @@ const HEAVY_IN_PROCESS = [
   'test/hostile.test.ts',
   'test/http-api.test.ts',
   'test/level-brute-force.test.ts',
+  'test/lint-promises.test.ts',
   'test/rate-limit-cost.test.ts',
   'test/simulator-e2e.test.ts',
   'test/stream-admission.test.ts',
