@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { round1, round3, toTenths } from './units.js';
+import { round1, round3, toTenths, wholeAsServed } from './units.js';
 
 describe('round1', () => {
   it('rounds an exact decimal tie up, where toFixed rounds the binary double down', () => {
@@ -74,5 +74,14 @@ describe('round3', () => {
       const printed = Math.round(Number(`${String(value)}e3`)) / 1000;
       expect(round3(value)).toBe(printed);
     }
+  });
+});
+
+describe('wholeAsServed', () => {
+  it('rounds the served tenth, not the raw value, to a whole number', () => {
+    expect(Math.round(100.46)).toBe(100);
+    expect(wholeAsServed(100.46)).toBe(101);
+    expect(wholeAsServed(2491 / 20)).toBe(125);
+    expect(wholeAsServed(100.44)).toBe(100);
   });
 });

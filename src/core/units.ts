@@ -58,6 +58,12 @@ export const round1 = (value: number): number => toTenths(value) / 10;
 /** A value rounded to 3 decimals (the ratios of the skill table, a window's coverage), by the rule above. */
 export const round3 = (value: number): number => toUnitsOf(value, 3) / 1000;
 
+/**
+ * A whole number of a value as served: its tenths first, then halves up, so a peer's integer
+ * agrees with the tenth /v1 serves (100.46 serves as 100.5, so 101, never 100).
+ */
+export const wholeAsServed = (value: number): number => Math.round(toTenths(value) / 10);
+
 /** `round1`, or null for a figure that could not be measured (NaN, stored as null). */
 export const round1OrNull = (value: number | null): number | null =>
   value !== null && Number.isFinite(value) ? round1(value) : null;

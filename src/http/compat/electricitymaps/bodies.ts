@@ -2,6 +2,7 @@ import type { Basis } from '../../../core/factors.js';
 import { isCategory, RENEWABLE } from '../../../core/factors.js';
 import type { Mix, Reading } from '../../../core/reading.js';
 import { isProvisional } from '../../../core/served-forecast.js';
+import { wholeAsServed } from '../../../core/units.js';
 
 /**
  * Bodies of the Electricity Maps v3 compatibility API (docs/compat.md), in that API's field
@@ -43,7 +44,7 @@ export function emIntensity(
   const written = emTime(reading.ts + stepSeconds);
   return {
     zone: zoneKey,
-    carbonIntensity: Math.round(reading.value),
+    carbonIntensity: wholeAsServed(reading.value),
     datetime: emTime(reading.ts),
     updatedAt: written,
     createdAt: written,
@@ -68,7 +69,7 @@ export function emForecast(
   return {
     zone: zoneKey,
     forecast: points.map((point) => ({
-      carbonIntensity: Math.round(point.value),
+      carbonIntensity: wholeAsServed(point.value),
       datetime: emTime(point.ts),
     })),
     updatedAt: emTime(generatedAt),
