@@ -47,19 +47,19 @@ export interface ExportDeps {
  * 10 s in which bytes wait for it: a client that reads nothing gives its slot back about 10 s
  * after the kernel's buffers are full, one reading 1 KiB/s 10 s after it starts.
  */
-export const DEFAULT_EXPORT_READ_RATE: ReadRateLimits = {
+const DEFAULT_EXPORT_READ_RATE: ReadRateLimits = {
   deadlineMs: 15 * 60_000,
   minBytesPerSecond: 16 * 1024,
   windowMs: 10_000,
 };
 
 /** Exports one client IP may have under way at once (extensions §6), on this instance. */
-export const MAX_EXPORTS_PER_ADDRESS = 2;
+const MAX_EXPORTS_PER_ADDRESS = 2;
 /**
  * Exports under way on this instance, all clients together. Each holds little memory, but
  * costs CPU while its client reads quickly: past this, 503 with Retry-After.
  */
-export const MAX_EXPORTS_IN_ALL = 16;
+const MAX_EXPORTS_IN_ALL = 16;
 /** Rows read per page. */
 const PAGE_ROWS = 10_000;
 /**

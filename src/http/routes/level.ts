@@ -50,10 +50,10 @@ export interface LevelDeps {
   readonly forecasts: () => ForecastBook;
 }
 
-export const LEVEL_PARAMS = Object.keys(LevelQuery.properties);
-export const LEVEL_HORIZON = { default: 24, max: 72 } as const;
+const LEVEL_PARAMS = Object.keys(LevelQuery.properties);
+const LEVEL_HORIZON = { default: 24, max: 72 } as const;
 
-export interface LevelRequest {
+interface LevelRequest {
   readonly zones: readonly Zone[];
   /** The one zone asked with `zone=`, as written: a zone without reading is then 404. */
   readonly single: string | undefined;
@@ -61,7 +61,7 @@ export interface LevelRequest {
   readonly horizonHours: number;
 }
 
-export function interpretLevel(params: ReadonlyMap<string, string>): LevelRequest {
+function interpretLevel(params: ReadonlyMap<string, string>): LevelRequest {
   const hasZone = params.has('zone');
   const hasZones = params.has('zones');
   if (hasZone && hasZones) throw API_ERRORS.zoneOrZones();
@@ -90,7 +90,7 @@ interface KeptReference {
   readonly reference: LevelReference;
 }
 
-export class LevelBodies {
+class LevelBodies {
   private readonly references = new Map<string, KeptReference>();
   private readonly bodies = new Map<
     string,

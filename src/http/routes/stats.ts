@@ -29,10 +29,10 @@ export interface StatsDeps {
   readonly clock: () => number;
 }
 
-export const STATS_PARAMS = Object.keys(StatsQuery.properties);
-export const MAX_STATS_DAYS = 400;
+const STATS_PARAMS = Object.keys(StatsQuery.properties);
+const MAX_STATS_DAYS = 400;
 
-export interface StatsRequest {
+interface StatsRequest {
   readonly zone: Zone;
   readonly from: number;
   readonly to: number;
@@ -40,7 +40,7 @@ export interface StatsRequest {
   readonly energyKwh: number | undefined;
 }
 
-export function interpretStats(params: ReadonlyMap<string, string>, nowMs: number): StatsRequest {
+function interpretStats(params: ReadonlyMap<string, string>, nowMs: number): StatsRequest {
   const window = interpretWindow(params, nowMs);
   if (window.to - window.from > MAX_STATS_DAYS * 24 * HOUR) {
     throw API_ERRORS.statsWindowTooLong(MAX_STATS_DAYS);

@@ -41,7 +41,7 @@ export interface SubscriptionDeps {
   readonly resolve?: ResolveHost;
 }
 
-export const SUBSCRIPTION_LIMITS = {
+const SUBSCRIPTION_LIMITS = {
   perAddress: 20,
   /**
    * Per client network, as streams count them (IPv4 /24, IPv6 /64: what one subscriber holds),
