@@ -867,6 +867,18 @@ export const errorResponses = (...statuses: number[]) =>
     ]),
   );
 
+/** errorResponses, some of them worded for the route (its caps, what its 404 means). */
+export const errorResponsesWorded = (
+  statuses: readonly number[],
+  wording: Readonly<Record<number, string>>,
+) =>
+  Object.fromEntries(
+    Object.entries(errorResponses(...statuses)).map(([status, response]) => [
+      status,
+      { ...response, description: wording[Number(status)] ?? response.description },
+    ]),
+  );
+
 /** What any request can get, before any route sees it. */
 const TRANSPORT_ERRORS = [408, 431];
 
