@@ -21,8 +21,8 @@ import {
 } from './servers.js';
 
 /** Connections that pipeline requests and never read, each its requests in one write. */
-export const NON_READERS = 200;
-export const PIPELINED = 50;
+const NON_READERS = 200;
+const PIPELINED = 50;
 export const SAMPLE_EVERY_MS = 200;
 export const PROBE_TIMEOUT_MS = 2_000;
 /** After the non-readers are gone: time for the process to give memory back. */
@@ -34,7 +34,7 @@ export const WARM_UP_REQUESTS = 50;
 /** Seconds left in the spent rate-limit window that the rejected run needs at least. */
 const MIN_WINDOW_LEFT_SECONDS = 20;
 /** The limit of the flooded instance, per client IP and minute. */
-export const FLOOD_LIMIT_PER_MINUTE = 60;
+const FLOOD_LIMIT_PER_MINUTE = 60;
 /** What the flood asks: a limited data route (health is not limited). */
 export const FLOOD_PATH = '/v1/intensity/latest';
 /** The prober's own loopback address: another client than the flooder (127.0.0.1). */
@@ -77,7 +77,7 @@ export function defencesSeconds(quick: boolean): number {
   );
 }
 
-export interface NonReadersResult {
+interface NonReadersResult {
   /** Connections that were opened and sent their requests (of NON_READERS). */
   readonly connected: number;
   readonly connections: number;
@@ -100,14 +100,14 @@ export interface CpuRun {
   readonly wallSeconds: number;
 }
 
-export interface CpuResult {
+interface CpuResult {
   readonly requests: number;
   readonly ticksPerSecond: number;
   readonly served: CpuRun;
   readonly rejected: CpuRun;
 }
 
-export interface FloodResult {
+interface FloodResult {
   readonly seconds: number;
   readonly limitPerMinute: number;
   /** The flooder's load run: answers, refusals (non-2xx), rate. */
@@ -129,7 +129,7 @@ export interface DefencesResult {
  * window of its own, so no answer comes from the body cache, and (DE being hourly, with about
  * 5,850 hours up to `to`) each is still 5000 points for offsets up to a few hours.
  */
-export function shiftedWindow(offsetSeconds: number): string {
+function shiftedWindow(offsetSeconds: number): string {
   const from = /from=([^&]+)/.exec(TRUNCATED_HISTORY.path)![1]!;
   const shifted = new Date(Date.parse(from) + offsetSeconds * 1000).toISOString();
   return TRUNCATED_HISTORY.path.replace(from, shifted.replace('.000Z', 'Z'));

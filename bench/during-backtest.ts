@@ -12,7 +12,7 @@ import { runLoad, type LoadGenerator, type LoadResult } from './load.js';
 import { waitForLine } from './processes.js';
 import { startBaseline, startGridco2 } from './servers.js';
 
-export interface DuringBacktestRound {
+interface DuringBacktestRound {
   readonly gridco2: LoadResult;
   readonly baseline: LoadResult;
   readonly health: LoadResult;
@@ -28,7 +28,7 @@ export interface DuringBacktestResult {
   readonly backtestSeconds: number | null;
 }
 
-export const LATEST_PATH = '/v1/intensity/latest';
+const LATEST_PATH = '/v1/intensity/latest';
 
 export async function measureDuringBacktest(options: {
   readonly repoDir: string;

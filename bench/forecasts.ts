@@ -57,8 +57,8 @@ import {
 } from './servers.js';
 
 /** Issue 12: gridco2/baseline for one zone's forecast, and the schedule's p99 at 10 connections. */
-export const FORECAST_RATIO_TARGET = 0.5;
-export const SCHEDULE_P99_TARGET_MS = 20;
+const FORECAST_RATIO_TARGET = 0.5;
+const SCHEDULE_P99_TARGET_MS = 20;
 
 /** Days of values in the throwaway store: more than the 7 a forecast needs, 35 of fitting. */
 const STORE_DAYS = 40;
@@ -76,7 +76,7 @@ const HOUR = 3600;
  * walk-forward backtest over the store (the first time, on every zone and basis), then prepares
  * every zone. Generous: a busy 2-core machine is several times slower than an idle one.
  */
-export const FORECASTS_READY_TIMEOUT_MS = 120_000;
+const FORECASTS_READY_TIMEOUT_MS = 120_000;
 
 /**
  * A bound on this part for the bench's time limit: the wait for forecasts at its longest, then
@@ -97,13 +97,13 @@ export const forecastsSeconds = (
 /** The zones whose forecasts are waited for: DE and US-PJM, as asked, and GB, prepared last. */
 const READY_ZONES = ['DE', 'US-PJM', 'GB'] as const;
 
-export const FORECAST_PATH = '/v1/intensity/forecast?zone=DE';
+const FORECAST_PATH = '/v1/intensity/forecast?zone=DE';
 
-export const schedulePath = (deadlineTs: number): string =>
+const schedulePath = (deadlineTs: number): string =>
   `/v1/schedule?zones=all&duration_minutes=${JOB_MINUTES}&deadline=${formatTs(deadlineTs)}`;
 
 /** A gridco2 process under test, however it was started. */
-export interface ForecastServer {
+interface ForecastServer {
   readonly url: string;
   readonly pid: number;
   /** Resolves once its reading cache is loaded (null: it never said so). */
@@ -115,7 +115,7 @@ export interface ForecastServer {
   stop(): Promise<void>;
 }
 
-export type StartForecastServer = (databaseUrl: string) => Promise<ForecastServer>;
+type StartForecastServer = (databaseUrl: string) => Promise<ForecastServer>;
 
 export interface ForecastsOptions {
   readonly repoDir: string;

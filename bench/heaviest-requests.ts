@@ -19,9 +19,9 @@ import { hasExited, runIfMain } from './processes.js';
 import { startGridco2, TICKS_PER_SECOND, waitUntilIdle, type Gridco2 } from './servers.js';
 
 /** The issue's goal for the longest hold of the loop by one request, ms. */
-export const HOLD_GOAL_MS = 50;
+const HOLD_GOAL_MS = 50;
 /** The delay monitor's resolution (prom-client's default): a hold of H ms shows as H to H+10. */
-export const MONITOR_RESOLUTION_MS = 10;
+const MONITOR_RESOLUTION_MS = 10;
 /** After a response: a tick of the monitor, so that a hold at its very end is recorded. */
 const SETTLE_MS = 5 * MONITOR_RESOLUTION_MS;
 /** The 3.2M store loads in seconds on a quiet machine, in minutes on a starved one. */
@@ -67,7 +67,7 @@ const LOCATIONS_OVER_LONGEST = Math.floor(carbonAwareLocationHours / (carbonAwar
  * The requests of test/request-cost.test.ts (each route's most expensive allowed one) and the
  * routes issue 21 names, with windows ending where the bench stores end.
  */
-export const HEAVY_REQUESTS: readonly HeavyRequest[] = (() => {
+const HEAVY_REQUESTS: readonly HeavyRequest[] = (() => {
   const end = (repeat: number) => DATASET_END - repeat * HOUR;
   const window = (days: number, repeat: number, from = 'from', to = 'to') =>
     `${from}=${iso(end(repeat) - days * DAY)}&${to}=${iso(end(repeat))}`;
@@ -171,7 +171,7 @@ export const HEAVY_REQUESTS: readonly HeavyRequest[] = (() => {
   ];
 })();
 
-export interface HeavyRun {
+interface HeavyRun {
   readonly status: number;
   readonly bytes: number;
   /** A stream gridco2 closed before the bench stopped reading it. */
@@ -187,7 +187,7 @@ export interface HeavyRun {
   readonly mainCpuMs: number | null;
 }
 
-export interface HeavyRequestResult {
+interface HeavyRequestResult {
   readonly name: string;
   readonly path: string;
   readonly runs: readonly HeavyRun[];

@@ -13,7 +13,7 @@ const running = new Set<ChildProcess>();
 process.on('exit', killAllNow);
 
 /** SIGKILLs every child still running; synchronous, so it also works inside an exit handler. */
-export function killAllNow(): void {
+function killAllNow(): void {
   for (const child of running) child.kill('SIGKILL');
 }
 

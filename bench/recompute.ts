@@ -14,7 +14,7 @@ import { peakResidentMiB } from './servers.js';
 export const RECOMPUTE_TARGET_SECONDS = 60;
 
 /** How long the command may run before it is stopped and reported as not finished. */
-export const recomputeTimeoutSeconds = (quick: boolean): number => (quick ? 60 : 600);
+const recomputeTimeoutSeconds = (quick: boolean): number => (quick ? 60 : 600);
 
 /** For the bench's time limit: the copy (a few hundred MB at most) and the command. */
 export const recomputeSeconds = (quick: boolean): number => recomputeTimeoutSeconds(quick) + 30;

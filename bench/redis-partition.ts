@@ -18,15 +18,15 @@ import { percentile } from './defences.js';
 import { hasExited, runIfMain } from './processes.js';
 import { startGridco2, waitUntilIdle } from './servers.js';
 
-export const REDIS = { host: '127.0.0.1', port: 6379 } as const;
+const REDIS = { host: '127.0.0.1', port: 6379 } as const;
 /** The goal: what the partition may add to the p99 of limited requests, ms. */
-export const ADDED_P99_GOAL_MS = 10;
+const ADDED_P99_GOAL_MS = 10;
 /** Each client's limit, per minute; clients ask at 80 % of it. */
-export const LIMIT_PER_MINUTE = 600;
-export const CLIENTS = 10;
+const LIMIT_PER_MINUTE = 600;
+const CLIENTS = 10;
 const REQUEST_EVERY_MS = 60_000 / (LIMIT_PER_MINUTE * 0.8);
 /** A limited route, answered from memory: the time measured is the limiter's and the stack's. */
-export const LIMITED_PATH = '/v1/intensity/latest?zone=DE';
+const LIMITED_PATH = '/v1/intensity/latest?zone=DE';
 const REQUEST_TIMEOUT_MS = 10_000;
 
 export interface PartitionPlan {
@@ -48,7 +48,7 @@ export function partitionSeconds(quick: boolean): number {
   return 90 + plan.warmUpSeconds + plan.beforeSeconds + plan.partitionSeconds + plan.afterSeconds;
 }
 
-export interface PhaseResult {
+interface PhaseResult {
   readonly requests: number;
   readonly refused: number;
   /** Answers other than 200 and 429, and requests that failed or timed out. */

@@ -18,7 +18,7 @@ import { RECOMPUTE_TARGET_SECONDS, type RecomputeRun } from './recompute.js';
 import { SCENARIOS } from './scenarios.js';
 
 /** Issue 11: gridco2's resident memory with the 3.2M-point store, in MB (10^6 bytes). */
-export const RSS_TARGET_MB = 400;
+const RSS_TARGET_MB = 400;
 
 export interface ScenarioResult {
   readonly scenario: string;

@@ -4,7 +4,7 @@
  */
 
 /** The parts of a captured body the checks look at (latest, history and mix bodies alike). */
-export interface CapturedBody {
+interface CapturedBody {
   readonly data?: readonly { method?: unknown; generation?: unknown }[];
   readonly count?: number;
   readonly truncated?: boolean;

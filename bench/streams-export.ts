@@ -24,22 +24,22 @@ import { outputTail, stopProcess, waitForLine } from './processes.js';
 import { residentMiB, serverEnv, startGridco2, waitUntilIdle } from './servers.js';
 
 /** Targets of issue 14. */
-export const STREAMS_RSS_TARGET_MIB = 100;
-export const EXPORT_SECONDS_TARGET = 1;
-export const DELIVERY_TARGET_MS = 2_000;
+const STREAMS_RSS_TARGET_MIB = 100;
+const EXPORT_SECONDS_TARGET = 1;
+const DELIVERY_TARGET_MS = 2_000;
 
 /**
  * What gridco2 needs for these measurements: every stream comes from loopback, each with an
  * address of its own in X-Forwarded-For (the caps are 5 streams per client IP), and the cap on
  * streams in all must let 1,000 (plus the delivery probes) open.
  */
-export const STREAMS_EXPORT_ENV: Readonly<Record<string, string>> = {
+const STREAMS_EXPORT_ENV: Readonly<Record<string, string>> = {
   TRUST_PROXY: '127.0.0.1',
   STREAM_MAX: '5000',
 };
 
 /** A gridco2 process under test, however it was started. */
-export interface ServerUnderTest {
+interface ServerUnderTest {
   readonly url: string;
   readonly pid: number;
   /** Resolves once its reading cache is loaded (null: it never said so). */
@@ -47,7 +47,7 @@ export interface ServerUnderTest {
   stop(): Promise<void>;
 }
 
-export type StartServer = (
+type StartServer = (
   databaseUrl: string,
   env: Readonly<Record<string, string>>,
 ) => Promise<ServerUnderTest>;
@@ -66,7 +66,7 @@ export const streamsExportPlan = (quick: boolean, streams?: number): StreamsExpo
     ? { streams: streams ?? 200, exportRuns: 1, deliveries: 3 }
     : { streams: streams ?? 1_000, exportRuns: 3, deliveries: 10 };
 
-export interface StreamsFigures {
+interface StreamsFigures {
   readonly streams: number;
   /** From the first request to the last stream's opening `retry:` line. */
   readonly openMs: number;
@@ -74,7 +74,7 @@ export interface StreamsFigures {
   readonly rssAfterMiB: number | null;
 }
 
-export interface ExportRun {
+interface ExportRun {
   readonly seconds: number;
   readonly bytes: number;
   readonly rows: number;
@@ -83,7 +83,7 @@ export interface ExportRun {
   readonly rssAfterMiB: number | null;
 }
 
-export interface DeliveryFigures {
+interface DeliveryFigures {
   readonly backend: string;
   /** Streams open on each of the two instances. */
   readonly streamsPerInstance: number;

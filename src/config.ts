@@ -155,12 +155,12 @@ function integer(
 }
 
 /** MAX_CONNECTIONS when the process may open any number of files. */
-export const MAX_CONNECTIONS_DEFAULT = 10_000;
+const MAX_CONNECTIONS_DEFAULT = 10_000;
 /**
  * Files kept for everything but client connections: the store (11 PostgreSQL connections, or
  * SQLite's file, -wal and -shm), Redis, upstream requests, the dashboard's files, Node's own.
  */
-export const FILES_RESERVED = 64;
+const FILES_RESERVED = 64;
 
 /**
  * MAX_CONNECTIONS, by default 10,000 or what the open-file limit leaves after FILES_RESERVED:

@@ -7,7 +7,7 @@ export type FixtureSource = 'europe-tso' | 'us-agency' | 'uk-operator';
  * Path of a real recorded upstream payload, kept byte for byte in
  * test/fixtures/upstreams/<source>/ (provenance: SOURCES.md in each folder).
  */
-export function fixturePath(source: FixtureSource, file: string): string {
+function fixturePath(source: FixtureSource, file: string): string {
   return fileURLToPath(new URL(`fixtures/upstreams/${source}/${file}`, import.meta.url));
 }
 

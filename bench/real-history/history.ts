@@ -9,10 +9,10 @@ import { gunzipSync } from 'node:zlib';
  * Pure apart from reading the files.
  */
 
-export const HISTORY_DIR = fileURLToPath(new URL('./csv/', import.meta.url));
+const HISTORY_DIR = fileURLToPath(new URL('./csv/', import.meta.url));
 
 /** The generation columns of the files, by the categories of docs/method.md. */
-export const GENERATION_COLUMNS = [
+const GENERATION_COLUMNS = [
   'coal',
   'gas',
   'oil',
@@ -27,7 +27,7 @@ export const GENERATION_COLUMNS = [
 ] as const;
 export type GenerationColumn = (typeof GENERATION_COLUMNS)[number];
 
-export const FORECAST_COLUMNS = [
+const FORECAST_COLUMNS = [
   'load_da_forecast_mw',
   'wind_da_forecast_mw',
   'solar_da_forecast_mw',

@@ -15,6 +15,8 @@ import { createHook } from 'node:async_hooks';
  *
  * Must run before anything else has made and dropped tick objects across a major GC: first thing
  * in `bin/gridco2.js`, before the rest of the program is loaded.
+ *
+ * @public imported by bin/gridco2.js from dist/, where knip does not look.
  */
 export function keepTickObjectShape(): void {
   if (kept !== undefined) return;

@@ -12,7 +12,7 @@ import { findZone, type Zone } from './zones.js';
  */
 
 export const CLOUD_PROVIDERS = ['aws', 'gcp', 'azure'] as const;
-export type CloudProvider = (typeof CLOUD_PROVIDERS)[number];
+type CloudProvider = (typeof CLOUD_PROVIDERS)[number];
 
 /** Prefixes accepted for each provider in `provider:region` (case-insensitive). */
 const PROVIDER_ALIASES: Readonly<Record<string, CloudProvider>> = {

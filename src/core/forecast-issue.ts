@@ -16,7 +16,7 @@ const DAY = 24 * HOUR;
  * before, the load and scheduled generation forecasts earlier: every day-ahead product of a
  * market day is out six hours before the day starts.
  */
-export const ENTSOE_DAY_AHEAD_LEAD_SECONDS = 6 * HOUR;
+const ENTSOE_DAY_AHEAD_LEAD_SECONDS = 6 * HOUR;
 
 /**
  * A point of an ENTSO-E day-ahead document counts as issued at `min(fetchedAt, start of its
@@ -55,7 +55,7 @@ export function marketDayStartOf(periodStart: number, periodEnd: number, ts: num
  * before it: a 12-hour rule would claim it was. Six hours is the longest whole-hour lead that
  * no respondent of the recording contradicts for a fetch made up to 22:00Z.
  */
-export const EIA_DEMAND_FORECAST_LEAD_SECONDS = 6 * HOUR;
+const EIA_DEMAND_FORECAST_LEAD_SECONDS = 6 * HOUR;
 
 /** EIA `DF` for the hour starting `ts`: issued at `min(fetchedAt, ts − 6 h)`. */
 export function eiaDemandForecastIssuedAt(ts: number, fetchedAt: number): number {

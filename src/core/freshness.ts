@@ -3,7 +3,7 @@ import { formatTs, HOUR } from './time.js';
 import { ZONES } from './zones.js';
 import { SOURCE_INFO, SOURCES, type SourceId } from './sources.js';
 
-export interface SourceFreshness {
+interface SourceFreshness {
   readonly source: SourceId;
   readonly zones: number;
   readonly freshestLagHours: number;

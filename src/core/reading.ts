@@ -93,27 +93,25 @@ export interface ZoneQuality {
  * upstream's own text or URL can name an operator's internal proxy. The first eight sort one
  * zone's upstream failure (src/sources/http.ts decides which); the others are ours.
  */
-export const FAILURE_KINDS = [
-  'timeout',
-  'unreachable',
-  'rate-limited',
-  'server-error',
-  'auth',
-  'rejected',
-  'invalid-payload',
-  'no-data',
+export type FailureKind =
+  | 'timeout'
+  | 'unreachable'
+  | 'rate-limited'
+  | 'server-error'
+  | 'auth'
+  | 'rejected'
+  | 'invalid-payload'
+  | 'no-data'
   /** Fetched, but the store refused the write. */
-  'not-stored',
+  | 'not-stored'
   /** The source's key is not set: no run. */
-  'not-configured',
+  | 'not-configured'
   /** The run was stopped by a signal or a shutdown; its zones are the ones not fetched. */
-  'interrupted',
+  | 'interrupted'
   /** The run reached its deadline; its zones are the ones not fetched. */
-  'deadline',
+  | 'deadline'
   /** The source was given up for this run (refused, rate limited, down); zones not fetched. */
-  'stopped',
-] as const;
-export type FailureKind = (typeof FAILURE_KINDS)[number];
+  | 'stopped';
 
 export interface IngestFailure {
   readonly kind: FailureKind;

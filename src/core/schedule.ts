@@ -42,7 +42,7 @@ export interface ScheduleProblem {
   readonly interruptible: boolean;
 }
 
-export interface ScheduledSlot {
+interface ScheduledSlot {
   readonly ts: number;
   readonly value: number;
 }
@@ -65,7 +65,7 @@ export interface ScheduledWindow {
 }
 
 /** Why a zone has no window. */
-export type Unscheduled = 'no-room' | 'no-values';
+type Unscheduled = 'no-room' | 'no-values';
 
 export interface ScheduleResult {
   /** The best window of every zone that has one, ascending by mean (ties as above). */
@@ -87,7 +87,7 @@ export interface ScheduleResult {
 }
 
 /** The whole intervals of a zone's grid inside `[earliest, deadline)`: indexes `[first, end)`. */
-export function usableIntervals(
+function usableIntervals(
   series: Pick<ScheduleSeries, 'startTs' | 'stepSeconds'>,
   earliest: number,
   deadline: number,
@@ -100,14 +100,14 @@ export function usableIntervals(
 }
 
 /** Intervals a job of `durationSeconds` takes on a grid of `stepSeconds`. */
-export const intervalsFor = (durationSeconds: number, stepSeconds: number): number =>
+const intervalsFor = (durationSeconds: number, stepSeconds: number): number =>
   Math.ceil(durationSeconds / stepSeconds);
 
 /** Whether the mean `sumA / nA` is below `sumB / nB` (both counts > 0), exactly for integers. */
 const lower = (sumA: number, nA: number, sumB: number, nB: number) => sumA * nB < sumB * nA;
 
 /** Whether window `a` ranks before window `b`: lower mean, then earlier start, then listed first. */
-export function ranksBefore(a: ScheduledWindow, b: ScheduledWindow): boolean {
+function ranksBefore(a: ScheduledWindow, b: ScheduledWindow): boolean {
   if (lower(a.sum, a.intervals, b.sum, b.intervals)) return true;
   if (lower(b.sum, b.intervals, a.sum, a.intervals)) return false;
   if (a.start !== b.start) return a.start < b.start;

@@ -28,7 +28,7 @@ export interface BacktestWindow {
 }
 
 /** Longest walk-forward `serve` runs on its own. */
-export const DEFAULT_BACKTEST_DAYS = 400;
+const DEFAULT_BACKTEST_DAYS = 400;
 /** A zone's first issue comes this long after its first value (at least a week of profile). */
 const WARM_UP_SECONDS = 14 * DAY_SECONDS;
 /** The longest the backtest holds the event loop at a time. */

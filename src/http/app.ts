@@ -76,7 +76,7 @@ export interface AppDeps {
 const NO_FORECASTS: ForecastBook = { forecast: () => null };
 
 /** How long a connection may take, in milliseconds (Node's server settings of the same names). */
-export interface SocketTimeouts {
+interface SocketTimeouts {
   /** To send the request line and headers (a slowloris client gets 408). */
   readonly headersTimeout: number;
   /** To send a whole request. */
@@ -123,7 +123,7 @@ declare module 'fastify' {
   }
 }
 
-export interface ServingStats {
+interface ServingStats {
   readonly bodiesEncoded: number;
   readonly bytesEncoded: number;
   readonly cachedBodyBytes: number;

@@ -1,7 +1,7 @@
 import { intensityOfMix } from '../core/method.js';
 import { ownValueIsLifecycle } from '../core/zones.js';
 import type { Mix, StoredReading } from '../core/reading.js';
-import type { Store, StoreKey } from '../storage/store.js';
+import { type Store, storedPages } from '../storage/store.js';
 
 export interface RecomputeProgress {
   readonly scanned: number;
@@ -39,11 +39,7 @@ export async function recomputeStored(
   const unreadable: string[] = [];
   let scanned = 0;
   let changed = 0;
-  let after: StoreKey | null = null;
-  for (;;) {
-    const page = await store.scanStored(after, PAGE_ROWS);
-    const last = page.at(-1);
-    if (!last) break;
+  for await (const page of storedPages(store, PAGE_ROWS)) {
     const updates: StoredReading[] = [];
     for (const row of page) {
       if (row.mix === null) continue;
@@ -64,7 +60,6 @@ export async function recomputeStored(
     await store.upsertReadings(updates);
     scanned += page.length;
     changed += updates.length;
-    after = { zone: last.zone, ts: last.ts };
     onProgress?.({ scanned, changed });
   }
   await store.recomputeDone();

@@ -13,7 +13,7 @@ import { addZoneReadings } from './store-readings.js';
 import type { SourceId } from '../core/sources.js';
 
 /** Every run re-fetches this much before the newest stored hour: upstreams revise (method.md). */
-export const REVISION_WINDOW_SECONDS = 72 * HOUR;
+const REVISION_WINDOW_SECONDS = 72 * HOUR;
 
 /** How far back a zone with nothing stored starts; older history is `gridco2 backfill`'s job. */
 export const DEFAULT_INITIAL_WINDOW_SECONDS = 7 * 24 * HOUR;
@@ -22,7 +22,7 @@ export const DEFAULT_INITIAL_WINDOW_SECONDS = 7 * 24 * HOUR;
  * The furthest back an hourly run reaches, however stale a zone is: a zone that stopped
  * publishing must not make every run fetch an ever longer window. Older gaps are backfill's job.
  */
-export const MAX_CATCH_UP_SECONDS = 7 * 24 * HOUR;
+const MAX_CATCH_UP_SECONDS = 7 * 24 * HOUR;
 
 /**
  * The longest one run of one source may take. A healthy run of ENTSO-E's 33 zones takes well
@@ -37,8 +37,8 @@ export const RUN_DEADLINE_MS = 20 * 60_000;
  * zone's newest stored hour when it is further back: what a run catches up, it catches up in
  * forecasts too) to 48 hours ahead.
  */
-export const FORECAST_LOOKBACK_SECONDS = 24 * HOUR;
-export const FORECAST_HORIZON_SECONDS = 48 * HOUR;
+const FORECAST_LOOKBACK_SECONDS = 24 * HOUR;
+const FORECAST_HORIZON_SECONDS = 48 * HOUR;
 
 export interface IngestionOptions {
   readonly store: Store;
@@ -421,7 +421,7 @@ function sum<T>(items: readonly T[], pick: (item: T) => number): number {
  * The one line per source and run that operators read. Zones that answered without data are a
  * warning, not an error: see the ingest command for why they do not fail it.
  */
-export function logReport(logger: Logger, report: IngestReport): void {
+function logReport(logger: Logger, report: IngestReport): void {
   const withoutData = report.zonesWithoutData ?? [];
   const line =
     `${report.source}: ${report.zones} zones, ${report.pointsStored} points stored, ` +

@@ -87,7 +87,7 @@ export function createSourceAdapter(
 }
 
 /** Requests in a row failing with a timeout, a network error or a 5xx: the upstream is down. */
-export const DOWN_AFTER_FAILED_REQUESTS = 3;
+const DOWN_AFTER_FAILED_REQUESTS = 3;
 
 /**
  * The one rule for giving a source up before its last zone, used by ingestion and backfill alike.

@@ -14,7 +14,7 @@ import type { Reads } from '../read/reads.js';
  * Published points `from <= ts < to`, ascending; values in tenths of gCO2eq/kWh. They may be
  * views of what the read layer holds: read them, never write them.
  */
-export interface PublishedPoints {
+interface PublishedPoints {
   readonly ts: Float64Array;
   readonly tenths: Int32Array;
 }

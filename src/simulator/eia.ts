@@ -312,10 +312,10 @@ export const EIA_REGION_DESCRIPTION =
   'Hourly demand, day-ahead demand forecast, net generation, and interchange by balancing authority.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
 const DEMAND_FORECAST_CHANNEL = 4300;
 /** A local day's demand forecast is published six hours before the day starts. */
-export const DF_PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
+const DF_PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
 
 /** One record of a region-data reply, as the real API words it. */
-export interface EiaRegionRow {
+interface EiaRegionRow {
   period: string;
   respondent: string;
   'respondent-name': string;
@@ -331,7 +331,7 @@ function utcOffsetMs(profile: UsProfile): number {
 }
 
 /** When the demand forecast of the hour starting `hourStartMs` is published, and its issue number. */
-export function demandForecastIssue(
+function demandForecastIssue(
   profile: UsProfile,
   hourStartMs: number,
 ): { readonly publishedMs: number; readonly issueIndex: number } {

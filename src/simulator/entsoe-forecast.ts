@@ -29,7 +29,7 @@ import { EUROPE_BY_EIC, EUROPE_DATA_START_MS, type EuropeProfile } from './zone-
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-export const PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
+const PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
 
 const WIND_SOLAR = ['B16', 'B18', 'B19'];
 const ITEMS: Readonly<Record<string, string>> = {

@@ -16,9 +16,9 @@ export interface EntsoeContext extends ReplyContext {
   readonly securityToken?: string;
 }
 
-export const GL_NAMESPACE = 'urn:iec62325.351:tc57wg16:451-6:generationloaddocument:3:0';
+const GL_NAMESPACE = 'urn:iec62325.351:tc57wg16:451-6:generationloaddocument:3:0';
 const ACK_NAMESPACE = 'urn:iec62325.351:tc57wg16:451-1:acknowledgementdocument:7:0';
-export const PLATFORM_EIC = '10X1001A1001A450';
+const PLATFORM_EIC = '10X1001A1001A450';
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const PSR_TYPE = /^B(0[1-9]|1\d|2[0-5])$/;
@@ -370,7 +370,7 @@ function hourGaps(profile: EuropeProfile, seed: number, startMs: number, endMs: 
   return gaps;
 }
 
-export function parsePeriodParam(text: string): number | undefined {
+function parsePeriodParam(text: string): number | undefined {
   const match = PERIOD_PARAM.exec(text);
   if (!match) return undefined;
   const [, year, month, day, hour, minute] = match.map(Number) as number[];
@@ -379,7 +379,7 @@ export function parsePeriodParam(text: string): number | undefined {
   return formatMinute(ms).replace(/\D/g, '') === text ? ms : undefined;
 }
 
-export function formatSecond(ms: number): string {
+function formatSecond(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19) + 'Z';
 }
 

@@ -21,7 +21,7 @@ export const FAULT_KINDS = [
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Which requests of a source a fault hits: the actuals, the forecast feeds, or (absent) both. */
-export const FAULT_FEEDS = ['actuals', 'forecasts'] as const;
+const FAULT_FEEDS = ['actuals', 'forecasts'] as const;
 export type FaultFeed = (typeof FAULT_FEEDS)[number];
 
 export interface FaultSpec {

@@ -14,14 +14,7 @@ import { SIMULATED_UPSTREAMS } from './upstreams.js';
 import { EUROPE_PROFILES, US_PROFILES } from './zone-profiles.js';
 import { SOURCES, type SourceId } from '../core/sources.js';
 
-export {
-  FAULT_FEEDS,
-  FAULT_KINDS,
-  type ActiveFault,
-  type FaultFeed,
-  type FaultKind,
-  type FaultSpec,
-} from './faults.js';
+export { FAULT_KINDS, type FaultKind, type FaultSpec } from './faults.js';
 
 /**
  * One loopback HTTP server that answers like the real upstreams, at their real paths (each
@@ -44,7 +37,7 @@ export interface SimulatorOptions {
   readonly credentials?: Readonly<Partial<Record<SourceId, string>>>;
 }
 
-export interface SimulatorState {
+interface SimulatorState {
   readonly now: string;
   readonly seed: number;
   /** Upstream requests received per source, faulted ones included (control calls are not). */

@@ -7,7 +7,7 @@ import { smoothNoise, unitNoise } from './noise.js';
  * Every value is a pure function of (seed, zone, time): nothing is cached between requests.
  */
 
-export type FuelKind =
+type FuelKind =
   'baseload' | 'solar' | 'wind' | 'run-of-river' | 'steady' | 'dispatchable' | 'storage';
 
 export interface Fuel {

@@ -56,12 +56,12 @@ export function failureOf(outcome: ZoneOutcome): UpstreamError | undefined {
  * reach into the future). Ingestion asks the last 24 hours to 48 hours ahead, backfill the
  * backfilled chunk.
  */
-export interface ForecastRequest {
+interface ForecastRequest {
   readonly window: TimeWindow;
 }
 
 /** How an upstream is fetched: what its registry entry's factory builds. */
-export interface UpstreamFetcher {
+interface UpstreamFetcher {
   /** One request covers every zone (EIA), so the zones of a run share one window. */
   readonly zonesShareRequests: boolean;
   /** Length of one resumable backfill chunk; within the upstream's per-request limits. */
@@ -98,7 +98,7 @@ export interface SourceAdapter extends UpstreamFetcher {
 }
 
 /** The environment variables of one upstream (read by src/config.ts, nowhere else). */
-export interface SettingsSpec {
+interface SettingsSpec {
   readonly baseUrl: { readonly variable: string; readonly default: string };
   /** The upstream needs a key: the source is disabled while its variable is not set. */
   readonly credential?: { readonly variable: string };
@@ -113,7 +113,7 @@ export interface SourceSettings {
 }
 
 /** What an upstream's factory is given to build its fetcher. */
-export interface AdapterContext {
+interface AdapterContext {
   readonly settings: SourceSettings;
   readonly clock: Clock;
   readonly logger?: Logger;

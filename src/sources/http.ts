@@ -173,7 +173,7 @@ export interface UpstreamHttpOptions {
   readonly refuseSimulated?: string;
 }
 
-export interface UpstreamResponse {
+interface UpstreamResponse {
   readonly status: number;
   readonly body: string;
 }

@@ -1,6 +1,6 @@
 import type { IngestReport, Mix, StoredReading } from '../core/reading.js';
 import { ZONES } from '../core/zones.js';
-import type { Store, StoreKey } from './store.js';
+import { type Store, storedPages } from './store.js';
 import type { SourceId } from '../core/sources.js';
 
 export interface MigrateProgress {
@@ -47,16 +47,12 @@ export async function migrateStore(
   const pageRows = options.pageRows ?? 5000;
   let scanned = 0;
   let written = 0;
-  let after: StoreKey | null = null;
-  for (;;) {
-    const page = await from.scanStored(after, pageRows);
-    const last = page.at(-1);
-    if (!last) break;
+  for await (const page of storedPages(from, pageRows)) {
+    const last = page.at(-1)!;
     const changed = await rowsToWrite(to, page);
     await to.upsertReadings(changed);
     scanned += page.length;
     written += changed.length;
-    after = { zone: last.zone, ts: last.ts };
     options.onProgress?.({
       scanned,
       written,

@@ -251,3 +251,18 @@ export interface Store {
 
   close(): Promise<void>;
 }
+
+/** Every stored reading, in pages of 1 to `pageRows` (never empty), in scanStored's key order. */
+export async function* storedPages(
+  store: Store,
+  pageRows: number,
+): AsyncGenerator<StoredReading[]> {
+  let after: StoreKey | null = null;
+  for (;;) {
+    const page = await store.scanStored(after, pageRows);
+    const last = page.at(-1);
+    if (!last) return;
+    yield page;
+    after = { zone: last.zone, ts: last.ts };
+  }
+}

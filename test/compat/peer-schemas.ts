@@ -104,7 +104,7 @@ const emissionsDataDto = {
   },
 };
 
-export const PEER_SCHEMAS = {
+const PEER_SCHEMAS = {
   emLatest: emIntensity,
   emHistory: {
     type: 'object',

@@ -58,18 +58,18 @@ for (let ts = DE_LAST - 30 * 24 * H; ts <= DE_LAST; ts += H) {
 // FR: 6000 hourly points ending 10 h ago, for truncation.
 export const FR_COUNT = 6000;
 export const FR_FIRST = HOUR_NOW - 10 * H - (FR_COUNT - 1) * H;
-export const FR = Array.from({ length: FR_COUNT }, (_, i) =>
+const FR = Array.from({ length: FR_COUNT }, (_, i) =>
   computed('FR', FR_FIRST + i * H, 50 + (i % 7)),
 );
 // US: lagging 20 h; GB: half-hourly actuals, newest half-hour a forecast; IE: only a bad hour.
 export const US_LAST = HOUR_NOW - 20 * H;
-export const US = [computed('US', US_LAST - H, 400.25), computed('US', US_LAST, 401.75)];
+const US = [computed('US', US_LAST - H, 400.25), computed('US', US_LAST, 401.75)];
 export const GB_LAST_ACTUAL = HOUR_NOW - 1800; // 12:30Z
 export const GB: StoredReading[] = [];
 for (let ts = GB_LAST_ACTUAL - 47 * 1800; ts <= GB_LAST_ACTUAL; ts += 1800)
   GB.push(gb(ts, 100 + (ts % 7)));
 export const GB_FORECAST = gbForecast(GB_LAST_ACTUAL + 1800, 142);
-export const IE = [computed('IE', HOUR_NOW - 3 * H, 820, false)];
+const IE = [computed('IE', HOUR_NOW - 3 * H, 820, false)];
 
 export const FIXED_READINGS: readonly StoredReading[] = [...DE, ...FR, ...US, ...GB, ...IE];
 

@@ -20,7 +20,7 @@ export function random(seed: number): () => number {
 }
 
 /** A slowly varying "weather" series: an AR(1) with a day-long memory. */
-export function weather(length: number, seed: number): Float64Array {
+function weather(length: number, seed: number): Float64Array {
   const next = random(seed);
   const out = new Float64Array(length);
   let value = 0.5;

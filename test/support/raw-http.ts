@@ -52,7 +52,7 @@ export function exchange(
 }
 
 /** Splits a byte stream into HTTP/1.1 responses (Content-Length or chunked; interim 1xx skipped). */
-export function parseResponses(data: Buffer, headRequests: readonly boolean[]): Exchange {
+function parseResponses(data: Buffer, headRequests: readonly boolean[]): Exchange {
   const responses: RawResponse[] = [];
   let offset = 0;
   while (offset < data.length) {

@@ -23,7 +23,7 @@ export interface Point {
   readonly v: number;
   readonly method: string;
 }
-export interface SourceStatus {
+interface SourceStatus {
   readonly source: Zone['source'];
   readonly zones: number;
   readonly freshest_lag_hours: number;
@@ -49,7 +49,7 @@ export interface MixPoint {
   readonly renewable_pct: number;
   readonly low_carbon_pct: number;
 }
-export interface ForecastPoint {
+interface ForecastPoint {
   readonly ts: string;
   readonly gco2eq_kwh: number;
   /** Null until the server's backtest has measured the model's errors. */
@@ -72,8 +72,7 @@ export interface Window {
   readonly gco2eq_kwh: number;
 }
 /** The level words of extensions §11, cleanest first. */
-export const LEVELS = ['very-low', 'low', 'moderate', 'high', 'very-high'] as const;
-export type Level = (typeof LEVELS)[number];
+export type Level = 'very-low' | 'low' | 'moderate' | 'high' | 'very-high';
 /** Where a zone's newest reading stands within its own last 30 days (`/v1/intensity/level`). */
 export interface ZoneLevel {
   readonly zone: string;
@@ -98,7 +97,7 @@ export interface Schedule {
   readonly options?: readonly Window[];
 }
 
-export class ApiProblem extends Error {
+class ApiProblem extends Error {
   override readonly name = 'ApiProblem';
   constructor(
     readonly status: number,
@@ -109,8 +108,8 @@ export class ApiProblem extends Error {
 }
 
 export const HOUR_MS = 3_600_000;
-export const toSeconds = (iso: string): number => Date.parse(iso) / 1000;
-export const isoMinute = (ms: number): string => new Date(ms).toISOString().slice(0, 16) + 'Z';
+const toSeconds = (iso: string): number => Date.parse(iso) / 1000;
+const isoMinute = (ms: number): string => new Date(ms).toISOString().slice(0, 16) + 'Z';
 
 const basisQuery = (basis: Basis): string => (basis === 'default' ? '' : `&basis=${basis}`);
 
@@ -153,7 +152,7 @@ async function getJson<T>(path: string, what: string, accept?: number[]): Promis
 }
 
 /** The target of a `Link: <...>; rel="next"` header, resolved against the page. */
-export function nextLink(header: string | null): string | null {
+function nextLink(header: string | null): string | null {
   if (!header) return null;
   for (const part of header.split(',')) {
     const match = /<([^>]*)>\s*;\s*rel="?next"?/i.exec(part);

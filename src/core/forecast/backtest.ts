@@ -72,7 +72,7 @@ export interface SkillRow {
  * The band's edges by hour ahead, 1 to 72: quantiles of a model's out-of-sample errors (outcome -
  * forecast) at the levels the walk-forward adapted so that 80 % of outcomes fell inside.
  */
-export interface ErrorBand {
+interface ErrorBand {
   readonly q10: readonly number[];
   readonly q90: readonly number[];
 }

@@ -14,7 +14,7 @@ import { DAY_SECONDS, HOUR_SECONDS } from './series.js';
  */
 
 /** The hours whose order is fitted: the job window of the backtest's savings captured. */
-export const DAY_SHAPE_HOURS = 24;
+const DAY_SHAPE_HOURS = 24;
 /**
  * Days of earlier issues the weights are fitted on: the days' shapes follow the season. Over the
  * mix's 180 days, savings captured moved a few tenths of a point either way (docs/forecast.md).

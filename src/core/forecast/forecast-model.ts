@@ -111,7 +111,7 @@ export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOU
 }
 
 /** Slots `[first, end)` whose horizon from `issueTs` falls in `bucket`. */
-export function bucketSlots(zone: ZoneState, issueTs: number, bucket: number): [number, number] {
+function bucketSlots(zone: ZoneState, issueTs: number, bucket: number): [number, number] {
   const { first, last } = HORIZON_BUCKETS[bucket]!;
   const { startTs, step } = zone.series;
   // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last]: the first slot

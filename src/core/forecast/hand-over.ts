@@ -6,7 +6,7 @@
  */
 
 /** E-folding time of the old level's offset after a hand-over, in slots of an hour. */
-export const HAND_OVER_HOURS = 3;
+const HAND_OVER_HOURS = 3;
 
 /**
  * The values of `sources[choice[i]]` slot by slot, each change of source blended: from slot `b`

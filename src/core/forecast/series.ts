@@ -57,7 +57,7 @@ export interface Grid {
 }
 
 /** The slot holding `ts` (floored), which may lie outside the grid. */
-export const slotOf = (grid: Pick<Grid, 'startTs' | 'step'>, ts: number): number =>
+const slotOf = (grid: Pick<Grid, 'startTs' | 'step'>, ts: number): number =>
   Math.floor((ts - grid.startTs) / grid.step);
 
 export function regularSeries(

@@ -10,7 +10,7 @@ import { BlockList, isIP } from 'node:net';
  */
 
 /** A range a callback may not reach, as a refusal names it. */
-export interface SpecialRange {
+interface SpecialRange {
   /** The registry's name for it, and its RFC. */
   readonly name: string;
   /** The range, e.g. `10.0.0.0/8`. */

@@ -78,7 +78,7 @@ export function eventId(subscription: string, type: EventType, zone: string, key
 }
 
 /** Whether a reading meets a crossing condition (below / above / level). */
-export function holds(condition: Condition, observed: Observed): boolean {
+function holds(condition: Condition, observed: Observed): boolean {
   switch (condition.type) {
     case 'below':
       return observed.tenths < Math.round(condition.gco2eq_kwh * 10);

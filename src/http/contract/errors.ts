@@ -28,7 +28,7 @@ export class ApiError extends Error {
   }
 }
 
-export const ALLOW = 'GET, HEAD, OPTIONS';
+const ALLOW = 'GET, HEAD, OPTIONS';
 const MAX_ECHO = 200;
 
 /** Client input echoed in a message, cut so a huge value cannot make a huge error body. */

@@ -120,7 +120,7 @@ function servableWindow(
   return window;
 }
 
-export type ExportFormat = 'csv' | 'ndjson';
+type ExportFormat = 'csv' | 'ndjson';
 
 export interface ExportRequest {
   /** In the order of /v1/zones. */
@@ -186,7 +186,7 @@ function interpretZones(given: string, order: 'registry' | 'listed' = 'registry'
   return ZONES.filter((zone) => wanted.has(zone.code));
 }
 
-export type Estimator = 'expected' | 'p90';
+type Estimator = 'expected' | 'p90';
 
 export interface ScheduleRequest {
   /** In the order given; the first is the home zone of `now`. */

@@ -39,32 +39,32 @@ const Gco2 = Type.Number({
   description: 'Average carbon intensity of generation over the interval, 1 decimal.',
 });
 
-export const ErrorBody = Type.Object(
+const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'What went wrong.' }),
     hint: Type.Optional(Type.String({ description: 'How to fix the request.' })),
   },
   { $id: 'Error', additionalProperties: false },
 );
-export type ErrorBody = Static<typeof ErrorBody>;
+type ErrorBody = Static<typeof ErrorBody>;
 
-export const HistoryReading = Type.Object(
+const HistoryReading = Type.Object(
   { ts: DateTime, gco2eq_kwh: Gco2, method: MethodName },
   { $id: 'HistoryReading', additionalProperties: false },
 );
 
-export const ZoneReading = Type.Object(
+const ZoneReading = Type.Object(
   { zone: Type.String(), ts: DateTime, gco2eq_kwh: Gco2, method: MethodName },
   { $id: 'ZoneReading', additionalProperties: false },
 );
 
-export const LatestResponse = Type.Object(
+const LatestResponse = Type.Object(
   { unit: Unit, data: Type.Array(Type.Ref(ZoneReading)) },
   { $id: 'LatestResponse', additionalProperties: false },
 );
-export type LatestResponse = Static<typeof LatestResponse>;
+type LatestResponse = Static<typeof LatestResponse>;
 
-export const HistoryResponse = Type.Object(
+const HistoryResponse = Type.Object(
   {
     zone: Type.String({ description: 'Canonical code of the zone requested.' }),
     from: DateTime,
@@ -79,9 +79,9 @@ export const HistoryResponse = Type.Object(
   },
   { $id: 'HistoryResponse', additionalProperties: false },
 );
-export type HistoryResponse = Static<typeof HistoryResponse>;
+type HistoryResponse = Static<typeof HistoryResponse>;
 
-export const Zone = Type.Object(
+const Zone = Type.Object(
   {
     zone: Type.String(),
     name: Type.String(),
@@ -96,7 +96,7 @@ export const ZonesResponse = Type.Object(
 );
 export type ZonesResponse = Static<typeof ZonesResponse>;
 
-export const StatusSource = Type.Object(
+const StatusSource = Type.Object(
   {
     source: SourceName,
     zones: Type.Integer(),
@@ -118,7 +118,7 @@ export const StatusResponse = Type.Object(
 );
 export type StatusResponse = Static<typeof StatusResponse>;
 
-export const Liveness = Type.Object(
+const Liveness = Type.Object(
   { ok: Type.Boolean(), ts: DateTime },
   { $id: 'Liveness', additionalProperties: false },
 );
@@ -161,7 +161,7 @@ const Category = Type.Union(
   { description: 'A fuel category of the method (docs/method.md).' },
 );
 
-export const MixPoint = Type.Object(
+const MixPoint = Type.Object(
   {
     ts: DateTime,
     generation: Type.Partial(
@@ -183,7 +183,7 @@ export const MixPoint = Type.Object(
   { $id: 'MixPoint', additionalProperties: false },
 );
 
-export const MixResponse = Type.Object(
+const MixResponse = Type.Object(
   {
     zone: Type.String({ description: 'Canonical code of the zone requested.' }),
     from: DateTime,
@@ -343,7 +343,7 @@ const BandValue = Type.Union([Type.Number(), Type.Null()], {
     'backtest), 1 decimal; null until the backtest has measured them.',
 });
 
-export const ForecastPoint = Type.Object(
+const ForecastPoint = Type.Object(
   {
     ts: DateTime,
     gco2eq_kwh: Type.Number({ description: 'The expected value of the interval, 1 decimal.' }),
@@ -442,7 +442,7 @@ const Percentile = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.N
 });
 const LevelOrNull = Type.Union([LevelName, Type.Null()]);
 
-export const LevelEntry = Type.Object(
+const LevelEntry = Type.Object(
   {
     zone: Type.String(),
     reference: Type.Object(
@@ -872,6 +872,18 @@ export const errorResponses = (...statuses: number[]) =>
         description: ERROR_DESCRIPTIONS[status] ?? 'Error',
         headers: headers('Cache-Control', ...(ERROR_HEADERS[status] ?? [])),
       },
+    ]),
+  );
+
+/** errorResponses, some of them worded for the route (its caps, what its 404 means). */
+export const errorResponsesWorded = (
+  statuses: readonly number[],
+  wording: Readonly<Record<number, string>>,
+) =>
+  Object.fromEntries(
+    Object.entries(errorResponses(...statuses)).map(([status, response]) => [
+      status,
+      { ...response, description: wording[Number(status)] ?? response.description },
     ]),
   );
 

@@ -7,7 +7,7 @@ import { errorResponses, okResponses } from '../contract/schemas.js';
 
 /** `GET /v1/zones/cloud`: the cloud regions located in the 45 zones (extensions §9). */
 
-export const CloudRegion = Type.Object(
+const CloudRegion = Type.Object(
   {
     provider: Type.Union(
       CLOUD_PROVIDERS.map((provider) => Type.Literal(provider)),
@@ -37,11 +37,11 @@ export const CloudRegion = Type.Object(
   { $id: 'CloudRegion', additionalProperties: false },
 );
 
-export const CloudZonesResponse = Type.Object(
+const CloudZonesResponse = Type.Object(
   { data: Type.Array(Type.Ref(CloudRegion)) },
   { $id: 'CloudZonesResponse', additionalProperties: false },
 );
-export type CloudZonesResponse = Static<typeof CloudZonesResponse>;
+type CloudZonesResponse = Static<typeof CloudZonesResponse>;
 
 const BODY: CloudZonesResponse = {
   data: CLOUD_REGIONS.map((entry) => ({

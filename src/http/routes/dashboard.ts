@@ -58,7 +58,7 @@ interface StaticFile {
   readonly variants: Readonly<Partial<Record<Encoding, Variant>>>;
 }
 
-export interface Site {
+interface Site {
   readonly page: StaticFile;
   /** By file name, as under /assets/. */
   readonly assets: ReadonlyMap<string, StaticFile>;
@@ -79,7 +79,7 @@ function readFile(path: string): StaticFile {
 }
 
 /** The built page and its assets, or null when `root` holds no built page. */
-export function loadSite(root: string): Site | null {
+function loadSite(root: string): Site | null {
   const page = join(root, 'index.html');
   if (!existsSync(page)) return null;
   const folder = join(root, 'assets');

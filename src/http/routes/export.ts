@@ -23,8 +23,8 @@ import {
 } from '../contract/limits.js';
 import { ClientGone, drained, LoopTurns } from '../../stream/pacing.js';
 import { guardReadRate, type ReadRateGuard, type ReadRateLimits } from '../transport/read-rate.js';
-import { errorResponses, ExportQuery, streamedResponses } from '../contract/schemas.js';
-import { SlotCounter } from '../transport/long-responses.js';
+import { errorResponsesWorded, ExportQuery, streamedResponses } from '../contract/schemas.js';
+import { SlotCounter, startLongResponse } from '../transport/long-responses.js';
 
 /**
  * `GET /v1/export` (extensions §6): every published reading of some zones in a window of at
@@ -51,7 +51,7 @@ export interface ExportDeps {
  * 10 s in which bytes wait for it: a client that reads nothing gives its slot back about 10 s
  * after the kernel's buffers are full, one reading 1 KiB/s 10 s after it starts.
  */
-export const DEFAULT_EXPORT_READ_RATE: ReadRateLimits = {
+const DEFAULT_EXPORT_READ_RATE: ReadRateLimits = {
   deadlineMs: 15 * 60_000,
   minBytesPerSecond: 16 * 1024,
   windowMs: 10_000,
@@ -105,19 +105,14 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
               'final chunk, so a client never takes a partial file for a whole one.',
             { disposition: true },
           ),
-          ...errorResponses(400, 404, 429, 503),
-          429: {
-            ...errorResponses(429)[429],
-            description:
+          ...errorResponsesWorded([400, 404, 429, 503], {
+            429:
               'Rate limit exceeded, or this client IP has ' +
               `${MAX_EXPORTS_PER_ADDRESS} exports under way; retry after the seconds in retry-after.`,
-          },
-          503: {
-            ...errorResponses(503)[503],
-            description:
+            503:
               'The data store is unreachable, or this server has too many exports under way; ' +
               'retry after the seconds in retry-after.',
-          },
+          }),
         },
       },
       onRequest: limit,
@@ -125,34 +120,28 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
     async (request, reply) => {
       const asked = interpretExport(readParams(request.url, EXPORT_PARAMS), clock());
       const model = reads.current();
-      const response = reply.raw;
       const release = slots.take(clientAddress(request.raw), {
         perAddress: () => API_ERRORS.tooManyExports(MAX_EXPORTS_PER_ADDRESS),
         // A slot held by a client that stopped reading comes back within one read-rate window.
         inAll: () => API_ERRORS.serverBusy('exports', Math.ceil(readRate.windowMs / 1000)),
       });
-      // Before any wait: a client gone meanwhile must give its place back too.
-      response.once('close', release);
-      try {
+      const started = await startLongResponse(
+        request,
+        reply,
+        release,
         // From the store: fail with 503 now rather than after the headers are sent.
-        if (!model.inMemory) await reads.dataVersion();
-      } catch (error) {
-        release();
-        throw error;
-      }
-      reply.hijack();
-      if (response.destroyed) return;
-      response.writeHead(200, {
-        ...(reply.getHeaders() as Record<string, string>),
-        'content-type': MEDIA_TYPE[asked.format],
-        'content-disposition': `attachment; filename="${fileName(asked)}"`,
-        'cache-control': CACHE_CONTROL.export,
-        'access-control-expose-headers': `${CORS_HEADERS['access-control-expose-headers']}, Content-Disposition`,
-      });
-      if (request.method === 'HEAD') {
-        response.end();
-        return;
-      }
+        async () => {
+          if (!model.inMemory) await reads.dataVersion();
+        },
+        {
+          'content-type': MEDIA_TYPE[asked.format],
+          'content-disposition': `attachment; filename="${fileName(asked)}"`,
+          'cache-control': CACHE_CONTROL.export,
+          'access-control-expose-headers': `${CORS_HEADERS['access-control-expose-headers']}, Content-Disposition`,
+        },
+      );
+      if (!started) return;
+      const response = reply.raw;
       // A client that stops reading (or reads too slowly) gives its slot back at once.
       const guard = guardReadRate(response, readRate, release);
       try {

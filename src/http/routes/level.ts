@@ -59,7 +59,7 @@ interface KeptReference {
   readonly reference: LevelReference;
 }
 
-export class LevelBodies {
+class LevelBodies {
   private readonly references = new Map<string, KeptReference>();
   private readonly bodies = new Map<
     string,

@@ -14,7 +14,7 @@ import {
   type ScheduleRequest,
 } from '../contract/params.js';
 import {
-  errorResponses,
+  errorResponsesWorded,
   okResponses,
   ScheduleQuery,
   type ScheduleResponse,
@@ -56,13 +56,11 @@ export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void
               'the best window of each zone.',
             { limited: true },
           ),
-          ...errorResponses(400, 404, 429, 503),
-          404: {
-            ...errorResponses(404)[404],
-            description:
+          ...errorResponsesWorded([400, 404, 429, 503], {
+            404:
               'Unknown zone; or no zone asked has values (a forecast, or published values for ' +
               'past intervals) for the whole job between earliest and deadline.',
-          },
+          }),
         },
       },
       config: { cacheControl: CACHE_CONTROL.schedule },

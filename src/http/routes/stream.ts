@@ -7,7 +7,8 @@ import { StreamHub, type StreamLimits, type StreamStats } from '../../stream/hub
 import { API_ERRORS } from '../contract/errors.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
 import { interpretStream, readParams, STREAM_PARAMS } from '../contract/params.js';
-import { errorResponses, StreamQuery, streamedResponses } from '../contract/schemas.js';
+import { errorResponsesWorded, StreamQuery, streamedResponses } from '../contract/schemas.js';
+import { startLongResponse } from '../transport/long-responses.js';
 import { endAtAge, StreamAdmission } from '../transport/stream-admission.js';
 
 /**
@@ -77,25 +78,17 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
             'The stream; it stays open until the client closes it (or reads too slowly: then it ' +
               'is closed and the client resumes with Last-Event-ID).',
           ),
-          ...errorResponses(400, 404, 429, 503),
-          400: {
-            ...errorResponses(400)[400],
-            description:
+          ...errorResponsesWorded([400, 404, 429, 503], {
+            400:
               'Bad request: a parameter is missing, repeated or unparseable, or Last-Event-ID ' +
               'is not a whole number.',
-          },
-          429: {
-            ...errorResponses(429)[429],
-            description:
+            429:
               `Rate limit exceeded, or this client IP has ${limits.maxPerAddress} streams ` +
               'open; retry after the seconds in retry-after.',
-          },
-          503: {
-            ...errorResponses(503)[503],
-            description:
+            503:
               'The data store is unreachable, or this server has as many streams open as it ' +
               'allows; retry after the seconds in retry-after.',
-          },
+          }),
         },
       },
       onRequest: limit,
@@ -111,29 +104,23 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         perPrefix: () => API_ERRORS.tooManyStreamsFromNetwork(limits.maxPerPrefix),
         inAll: () => API_ERRORS.serverBusy('streams'),
       });
-      // Before any wait: a client gone meanwhile must give its place back too.
-      response.once('close', release);
-      let storeVersion: number;
-      try {
-        await hub.follow();
-        storeVersion = await reads.dataVersion();
-      } catch (error) {
-        release();
-        throw error;
-      }
-      reply.hijack();
-      if (response.destroyed) return;
-      response.writeHead(200, {
-        ...(reply.getHeaders() as Record<string, string>),
-        'content-type': 'text/event-stream',
-        'cache-control': CACHE_CONTROL.stream,
-        // Proxies that buffer responses (nginx) would hold the events back.
-        'x-accel-buffering': 'no',
-      });
-      if (request.method === 'HEAD') {
-        response.end();
-        return;
-      }
+      const started = await startLongResponse(
+        request,
+        reply,
+        release,
+        async () => {
+          await hub.follow();
+          return reads.dataVersion();
+        },
+        {
+          'content-type': 'text/event-stream',
+          'cache-control': CACHE_CONTROL.stream,
+          // Proxies that buffer responses (nginx) would hold the events back.
+          'x-accel-buffering': 'no',
+        },
+      );
+      if (!started) return;
+      const storeVersion = started.found;
       // An id from another deployment, beyond this store's version, cannot be resumed: start now.
       const since = lastEventId === undefined ? undefined : Math.min(lastEventId, storeVersion);
       const zones = asked.zones.length === ZONES.length ? undefined : asked.zones;

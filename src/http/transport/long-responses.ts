@@ -1,8 +1,9 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../contract/errors.js';
 
 /**
  * What the long responses (`/v1/export`, `/v1/stream`) share: a cap on how many one client and
- * all clients together may hold open. Waiting for a slow client instead of buffering for it is
+ * all clients together may hold open, and how one is started. Waiting for a slow client instead of buffering for it is
  * `stream/pacing.ts`.
  */
 
@@ -47,4 +48,38 @@ export class SlotCounter {
       else this.perAddress.delete(address);
     };
   }
+}
+
+/**
+ * Starts a long response that holds the place `release` gives back: given back when the client
+ * goes (even before the headers) and when `beforeHeaders` throws (a store failure is a 503 now,
+ * not a cut after the status is sent). Then the response is the route's: its headers are written
+ * after the reply's own. Returns what `beforeHeaders` found, or undefined when there is nothing
+ * more to write (the client is gone, or the request is a HEAD).
+ */
+export async function startLongResponse<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  release: () => void,
+  beforeHeaders: () => Promise<T>,
+  headers: Readonly<Record<string, string>>,
+): Promise<{ readonly found: T } | undefined> {
+  const response = reply.raw;
+  // Before any wait: a client gone meanwhile must give its place back too.
+  response.once('close', release);
+  let found: T;
+  try {
+    found = await beforeHeaders();
+  } catch (error) {
+    release();
+    throw error;
+  }
+  reply.hijack();
+  if (response.destroyed) return undefined;
+  response.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...headers });
+  if (request.method === 'HEAD') {
+    response.end();
+    return undefined;
+  }
+  return { found };
 }

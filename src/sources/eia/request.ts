@@ -6,7 +6,7 @@ import type { TimeWindow } from '../../core/time.js';
  */
 
 /** Rows per JSON page: the most EIA returns. */
-export const EIA_PAGE_ROWS = 5000;
+const EIA_PAGE_ROWS = 5000;
 
 export interface EiaPageRequest {
   readonly baseUrl: string;

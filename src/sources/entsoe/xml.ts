@@ -29,7 +29,7 @@ const xmlParser = new XMLParser({
 });
 
 /** The root element's name and content, or why the payload is not one XML document. */
-export function readXmlRoot(
+function readXmlRoot(
   xml: string,
 ): { readonly root: string; readonly body: PlainObject } | { readonly invalid: string } {
   const validation = XMLValidator.validate(xml);
@@ -76,7 +76,7 @@ export function readMarketDocument<Result>(
 }
 
 /** docs/upstreams.md §1.5: "no data" and refusals both come as an Acknowledgement, often HTTP 200. */
-export function readAcknowledgement(body: PlainObject): AcknowledgementResult {
+function readAcknowledgement(body: PlainObject): AcknowledgementResult {
   const reasons = listOf(body, 'Reason').filter(isPlainObject);
   if (reasons.length === 0) {
     return { kind: 'invalid-payload', detail: 'Acknowledgement_MarketDocument without a Reason' };
@@ -232,7 +232,7 @@ export function readPeriod(
 }
 
 /** `PT15M`, `PT30M`, `PT60M` (also `PT1H`) → seconds. */
-export function parseResolution(text: string): number | undefined {
+function parseResolution(text: string): number | undefined {
   const match = /^PT(\d+)([MH])$/.exec(text);
   if (!match) return undefined;
   const seconds = Number(match[1]) * (match[2] === 'H' ? 3600 : 60);
@@ -251,7 +251,7 @@ export function textOf(node: unknown, key: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-export function listOf(node: unknown, key: string): unknown[] {
+function listOf(node: unknown, key: string): unknown[] {
   if (!isPlainObject(node)) return [];
   const value = node[key];
   return Array.isArray(value) ? value : [];

@@ -32,6 +32,6 @@ export function nesoForecastUrl(baseUrl: string, fromTs: number): string {
 }
 
 /** `YYYY-MM-DDThh:mmZ` in UTC. */
-export function nesoInstant(epochSeconds: number): string {
+function nesoInstant(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().slice(0, 16) + 'Z';
 }

@@ -14,7 +14,7 @@ export const dotnetTime = (epochSeconds: number): string =>
   `${new Date(epochSeconds * 1000).toISOString().slice(0, 19)}+00:00`;
 
 /** A .NET `TimeSpan` as System.Text.Json writes it: `01:00:00` (hours may exceed 24). */
-export function dotnetDuration(seconds: number): string {
+function dotnetDuration(seconds: number): string {
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}:${pad(seconds % 60)}`;
 }
@@ -47,7 +47,7 @@ export function bestOf(points: readonly EmissionsData[]): EmissionsData[] {
   return points.filter((point) => point.rating === lowest);
 }
 
-export interface EmissionsDataDto {
+interface EmissionsDataDto {
   readonly location: string;
   readonly timestamp: string;
   /** Minutes. */

@@ -35,7 +35,7 @@ import { stepOf } from '../../../queries/peer-reads.js';
  * `{type, title, status, detail, errors}`. Counts against the same per-IP rate limit as /v1.
  */
 
-export const CARBON_AWARE_PREFIX = '/compat/carbon-aware';
+const CARBON_AWARE_PREFIX = '/compat/carbon-aware';
 
 /** The basis every answer of this API is on: comparable across all 45 zones. */
 const BASIS: Basis = 'lifecycle';

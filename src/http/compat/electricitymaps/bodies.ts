@@ -14,10 +14,10 @@ import { wholeAsServed } from '../../../core/units.js';
  */
 
 /** `2023-07-13T00:00:00.000Z`, as Electricity Maps writes times. */
-export const emTime = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
+const emTime = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
 
 /** What a value is when it is not a settled figure (the GB operator's forecast served as one). */
-export const OPERATOR_FORECAST_ESTIMATION = 'GRID_OPERATOR_FORECAST';
+const OPERATOR_FORECAST_ESTIMATION = 'GRID_OPERATOR_FORECAST';
 
 export interface EmIntensity {
   readonly zone: string;

@@ -35,7 +35,7 @@ import { UNIT } from '../../../core/units.js';
 const PARAMS = ['zone', 'lat', 'lon', 'emissionFactorType'];
 const UNITS = { carbonIntensity: UNIT } as const;
 
-export interface HomeAssistantBody {
+interface HomeAssistantBody {
   readonly status: 'ok' | 'no-data';
   readonly countryCode: string;
   readonly data:
@@ -53,7 +53,7 @@ export interface HomeAssistantBody {
  * carbon-intensity/latest gives it, and the fossil share as 100 minus its power breakdown's
  * fossil-free percentage of the same hour (null when that hour has no mix).
  */
-export function homeAssistantBody(
+function homeAssistantBody(
   key: string,
   reading: Reading,
   basis: Basis,

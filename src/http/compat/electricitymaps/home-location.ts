@@ -1,5 +1,5 @@
 import type * as CountryCoder from '@rapideditor/country-coder';
-import { findZone, type Zone } from '../../../core/zones.js';
+import { findZone, ZONES, type Zone } from '../../../core/zones.js';
 
 /**
  * The zone of a home, from the latitude and longitude Home Assistant sends (its configured home
@@ -16,27 +16,17 @@ import { findZone, type Zone } from '../../../core/zones.js';
  */
 let countryCoder: Promise<typeof CountryCoder> | undefined;
 
-/** Countries (ISO 3166-1 alpha-2) that lie in one of our zones as a whole. */
+/**
+ * Countries (ISO 3166-1 alpha-2) that lie in one of our zones as a whole: those whose code is a
+ * zone's (US is answered before: our US is the Lower 48), and two small neighbours.
+ */
 const ZONE_OF_COUNTRY: Readonly<Record<string, string>> = {
-  DE: 'DE',
+  ...Object.fromEntries(
+    ZONES.filter(({ code }) => /^[A-Z]{2}$/.test(code)).map(({ code }) => [code, code]),
+  ),
   // Luxembourg is in the DE-LU bidding zone; Monaco in France's grid.
   LU: 'DE',
-  FR: 'FR',
   MC: 'FR',
-  ES: 'ES',
-  PT: 'PT',
-  NL: 'NL',
-  BE: 'BE',
-  AT: 'AT',
-  CH: 'CH',
-  PL: 'PL',
-  CZ: 'CZ',
-  FI: 'FI',
-  IE: 'IE',
-  GR: 'GR',
-  RO: 'RO',
-  HU: 'HU',
-  GB: 'GB',
 };
 
 /** Northern Ireland (Wikidata Q26): in the all-island market, our IE, not in GB's grid. */

@@ -46,7 +46,7 @@ const PATHS = [
 ] as const;
 
 /** The longest past-range window: 100 days stays under 5000 half-hours (GB). */
-export const MAX_PAST_RANGE_DAYS = REQUEST_LIMITS.electricityMapsPastRangeDays;
+const MAX_PAST_RANGE_DAYS = REQUEST_LIMITS.electricityMapsPastRangeDays;
 const FORECAST_HORIZONS = [6, 24, 48, 72];
 const DEFAULT_HORIZON_HOURS = 24;
 

@@ -8,7 +8,7 @@ import type { SourceId } from '../../../core/sources.js';
  * nothing else of a body changes.
  */
 
-export const GRIDCARBON_PREFIX = '/compat/gridcarbon';
+const GRIDCARBON_PREFIX = '/compat/gridcarbon';
 
 const SOURCE_NAMES: Readonly<Record<SourceId, string>> = {
   'europe-tso': 'entsoe',
