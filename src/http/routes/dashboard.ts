@@ -16,8 +16,8 @@ import { chooseEncoding } from '../transport/negotiate.js';
  * time, never at request time. The page itself reads only the public API.
  */
 
-/** Where `npm run build` puts the page: <repository>/dist/web, from src/http or dist/http alike. */
-export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../dist/web', import.meta.url));
+/** Where `npm run build` puts the page: <repository>/dist/web, from src/http/routes or dist/http/routes alike. */
+export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../dist/web', import.meta.url));
 
 const CACHE = {
   // The page names the hashed assets: it must be revalidated (cheaply, by ETag) on every load.
