@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -9,6 +10,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
+import { DEFAULT_WEB_ROOT } from '../src/http/routes/dashboard.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 
 /**
@@ -213,6 +215,13 @@ describe('GET / and /assets/ with DASHBOARD=on', () => {
     const response = await get(urlOf(on), '/v1/openapi.json');
     const document = JSON.parse(response.body.toString()) as { paths: Record<string, unknown> };
     expect(Object.keys(document.paths).filter((path) => !path.startsWith('/v1'))).toEqual([]);
+  });
+});
+
+describe('where the page is looked for', () => {
+  it('is dist/web of the repository, wherever the route module sits', () => {
+    const repository = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+    expect(DEFAULT_WEB_ROOT).toBe(join(repository, 'dist', 'web'));
   });
 });
 
