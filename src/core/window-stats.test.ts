@@ -10,7 +10,10 @@ import { windowStats } from './window-stats.js';
  */
 
 const T0 = Date.UTC(2026, 0, 1) / 1000;
-const round1 = (x: number) => Number(x.toFixed(1));
+/** Rounded as printed (decisions.md, "Numbers"): the decimal point shifted in the printed form, halves up. */
+const asPrinted = (x: number, digits: number) =>
+  Math.round(Number(`${x}e${digits}`)) / 10 ** digits;
+const round1 = (x: number) => asPrinted(x, 1);
 /** The mean of integer tenths at 1 decimal, halves up, in integer arithmetic. */
 const meanOfTenths = (tenths: number[]) =>
   Math.floor((2 * tenths.reduce((s, t) => s + t, 0) + tenths.length) / (2 * tenths.length)) / 10;
@@ -64,7 +67,7 @@ describe('window statistics', () => {
           const values = tenths.map((t) => t / 10);
           expect(stats.count).toBe(values.length);
           const covered = ts.reduce((s, t) => s + Math.min(t + step, to) - t, 0);
-          expect(stats.coverage).toBe(Number((covered / (to - from)).toFixed(3)));
+          expect(stats.coverage).toBe(asPrinted(covered / (to - from), 3));
           const byHour = Array.from({ length: 24 }, (_, h) => {
             const inHour = tenths.filter((_, i) => new Date(ts[i]! * 1000).getUTCHours() === h);
             return inHour.length === 0 ? null : meanOfTenths(inHour);
