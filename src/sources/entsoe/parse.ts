@@ -18,13 +18,13 @@
  * checked strictly, single TimeSeries, Periods and Points are dropped and listed instead of failing
  * the document.
  */
-import { toHourlySeries, type GenerationByCode } from '../../core/generation.js';
+import type { GenerationByCode } from '../../core/generation.js';
 import type { PlainObject } from '../../core/payload.js';
 import {
+  checkedHeader,
   childOf,
-  collectSeries,
+  collectHourlySeries,
   readMarketDocument,
-  readPeriod,
   textOf,
   type SeriesHeader,
   type AcknowledgementResult,
@@ -52,19 +52,11 @@ function readGenerationDocument(body: PlainObject): A75Result {
     };
   }
   const dropped: string[] = [];
-  const collected = collectSeries(
+  const areas: ReadonlyMap<string, GenerationByCode> = collectHourlySeries(
     body,
     dropped,
     (series, label) => readSeriesHeader(series, label, dropped),
-    (period, curveType, label) => readPeriod(period, curveType, label, dropped),
   );
-  const areas = new Map<string, GenerationByCode>();
-  for (const [area, byType] of collected) {
-    areas.set(
-      area,
-      new Map([...byType].map(([psrType, intervals]) => [psrType, toHourlySeries(intervals)])),
-    );
-  }
   return { kind: 'generation', areas, dropped };
 }
 
@@ -79,15 +71,10 @@ function readSeriesHeader(
   // An out-series is consumption by the units of that type (pumping): never generation (§1.2).
   if (outArea !== undefined && inArea === undefined) return undefined;
   const psrType = textOf(childOf(series, 'MktPSRType'), 'psrType');
-  const unit = textOf(series, 'quantity_Measure_Unit.name');
-  // Absent curveType: the standard's default, fixed-size blocks.
-  const curveType = textOf(series, 'curveType') ?? 'A01';
   const drop = (problem: string): undefined => {
     dropped.push(`${label}: ${problem}`);
   };
   if (inArea === undefined || outArea !== undefined) return drop('needs exactly one bidding zone');
   if (psrType === undefined) return drop('no psrType');
-  if (unit !== 'MAW') return drop(`unit ${unit ?? '(none)'} is not MAW`);
-  if (curveType !== 'A01' && curveType !== 'A03') return drop(`curveType ${curveType}`);
-  return { area: inArea, key: psrType, curveType };
+  return checkedHeader(series, { area: inArea, key: psrType }, label, dropped);
 }
