@@ -46,7 +46,7 @@ export const EUROPE_NODES: readonly GraphNode[] = Object.freeze([
 const NODES = indexNodes(EUROPE_NODES);
 
 /** One interconnection of a border: the EIC on each side, as A11 is queried for it. */
-export interface EntsoeLink {
+interface EntsoeLink {
   /** The EIC standing for the border's node `a`. */
   readonly eicA: string;
   readonly eicB: string;

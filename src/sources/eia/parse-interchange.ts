@@ -14,7 +14,7 @@
  */
 import type { HourlySeries } from '../../core/generation.js';
 import type { PayloadFailure } from '../adapter.js';
-import { readHourlyRows, readPageEnvelope, type PageCounts } from './parse.js';
+import { readKeyedPage, type PageCounts } from './parse.js';
 
 export type InterchangeDataResult =
   | ({
@@ -25,15 +25,8 @@ export type InterchangeDataResult =
   | PayloadFailure;
 
 export function parseInterchangeData(body: string): InterchangeDataResult {
-  const page = readPageEnvelope(body);
-  if (page.kind !== 'page') return page;
-  const dropped: string[] = [];
-  return {
-    kind: 'interchange',
-    reported: readHourlyRows(page.data, ['fromba', 'toba'], dropped),
-    total: page.total,
-    rows: page.data.length,
-    truncated: page.truncated,
-    dropped,
-  };
+  const page = readKeyedPage(body, ['fromba', 'toba']);
+  if (page.kind !== 'rows') return page;
+  const { byKeys, ...counts } = page;
+  return { ...counts, kind: 'interchange', reported: byKeys };
 }

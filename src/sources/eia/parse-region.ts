@@ -13,7 +13,7 @@
  *   - `upstream-error`, `invalid-payload`: as for fuel-type-data.
  */
 import type { PayloadFailure } from '../adapter.js';
-import { readHourlyRows, readPageEnvelope, type PageCounts } from './parse.js';
+import { readKeyedPage, type PageCounts } from './parse.js';
 
 export type RegionDataResult =
   | ({
@@ -24,16 +24,8 @@ export type RegionDataResult =
   | PayloadFailure;
 
 export function parseRegionData(body: string): RegionDataResult {
-  const page = readPageEnvelope(body);
-  if (page.kind !== 'page') return page;
-  const dropped: string[] = [];
-  const respondents = readHourlyRows(page.data, ['respondent', 'type'], dropped);
-  return {
-    kind: 'region-data',
-    respondents,
-    total: page.total,
-    rows: page.data.length,
-    truncated: page.truncated,
-    dropped,
-  };
+  const page = readKeyedPage(body, ['respondent', 'type']);
+  if (page.kind !== 'rows') return page;
+  const { byKeys, ...counts } = page;
+  return { ...counts, kind: 'region-data', respondents: byKeys };
 }

@@ -43,12 +43,33 @@ export type FuelTypeDataResult =
 const PAGING_WARNINGS = new Set(['incomplete return', 'parameter out of range']);
 
 export function parseFuelTypeData(body: string): FuelTypeDataResult {
+  const page = readKeyedPage(body, ['respondent', 'fueltype']);
+  if (page.kind !== 'rows') return page;
+  const { byKeys, ...counts } = page;
+  return { ...counts, kind: 'generation', respondents: byKeys };
+}
+
+/** One page of a route whose rows are keyed by two codes: its envelope, then its rows. */
+export function readKeyedPage(
+  body: string,
+  keys: readonly [string, string],
+):
+  | ({
+      readonly kind: 'rows';
+      readonly byKeys: Map<string, Map<string, Map<number, number>>>;
+    } & PageCounts)
+  | PayloadFailure {
   const page = readPageEnvelope(body);
   if (page.kind !== 'page') return page;
-  const { data, total, truncated } = page;
   const dropped: string[] = [];
-  const respondents = readHourlyRows(data, ['respondent', 'fueltype'], dropped);
-  return { kind: 'generation', respondents, total, rows: data.length, truncated, dropped };
+  return {
+    kind: 'rows',
+    byKeys: readHourlyRows(page.data, keys, dropped),
+    total: page.total,
+    rows: page.data.length,
+    truncated: page.truncated,
+    dropped,
+  };
 }
 
 /**
@@ -58,7 +79,7 @@ export function parseFuelTypeData(body: string): FuelTypeDataResult {
  * changes (§2.2). A `null` value is no figure for that hour; numbers as strings are read; a row
  * that cannot be used, or repeats an hour, is dropped and listed.
  */
-export function readHourlyRows(
+function readHourlyRows(
   data: readonly unknown[],
   [outerKey, innerKey]: readonly [string, string],
   dropped: string[],
@@ -103,7 +124,7 @@ function readKeyedRow(
 }
 
 /** The envelope every EIA v2 data route shares (fuel-type-data, region-data). */
-export type PageEnvelope =
+type PageEnvelope =
   | {
       readonly kind: 'page';
       readonly data: readonly unknown[];
@@ -116,7 +137,7 @@ export type PageEnvelope =
  * Checks the envelope of one page (strictly: an unknown shape is an invalid payload) and returns
  * its rows, unread, with `total` and the paging warning.
  */
-export function readPageEnvelope(body: string): PageEnvelope {
+function readPageEnvelope(body: string): PageEnvelope {
   const document = parseJson(body);
   if (!isPlainObject(document)) return invalidPayload('body is not a JSON object');
   if (document['error'] !== undefined && document['error'] !== null) return readError(document);
@@ -180,7 +201,7 @@ function readApiKey(document: PlainObject): string | undefined {
 }
 
 /** `2025-04-21T03` (UTC) → epoch seconds. */
-export function readPeriod(period: unknown): number | undefined {
+function readPeriod(period: unknown): number | undefined {
   if (typeof period !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}$/.test(period)) return undefined;
   const ms = parseInstant(`${period}:00Z`);
   return ms === undefined ? undefined : ms / 1000;

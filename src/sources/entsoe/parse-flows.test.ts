@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../test/fixtures.js';
+import { periodsXml, type PeriodSpec } from '../../../test/support/entsoe-xml.js';
 import type { HourlySeries } from '../../core/generation.js';
 import { parseA11, type A11Result } from './parse-flows.js';
 
@@ -101,13 +102,6 @@ describe('parseA11 on recorded payloads', () => {
 // ------------------------------------------------------------------------------------------------
 // Small inline documents.
 
-interface PeriodSpec {
-  start: string;
-  end: string;
-  resolution: string;
-  points: ReadonlyArray<readonly [position: number, quantity: number | string]>;
-}
-
 function timeSeries(
   periods: readonly PeriodSpec[],
   { out = DK1, into = GB, curveType = 'A01', unit = 'MAW' } = {},
@@ -119,17 +113,7 @@ function timeSeries(
     ${domain('in_Domain', into)}${domain('out_Domain', out)}
     <quantity_Measure_Unit.name>${unit}</quantity_Measure_Unit.name>
     <curveType>${curveType}</curveType>
-    ${periods
-      .map(
-        ({ start, end, resolution, points }) => `<Period>
-      <timeInterval><start>${start}</start><end>${end}</end></timeInterval>
-      <resolution>${resolution}</resolution>
-      ${points
-        .map(([p, q]) => `<Point><position>${p}</position><quantity>${q}</quantity></Point>`)
-        .join('')}
-    </Period>`,
-      )
-      .join('')}
+    ${periodsXml(periods)}
   </TimeSeries>`;
 }
 

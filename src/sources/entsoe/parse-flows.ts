@@ -21,8 +21,7 @@ import type { HourlySeries } from '../../core/generation.js';
 import type { PlainObject } from '../../core/payload.js';
 import {
   checkedHeader,
-  collectHourlySeries,
-  readMarketDocument,
+  readHourlyDocument,
   textOf,
   type AcknowledgementResult,
   type SeriesHeader,
@@ -38,22 +37,9 @@ export type A11Result =
   | AcknowledgementResult;
 
 export function parseA11(xml: string): A11Result {
-  return readMarketDocument(xml, readFlowDocument, 'Publication_MarketDocument');
-}
-
-function readFlowDocument(body: PlainObject): A11Result {
-  const type = textOf(body, 'type');
-  if (type !== 'A11') {
-    return {
-      kind: 'invalid-payload',
-      detail: `Publication_MarketDocument of type ${type ?? '(none)'}, not A11`,
-    };
-  }
-  const dropped: string[] = [];
-  const directions = collectHourlySeries(body, dropped, (series, label) =>
-    readSeriesHeader(series, label, dropped),
-  );
-  return { kind: 'flows', directions, dropped };
+  const read = readHourlyDocument(xml, 'Publication_MarketDocument', 'A11', readSeriesHeader);
+  if (read.kind !== 'hourly') return read;
+  return { kind: 'flows', directions: read.byArea, dropped: read.dropped };
 }
 
 /** A flow series is placed by its out area, and keyed by its in area. */

@@ -23,8 +23,7 @@ import type { PlainObject } from '../../core/payload.js';
 import {
   checkedHeader,
   childOf,
-  collectHourlySeries,
-  readMarketDocument,
+  readHourlyDocument,
   textOf,
   type SeriesHeader,
   type AcknowledgementResult,
@@ -40,24 +39,9 @@ export type A75Result =
   | AcknowledgementResult;
 
 export function parseA75(xml: string): A75Result {
-  return readMarketDocument(xml, readGenerationDocument);
-}
-
-function readGenerationDocument(body: PlainObject): A75Result {
-  const type = textOf(body, 'type');
-  if (type !== 'A75') {
-    return {
-      kind: 'invalid-payload',
-      detail: `GL_MarketDocument of type ${type ?? '(none)'}, not A75`,
-    };
-  }
-  const dropped: string[] = [];
-  const areas: ReadonlyMap<string, GenerationByCode> = collectHourlySeries(
-    body,
-    dropped,
-    (series, label) => readSeriesHeader(series, label, dropped),
-  );
-  return { kind: 'generation', areas, dropped };
+  const read = readHourlyDocument(xml, 'GL_MarketDocument', 'A75', readSeriesHeader);
+  if (read.kind !== 'hourly') return read;
+  return { kind: 'generation', areas: read.byArea, dropped: read.dropped };
 }
 
 /** The header of a generation series, or undefined for a consumption series or an unusable one. */

@@ -129,23 +129,47 @@ export function checkedHeader(
 }
 
 /**
- * Every series of a document as hourly means, by area and key (generation per psrType, flows
- * per direction): collectSeries, then `toHourlySeries`, so that a sub-hourly series gives an hour
- * only when every one of its intervals is there.
+ * A document of one type whose series are read as hourly means, by area and key (generation per
+ * psrType, flows per direction): collectSeries, then `toHourlySeries`, so that a sub-hourly
+ * series gives an hour only when every one of its intervals is there. `headerOf` places a series
+ * (or drops it, listing why in `dropped`).
  */
-export function collectHourlySeries(
-  body: PlainObject,
-  dropped: string[],
-  headerOf: (series: PlainObject, label: string) => SeriesHeader | undefined,
-): Map<string, Map<string, HourlySeries>> {
-  const collected = collectSeries(body, dropped, headerOf, (period, curveType, label) =>
-    readPeriod(period, curveType, label, dropped),
-  );
-  return new Map(
-    [...collected].map(([area, byKey]) => [
-      area,
-      new Map([...byKey].map(([key, intervals]) => [key, toHourlySeries(intervals)])),
-    ]),
+export function readHourlyDocument(
+  xml: string,
+  documentRoot: 'GL_MarketDocument' | 'Publication_MarketDocument',
+  documentType: string,
+  headerOf: (series: PlainObject, label: string, dropped: string[]) => SeriesHeader | undefined,
+):
+  | {
+      readonly kind: 'hourly';
+      readonly byArea: ReadonlyMap<string, ReadonlyMap<string, HourlySeries>>;
+      readonly dropped: readonly string[];
+    }
+  | AcknowledgementResult {
+  return readMarketDocument(
+    xml,
+    (body) => {
+      const type = textOf(body, 'type');
+      if (type !== documentType) {
+        const detail = `${documentRoot} of type ${type ?? '(none)'}, not ${documentType}`;
+        return { kind: 'invalid-payload', detail };
+      }
+      const dropped: string[] = [];
+      const collected = collectSeries(
+        body,
+        dropped,
+        (series, label) => headerOf(series, label, dropped),
+        (period, curveType, label) => readPeriod(period, curveType, label, dropped),
+      );
+      const byArea = new Map(
+        [...collected].map(([area, byKey]) => [
+          area,
+          new Map([...byKey].map(([key, intervals]) => [key, toHourlySeries(intervals)])),
+        ]),
+      );
+      return { kind: 'hourly', byArea, dropped };
+    },
+    documentRoot,
   );
 }
 
