@@ -575,13 +575,13 @@ describe.each(backends)('store contract: $name', (backend) => {
         flow('FR-COR', 'IT-SARD', T0 + 9 * H, 41),
         flow('IT-SARD', 'FR-COR', T0 + 8 * H, 3),
       ]);
-      await store.upsertFlows('us', [flow('US-MISO', 'CA-ON', T0, -200)]);
+      await store.upsertFlows('us', [flow('US-MISO', 'IESO', T0, -200)]);
       expect(await store.flowBorders('europe')).toEqual([
         { from: 'FR-COR', to: 'IT-SARD', firstTs: T0 + 2 * H },
         { from: 'IT-SARD', to: 'FR-COR', firstTs: T0 + 6 * H },
       ]);
       expect(await store.flowBorders('us')).toEqual([
-        { from: 'US-MISO', to: 'CA-ON', firstTs: T0 },
+        { from: 'US-MISO', to: 'IESO', firstTs: T0 },
       ]);
     });
 

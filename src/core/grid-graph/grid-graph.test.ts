@@ -97,7 +97,7 @@ describe('the US graph', () => {
     // 61 in the 2025 payload, and five retired since 2019.
     expect(codesOf('zone', US_NODES).length + codesOf('extra', US_NODES).length).toBe(66);
     expect(codesOf('boundary', US_NODES)).toEqual(
-      'CA-AB CA-BC CA-QC CA-ON CA-MB CA-NB CA-SK MX'.split(' '),
+      'AESO BCHA HQT IESO MHEB NBSO SPC CEN'.split(' '),
     );
     for (const aggregate of ['US48', 'CAL', 'MIDA', 'CAN', 'MEX']) {
       expect(usNodeOf(aggregate)).toBeUndefined();
@@ -142,7 +142,7 @@ describe('the US graph', () => {
       { from: 'US-FPC', to: 'US-FPL', ts: T + HOUR, mw: -323 },
       { from: 'US-FPC', to: 'US-NSB', ts: T, mw: 7 },
       { from: 'US-FPL', to: 'US-FPC', ts: T, mw: 330 },
-      { from: 'US-MISO', to: 'CA-ON', ts: T, mw: -200 },
+      { from: 'US-MISO', to: 'IESO', ts: T, mw: -200 },
     ]);
     expect(result.unknownCodes).toEqual(['CAN', 'MEX', 'US48']);
     expect(result.unlistedPairs).toEqual(['US-FPC US-NSB']);

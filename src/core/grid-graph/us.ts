@@ -74,16 +74,17 @@ export const US_NODES: readonly GraphNode[] = Object.freeze([
     ['US-GRIF', 'Griffith Energy', 'GRIF'],
     ['US-NSB', 'Utilities Commission of New Smyrna Beach', 'NSB'],
   ]),
-  // Foreign: only ever `toba`, with no generation at EIA.
+  // Foreign: only ever `toba`, with no generation at EIA. Under EIA's codes, which the annual
+  // intensities of src/core/consumption/fallback.ts are keyed by.
   ...nodesOf('boundary', [
-    ['CA-AB', 'Alberta (AESO)', 'AESO'],
-    ['CA-BC', 'British Columbia (BC Hydro)', 'BCHA'],
-    ['CA-QC', 'Québec (Hydro-Québec TransÉnergie)', 'HQT'],
-    ['CA-ON', 'Ontario (IESO)', 'IESO'],
-    ['CA-MB', 'Manitoba (Manitoba Hydro)', 'MHEB'],
-    ['CA-NB', 'New Brunswick (NB Power)', 'NBSO'],
-    ['CA-SK', 'Saskatchewan (SaskPower)', 'SPC'],
-    ['MX', 'Mexico (CENACE)', 'CEN'],
+    ['AESO', 'Alberta Electric System Operator', 'AESO'],
+    ['BCHA', 'British Columbia Hydro and Power Authority', 'BCHA'],
+    ['HQT', 'Hydro-Québec TransÉnergie', 'HQT'],
+    ['IESO', 'Ontario IESO', 'IESO'],
+    ['MHEB', 'Manitoba Hydro', 'MHEB'],
+    ['NBSO', 'New Brunswick System Operator', 'NBSO'],
+    ['SPC', 'SaskPower', 'SPC'],
+    ['CEN', 'Centro Nacional de Control de Energía (Mexico)', 'CEN'],
   ]),
 ]);
 

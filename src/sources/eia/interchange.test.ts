@@ -84,7 +84,7 @@ describe('fetchEiaInterchange', () => {
     expect(result.flows).toEqual([
       { from: 'US-BPA', to: 'US-CAISO', ts: T('2025-04-21T00:00Z'), mw: 1079 },
       { from: 'US-BPA', to: 'US-CAISO', ts: T('2025-04-21T01:00Z'), mw: 1000 },
-      { from: 'US-BPA', to: 'CA-BC', ts: T('2025-04-21T00:00Z'), mw: -300 },
+      { from: 'US-BPA', to: 'BCHA', ts: T('2025-04-21T00:00Z'), mw: -300 },
       { from: 'US-CAISO', to: 'US-BPA', ts: T('2025-04-21T00:00Z'), mw: -1070 },
     ]);
     expect(result.unknownCodes).toEqual(['CAN']);
