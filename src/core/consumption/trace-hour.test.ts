@@ -180,7 +180,7 @@ describe('traceHour: imports from unsolved neighbours', () => {
     expect(approx(annual.estimatedFactor!)).toEqual(
       approx({ lifecycle: morocco.lifecycle, direct: morocco.direct }),
     );
-    for (const estimates of [{ N: { kind: 'other' } as const }, {}]) {
+    for (const estimates of [{ N: { kind: 'other' } }, {}] as Record<string, ImportEstimate>[]) {
       expect(importer(estimates).estimatedFactor).toEqual({ lifecycle: 700, direct: 575 });
     }
   });

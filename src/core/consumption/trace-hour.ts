@@ -118,7 +118,7 @@ function totalOf(generation: Mix): number {
 }
 
 /** One border's net flow in the hour, oriented so that `mwh` is not negative. */
-export interface Link {
+interface Link {
   readonly from: string;
   readonly to: string;
   readonly mwh: number;
@@ -159,8 +159,9 @@ interface Borders {
 /**
  * Solves one hour. Throws a RangeError on a mix with an unknown category, a flow from a node to
  * itself, a flow that is not finite, a node listed twice, or a system too close to singular to
- * solve: that needs a loop of nodes that pass on nearly everything they import and generate less
- * than 1e-12 of it themselves, which consistent data never gives.
+ * solve: that takes a loop of nodes that pass on nearly all they import and generate less than
+ * 1e-12 of what flows through them, which consistent data never gives (every solved node
+ * generates, so the system always has one solution).
  */
 export function traceHour(graph: HourGraph): HourTrace {
   const seen = new Set<string>();
@@ -203,16 +204,16 @@ export function traceHour(graph: HourGraph): HourTrace {
       }
       const intensity = estimateIntensity(graph.estimates.get(neighbour) ?? { kind: 'other' });
       estimatedInflow[i]! += mwh / throughflow[i]!;
-      for (const basis of BASES)
+      for (const basis of BASES) {
         estimatedEmissions[basis][i]! += (mwh * intensity[basis]) / throughflow[i]!;
+      }
     }
   }
-  const lu = size === 0 ? undefined : factorLu(matrix, size);
-  if (size > 0 && lu === undefined)
-    throw new RangeError(`flow tracing: singular system at ${graph.ts}`);
+  if (size === 0) return { ts: graph.ts, solved: new Map() };
+  const lu = factorLu(matrix, size);
   const solve = (rhs: Float64Array): Float64Array => {
-    const x = lu!.solve(rhs);
-    if (x === undefined) throw new RangeError(`flow tracing: no finite solution at ${graph.ts}`);
+    const x = lu?.solve(rhs);
+    if (x === undefined) throw new RangeError(`flow tracing: singular system at ${graph.ts}`);
     return x;
   };
 
@@ -224,12 +225,15 @@ export function traceHour(graph: HourGraph): HourTrace {
     );
     if (rhs.some((value) => value !== 0)) shares.set(category, solve(rhs));
   }
-  if (estimatedInflow.some((value) => value !== 0))
+  // Emissions traced per MWh through each node, from the imports of unsolved neighbours.
+  let tracedEmissions: Record<Basis, Float64Array> | undefined;
+  if (estimatedInflow.some((value) => value !== 0)) {
     shares.set(IMPORTED_ESTIMATED, solve(estimatedInflow));
-  const tracedEmissions = {
-    lifecycle: shares.has(IMPORTED_ESTIMATED) ? solve(estimatedEmissions.lifecycle) : undefined,
-    direct: shares.has(IMPORTED_ESTIMATED) ? solve(estimatedEmissions.direct) : undefined,
-  };
+    tracedEmissions = {
+      lifecycle: solve(estimatedEmissions.lifecycle),
+      direct: solve(estimatedEmissions.direct),
+    };
+  }
 
   const solved = new Map<string, TracedNode>();
   nodes.forEach((node, i) => {
@@ -250,11 +254,12 @@ export function traceHour(graph: HourGraph): HourTrace {
     const estimatedFactor = {} as Record<Basis, number>;
     for (const basis of BASES) {
       let value = 0;
-      for (const category of CATEGORIES)
+      for (const category of CATEGORIES) {
         value += (mix[category] ?? 0) * FACTORS[basis][category].value;
-      const traced = tracedEmissions[basis]?.[i] ?? 0;
+      }
+      const traced = tracedEmissions?.[basis][i] ?? 0;
       intensity[basis] = value + traced;
-      estimatedFactor[basis] = traced / estimatedShare;
+      if (estimatedShare > 0) estimatedFactor[basis] = traced / estimatedShare;
     }
     const { renewablePct, lowCarbonPct } = cleanShares(mix, TRACED_CATEGORIES);
     solved.set(node.id, {

@@ -10,6 +10,7 @@ import { importEstimate, type ImportEstimate } from './estimates.js';
 import { ANNUAL_INTENSITY_OF, type AnnualIntensity } from './fallback.js';
 import { type Border, flowAt } from './flows.js';
 import {
+  type HourGraph,
   type HourNode,
   type HourTrace,
   isSolvable,
@@ -45,7 +46,7 @@ export function traceWindow(series: GraphSeries, window: TimeWindow): HourTrace[
   return traces;
 }
 
-function hourGraph(series: GraphSeries, hour: number) {
+function hourGraph(series: GraphSeries, hour: number): HourGraph {
   const nodes: HourNode[] = [];
   for (const [id, hours] of series.nodes) {
     const stored = hours.get(hour);
