@@ -83,7 +83,7 @@ const ANNUAL_MIXES: readonly AnnualMix[] = [
   },
   {
     codes: ['RU'],
-    area: 'Russia (European part, RU-1)',
+    area: 'Russia, European part',
     year: 2024,
     source:
       annualAverage('RU-1', 2024) +
