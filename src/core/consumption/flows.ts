@@ -22,8 +22,9 @@ export interface Border {
 
 /**
  * An ENTSO-E border from the hourly means of its two directions (A11 with out_Domain `from` and
- * in_Domain `to`, and the reverse): net = from->to minus to->from, known only in an hour where
- * both directions have a value. Undefined when neither direction ever had one.
+ * in_Domain `to`, and the reverse; `toHourlySeries` makes an hour only of complete sub-hours):
+ * net = from->to minus to->from, known only in an hour where both directions have a value.
+ * Undefined when neither direction ever had one.
  */
 export function entsoeBorder(
   from: string,
@@ -40,10 +41,11 @@ export function entsoeBorder(
 }
 
 /**
- * An EIA border from the two balancing authorities' reports of it: `fromReport` is `from`'s row
- * (fromba `from`, toba `to`), `toReport` is `to`'s row (fromba `to`, toba `from`); a value above 0
- * means the reporter exports. Net = the mean of `fromReport` and the negated `toReport` when both
- * exist, else the one that exists. Undefined when neither ever had a value.
+ * An EIA border from the two balancing authorities' reports of it, keyed by hour start (EIA's
+ * `period` is the hour's end): `fromReport` is `from`'s row (fromba `from`, toba `to`), `toReport`
+ * is `to`'s row (fromba `to`, toba `from`); a value above 0 means the reporter exports. Net = the
+ * mean of `fromReport` and the negated `toReport` when both exist, else the one that exists.
+ * Undefined when neither ever had a value.
  */
 export function eiaBorder(
   from: string,
