@@ -12,6 +12,7 @@ import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
 import { H, HOUR_NOW, iso, NOW } from './support/fixed-store.js';
 import { exchange, type RawResponse } from './support/raw-http.js';
+import { seededRandom as random } from './support/seeded-random.js';
 
 /**
  * A bounded hostile-request test over raw sockets (issue 10): at least 20,000 generated requests
@@ -22,18 +23,6 @@ import { exchange, type RawResponse } from './support/raw-http.js';
 
 const REQUESTS = 20_000;
 const CONNECTIONS_AT_ONCE = 16;
-
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const METHODS = [
   'GET',

@@ -98,3 +98,31 @@ export const RENEWABLE: ReadonlySet<Category> = new Set([
   'wind-offshore',
   'marine',
 ]);
+
+/** `renewable_pct` and `low_carbon_pct` of a mix, unrounded. */
+export interface CleanShares {
+  readonly renewablePct: number;
+  readonly lowCarbonPct: number;
+}
+
+/**
+ * The renewable share (RENEWABLE) and the low-carbon share (renewable plus nuclear) of a mix, in %
+ * of the sum of its amounts of `parts`, summed in that order (docs/method.md, `/v1/mix`). A part
+ * that is neither (`other`, or a consumption mix's imports of unknown origin) counts in the total
+ * only.
+ */
+export function cleanShares(
+  mix: Readonly<Record<string, number>>,
+  parts: readonly string[] = CATEGORIES,
+): CleanShares {
+  let total = 0;
+  let renewable = 0;
+  for (const part of parts) {
+    const amount = mix[part];
+    if (amount === undefined) continue;
+    total += amount;
+    if (RENEWABLE.has(part as Category)) renewable += amount;
+  }
+  const lowCarbon = renewable + (mix.nuclear ?? 0);
+  return { renewablePct: (100 * renewable) / total, lowCarbonPct: (100 * lowCarbon) / total };
+}

@@ -1,6 +1,7 @@
 /**
- * The linear algebra of the regressions: least squares with a ridge penalty, by Gaussian
- * elimination.
+ * The linear algebra of the regressions (least squares with a ridge penalty) and of flow tracing
+ * (one square system per hour, many right-hand sides): Gaussian elimination with partial
+ * pivoting, kept as an LU factorization so a system is factored once and solved many times.
  */
 
 /** The ridge penalty, relative to each feature's variance. */
@@ -60,36 +61,68 @@ function solveRidge(
 
 /** Solves the symmetric system by Gaussian elimination with partial pivoting. */
 function solve(matrix: Float64Array, vector: Float64Array, size: number): Float64Array | undefined {
-  const a = Float64Array.from(matrix);
-  const b = Float64Array.from(vector);
+  return factorLu(matrix, size)?.solve(vector);
+}
+
+/** A square matrix factored as P A = L U (partial pivoting), solvable for any right-hand side. */
+export interface LuFactors {
+  /** The x of A x = `vector`; undefined if it is not finite. */
+  solve(vector: Float64Array): Float64Array | undefined;
+}
+
+/**
+ * Factors the `size` x `size` row-major `matrix` (not modified); undefined when a pivot is below
+ * 1e-12, that is when the matrix is singular or nearly so. Solving after it performs exactly the
+ * operations, in the same order, of elimination with the right-hand side carried along, so a
+ * result does not depend on whether the matrix was factored once or per right-hand side.
+ */
+export function factorLu(matrix: Float64Array, size: number): LuFactors | undefined {
+  // U on and above the diagonal, L's multipliers below it; rows swapped whole, multipliers too.
+  const lu = Float64Array.from(matrix);
+  const pivots = new Int32Array(size);
   for (let column = 0; column < size; column++) {
     let pivot = column;
     for (let r = column + 1; r < size; r++) {
-      if (Math.abs(a[r * size + column]!) > Math.abs(a[pivot * size + column]!)) pivot = r;
+      if (Math.abs(lu[r * size + column]!) > Math.abs(lu[pivot * size + column]!)) pivot = r;
     }
-    if (Math.abs(a[pivot * size + column]!) < 1e-12) return undefined;
+    if (Math.abs(lu[pivot * size + column]!) < 1e-12) return undefined;
+    pivots[column] = pivot;
     if (pivot !== column) {
       for (let c = 0; c < size; c++) {
-        const held = a[column * size + c]!;
-        a[column * size + c] = a[pivot * size + c]!;
-        a[pivot * size + c] = held;
+        const held = lu[column * size + c]!;
+        lu[column * size + c] = lu[pivot * size + c]!;
+        lu[pivot * size + c] = held;
       }
-      const held = b[column]!;
-      b[column] = b[pivot]!;
-      b[pivot] = held;
     }
     for (let r = column + 1; r < size; r++) {
-      const factor = a[r * size + column]! / a[column * size + column]!;
+      const factor = lu[r * size + column]! / lu[column * size + column]!;
+      lu[r * size + column] = factor;
       if (factor === 0) continue;
-      for (let c = column; c < size; c++) a[r * size + c]! -= factor * a[column * size + c]!;
-      b[r]! -= factor * b[column]!;
+      for (let c = column + 1; c < size; c++) lu[r * size + c]! -= factor * lu[column * size + c]!;
     }
   }
-  const x = new Float64Array(size);
-  for (let r = size - 1; r >= 0; r--) {
-    let sum = b[r]!;
-    for (let c = r + 1; c < size; c++) sum -= a[r * size + c]! * x[c]!;
-    x[r] = sum / a[r * size + r]!;
-  }
-  return x.every(Number.isFinite) ? x : undefined;
+  return {
+    solve(vector: Float64Array): Float64Array | undefined {
+      const b = Float64Array.from(vector);
+      for (let column = 0; column < size; column++) {
+        const pivot = pivots[column]!;
+        const held = b[column]!;
+        b[column] = b[pivot]!;
+        b[pivot] = held;
+      }
+      for (let r = 1; r < size; r++) {
+        for (let c = 0; c < r; c++) {
+          const factor = lu[r * size + c]!;
+          if (factor !== 0) b[r]! -= factor * b[c]!;
+        }
+      }
+      const x = new Float64Array(size);
+      for (let r = size - 1; r >= 0; r--) {
+        let sum = b[r]!;
+        for (let c = r + 1; c < size; c++) sum -= lu[r * size + c]! * x[c]!;
+        x[r] = sum / lu[r * size + r]!;
+      }
+      return x.every(Number.isFinite) ? x : undefined;
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { CATEGORIES, RENEWABLE } from '../../core/factors.js';
+import { CATEGORIES, cleanShares } from '../../core/factors.js';
 import type { ZoneReading } from '../../core/reading.js';
 import type { MixPoint } from '../../read/read-model.js';
 import { formatTs } from '../../core/time.js';
@@ -78,20 +78,16 @@ export function encodeMix(body: MixBody): string {
 
 /** One point of `/v1/mix`: encoded apart, so that a long page is encoded a slice at a time. */
 export function encodeMixPoint({ ts, mix }: MixPoint): string {
-  let total = 0;
-  let renewable = 0;
   let generation = '';
   for (const category of CATEGORIES) {
     const amount = mix[category];
     if (amount === undefined) continue;
-    total += amount;
-    if (RENEWABLE.has(category)) renewable += amount;
     generation += `${generation === '' ? '' : ','}${MIX_MEMBER.get(category)!}${round1(amount)}`;
   }
-  const lowCarbon = renewable + (mix.nuclear ?? 0);
+  const { renewablePct, lowCarbonPct } = cleanShares(mix);
   return (
     `{"ts":"${formatTs(ts)}","generation":{${generation}},` +
-    `"renewable_pct":${round1((100 * renewable) / total)},` +
-    `"low_carbon_pct":${round1((100 * lowCarbon) / total)}}`
+    `"renewable_pct":${round1(renewablePct)},` +
+    `"low_carbon_pct":${round1(lowCarbonPct)}}`
   );
 }

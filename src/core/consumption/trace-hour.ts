@@ -1,0 +1,293 @@
+/**
+ * Flow tracing of one hour (extensions §15; docs/method.md, "Consumption accounting"): the mix
+ * that each solved node consumes, by proportional sharing. For every solved node i and category f
+ *
+ *     m[i,f] * T[i] = g[i,f] + sum_j F[j->i] * s[j,f],     T[i] = sum_f g[i,f] + sum_j F[j->i]
+ *
+ * with s[j,f] = m[j,f] for a solved j. All solved nodes of the hour are solved together; the
+ * matrix is the same for every category, so it is factored once.
+ *
+ * Imports from an unsolved neighbour are one more category, `imported-estimated` (served as
+ * `imported_estimated`). Their emissions are traced beside them: a right-hand side per basis
+ * carrying F[j->i] times the neighbour's estimated intensity (estimates.ts), solved with the same
+ * matrix. A node's value is its traced mix times the factors plus those traced emissions, so
+ * emissions are conserved on both bases (check.ts), and the effective factor of
+ * `imported-estimated` at a node is its traced emissions over its traced share: the mean of the
+ * neighbours' intensities weighted by how much of each reached the node.
+ */
+import {
+  type Basis,
+  BASES,
+  CATEGORIES,
+  type Category,
+  cleanShares,
+  FACTORS,
+  isCategory,
+} from '../factors.js';
+import { factorLu } from '../forecast/linalg.js';
+import type { Mix } from '../reading.js';
+import { estimateIntensity, type ImportEstimate } from './estimates.js';
+
+/** The category of imports from unsolved neighbours; `/v1/mix` spells it `imported_estimated`. */
+export const IMPORTED_ESTIMATED = 'imported-estimated';
+export type TracedCategory = Category | typeof IMPORTED_ESTIMATED;
+/** The categories of a traced mix, in the order every sum runs. */
+export const TRACED_CATEGORIES: readonly TracedCategory[] = [...CATEGORIES, IMPORTED_ESTIMATED];
+
+/** One node of the graph in the hour. */
+export interface HourNode {
+  readonly id: string;
+  /** MWh per category, storage excluded: the stored mix (method.md). */
+  readonly generation: Mix;
+  /** Whether the mix is complete (method.md): only a complete mix is solved. */
+  readonly complete: boolean;
+}
+
+/** A border's net flow in the hour. */
+export interface NetFlow {
+  readonly from: string;
+  readonly to: string;
+  /** MWh from `from` to `to` (negative: the other way). */
+  readonly mwh: number;
+  /** Not published for this hour: carried from an earlier hour, or 0 (flows.ts). */
+  readonly estimated: boolean;
+}
+
+export interface HourGraph {
+  /** Start of the hour, epoch seconds. */
+  readonly ts: number;
+  readonly nodes: readonly HourNode[];
+  /** Net flows; several for one pair of nodes are added up (the sub-links of one border). */
+  readonly flows: readonly NetFlow[];
+  /** How each unsolved neighbour's exports enter (estimates.ts); one not listed: `other`. */
+  readonly estimates: ReadonlyMap<string, ImportEstimate>;
+}
+
+/** One solved node in the hour. Nothing is rounded: values are rounded when served. */
+export interface TracedNode {
+  readonly id: string;
+  /** m[i,f]: each category's share of what flows through the node (the shares add up to 1). */
+  readonly mix: Readonly<Partial<Record<TracedCategory, number>>>;
+  /** MWh generated: sum_f g[i,f]. */
+  readonly generationMwh: number;
+  /** T[i]: MWh generated plus MWh imported. */
+  readonly throughflowMwh: number;
+  /** X[i]: MWh exported, to every neighbour. */
+  readonly exportsMwh: number;
+  /** Xout[i]: MWh exported to unsolved neighbours. */
+  readonly exportsToUnsolvedMwh: number;
+  /** T[i] - X[i]: what the node consumed (with losses); not above 0 only with inconsistent data. */
+  readonly consumptionMwh: number;
+  /** m[i,f] * (T[i] - X[i]) per category with a share or with own generation. */
+  readonly consumption: Readonly<Partial<Record<TracedCategory, number>>>;
+  /** MWh imported from each neighbour it imports from (net flows above 0). */
+  readonly imports: Readonly<Record<string, number>>;
+  /** MWh exported to each neighbour it exports to (net flows above 0). */
+  readonly exports: Readonly<Record<string, number>>;
+  /** gCO2eq/kWh consumed: sum_f m[i,f] * EF[f] over the categories, plus the traced emissions of `imported-estimated`. */
+  readonly intensity: Readonly<Record<Basis, number>>;
+  /** The effective factor of `imported-estimated` at this node; null when none reaches it. */
+  readonly estimatedFactor: Readonly<Record<Basis, number>> | null;
+  /** `imported-estimated`'s share of the consumption, %. */
+  readonly estimatedPct: number;
+  /** The neighbours whose border flow was estimated this hour, sorted. */
+  readonly estimatedBorders: readonly string[];
+  /** As `/v1/mix` computes them (factors.ts `cleanShares`), `imported-estimated` in the total. */
+  readonly renewablePct: number;
+  readonly lowCarbonPct: number;
+}
+
+export interface HourTrace {
+  readonly ts: number;
+  /** The solved nodes, in the order of `HourGraph.nodes`. */
+  readonly solved: ReadonlyMap<string, TracedNode>;
+}
+
+/** A node is solved when its mix is complete and it generated something (extensions §15). */
+export function isSolvable(node: HourNode): boolean {
+  return node.complete && totalOf(node.generation) > 0;
+}
+
+function totalOf(generation: Mix): number {
+  let total = 0;
+  for (const [key, mwh] of Object.entries(generation)) {
+    if (!isCategory(key)) throw new RangeError(`mix has an unknown fuel category: ${key}`);
+    total += mwh;
+  }
+  return total;
+}
+
+/** One border's net flow in the hour, oriented so that `mwh` is not negative. */
+interface Link {
+  readonly from: string;
+  readonly to: string;
+  readonly mwh: number;
+  readonly estimated: boolean;
+}
+
+/** Adds up the flows of each pair of nodes and orients each pair along its net flow. */
+export function netLinks(flows: readonly NetFlow[]): Link[] {
+  const pairs = new Map<string, { from: string; to: string; mwh: number; estimated: boolean }>();
+  for (const flow of flows) {
+    if (flow.from === flow.to) throw new RangeError(`a flow from ${flow.from} to itself`);
+    if (!Number.isFinite(flow.mwh))
+      throw new RangeError(`flow ${flow.from}->${flow.to} is not finite`);
+    const forward = flow.from < flow.to;
+    const key = forward ? `${flow.from}\u0000${flow.to}` : `${flow.to}\u0000${flow.from}`;
+    const pair = pairs.get(key) ?? {
+      from: forward ? flow.from : flow.to,
+      to: forward ? flow.to : flow.from,
+      mwh: 0,
+      estimated: false,
+    };
+    pair.mwh += forward ? flow.mwh : -flow.mwh;
+    pair.estimated ||= flow.estimated;
+    pairs.set(key, pair);
+  }
+  return [...pairs.values()].map(({ from, to, mwh, estimated }) =>
+    mwh < 0 ? { from: to, to: from, mwh: -mwh, estimated } : { from, to, mwh, estimated },
+  );
+}
+
+/** Per solved node, what its borders carry in the hour. */
+interface Borders {
+  readonly imports: Map<string, number>;
+  readonly exports: Map<string, number>;
+  readonly estimated: Set<string>;
+}
+
+/**
+ * Solves one hour. Throws a RangeError on a mix with an unknown category, a flow from a node to
+ * itself, a flow that is not finite, a node listed twice, or a system too close to singular to
+ * solve: that takes a loop of nodes that pass on nearly all they import and generate less than
+ * 1e-12 of what flows through them, which consistent data never gives (every solved node
+ * generates, so the system always has one solution).
+ */
+export function traceHour(graph: HourGraph): HourTrace {
+  const seen = new Set<string>();
+  for (const node of graph.nodes) {
+    if (seen.has(node.id)) throw new RangeError(`node ${node.id} is listed twice`);
+    seen.add(node.id);
+  }
+  const nodes = graph.nodes.filter(isSolvable);
+  const index = new Map(nodes.map((node, i) => [node.id, i]));
+  const size = nodes.length;
+  const borders: Borders[] = nodes.map(() => ({
+    imports: new Map(),
+    exports: new Map(),
+    estimated: new Set(),
+  }));
+  for (const link of netLinks(graph.flows)) {
+    const from = index.get(link.from);
+    const to = index.get(link.to);
+    if (from !== undefined && link.estimated) borders[from]!.estimated.add(link.to);
+    if (to !== undefined && link.estimated) borders[to]!.estimated.add(link.from);
+    if (link.mwh === 0) continue;
+    if (from !== undefined) borders[from]!.exports.set(link.to, link.mwh);
+    if (to !== undefined) borders[to]!.imports.set(link.from, link.mwh);
+  }
+
+  // Each row divided by T[i], so the diagonal is 1 and a pivot is small only for a nearly
+  // singular system, whatever the node's size.
+  const generation = nodes.map((node) => totalOf(node.generation));
+  const throughflow = nodes.map((_, i) => generation[i]! + sumOf(borders[i]!.imports.values()));
+  const matrix = new Float64Array(size * size);
+  const estimatedInflow = new Float64Array(size);
+  const estimatedEmissions = { lifecycle: new Float64Array(size), direct: new Float64Array(size) };
+  for (let i = 0; i < size; i++) {
+    matrix[i * size + i] = 1;
+    for (const [neighbour, mwh] of borders[i]!.imports) {
+      const j = index.get(neighbour);
+      if (j !== undefined) {
+        matrix[i * size + j] = -mwh / throughflow[i]!;
+        continue;
+      }
+      const intensity = estimateIntensity(graph.estimates.get(neighbour) ?? { kind: 'other' });
+      estimatedInflow[i]! += mwh / throughflow[i]!;
+      for (const basis of BASES) {
+        estimatedEmissions[basis][i]! += (mwh * intensity[basis]) / throughflow[i]!;
+      }
+    }
+  }
+  if (size === 0) return { ts: graph.ts, solved: new Map() };
+  const lu = factorLu(matrix, size);
+  const solve = (rhs: Float64Array): Float64Array => {
+    const x = lu?.solve(rhs);
+    if (x === undefined) throw new RangeError(`flow tracing: singular system at ${graph.ts}`);
+    return x;
+  };
+
+  const shares = new Map<TracedCategory, Float64Array>();
+  for (const category of CATEGORIES) {
+    const rhs = Float64Array.from(
+      nodes,
+      (node, i) => (node.generation[category] ?? 0) / throughflow[i]!,
+    );
+    if (rhs.some((value) => value !== 0)) shares.set(category, solve(rhs));
+  }
+  // Emissions traced per MWh through each node, from the imports of unsolved neighbours.
+  let tracedEmissions: Record<Basis, Float64Array> | undefined;
+  if (estimatedInflow.some((value) => value !== 0)) {
+    shares.set(IMPORTED_ESTIMATED, solve(estimatedInflow));
+    tracedEmissions = {
+      lifecycle: solve(estimatedEmissions.lifecycle),
+      direct: solve(estimatedEmissions.direct),
+    };
+  }
+
+  const solved = new Map<string, TracedNode>();
+  nodes.forEach((node, i) => {
+    const { imports, exports, estimated } = borders[i]!;
+    const exportsMwh = sumOf(exports.values());
+    const consumptionMwh = throughflow[i]! - exportsMwh;
+    const mix: Partial<Record<TracedCategory, number>> = {};
+    const consumption: Partial<Record<TracedCategory, number>> = {};
+    for (const category of TRACED_CATEGORIES) {
+      const share = shares.get(category)?.[i] ?? 0;
+      if (share === 0 && node.generation[category] === undefined) continue;
+      mix[category] = share;
+      consumption[category] = share * consumptionMwh;
+    }
+    const estimatedShare = mix[IMPORTED_ESTIMATED] ?? 0;
+    const totalShare = sumOf(Object.values(mix));
+    const intensity = {} as Record<Basis, number>;
+    const estimatedFactor = {} as Record<Basis, number>;
+    for (const basis of BASES) {
+      let value = 0;
+      for (const category of CATEGORIES) {
+        value += (mix[category] ?? 0) * FACTORS[basis][category].value;
+      }
+      const traced = tracedEmissions?.[basis][i] ?? 0;
+      intensity[basis] = value + traced;
+      if (estimatedShare > 0) estimatedFactor[basis] = traced / estimatedShare;
+    }
+    const { renewablePct, lowCarbonPct } = cleanShares(mix, TRACED_CATEGORIES);
+    solved.set(node.id, {
+      id: node.id,
+      mix,
+      generationMwh: generation[i]!,
+      throughflowMwh: throughflow[i]!,
+      exportsMwh,
+      exportsToUnsolvedMwh: sumOf(
+        [...exports].filter(([neighbour]) => !index.has(neighbour)).map(([, mwh]) => mwh),
+      ),
+      consumptionMwh,
+      consumption,
+      imports: Object.fromEntries(imports),
+      exports: Object.fromEntries(exports),
+      intensity,
+      estimatedFactor: estimatedShare > 0 ? estimatedFactor : null,
+      estimatedPct: (100 * estimatedShare) / totalShare,
+      estimatedBorders: [...estimated].sort(),
+      renewablePct,
+      lowCarbonPct,
+    });
+  });
+  return { ts: graph.ts, solved };
+}
+
+function sumOf(values: Iterable<number>): number {
+  let sum = 0;
+  for (const value of values) sum += value;
+  return sum;
+}
