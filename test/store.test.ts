@@ -580,9 +580,7 @@ describe.each(backends)('store contract: $name', (backend) => {
         { from: 'FR-COR', to: 'IT-SARD', firstTs: T0 + 2 * H },
         { from: 'IT-SARD', to: 'FR-COR', firstTs: T0 + 6 * H },
       ]);
-      expect(await store.flowBorders('us')).toEqual([
-        { from: 'US-MISO', to: 'IESO', firstTs: T0 },
-      ]);
+      expect(await store.flowBorders('us')).toEqual([{ from: 'US-MISO', to: 'IESO', firstTs: T0 }]);
     });
 
     it('writes flows whole or not at all', async () => {

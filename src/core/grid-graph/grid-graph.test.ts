@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ANNUAL_INTENSITIES } from '../consumption/fallback.js';
 import { HOUR } from '../time.js';
 import { findZone, zonesOfSource } from '../zones.js';
 import { EUROPE_BORDERS, EUROPE_NODES } from './europe.js';
@@ -81,7 +82,7 @@ describe('the European graph', () => {
     expect(find('SK', 'UA')).toEqual([{ eicA: '10YSK-SEPS-----K', eicB: '10Y1001C--000182' }]);
   });
 
-  it('asks two A11 documents per link in a cycle: the request count of docs/upstreams.md §9.4', () => {
+  it('asks two A11 documents per link in a cycle: the request count of docs/upstreams.md §9.6', () => {
     const links = EUROPE_BORDERS.reduce((sum, border) => sum + border.links.length, 0);
     expect(EUROPE_BORDERS).toHaveLength(110);
     expect(2 * links).toBe(224);
@@ -146,5 +147,25 @@ describe('the US graph', () => {
     ]);
     expect(result.unknownCodes).toEqual(['CAN', 'MEX', 'US48']);
     expect(result.unlistedPairs).toEqual(['US-FPC US-NSB']);
+  });
+});
+
+describe('both graphs and the consumption solver', () => {
+  it('name the neighbours of the annual intensity table as boundary nodes', () => {
+    const boundary = new Map(
+      [...EUROPE_NODES, ...US_NODES]
+        .filter((node) => node.role === 'boundary')
+        .map((node) => [node.code, node]),
+    );
+    const codes = ANNUAL_INTENSITIES.flatMap((row) => row.codes);
+    // Not nodes: Morocco and Armenia have no A11 border with a node; CFE left EIA-930 in 2018.
+    expect(codes.filter((code) => !boundary.has(code))).toEqual(['MA', 'AM', 'CFE']);
+    // The boundary nodes without a row enter at the `other` factor.
+    expect([...boundary.keys()].filter((code) => !codes.includes(code))).toEqual([
+      'AL',
+      'BY',
+      'MT',
+      'FR-COR',
+    ]);
   });
 });
