@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { gb } from './support/fixed-store.js';
+import type { DirectedFlow } from '../src/core/flows.js';
 import type { BacktestRun } from '../src/core/forecast/backtest.js';
 import type { IngestReport, StoredForecast, StoredReading } from '../src/core/reading.js';
 import type { Store } from '../src/storage/store.js';
@@ -472,6 +473,130 @@ describe.each(backends)('store contract: $name', (backend) => {
     await store.acquireLease('ingest', 'a', 60_000);
     expect(await store.problems()).toEqual([]);
   });
+  describe('flows', () => {
+    const flow = (from: string, to: string, ts: number, mw: number): DirectedFlow => ({
+      from,
+      to,
+      ts,
+      mw,
+    });
+
+    it('keeps each graph, direction and hour, and reads a window in (ts, from, to) order', async () => {
+      expect(
+        await store.upsertFlows('europe', [
+          flow('GB', 'DK-1', T0, 0),
+          flow('DK-1', 'GB', T0 + H, 102),
+          flow('DK-1', 'GB', T0, 1362),
+          flow('DK-1', 'GB', T0 + 2 * H, 7),
+        ]),
+      ).toBe(4);
+      // Both reports of a US pair, each as its reporter gave it: signed, kept apart.
+      await store.upsertFlows('us', [
+        flow('US-FPC', 'US-FPL', T0, -329.5),
+        flow('US-FPL', 'US-FPC', T0, 330),
+      ]);
+      expect(await store.flowsInWindow('europe', T0, T0 + 2 * H)).toEqual([
+        flow('DK-1', 'GB', T0, 1362),
+        flow('GB', 'DK-1', T0, 0),
+        flow('DK-1', 'GB', T0 + H, 102),
+      ]);
+      expect(await store.flowsInWindow('us', T0 - H, T0 + H)).toEqual([
+        flow('US-FPC', 'US-FPL', T0, -329.5),
+        flow('US-FPL', 'US-FPC', T0, 330),
+      ]);
+      // Never readings.
+      expect(await store.readStored('GB', T0, T0 + 3 * H)).toEqual([]);
+    });
+
+    it('revises a flow in place; an unchanged one keeps its version, a write changing nothing takes none', async () => {
+      const before = await store.dataVersion();
+      await store.upsertFlows('europe', [
+        flow('DK-1', 'GB', T0, 10),
+        flow('DK-1', 'GB', T0 + H, 20),
+      ]);
+      const first = await store.dataVersion();
+      expect(first).toBe(before + 1);
+      expect(await store.flowChangesSince('europe', before)).toEqual({
+        version: first,
+        hours: [T0, T0 + H],
+      });
+
+      // The trailing window fetched again, unrevised.
+      expect(
+        await store.upsertFlows('europe', [
+          flow('DK-1', 'GB', T0, 10),
+          flow('DK-1', 'GB', T0 + H, 20),
+        ]),
+      ).toBe(0);
+      expect(await store.dataVersion()).toBe(first);
+      expect(await store.flowChangesSince('europe', first)).toEqual({ version: first, hours: [] });
+
+      // One hour revised, one new direction in an earlier hour.
+      expect(
+        await store.upsertFlows('europe', [
+          flow('DK-1', 'GB', T0, 10),
+          flow('DK-1', 'GB', T0 + H, 25),
+          flow('GB', 'DK-1', T0 - H, 0),
+        ]),
+      ).toBe(2);
+      expect(await store.flowChangesSince('europe', first)).toEqual({
+        version: first + 1,
+        hours: [T0 - H, T0 + H],
+      });
+      expect(await store.flowChangesSince('us', before)).toEqual({ version: first + 1, hours: [] });
+      expect((await store.flowsInWindow('europe', T0 + H, T0 + 2 * H))[0]?.mw).toBe(25);
+      // Readings followers see the version move, and no reading change.
+      expect(await store.changesSince(before, 10)).toMatchObject({
+        version: first + 1,
+        changes: [],
+        complete: true,
+      });
+    });
+
+    it('stores the last of flows repeating a key in one write, counted once', async () => {
+      expect(
+        await store.upsertFlows('us', [
+          flow('US-BPA', 'US-CAISO', T0, 1),
+          flow('US-BPA', 'US-CAISO', T0, 2),
+        ]),
+      ).toBe(1);
+      expect(await store.flowsInWindow('us', T0, T0 + H)).toEqual([
+        flow('US-BPA', 'US-CAISO', T0, 2),
+      ]);
+    });
+
+    it('records the first stored hour of each direction, an earlier write moving it back', async () => {
+      await store.upsertFlows('europe', [
+        flow('FR-COR', 'IT-SARD', T0 + 5 * H, 47),
+        flow('IT-SARD', 'FR-COR', T0 + 6 * H, 10),
+      ]);
+      await store.upsertFlows('europe', [
+        flow('FR-COR', 'IT-SARD', T0 + 2 * H, 40),
+        flow('FR-COR', 'IT-SARD', T0 + 9 * H, 41),
+        flow('IT-SARD', 'FR-COR', T0 + 8 * H, 3),
+      ]);
+      await store.upsertFlows('us', [flow('US-MISO', 'IESO', T0, -200)]);
+      expect(await store.flowBorders('europe')).toEqual([
+        { from: 'FR-COR', to: 'IT-SARD', firstTs: T0 + 2 * H },
+        { from: 'IT-SARD', to: 'FR-COR', firstTs: T0 + 6 * H },
+      ]);
+      expect(await store.flowBorders('us')).toEqual([{ from: 'US-MISO', to: 'IESO', firstTs: T0 }]);
+    });
+
+    it('writes flows whole or not at all', async () => {
+      const before = await store.dataVersion();
+      await expect(
+        store.upsertFlows('europe', [
+          flow('DK-1', 'GB', T0, 1),
+          flow('GB', 'DK-1', T0, Number.NaN),
+        ]),
+      ).rejects.toThrow();
+      expect(await store.flowsInWindow('europe', T0, T0 + H)).toEqual([]);
+      expect(await store.flowBorders('europe')).toEqual([]);
+      expect(await store.dataVersion()).toBe(before);
+    });
+  });
+
   describe('webhooks', () => {
     const subscription = (
       id: string,

@@ -1,4 +1,5 @@
 import type { Basis } from '../core/factors.js';
+import type { DirectedFlow, FlowBorder, FlowGraphId } from '../core/flows.js';
 import type { BacktestRun } from '../core/forecast/backtest.js';
 import type {
   IngestReport,
@@ -86,6 +87,14 @@ export interface ReadingChanges {
   readonly complete: boolean;
 }
 
+/** Hours of one flow graph whose flows changed after a data version. */
+export interface FlowChanges {
+  /** The data version these changes bring the caller to. */
+  readonly version: number;
+  /** Hour starts, ascending, each once. */
+  readonly hours: readonly number[];
+}
+
 /**
  * The one storage interface of gridco2. It declares only what the API, ingestion and the CLI
  * need; each backend keeps its own SQL, types and locking inside its adapter.
@@ -161,6 +170,31 @@ export interface Store {
   ): Promise<StoredForecast[]>;
 
   /**
+   * Inserts or replaces hourly flows of one graph (src/core/flows.ts) keyed by (from, to, ts), in
+   * one transaction; of flows repeating a key, the last stands. A flow stored again with the
+   * same value is left as it is, its version too, so that refetching a trailing window marks
+   * only what the upstream revised; a write that changes nothing takes no data version. Records
+   * each direction's first hour (`flowBorders`). Returns the rows inserted or changed.
+   */
+  upsertFlows(graph: FlowGraphId, flows: readonly DirectedFlow[]): Promise<number>;
+
+  /** The stored flows of a graph with `fromTs <= ts < toTs`, ascending by (ts, from, to). */
+  flowsInWindow(graph: FlowGraphId, fromTs: number, toTs: number): Promise<DirectedFlow[]>;
+
+  /**
+   * Every direction of a graph with a stored flow and its first stored hour, by (from, to): a
+   * border is in the graph from the first hour any flow on it was published (extensions §15).
+   */
+  flowBorders(graph: FlowGraphId): Promise<FlowBorder[]>;
+
+  /**
+   * The hours of a graph with a flow inserted or changed after data version `sinceVersion`, read
+   * in one snapshot with the version they bring the caller to: the hours whose consumption
+   * values are to be solved again.
+   */
+  flowChangesSince(graph: FlowGraphId, sinceVersion: number): Promise<FlowChanges>;
+
+  /**
    * Keeps the result of a walk-forward backtest (`gridco2 backtest`, or `serve` once a day), and
    * the BACKTESTS_KEPT newest only.
    */
@@ -185,8 +219,8 @@ export interface Store {
   scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]>;
 
   /**
-   * A counter that grows with every committed write of readings. Instances compare it to know
-   * whether what they cached is still current.
+   * A counter that grows with every committed write of readings (and of flows that changed
+   * some). Instances compare it to know whether what they cached is still current.
    */
   dataVersion(): Promise<number>;
 

@@ -6,12 +6,14 @@ import { eiaFuelTypesOf } from '../../core/production-types.js';
 import type { StoredForecast } from '../../core/reading.js';
 import { type ForecastKind, forecastKindsOf } from '../../core/sources.js';
 import type { Zone } from '../../core/zones.js';
+import { interchangeFlows, US_NODES, type InterchangeFlows } from '../../core/grid-graph/us.js';
 import type { TimeWindow } from '../../core/time.js';
 import { UpstreamError, type RequestLimits, type UpstreamHttp } from '../http.js';
 import { payloadFailure, type PayloadFailure } from '../adapter.js';
 import { parseFuelTypeData } from './parse.js';
 import { parseRegionData } from './parse-region.js';
-import { eiaFuelTypeUrl, eiaRegionDataUrl } from './request.js';
+import { parseInterchangeData } from './parse-interchange.js';
+import { eiaFuelTypeUrl, eiaInterchangeUrl, eiaRegionDataUrl } from './request.js';
 
 export interface EiaClient {
   readonly http: UpstreamHttp;
@@ -109,6 +111,42 @@ export function eiaStoredForecasts(
   return forecasts.sort((a, b) => a.ts - b.ts);
 }
 
+/** Who reports interchange: every balancing authority of the US graph (foreign ones never do). */
+const INTERCHANGE_REPORTERS: readonly string[] = US_NODES.flatMap((node) =>
+  node.role !== 'boundary' && node.upstreamId !== null ? [node.upstreamId] : [],
+);
+
+/**
+ * The interchange every balancing authority of the US graph reports over `window`, in one paged
+ * interchange-data query (docs/upstreams.md §9.4), as stored flows (graph `us`: each report as
+ * its reporter gave it), with the codes and pairs the graph does not know. Every page is read
+ * first; rejects like fetchEiaZones.
+ */
+export async function fetchEiaInterchange(
+  client: EiaClient,
+  window: TimeWindow,
+  limits: RequestLimits = {},
+): Promise<InterchangeFlows> {
+  const collected = new Map<string, Map<string, Map<number, number>>>();
+  await readAllPages(
+    client,
+    (offset) =>
+      eiaInterchangeUrl({ ...client, respondents: INTERCHANGE_REPORTERS, window, offset }),
+    parseInterchangeData,
+    'interchange-data',
+    (page) => merge(collected, page.reported),
+    limits,
+  );
+  const flows = interchangeFlows(collected, window);
+  if (flows.unlistedPairs.length > 0) {
+    client.logger?.warn(
+      { pairs: flows.unlistedPairs },
+      'us-agency: interchange between nodes the graph does not list as neighbours',
+    );
+  }
+  return flows;
+}
+
 /**
  * The codes of the api.data.gov gateway in front of EIA for a refused key
  * (https://developer.nrel.gov/docs/errors, the gateway's list), whatever the HTTP status.
@@ -128,7 +166,9 @@ const KEY_REFUSALS: ReadonlySet<string> = new Set([
 async function readAllPages<T extends { rows: number; total: number; dropped: readonly string[] }>(
   client: EiaClient,
   urlAt: (offset: number) => string,
-  parse: (body: string) => ({ kind: 'generation' | 'region-data' } & T) | PayloadFailure,
+  parse: (
+    body: string,
+  ) => ({ kind: 'generation' | 'region-data' | 'interchange' } & T) | PayloadFailure,
   route: string,
   take: (page: T) => void,
   limits: RequestLimits,

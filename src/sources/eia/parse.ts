@@ -43,38 +43,88 @@ export type FuelTypeDataResult =
 const PAGING_WARNINGS = new Set(['incomplete return', 'parameter out of range']);
 
 export function parseFuelTypeData(body: string): FuelTypeDataResult {
+  const page = readKeyedPage(body, ['respondent', 'fueltype']);
+  if (page.kind !== 'rows') return page;
+  const { byKeys, ...counts } = page;
+  return { ...counts, kind: 'generation', respondents: byKeys };
+}
+
+/** One page of a route whose rows are keyed by two codes: its envelope, then its rows. */
+export function readKeyedPage(
+  body: string,
+  keys: readonly [string, string],
+):
+  | ({
+      readonly kind: 'rows';
+      readonly byKeys: Map<string, Map<string, Map<number, number>>>;
+    } & PageCounts)
+  | PayloadFailure {
   const page = readPageEnvelope(body);
   if (page.kind !== 'page') return page;
-  const { data, total, truncated } = page;
-
   const dropped: string[] = [];
-  const respondents = new Map<string, Map<string, Map<number, number>>>();
-  data.forEach((row, index) => {
-    const parsed = readRow(row);
-    if (typeof parsed === 'string') {
-      dropped.push(`row ${index}: ${parsed}`);
-      return;
-    }
-    // null: EIA has the row but no figure; the hour stays without a value for this fueltype.
-    if (parsed.mwh === null) return;
-    const byFuelType = respondents.get(parsed.respondent) ?? new Map<string, Map<number, number>>();
-    respondents.set(parsed.respondent, byFuelType);
-    const series = byFuelType.get(parsed.fueltype) ?? new Map<number, number>();
-    byFuelType.set(parsed.fueltype, series);
-    if (series.has(parsed.hourStart)) {
-      dropped.push(
-        `row ${index}: repeats ${parsed.respondent} ${parsed.fueltype} ${parsed.period}`,
-      );
-      return;
-    }
-    series.set(parsed.hourStart, parsed.mwh);
-  });
+  return {
+    kind: 'rows',
+    byKeys: readHourlyRows(page.data, keys, dropped),
+    total: page.total,
+    rows: page.data.length,
+    truncated: page.truncated,
+    dropped,
+  };
+}
 
-  return { kind: 'generation', respondents, total, rows: data.length, truncated, dropped };
+/**
+ * The rows of a page keyed by two codes (`respondent` and `fueltype`, `respondent` and `type`,
+ * `fromba` and `toba`): first code -> second code -> hour START (EIA's `period` labels the end)
+ * -> MWh, the mean MW of the hour. Keyed on codes, never on the names beside them, whose wording
+ * changes (§2.2). A `null` value is no figure for that hour; numbers as strings are read; a row
+ * that cannot be used, or repeats an hour, is dropped and listed.
+ */
+function readHourlyRows(
+  data: readonly unknown[],
+  [outerKey, innerKey]: readonly [string, string],
+  dropped: string[],
+): Map<string, Map<string, Map<number, number>>> {
+  const rows = new Map<string, Map<string, Map<number, number>>>();
+  for (const [index, row] of data.entries()) {
+    const read = readKeyedRow(row, outerKey, innerKey);
+    if (typeof read === 'string') dropped.push(`row ${index}: ${read}`);
+    if (typeof read === 'string' || read.mwh === null) continue;
+    const { outer, inner, hourStart, mwh } = read;
+    const byInner = rows.get(outer) ?? new Map<string, Map<number, number>>();
+    rows.set(outer, byInner);
+    const series = byInner.get(inner) ?? new Map<number, number>();
+    byInner.set(inner, series);
+    if (series.has(hourStart)) {
+      dropped.push(`row ${index}: repeats ${outer} ${inner} ${read.period}`);
+      continue;
+    }
+    series.set(hourStart, mwh);
+  }
+  return rows;
+}
+
+/** One row's two codes, hour start and value (null: no figure), or why it cannot be used. */
+function readKeyedRow(
+  row: unknown,
+  outerKey: string,
+  innerKey: string,
+):
+  { outer: string; inner: string; period: string; hourStart: number; mwh: number | null } | string {
+  if (!isPlainObject(row)) return 'not an object';
+  const { [outerKey]: outer, [innerKey]: inner, period, value } = row;
+  if (typeof outer !== 'string' || outer === '') return `no ${outerKey}`;
+  if (typeof inner !== 'string' || inner === '') return `no ${innerKey}`;
+  const hourEnd = readPeriod(period);
+  if (typeof period !== 'string' || hourEnd === undefined) {
+    return `period ${JSON.stringify(period)} is not YYYY-MM-DDTHH`;
+  }
+  const mwh = value === null ? null : parseDecimal(value);
+  if (mwh === undefined) return `value ${JSON.stringify(value)} is not a number`;
+  return { outer, inner, period, hourStart: hourEnd - HOUR, mwh };
 }
 
 /** The envelope every EIA v2 data route shares (fuel-type-data, region-data). */
-export type PageEnvelope =
+type PageEnvelope =
   | {
       readonly kind: 'page';
       readonly data: readonly unknown[];
@@ -87,7 +137,7 @@ export type PageEnvelope =
  * Checks the envelope of one page (strictly: an unknown shape is an invalid payload) and returns
  * its rows, unread, with `total` and the paging warning.
  */
-export function readPageEnvelope(body: string): PageEnvelope {
+function readPageEnvelope(body: string): PageEnvelope {
   const document = parseJson(body);
   if (!isPlainObject(document)) return invalidPayload('body is not a JSON object');
   if (document['error'] !== undefined && document['error'] !== null) return readError(document);
@@ -150,32 +200,8 @@ function readApiKey(document: PlainObject): string | undefined {
   return typeof apiKey === 'string' && apiKey !== '' ? apiKey : undefined;
 }
 
-interface FuelTypeRow {
-  readonly respondent: string;
-  readonly fueltype: string;
-  readonly period: string;
-  readonly hourStart: number;
-  readonly mwh: number | null;
-}
-
-/** One data row, or the reason it cannot be used. Keyed on codes, never on the names (§2.2). */
-function readRow(row: unknown): FuelTypeRow | string {
-  if (!isPlainObject(row)) return 'not an object';
-  const { respondent, fueltype, period, value } = row;
-  if (typeof respondent !== 'string' || respondent === '') return 'no respondent';
-  if (typeof fueltype !== 'string' || fueltype === '') return 'no fueltype';
-  const hourEnd = readPeriod(period);
-  if (typeof period !== 'string' || hourEnd === undefined) {
-    return `period ${JSON.stringify(period)} is not YYYY-MM-DDTHH`;
-  }
-  const mwh = value === null ? null : parseDecimal(value);
-  if (mwh === undefined) return `value ${JSON.stringify(value)} is not a number`;
-  // `period` labels the END of the hour (docs/upstreams.md §2.3, docs/method.md).
-  return { respondent, fueltype, period, hourStart: hourEnd - HOUR, mwh };
-}
-
 /** `2025-04-21T03` (UTC) → epoch seconds. */
-export function readPeriod(period: unknown): number | undefined {
+function readPeriod(period: unknown): number | undefined {
   if (typeof period !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}$/.test(period)) return undefined;
   const ms = parseInstant(`${period}:00Z`);
   return ms === undefined ? undefined : ms / 1000;

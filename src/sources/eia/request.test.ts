@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eiaFuelTypeUrl, eiaHour } from './request.js';
+import { eiaFuelTypeUrl, eiaHour, eiaInterchangeUrl } from './request.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -33,6 +33,25 @@ describe('eiaFuelTypeUrl', () => {
       offset: 0,
     });
     expect(url).toContain('&start=2025-04-21T00&end=2025-04-21T00&');
+  });
+});
+
+describe('eiaInterchangeUrl', () => {
+  it('asks what the reporters give as fromba, sorted by period, reporter and neighbour', () => {
+    const url = eiaInterchangeUrl({
+      baseUrl: 'https://api.eia.gov/v2',
+      apiKey: 'k',
+      respondents: ['FPC', 'FPL'],
+      window: { fromTs: at('2020-01-06T05:00Z'), toTs: at('2020-01-07T06:00Z') },
+      offset: 0,
+    });
+    expect(url).toBe(
+      'https://api.eia.gov/v2/electricity/rto/interchange-data/data/?api_key=k' +
+        '&frequency=hourly&data[0]=value&facets[fromba][]=FPC&facets[fromba][]=FPL' +
+        '&start=2020-01-06T06&end=2020-01-07T06&sort[0][column]=period&sort[0][direction]=asc' +
+        '&sort[1][column]=fromba&sort[1][direction]=asc&sort[2][column]=toba' +
+        '&sort[2][direction]=asc&offset=0&length=5000',
+    );
   });
 });
 

@@ -54,18 +54,8 @@ async function fetchGeneration(
   limits: RequestLimits,
 ): Promise<GenerationByCode | undefined> {
   const url = entsoeA75Url(client.baseUrl, client.token, zone.upstreamId, window);
-  let body: string;
-  try {
-    ({ body } = await client.http.getText(url, limits));
-  } catch (error) {
-    // Older servers answered "no matching data" with HTTP 400 and the Acknowledgement (§1.5).
-    if (error instanceof UpstreamError && error.status === 400 && error.body) {
-      if (parseA75(error.body).kind === 'no-data') return undefined;
-    }
-    throw error;
-  }
   const where = `europe-tso: ${zone.code}`;
-  const parsed = parseA75(body);
+  const parsed = await fetchDocument(client, url, limits, parseA75);
   switch (parsed.kind) {
     case 'no-data':
       return undefined;
@@ -81,6 +71,28 @@ async function fetchGeneration(
       }
       // The document root names no area: the zone is matched through its TimeSeries (§1.2).
       return parsed.areas.get(zone.upstreamId) ?? new Map();
+  }
+}
+
+/**
+ * GETs one document and parses it. Older servers answered "no matching data" with HTTP 400 and
+ * the Acknowledgement (§1.5): that reply reads as the no-data it is; any other failure rejects.
+ */
+export async function fetchDocument<Result extends { readonly kind: string }>(
+  client: EntsoeClient,
+  url: string,
+  limits: RequestLimits,
+  parse: (xml: string) => Result,
+): Promise<Result> {
+  try {
+    const { body } = await client.http.getText(url, limits);
+    return parse(body);
+  } catch (error) {
+    if (error instanceof UpstreamError && error.status === 400 && error.body) {
+      const acknowledged = parse(error.body);
+      if (acknowledged.kind === 'no-data') return acknowledged;
+    }
+    throw error;
   }
 }
 
@@ -137,16 +149,7 @@ export async function fetchEntsoeForecasts(
       zone.upstreamId,
       chunk,
     );
-    let body: string;
-    try {
-      ({ body } = await client.http.getText(url, limits));
-    } catch (error) {
-      if (error instanceof UpstreamError && error.status === 400 && error.body) {
-        if (parseEntsoeForecast(error.body).kind === 'no-data') continue;
-      }
-      throw error;
-    }
-    const parsed = parseEntsoeForecast(body);
+    const parsed = await fetchDocument(client, url, limits, parseEntsoeForecast);
     const where = `europe-tso: ${zone.code} ${documentType}`;
     switch (parsed.kind) {
       case 'no-data':

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../test/fixtures.js';
+import { periodsXml } from '../../../test/support/entsoe-xml.js';
 import { findZone, type Zone } from '../../core/zones.js';
 import { entsoeStoredForecasts, keepLatestRevision } from './index.js';
 import {
@@ -241,13 +242,7 @@ describe('parseEntsoeForecast on inline documents', () => {
     <quantity_Measure_Unit.name>MAW</quantity_Measure_Unit.name><curveType>${curveType}</curveType>
     <MktPSRType><psrType>${psrType}</psrType></MktPSRType>${periods}</TimeSeries>`;
   const period = (start: string, end: string, resolution: string, points: [number, string][]) =>
-    `<Period><timeInterval><start>${start}</start><end>${end}</end></timeInterval>
-     <resolution>${resolution}</resolution>${points
-       .map(
-         ([position, quantity]) =>
-           `<Point><position>${position}</position><quantity>${quantity}</quantity></Point>`,
-       )
-       .join('')}</Period>`;
+    periodsXml([{ start, end, resolution, points }]);
 
   it('A03 with a resolution change inside one TimeSeries (NO-2 2025): each Period holds its value', () => {
     const result = parseEntsoeForecast(

@@ -24,6 +24,7 @@ import { marketDayStartOf } from '../../core/forecast-issue.js';
 import { isEntsoeForecastDocument, type EntsoeForecastDocument } from '../../core/sources.js';
 import { formatTs, parseInstant } from '../../core/time.js';
 import {
+  checkedHeader,
   childOf,
   collectSeries,
   periodBounds,
@@ -151,8 +152,6 @@ function readSeriesHeader(
 ): SeriesHeader | undefined {
   const inArea = textOf(series, 'inBiddingZone_Domain.mRID');
   const outArea = textOf(series, 'outBiddingZone_Domain.mRID');
-  const unit = textOf(series, 'quantity_Measure_Unit.name');
-  const curveType = textOf(series, 'curveType') ?? 'A01';
   const drop = (problem: string): undefined => {
     dropped.push(`${label}: ${problem}`);
   };
@@ -166,16 +165,15 @@ function readSeriesHeader(
     );
     return undefined;
   }
-  if (unit !== 'MAW') return drop(`unit ${unit ?? '(none)'} is not MAW`);
-  if (curveType !== 'A01' && curveType !== 'A03') return drop(`curveType ${curveType}`);
   if (documentType !== 'A69') {
-    return { area: wanted, key: documentType === 'A65' ? 'load' : 'generation', curveType };
+    const key = documentType === 'A65' ? 'load' : 'generation';
+    return checkedHeader(series, { area: wanted, key }, label, dropped);
   }
   const psrType = textOf(childOf(series, 'MktPSRType'), 'psrType');
   if (psrType === undefined) return drop('no psrType');
   if (psrType !== SOLAR && !WIND.has(psrType))
     return drop(`psrType ${psrType} is not wind or solar`);
-  return { area: wanted, key: psrType, curveType };
+  return checkedHeader(series, { area: wanted, key: psrType }, label, dropped);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../test/fixtures.js';
+import { periodsXml, type PeriodSpec } from '../../../test/support/entsoe-xml.js';
 import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings } from '../../core/method.js';
 import { PSR_TYPES } from '../../core/production-types.js';
@@ -320,12 +321,7 @@ interface SeriesSpec {
   direction?: 'in' | 'out';
   curveType?: string;
   area?: string;
-  periods: ReadonlyArray<{
-    start: string;
-    end: string;
-    resolution: string;
-    points: ReadonlyArray<readonly [position: number | string, quantity: number | string]>;
-  }>;
+  periods: readonly PeriodSpec[];
 }
 
 const AREA = '10YFI-1--------U';
@@ -344,20 +340,7 @@ function timeSeries({
     <quantity_Measure_Unit.name>MAW</quantity_Measure_Unit.name>
     <curveType>${curveType}</curveType>
     <MktPSRType><psrType>${psrType}</psrType></MktPSRType>
-    ${periods
-      .map(
-        ({ start, end, resolution, points }) => `<Period>
-      <timeInterval><start>${start}</start><end>${end}</end></timeInterval>
-      <resolution>${resolution}</resolution>
-      ${points
-        .map(
-          ([position, quantity]) =>
-            `<Point><position>${position}</position><quantity>${quantity}</quantity></Point>`,
-        )
-        .join('\n')}
-    </Period>`,
-      )
-      .join('\n')}
+    ${periodsXml(periods)}
   </TimeSeries>`;
 }
 

@@ -18,13 +18,12 @@
  * checked strictly, single TimeSeries, Periods and Points are dropped and listed instead of failing
  * the document.
  */
-import { toHourlySeries, type GenerationByCode } from '../../core/generation.js';
+import type { GenerationByCode } from '../../core/generation.js';
 import type { PlainObject } from '../../core/payload.js';
 import {
+  checkedHeader,
   childOf,
-  collectSeries,
-  readMarketDocument,
-  readPeriod,
+  readHourlyDocument,
   textOf,
   type SeriesHeader,
   type AcknowledgementResult,
@@ -40,32 +39,9 @@ export type A75Result =
   | AcknowledgementResult;
 
 export function parseA75(xml: string): A75Result {
-  return readMarketDocument(xml, readGenerationDocument);
-}
-
-function readGenerationDocument(body: PlainObject): A75Result {
-  const type = textOf(body, 'type');
-  if (type !== 'A75') {
-    return {
-      kind: 'invalid-payload',
-      detail: `GL_MarketDocument of type ${type ?? '(none)'}, not A75`,
-    };
-  }
-  const dropped: string[] = [];
-  const collected = collectSeries(
-    body,
-    dropped,
-    (series, label) => readSeriesHeader(series, label, dropped),
-    (period, curveType, label) => readPeriod(period, curveType, label, dropped),
-  );
-  const areas = new Map<string, GenerationByCode>();
-  for (const [area, byType] of collected) {
-    areas.set(
-      area,
-      new Map([...byType].map(([psrType, intervals]) => [psrType, toHourlySeries(intervals)])),
-    );
-  }
-  return { kind: 'generation', areas, dropped };
+  const read = readHourlyDocument(xml, 'GL_MarketDocument', 'A75', readSeriesHeader);
+  if (read.kind !== 'hourly') return read;
+  return { kind: 'generation', areas: read.byArea, dropped: read.dropped };
 }
 
 /** The header of a generation series, or undefined for a consumption series or an unusable one. */
@@ -79,15 +55,10 @@ function readSeriesHeader(
   // An out-series is consumption by the units of that type (pumping): never generation (§1.2).
   if (outArea !== undefined && inArea === undefined) return undefined;
   const psrType = textOf(childOf(series, 'MktPSRType'), 'psrType');
-  const unit = textOf(series, 'quantity_Measure_Unit.name');
-  // Absent curveType: the standard's default, fixed-size blocks.
-  const curveType = textOf(series, 'curveType') ?? 'A01';
   const drop = (problem: string): undefined => {
     dropped.push(`${label}: ${problem}`);
   };
   if (inArea === undefined || outArea !== undefined) return drop('needs exactly one bidding zone');
   if (psrType === undefined) return drop('no psrType');
-  if (unit !== 'MAW') return drop(`unit ${unit ?? '(none)'} is not MAW`);
-  if (curveType !== 'A01' && curveType !== 'A03') return drop(`curveType ${curveType}`);
-  return { area: inArea, key: psrType, curveType };
+  return checkedHeader(series, { area: inArea, key: psrType }, label, dropped);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entsoeA75Url, entsoePeriod } from './request.js';
+import { entsoeA11Url, entsoeA75Url, entsoePeriod } from './request.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -18,6 +18,19 @@ describe('entsoeA75Url', () => {
     const window = { fromTs: at('2025-01-01T00:00Z'), toTs: at('2025-01-01T01:00Z') };
     expect(entsoeA75Url('http://h/api', 'a+b/c=', '10Y1001C--00096J', window)).toContain(
       'securityToken=a%2Bb%2Fc%3D&',
+    );
+  });
+});
+
+describe('entsoeA11Url', () => {
+  it('asks for A11, one direction: the flow out of out_Domain into in_Domain, no processType', () => {
+    const window = { fromTs: at('2023-12-20T17:00Z'), toTs: at('2023-12-23T17:00Z') };
+    const direction = { outEic: '10YDK-1--------W', inEic: '10YGB----------A' };
+    // The URL Electricity Maps' test registers for DK1 -> GB (flows.md §1.1), with our window.
+    expect(entsoeA11Url('https://web-api.tp.entsoe.eu/api', 'tok', direction, window)).toBe(
+      'https://web-api.tp.entsoe.eu/api?securityToken=tok&documentType=A11' +
+        '&in_Domain=10YGB----------A&out_Domain=10YDK-1--------W' +
+        '&periodStart=202312201700&periodEnd=202312231700',
     );
   });
 });

@@ -1,11 +1,11 @@
 import type { TimeWindow } from '../../core/time.js';
 
 /**
- * ENTSO-E A75 requests (docs/upstreams.md §1.1): one zone per request, whole UTC hours, at most
- * one year per request.
+ * ENTSO-E requests (docs/upstreams.md §1.1): one zone (A75) or one direction of one link (A11)
+ * per request, whole UTC hours, at most one year per request.
  */
 
-/** A75 accepts at most one year per request; 365 days stays inside it in leap years too. */
+/** A75 and A11 accept at most one year per request; 365 days stays inside it in leap years too. */
 export const ENTSOE_MAX_WINDOW_SECONDS = 365 * 24 * 3600;
 
 /**
@@ -25,6 +25,27 @@ export function entsoeA75Url(
     documentType: 'A75',
     processType: 'A16',
     in_Domain: eic,
+    periodStart: entsoePeriod(window.fromTs),
+    periodEnd: entsoePeriod(window.toTs),
+  });
+  return `${baseUrl}?${query}`;
+}
+
+/**
+ * Physical flows of one direction of one link (docs/upstreams.md §9.1): A11 of the power that
+ * flows out of `outEic` into `inEic`. No processType; the same one-year limit as A75.
+ */
+export function entsoeA11Url(
+  baseUrl: string,
+  token: string,
+  direction: { readonly outEic: string; readonly inEic: string },
+  window: TimeWindow,
+): string {
+  const query = new URLSearchParams({
+    securityToken: token,
+    documentType: 'A11',
+    in_Domain: direction.inEic,
+    out_Domain: direction.outEic,
     periodStart: entsoePeriod(window.fromTs),
     periodEnd: entsoePeriod(window.toTs),
   });

@@ -4,7 +4,7 @@
  * intervals. Pure; never throws on a bad payload.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { PowerInterval } from '../../core/generation.js';
+import { toHourlySeries, type HourlySeries, type PowerInterval } from '../../core/generation.js';
 import { isPlainObject, parseDecimal, type PlainObject } from '../../core/payload.js';
 import { formatTs, parseInstant } from '../../core/time.js';
 import type { PayloadFailure } from '../adapter.js';
@@ -55,24 +55,21 @@ function readXmlRoot(
 }
 
 /**
- * A reply read as a GL_MarketDocument (by `readDocument`) or as an Acknowledgement; any other root
- * is an invalid payload.
+ * A reply read as a data document of root `documentRoot` (by `readDocument`) or as an
+ * Acknowledgement; any other root is an invalid payload. Generation and load documents are
+ * GL_MarketDocuments; flows (A11) come in a Publication_MarketDocument.
  */
 export function readMarketDocument<Result>(
   xml: string,
   readDocument: (body: PlainObject) => Result,
+  documentRoot: 'GL_MarketDocument' | 'Publication_MarketDocument' = 'GL_MarketDocument',
 ): Result | AcknowledgementResult {
   const read = readXmlRoot(xml);
   if ('invalid' in read) return { kind: 'invalid-payload', detail: read.invalid };
   const { root, body } = read;
-  switch (root) {
-    case 'GL_MarketDocument':
-      return readDocument(body);
-    case 'Acknowledgement_MarketDocument':
-      return readAcknowledgement(body);
-    default:
-      return { kind: 'invalid-payload', detail: `unexpected root element <${root}>` };
-  }
+  if (root === documentRoot) return readDocument(body);
+  if (root === 'Acknowledgement_MarketDocument') return readAcknowledgement(body);
+  return { kind: 'invalid-payload', detail: `unexpected root element <${root}>` };
 }
 
 /** docs/upstreams.md §1.5: "no data" and refusals both come as an Acknowledgement, often HTTP 200. */
@@ -105,6 +102,75 @@ export interface SeriesHeader {
   /** What the series carries: its psrType, or the quantity of a document without one. */
   readonly key: string;
   readonly curveType: CurveType;
+}
+
+/**
+ * A series' header once its quantity is checked: MW averaged over each interval (MAW), in a
+ * curve of type A01 or A03 (absent: A01, the standard's default). Undefined, and the series
+ * dropped and listed, otherwise.
+ */
+export function checkedHeader(
+  series: PlainObject,
+  place: { readonly area: string; readonly key: string },
+  label: string,
+  dropped: string[],
+): SeriesHeader | undefined {
+  const unit = textOf(series, 'quantity_Measure_Unit.name');
+  const curveType = textOf(series, 'curveType') ?? 'A01';
+  if (unit !== 'MAW') {
+    dropped.push(`${label}: unit ${unit ?? '(none)'} is not MAW`);
+    return undefined;
+  }
+  if (curveType !== 'A01' && curveType !== 'A03') {
+    dropped.push(`${label}: curveType ${curveType}`);
+    return undefined;
+  }
+  return { ...place, curveType };
+}
+
+/**
+ * A document of one type whose series are read as hourly means, by area and key (generation per
+ * psrType, flows per direction): collectSeries, then `toHourlySeries`, so that a sub-hourly
+ * series gives an hour only when every one of its intervals is there. `headerOf` places a series
+ * (or drops it, listing why in `dropped`).
+ */
+export function readHourlyDocument(
+  xml: string,
+  documentRoot: 'GL_MarketDocument' | 'Publication_MarketDocument',
+  documentType: string,
+  headerOf: (series: PlainObject, label: string, dropped: string[]) => SeriesHeader | undefined,
+):
+  | {
+      readonly kind: 'hourly';
+      readonly byArea: ReadonlyMap<string, ReadonlyMap<string, HourlySeries>>;
+      readonly dropped: readonly string[];
+    }
+  | AcknowledgementResult {
+  return readMarketDocument(
+    xml,
+    (body) => {
+      const type = textOf(body, 'type');
+      if (type !== documentType) {
+        const detail = `${documentRoot} of type ${type ?? '(none)'}, not ${documentType}`;
+        return { kind: 'invalid-payload', detail };
+      }
+      const dropped: string[] = [];
+      const collected = collectSeries(
+        body,
+        dropped,
+        (series, label) => headerOf(series, label, dropped),
+        (period, curveType, label) => readPeriod(period, curveType, label, dropped),
+      );
+      const byArea = new Map(
+        [...collected].map(([area, byKey]) => [
+          area,
+          new Map([...byKey].map(([key, intervals]) => [key, toHourlySeries(intervals)])),
+        ]),
+      );
+      return { kind: 'hourly', byArea, dropped };
+    },
+    documentRoot,
+  );
 }
 
 /**

@@ -174,4 +174,29 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX subscriptions_client_network ON subscriptions (client_network);
     `,
   },
+  {
+    // Hourly flows between the nodes of the two flow graphs (extensions §15; core/flows.ts), and
+    // the first hour of each direction. A row's version is the data version of the write that
+    // last changed its value: the hours to solve again are read by version.
+    version: 11,
+    sql: `
+      CREATE TABLE flows (
+        graph     TEXT COLLATE "C" NOT NULL,  -- europe | us
+        from_node TEXT COLLATE "C" NOT NULL,
+        to_node   TEXT COLLATE "C" NOT NULL,
+        ts        BIGINT           NOT NULL,  -- epoch seconds, start of the hour
+        mw        DOUBLE PRECISION NOT NULL,  -- mean MW over the hour, as its upstream reports it
+        version   BIGINT           NOT NULL,
+        PRIMARY KEY (graph, ts, from_node, to_node)
+      );
+      CREATE INDEX flows_version ON flows (graph, version);
+      CREATE TABLE flow_borders (
+        graph     TEXT COLLATE "C" NOT NULL,
+        from_node TEXT COLLATE "C" NOT NULL,
+        to_node   TEXT COLLATE "C" NOT NULL,
+        first_ts  BIGINT           NOT NULL,  -- epoch seconds, the first hour stored
+        PRIMARY KEY (graph, from_node, to_node)
+      );
+    `,
+  },
 ];

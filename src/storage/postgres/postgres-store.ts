@@ -12,12 +12,15 @@ import {
   type StoredReading,
   type ZoneReading,
 } from '../../core/reading.js';
+import type { DirectedFlow, FlowBorder, FlowGraphId } from '../../core/flows.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
+import { firstHours, lastFlowPerKey } from '../flow-rows.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
   ChunkWrite,
+  FlowChanges,
   MixPoint,
   ReadingChange,
   ReadingChanges,
@@ -129,6 +132,22 @@ const INSERT_BACKFILLED_SQL = `
   SELECT DISTINCT zone, "fromTs", "toTs" FROM json_to_recordset($1::json) AS window_ (
     zone text, "fromTs" bigint, "toTs" bigint)
   ON CONFLICT DO NOTHING`;
+
+// A flow stored again with the same value keeps its version: it did not change.
+const UPSERT_FLOWS_SQL = `
+  INSERT INTO flows (graph, from_node, to_node, ts, mw, version)
+  SELECT $1, "from", "to", ts, mw, $3 FROM json_to_recordset($2::json) AS chunk (
+    "from" text, "to" text, ts bigint, mw double precision)
+  ON CONFLICT (graph, ts, from_node, to_node) DO UPDATE SET mw = excluded.mw,
+    version = excluded.version
+  WHERE flows.mw IS DISTINCT FROM excluded.mw`;
+
+const UPSERT_FLOW_BORDERS_SQL = `
+  INSERT INTO flow_borders (graph, from_node, to_node, first_ts)
+  SELECT $1, "from", "to", "firstTs" FROM json_to_recordset($2::json) AS border (
+    "from" text, "to" text, "firstTs" bigint)
+  ON CONFLICT (graph, from_node, to_node) DO UPDATE SET first_ts = excluded.first_ts
+  WHERE excluded.first_ts < flow_borders.first_ts`;
 
 // The row lock on meta also orders concurrent writers: versions follow commit order.
 const BUMP_VERSION_SQL = `UPDATE meta SET value = value + 1 WHERE key = 'data_version'
@@ -401,6 +420,63 @@ export class PostgresStore implements Store {
       [zone, kind, fromTs, toTs],
     );
     return rows.map(toForecast);
+  }
+
+  async upsertFlows(graph: FlowGraphId, flows: readonly DirectedFlow[]): Promise<number> {
+    if (flows.length === 0) return 0;
+    return this.inTransaction(async (client) => {
+      // The lock every write takes first (nextVersion), held to commit: the version this write
+      // takes if it changes a flow is the next one.
+      const { rows } = await client.query<{ value: number }>(
+        `SELECT value FROM meta WHERE key = 'data_version' FOR UPDATE`,
+      );
+      const version = rows[0]!.value + 1;
+      const unique = lastFlowPerKey(flows);
+      let changed = 0;
+      for (let start = 0; start < unique.length; start += UPSERT_CHUNK_ROWS) {
+        const piece = unique.slice(start, start + UPSERT_CHUNK_ROWS);
+        const result = await client.query(UPSERT_FLOWS_SQL, [
+          graph,
+          JSON.stringify(piece),
+          version,
+        ]);
+        changed += result.rowCount ?? 0;
+      }
+      await client.query(UPSERT_FLOW_BORDERS_SQL, [graph, JSON.stringify(firstHours(unique))]);
+      if (changed > 0) await nextVersion(client);
+      return changed;
+    });
+  }
+
+  async flowsInWindow(graph: FlowGraphId, fromTs: number, toTs: number): Promise<DirectedFlow[]> {
+    const { rows } = await this.pool.query<DirectedFlow>(
+      `SELECT from_node AS "from", to_node AS "to", ts, mw FROM flows
+       WHERE graph = $1 AND ts >= $2 AND ts < $3 ORDER BY ts, from_node, to_node`,
+      [graph, fromTs, toTs],
+    );
+    return rows;
+  }
+
+  async flowBorders(graph: FlowGraphId): Promise<FlowBorder[]> {
+    const { rows } = await this.pool.query<FlowBorder>(
+      `SELECT from_node AS "from", to_node AS "to", first_ts AS "firstTs" FROM flow_borders
+       WHERE graph = $1 ORDER BY from_node, to_node`,
+      [graph],
+    );
+    return rows;
+  }
+
+  async flowChangesSince(graph: FlowGraphId, sinceVersion: number): Promise<FlowChanges> {
+    return this.inTransaction(async (client) => {
+      // One snapshot for the version and the hours, so nothing committed in between is missed.
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const version = await readVersion(client);
+      const { rows } = await client.query<{ ts: number }>(
+        `SELECT DISTINCT ts FROM flows WHERE graph = $1 AND version > $2 ORDER BY ts`,
+        [graph, sinceVersion],
+      );
+      return { version, hours: rows.map((row) => row.ts) };
+    });
   }
 
   async saveBacktest(run: BacktestRun): Promise<void> {

@@ -161,4 +161,29 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX subscriptions_client_network ON subscriptions (client_network);
     `,
   },
+  {
+    // Hourly flows between the nodes of the two flow graphs (extensions §15; core/flows.ts), and
+    // the first hour of each direction. A row's version is the data version of the write that
+    // last changed its value: the hours to solve again are read by version.
+    version: 10,
+    sql: `
+      CREATE TABLE flows (
+        graph     TEXT    NOT NULL,  -- europe | us
+        from_node TEXT    NOT NULL,
+        to_node   TEXT    NOT NULL,
+        ts        INTEGER NOT NULL,  -- epoch seconds, start of the hour
+        mw        REAL    NOT NULL,  -- mean MW over the hour, as its upstream reports it
+        version   INTEGER NOT NULL,
+        PRIMARY KEY (graph, ts, from_node, to_node)
+      ) WITHOUT ROWID;
+      CREATE INDEX flows_version ON flows (graph, version);
+      CREATE TABLE flow_borders (
+        graph     TEXT    NOT NULL,
+        from_node TEXT    NOT NULL,
+        to_node   TEXT    NOT NULL,
+        first_ts  INTEGER NOT NULL,  -- epoch seconds, the first hour stored
+        PRIMARY KEY (graph, from_node, to_node)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

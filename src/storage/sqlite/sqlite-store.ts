@@ -12,12 +12,15 @@ import {
   type StoredReading,
   type ZoneReading,
 } from '../../core/reading.js';
+import type { DirectedFlow, FlowBorder, FlowGraphId } from '../../core/flows.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
+import { firstHours, lastFlowPerKey } from '../flow-rows.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
   ChunkWrite,
+  FlowChanges,
   MixPoint,
   ReadingChange,
   ReadingChanges,
@@ -214,6 +217,31 @@ export class SqliteStore implements Store {
              SELECT max(id) FROM ingest_reports WHERE source = r.source)`,
         )
         .pluck(),
+      // A flow stored again with the same value keeps its version: it did not change.
+      upsertFlow: db.prepare(
+        `INSERT INTO flows (graph, from_node, to_node, ts, mw, version)
+         VALUES (@graph, @from, @to, @ts, @mw, @version)
+         ON CONFLICT (graph, ts, from_node, to_node) DO UPDATE SET mw = excluded.mw,
+           version = excluded.version
+         WHERE flows.mw IS NOT excluded.mw`,
+      ),
+      upsertFlowBorder: db.prepare(
+        `INSERT INTO flow_borders (graph, from_node, to_node, first_ts)
+         VALUES (@graph, @from, @to, @firstTs)
+         ON CONFLICT (graph, from_node, to_node) DO UPDATE SET first_ts = excluded.first_ts
+         WHERE excluded.first_ts < flow_borders.first_ts`,
+      ),
+      flowsInWindow: db.prepare(
+        `SELECT from_node AS "from", to_node AS "to", ts, mw FROM flows
+         WHERE graph = ? AND ts >= ? AND ts < ? ORDER BY ts, from_node, to_node`,
+      ),
+      flowBorders: db.prepare(
+        `SELECT from_node AS "from", to_node AS "to", first_ts AS firstTs FROM flow_borders
+         WHERE graph = ? ORDER BY from_node, to_node`,
+      ),
+      flowChanges: db
+        .prepare(`SELECT DISTINCT ts FROM flows WHERE graph = ? AND version > ? ORDER BY ts`)
+        .pluck(),
       meta: db.prepare(`SELECT value FROM meta WHERE key = ?`).pluck(),
       deleteMeta: db.prepare(`DELETE FROM meta WHERE key = ?`),
     };
@@ -347,6 +375,41 @@ export class SqliteStore implements Store {
   ): Promise<StoredForecast[]> {
     const rows = this.statements.forecastsInWindow.all(zone, kind, fromTs, toTs) as ForecastRow[];
     return rows.map(toForecast);
+  }
+
+  async upsertFlows(graph: FlowGraphId, flows: readonly DirectedFlow[]): Promise<number> {
+    if (flows.length === 0) return 0;
+    const { upsertFlow, upsertFlowBorder, bumpVersion, dataVersion } = this.statements;
+    return this.write(() =>
+      this.db
+        .transaction(() => {
+          // The version this write takes if it changes a flow: the write lock is held.
+          const version = (dataVersion.get() as number) + 1;
+          const unique = lastFlowPerKey(flows);
+          let changed = 0;
+          for (const flow of unique) changed += upsertFlow.run({ graph, ...flow, version }).changes;
+          for (const border of firstHours(unique)) upsertFlowBorder.run({ graph, ...border });
+          if (changed > 0) bumpVersion.run();
+          return changed;
+        })
+        .immediate(),
+    );
+  }
+
+  async flowsInWindow(graph: FlowGraphId, fromTs: number, toTs: number): Promise<DirectedFlow[]> {
+    return this.statements.flowsInWindow.all(graph, fromTs, toTs) as DirectedFlow[];
+  }
+
+  async flowBorders(graph: FlowGraphId): Promise<FlowBorder[]> {
+    return this.statements.flowBorders.all(graph) as FlowBorder[];
+  }
+
+  async flowChangesSince(graph: FlowGraphId, sinceVersion: number): Promise<FlowChanges> {
+    // A deferred transaction reads one snapshot, even while another process writes.
+    return this.db.transaction(() => ({
+      version: this.statements.dataVersion.get() as number,
+      hours: this.statements.flowChanges.all(graph, sinceVersion) as number[],
+    }))();
   }
 
   async saveBacktest(run: BacktestRun): Promise<void> {
