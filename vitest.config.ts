@@ -29,6 +29,11 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: [...INTEGRATION_SUITES],
+          // Its suites wait for what they assert (a log line, a socket, a row); the timeouts are
+          // only a net for a hang, wide enough for a machine busy with other work (at a load of
+          // 15 on 2 cores, 30 s per test and 60 s per hook timed 13 tests out).
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
           globalSetup: ['test/support/fixed-backtest.ts'],
         },
       },

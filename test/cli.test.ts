@@ -23,7 +23,7 @@ const run = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   spawnSync(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...QUIET_ENV, ...env },
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: 60_000,
     ...(cwd !== undefined && { cwd }),
   });
 
@@ -37,7 +37,7 @@ const runAsync = (args: string[], env: Record<string, string> = {}, cwd?: string
   }>((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: { ...process.env, ...QUIET_ENV, ...env },
-      timeout: 20_000,
+      timeout: 60_000,
       ...(cwd !== undefined && { cwd }),
     });
     let stdout = '';
@@ -181,7 +181,7 @@ describe('gridco2 CLI', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
-  }, 60_000);
+  });
 
   it.each(['--version', '-V'])('prints the version of package.json with %s', (flag) => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {

@@ -35,7 +35,7 @@ import { loadConfig } from '../src/config.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCKERFILE = readFileSync(join(ROOT, 'deploy/Dockerfile'), 'utf8');
 /** Generous: a shared 2-core CI machine may be slow to start processes; nothing waits this long. */
-const DEADLINE_MS = 60_000;
+const DEADLINE_MS = 120_000;
 
 // --- the Dockerfile, read the way Docker reads it ---------------------------------------------
 

@@ -71,7 +71,7 @@ async function rendered(page: Page, view: string, after = 0): Promise<number> {
       document.body.dataset['view'] === name &&
       Number(document.body.dataset['ready'] ?? 0) > Number(previous),
     [view, after] as const,
-    { timeout: 30_000 },
+    { timeout: 60_000 },
   );
   return Number(await page.evaluate(() => document.body.dataset['ready']));
 }
@@ -184,7 +184,7 @@ beforeAll(async () => {
   });
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  url = (await waitForOutput(/"url":"(http[^"]+)".*"msg":"gridco2 serving"/, 60_000))[1]!;
+  url = (await waitForOutput(/"url":"(http[^"]+)".*"msg":"gridco2 serving"/, 120_000))[1]!;
   // Every zone current, and the history backfilled, before the page is opened.
   await waitForOutput(/45 of 45 zones current/, 120_000);
   await waitForOutput(/demo: backfill of \d+ days done/, 120_000);

@@ -99,7 +99,7 @@ describe('gridco2 demo', () => {
     }
     expect(zones.sort()).toEqual(ZONES.map((zone) => zone.code).sort());
     expect({ status, ok }).toEqual({ status: 200, ok: true });
-  }, 60_000);
+  });
 
   it('serves a forecast of every zone and a schedule of all zones within 60 s of start', async () => {
     const counts = new Map<string, number>();
@@ -119,7 +119,7 @@ describe('gridco2 demo', () => {
       [],
     );
     expect(options).toBe(ZONES.length);
-  }, 60_000);
+  });
 
   it('says the data is synthetic, in the banner, the log and the /v1 index', async () => {
     expect(stderr).toMatch(/DEMO MODE: every value served is SYNTHETIC/);
@@ -149,7 +149,7 @@ describe('gridco2 demo', () => {
     expect(history.body.data.length).toBeGreaterThanOrEqual(DAYS * 24 - 8);
     const first = Date.parse(history.body.data[0]!.ts) / 1000;
     expect(first - (nowS - DAYS * 24 * H)).toBeLessThan(2 * H);
-  }, 60_000);
+  });
 
   it('serves GB on every basis, from the simulated generation mix', async () => {
     for (const [basis, method] of [

@@ -65,7 +65,7 @@ describe('export slots against clients that do not read', () => {
       { clock: () => NOW },
     );
     port = Number(new URL(server.url).port);
-  }, 120_000);
+  });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
     await server?.close();
@@ -174,7 +174,7 @@ describe('export slots against clients that do not read', () => {
       if (held < 16) await new Promise((resolve) => setTimeout(resolve, 500));
     }
     expect(held).toBe(16);
-  }, 90_000);
+  });
 
   it('yields to the event loop while it writes an all-zone NDJSON export with its mix (issue 21)', async () => {
     // Loop turns while a client in this process reads the export as fast as it comes; each turn
@@ -203,5 +203,5 @@ describe('export slots against clients that do not read', () => {
     // The process's CPU time per loop turn (this client's reading included), on average: work,
     // not wall time. Holding the loop for the whole export gave 11 turns for seconds of CPU.
     expect(turns).toBeGreaterThan(cpuMs / 50);
-  }, 60_000);
+  });
 });

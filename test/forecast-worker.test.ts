@@ -80,7 +80,6 @@ describe('forecast work on a worker thread', () => {
 
   it(
     'fails a job with the worker error, not a hang, when the store cannot be opened',
-    { timeout: 60_000 },
     async () => {
       const worker = new WorkerCompute(`sqlite:${join(file, 'none.db')}`);
       try {

@@ -371,5 +371,5 @@ describe('gridco2 backfill', () => {
     } finally {
       await tiled.close();
     }
-  }, 120_000);
+  });
 });

@@ -248,6 +248,6 @@ describe('levels on the demo data', () => {
       const counts = await checkLevels(server.base, basis);
       // Every zone of the demo has a level, on every basis (GB's from its generation mix).
       expect([...counts.keys()].sort()).toEqual(ZONES.map((zone) => zone.code).sort());
-    }, 120_000);
+    });
   }
 });

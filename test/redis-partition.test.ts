@@ -128,5 +128,5 @@ describe.skipIf(!(await isRedisAvailable('redis partition suite')))('a Redis par
       await keys.drop();
       direct.disconnect();
     }
-  }, 90_000);
+  });
 });

@@ -297,5 +297,5 @@ describe.runIf(available)('scale-out: several instances on PostgreSQL and Redis'
     });
     expect(await storedRows()).toBeGreaterThan(rowsBefore);
     for (const instance of instances) expect(instance.alive(), instance.name).toBe(true);
-  }, 120_000);
+  });
 });

@@ -115,7 +115,7 @@ describe('GET /v1/stream against many clients that never read', () => {
       await store.upsertReadings(ROWS.slice(start, start + 500));
     }
     await store.close();
-  }, 120_000);
+  });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
     for (const server of servers) await server.close();
@@ -192,7 +192,7 @@ describe('GET /v1/stream against many clients that never read', () => {
     // The oldest stream of the crowded network gave way: still 1000 in all.
     expect(streamsOpen()).toBe(1000);
     for (const socket of sockets) socket.destroy();
-  }, 120_000);
+  });
 
   it('caps the streams of one network (IPv4 /24) besides those of one address', async () => {
     const port = await serve({ maxPerPrefix: 3 });

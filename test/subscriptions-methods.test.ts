@@ -147,5 +147,5 @@ describe('methods and CORS of the subscription paths', () => {
     // A refused preflight would have thrown in the page ("Failed to fetch").
     expect(outcome).toEqual({ created: 201, read: 200, sameId: true, deleted: 204, gone: 404 });
     expect(await server.store.webhooks.subscriptions()).toEqual([]);
-  }, 120_000);
+  });
 });

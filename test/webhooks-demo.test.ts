@@ -50,7 +50,7 @@ beforeAll(async () => {
     () => /"url":"(http[^"]+)".*"msg":"gridco2 serving"/.exec(output)?.[1],
     60_000,
   );
-}, 90_000);
+});
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
@@ -122,5 +122,5 @@ describe('webhooks in the demo', () => {
     );
     expect(mine()).toHaveLength(1);
     expect(output).not.toContain(secret);
-  }, 150_000);
+  });
 });

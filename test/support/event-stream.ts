@@ -68,7 +68,7 @@ export class EventStreamClient {
   }
 
   /** Resolves once `done()` holds; rejects after `timeoutMs`, naming `what`. */
-  async until(what: string, done: () => boolean, timeoutMs = 15_000): Promise<void> {
+  async until(what: string, done: () => boolean, timeoutMs = 60_000): Promise<void> {
     if (done()) return;
     await new Promise<void>((resolve, reject) => {
       const check = () => {
