@@ -78,17 +78,14 @@ describe('forecast work on a worker thread', () => {
     },
   );
 
-  it(
-    'fails a job with the worker error, not a hang, when the store cannot be opened',
-    async () => {
-      const worker = new WorkerCompute(`sqlite:${join(file, 'none.db')}`);
-      try {
-        await expect(worker.prepare(NOW_S, [], new AbortController().signal)).rejects.toThrow();
-      } finally {
-        await worker.close();
-      }
-    },
-  );
+  it('fails a job with the worker error, not a hang, when the store cannot be opened', async () => {
+    const worker = new WorkerCompute(`sqlite:${join(file, 'none.db')}`);
+    try {
+      await expect(worker.prepare(NOW_S, [], new AbortController().signal)).rejects.toThrow();
+    } finally {
+      await worker.close();
+    }
+  });
 
   it('keeps an in-memory store on the serving thread, where it lives', () => {
     expect(forecastCompute(store, 'sqlite::memory:')).not.toBeInstanceOf(WorkerCompute);
