@@ -137,7 +137,11 @@ function describeRun(report: IngestReport): string {
 }
 
 function describeFailure({ kind, zones: listed, graph }: IngestFailure): string {
-  const words = FAILURE_WORDS[kind] ?? 'failure';
+  // The flow graph has a stop of its own, which leaves the source's zones alone.
+  const words =
+    kind === 'stopped' && listed.length === 0 && graph
+      ? 'flow graph given up for this run'
+      : (FAILURE_WORDS[kind] ?? 'failure');
   // Reports stored before run-ingestion listed each zone once named a zone once per failed feed.
   const zones = [...new Set(listed)];
   const hit = [
