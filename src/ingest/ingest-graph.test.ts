@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../test/fixtures.js';
 import {
+  replayedFlows,
   startReplayUpstreams,
   type ReplayFault,
   type ReplayRequest,
@@ -13,7 +14,6 @@ import {
 } from '../../test/support/replay-upstreams.js';
 import { timedClock } from '../../test/support/timed-clock.js';
 import { loadConfig } from '../config.js';
-import type { DirectedFlow } from '../core/flows.js';
 import { assessFreshness } from '../core/freshness.js';
 import { EUROPE_NODES } from '../core/grid-graph/europe.js';
 import type { ReadingChange } from '../storage/store.js';
@@ -25,7 +25,6 @@ import { buildApp } from '../http/app.js';
 import { runOutcome } from '../http/routes/metrics.js';
 import { ReadingCache } from '../read/reading-cache.js';
 import { parseFuelTypeData } from '../sources/eia/parse.js';
-import { parseA11 } from '../sources/entsoe/parse-flows.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import type { Store } from '../storage/store.js';
 import { PreparedEvents } from '../stream/events.js';
@@ -48,8 +47,6 @@ const KEY = 'eia-key-flows-4d7e';
 const DK1 = '10YDK-1--------W';
 const GB = '10YGB----------A';
 const SARD = '10Y1001A1001A74G';
-const SACO_AC = '10Y1001A1001A885';
-const SACO_DC = '10Y1001A1001A893';
 const NO_DATA = readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml');
 
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-graph-'));
@@ -146,43 +143,8 @@ function graphIngestion(
 
 const documentType = (url: URL) => url.searchParams.get('documentType');
 const a11 = (url: URL) => documentType(url) === 'A11';
-const byKey = (a: DirectedFlow, b: DirectedFlow) =>
-  a.ts - b.ts || a.from.localeCompare(b.from) || a.to.localeCompare(b.to);
-
-/** One replayed A11 direction as flows between two nodes, read by the parser. */
-function replayedDirection(outEic: string, inEic: string, from: string, to: string) {
-  const parsed = parseA11(replay.payloads.entsoeFlows.get(`${outEic} -> ${inEic}`) ?? '');
-  if (parsed.kind !== 'flows') throw new Error(`${outEic} -> ${inEic}: ${parsed.kind}`);
-  return [...(parsed.directions.get(outEic)?.get(inEic) ?? [])].map(([ts, mw]): DirectedFlow => ({
-    from,
-    to,
-    ts,
-    mw,
-  }));
-}
-
-/**
- * What the European graph holds after the replay: DK-1/GB both ways; Corsica to Sardinia over
- * SACOI (DC) and back over SARCO (AC), the other link of each direction having no data.
- */
-const replayedEurope = () =>
-  [
-    ...replayedDirection(DK1, GB, 'DK-1', 'GB'),
-    ...replayedDirection(GB, DK1, 'GB', 'DK-1'),
-    ...replayedDirection(SACO_DC, SARD, 'FR-COR', 'IT-SARD'),
-    ...replayedDirection(SARD, SACO_AC, 'IT-SARD', 'FR-COR'),
-  ].sort(byKey);
-
-/** FPC's reports as stored: hour-ending labels to hour starts, EIA codes to node codes. */
-const replayedUs = () =>
-  replay.payloads.interchangeRows
-    .map((row): DirectedFlow => ({
-      from: `US-${row.fromba}`,
-      to: `US-${row.toba}`,
-      ts: Date.parse(`${row.period}:00Z`) / 1000 - H,
-      mw: row['value'] as number,
-    }))
-    .sort(byKey);
+const replayedEurope = () => replayedFlows(replay, 'europe');
+const replayedUs = () => replayedFlows(replay, 'us');
 
 const storedFlows = (graph: 'europe' | 'us', on: Store = store) =>
   on.flowsInWindow(graph, 0, ANCHOR + 10 * H);

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DirectedFlow, FlowGraphId } from '../../src/core/flows.js';
+import { parseA11 } from '../../src/sources/entsoe/parse-flows.js';
 import { readFixture } from '../fixtures.js';
 
 /**
@@ -18,6 +20,49 @@ const H = 3600;
 export interface ReplayRequest {
   readonly source: 'europe-tso' | 'us-agency' | 'uk-operator';
   readonly url: URL;
+}
+
+/**
+ * The flows the replayed A11 and interchange-data payloads hold, as a graph stores them, read by
+ * the parser and placed on the graph's nodes here: DK-1/GB both ways; Corsica to Sardinia over
+ * SACOI (DC) and back over SARCO (AC), the other link of each direction having no data; FPC's
+ * reports with FPL and NSB (hour-ending labels to hour starts).
+ */
+export function replayedFlows(upstreams: ReplayUpstreams, graph: FlowGraphId): DirectedFlow[] {
+  const direction = (outEic: string, inEic: string, from: string, to: string) => {
+    const parsed = parseA11(upstreams.payloads.entsoeFlows.get(`${outEic} -> ${inEic}`) ?? '');
+    if (parsed.kind !== 'flows') throw new Error(`${outEic} -> ${inEic}: ${parsed.kind}`);
+    return [...(parsed.directions.get(outEic)?.get(inEic) ?? [])].map(([ts, mw]): DirectedFlow => ({
+      from,
+      to,
+      ts,
+      mw,
+    }));
+  };
+  const [dk1, gb, sard, sacoAc, sacoDc] = [
+    '10YDK-1--------W',
+    '10YGB----------A',
+    '10Y1001A1001A74G',
+    '10Y1001A1001A885',
+    '10Y1001A1001A893',
+  ] as const;
+  const flows =
+    graph === 'europe'
+      ? [
+          ...direction(dk1, gb, 'DK-1', 'GB'),
+          ...direction(gb, dk1, 'GB', 'DK-1'),
+          ...direction(sacoDc, sard, 'FR-COR', 'IT-SARD'),
+          ...direction(sard, sacoAc, 'IT-SARD', 'FR-COR'),
+        ]
+      : upstreams.payloads.interchangeRows.map((row): DirectedFlow => ({
+          from: `US-${row.fromba}`,
+          to: `US-${row.toba}`,
+          ts: labelTs(row.period) - H,
+          mw: row['value'] as number,
+        }));
+  return flows.sort(
+    (a, b) => a.ts - b.ts || a.from.localeCompare(b.from) || a.to.localeCompare(b.to),
+  );
 }
 
 /** A canned answer that replaces the normal one (fault injection). */
