@@ -5,8 +5,9 @@ import {
   type ReplayFault,
   type ReplayUpstreams,
 } from '../../../test/support/replay-upstreams.js';
+import { upstreamFailure } from '../../../test/support/upstream-failure.js';
 import { zonesOfSource } from '../../core/zones.js';
-import { createUpstreamHttp, UpstreamError } from '../http.js';
+import { createUpstreamHttp } from '../http.js';
 import { fetchEiaZones, type EiaClient } from './index.js';
 
 const H = 3600;
@@ -39,15 +40,6 @@ beforeEach(() => {
   replay.requests.length = 0;
   smallPages.requests.length = 0;
 });
-
-async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(UpstreamError);
-  return error as UpstreamError;
-}
 
 describe('fetchEiaZones', () => {
   it('asks every respondent in one query and computes each zone', async () => {
@@ -86,7 +78,7 @@ describe('fetchEiaZones', () => {
         request: { params: { api_key: KEY } },
       }),
     };
-    const error = await failure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
+    const error = await upstreamFailure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
     expect(error.kind).toBe('auth');
     expect(error.message).not.toContain(KEY);
   });
@@ -96,13 +88,15 @@ describe('fetchEiaZones', () => {
       status: 200,
       body: JSON.stringify({ error: 'Invalid parameter: api_key=REDACTED&frequency=x', code: 400 }),
     };
-    const error = await failure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
+    const error = await upstreamFailure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
     expect(error.kind).toBe('invalid');
     expect(error.failure).toBe('rejected');
   });
 
   it('reports a wrong key (HTTP 403) as auth without retrying', async () => {
-    const error = await failure(fetchEiaZones(clientOf(replay, 'wrong-key'), ZONES, WINDOW));
+    const error = await upstreamFailure(
+      fetchEiaZones(clientOf(replay, 'wrong-key'), ZONES, WINDOW),
+    );
     expect(error.kind).toBe('auth');
     expect(error.message).toContain('api_key=REDACTED');
     expect(replay.requests).toHaveLength(1);
@@ -113,7 +107,7 @@ describe('fetchEiaZones', () => {
       status: 200,
       body: JSON.stringify({ response: { total: '12', frequency: 'hourly', data: [] } }),
     };
-    const error = await failure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
+    const error = await upstreamFailure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
     expect(error.kind).toBe('invalid');
   });
 });

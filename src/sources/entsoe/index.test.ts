@@ -5,10 +5,11 @@ import {
   type ReplayFault,
   type ReplayUpstreams,
 } from '../../../test/support/replay-upstreams.js';
+import { upstreamFailure } from '../../../test/support/upstream-failure.js';
 import { computeReadings } from '../../core/method.js';
 import { PSR_TYPES } from '../../core/production-types.js';
 import { findZone, type Zone } from '../../core/zones.js';
-import { createUpstreamHttp, UpstreamError } from '../http.js';
+import { createUpstreamHttp } from '../http.js';
 import { fetchEntsoeZone, type EntsoeClient } from './index.js';
 import { parseA75 } from './parse.js';
 
@@ -108,12 +109,11 @@ describe('fetchEntsoeZone', () => {
     ['a truncated document', '<GL_MarketDocument><type>A75</type>', /unusable A75 payload/],
   ])('rejects %s as invalid', async (_name, body, message) => {
     fault = { status: 200, body };
-    const error = await fetchEntsoeZone(client, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR })
-      .then(() => undefined)
-      .catch((reason: unknown) => reason);
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).kind).toBe('invalid');
-    expect((error as UpstreamError).message).toMatch(message);
+    const error = await upstreamFailure(
+      fetchEntsoeZone(client, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR }),
+    );
+    expect(error.kind).toBe('invalid');
+    expect(error.message).toMatch(message);
   });
 
   it('reports refused credentials as auth, without the token', async () => {
@@ -122,9 +122,9 @@ describe('fetchEntsoeZone', () => {
       http: createUpstreamHttp({ source: 'europe-tso', secrets: ['not-the-token'], retries: 1 }),
       token: 'not-the-token',
     };
-    const error = (await fetchEntsoeZone(wrong, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR })
-      .then(() => undefined)
-      .catch((reason: unknown) => reason)) as UpstreamError;
+    const error = await upstreamFailure(
+      fetchEntsoeZone(wrong, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR }),
+    );
     expect(error.kind).toBe('auth');
     expect(error.message).toContain('HTTP 401');
     expect(error.message).toContain('securityToken=REDACTED');

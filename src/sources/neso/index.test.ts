@@ -4,8 +4,9 @@ import {
   type ReplayFault,
   type ReplayUpstreams,
 } from '../../../test/support/replay-upstreams.js';
+import { upstreamFailure } from '../../../test/support/upstream-failure.js';
 import { findZone, type Zone } from '../../core/zones.js';
-import { createUpstreamHttp, UpstreamError } from '../http.js';
+import { createUpstreamHttp } from '../http.js';
 import { fetchNesoMixes, fetchNesoZone, type NesoClient } from './index.js';
 
 const H = 3600;
@@ -68,11 +69,10 @@ describe('fetchNesoZone', () => {
       status: 200,
       body: JSON.stringify({ error: { code: '400 Bad Request', message: 'Invalid date' } }),
     };
-    const error = await fetchNesoZone(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR }, ANCHOR)
-      .then(() => undefined)
-      .catch((reason: unknown) => reason);
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).kind).toBe('invalid');
+    const error = await upstreamFailure(
+      fetchNesoZone(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR }, ANCHOR),
+    );
+    expect(error.kind).toBe('invalid');
   });
 });
 
@@ -104,10 +104,9 @@ describe('fetchNesoMixes', () => {
       status: 200,
       body: JSON.stringify({ error: { code: '400 Bad Request', message: 'Invalid date' } }),
     };
-    const error = await fetchNesoMixes(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR })
-      .then(() => undefined)
-      .catch((reason: unknown) => reason);
-    expect(error).toBeInstanceOf(UpstreamError);
+    const error = await upstreamFailure(
+      fetchNesoMixes(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR }),
+    );
     expect(error).toMatchObject({
       kind: 'invalid',
       failure: 'rejected',
