@@ -1,8 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readFixture } from '../../test/fixtures.js';
 import {
@@ -11,6 +9,7 @@ import {
   type ReplayRequest,
   type ReplayUpstreams,
 } from '../../test/support/replay-upstreams.js';
+import { loggerInto } from '../../test/support/log-lines.js';
 import { timedClock } from '../../test/support/timed-clock.js';
 import { loadConfig, type Config } from '../config.js';
 import { assessFreshness } from '../core/freshness.js';
@@ -39,17 +38,8 @@ let storeCount = 0;
 let store: Store;
 let replay: ReplayUpstreams;
 let fault: ((request: ReplayRequest) => ReplayFault | undefined) | undefined;
-let logLines: string[];
-
-const logger = pino(
-  { level: 'debug' },
-  new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString());
-      done();
-    },
-  }),
-);
+const logLines: string[] = [];
+const logger = loggerInto(logLines);
 
 function clockAt(epochSeconds: number): Clock & { set(seconds: number): void } {
   let nowMs = epochSeconds * 1000;
@@ -100,7 +90,7 @@ afterAll(async () => {
 beforeEach(async () => {
   store = new SqliteStore(join(dir, `store-${storeCount++}.db`));
   fault = undefined;
-  logLines = [];
+  logLines.length = 0;
   replay.requests.length = 0;
   return () => store.close();
 });

@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loggerInto } from '../../test/support/log-lines.js';
 import { timedClock } from '../../test/support/timed-clock.js';
 import { upstreamFailure } from '../../test/support/upstream-failure.js';
 import type { Clock } from '../core/time.js';
@@ -198,15 +197,7 @@ describe('createUpstreamHttp', () => {
     handler = (_request, response) =>
       response.writeHead(503).end(`{"request":{"params":{"api_key":"${TOKEN}"}}}`);
     const lines: string[] = [];
-    const logger = pino(
-      { level: 'debug' },
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const logger = loggerInto(lines);
     const { http, url } = client({ logger, retries: 1 });
     const error = await upstreamFailure(http.getText(url));
     const everything = [error.message, error.body ?? '', error.stack ?? '', ...lines].join('\n');
