@@ -19,7 +19,7 @@ import { findZone, zonesOfSource, type Zone } from '../core/zones.js';
 import type { Clock } from '../core/time.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import type { Store } from '../storage/store.js';
-import { runBackfill } from './backfill.js';
+import { type BackfillProgress, runBackfill } from './backfill.js';
 import { recomputeStored } from './recompute.js';
 import { reportDisabledSource, RUN_DEADLINE_MS, runIngestion } from './run-ingestion.js';
 import { startIngestionScheduler, type Timers } from './scheduler.js';
@@ -689,26 +689,24 @@ describe('runBackfill', () => {
     try {
       const adapter = adapterFor('us-agency', configFor(tiled));
       const window = { fromTs: ANCHOR - 20 * 24 * H, toTs: ANCHOR };
+      const backfill = (onProgress?: (progress: BackfillProgress) => void) =>
+        runBackfill({
+          store,
+          adapter,
+          logger,
+          window,
+          zones: [zone('US-PJM'), zone('US-CAISO')],
+          onProgress,
+        });
       const progress: string[] = [];
-      const first = await runBackfill({
-        store,
-        adapter,
-        logger,
-        window,
-        zones: [zone('US-PJM'), zone('US-CAISO')],
-        onProgress: ({ done, total, skipped }) => progress.push(`${done}/${total} ${skipped}`),
-      });
+      const first = await backfill(({ done, total, skipped }) =>
+        progress.push(`${done}/${total} ${skipped}`),
+      );
       expect(first).toMatchObject({ chunks: 3, skipped: 0, pointsStored: 2 * 20 * 24, errors: [] });
       expect(progress).toEqual(['1/3 false', '2/3 false', '3/3 false']);
       const requests = tiled.requests.length;
 
-      const second = await runBackfill({
-        store,
-        adapter,
-        logger,
-        window,
-        zones: [zone('US-PJM'), zone('US-CAISO')],
-      });
+      const second = await backfill();
       expect(second).toMatchObject({ chunks: 3, skipped: 3, pointsStored: 0 });
       expect(tiled.requests).toHaveLength(requests);
     } finally {
@@ -745,17 +743,18 @@ describe('runBackfill of GB', () => {
 });
 
 describe('recomputeStored', () => {
+  const gb: StoredReading = {
+    zone: 'GB',
+    ts: ANCHOR,
+    value: 96,
+    method: 'upstream:uk-operator:actual',
+    complete: true,
+    mix: null,
+    lifecycle: null,
+    direct: null,
+  };
+
   it('recomputes computed values from their mix and leaves operator figures alone', async () => {
-    const gb: StoredReading = {
-      zone: 'GB',
-      ts: ANCHOR,
-      value: 96,
-      method: 'upstream:uk-operator:actual',
-      complete: true,
-      mix: null,
-      lifecycle: null,
-      direct: null,
-    };
     await store.upsertReadings([
       {
         zone: 'DE',
@@ -808,16 +807,6 @@ describe('recomputeStored', () => {
   });
 
   it('recomputes GB on each basis from its mix and keeps the operator figure', async () => {
-    const gb: StoredReading = {
-      zone: 'GB',
-      ts: ANCHOR,
-      value: 96,
-      method: 'upstream:uk-operator:actual',
-      complete: true,
-      mix: null,
-      lifecycle: null,
-      direct: null,
-    };
     await store.upsertReadings([gb]);
     // A mix stored with stale values (factors changed since).
     await store.upsertMixes([
