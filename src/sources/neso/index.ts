@@ -13,7 +13,7 @@ import type { Zone } from '../../core/zones.js';
 import { payloadFailure, type PayloadFailure } from '../adapter.js';
 import { splitWindow, type TimeWindow } from '../../core/time.js';
 import type { RequestLimits, UpstreamError, UpstreamHttp } from '../http.js';
-import { parseGeneration, parseIntensity } from './parse.js';
+import { type HalfHoursResult, parseGeneration, parseIntensity } from './parse.js';
 import {
   NESO_HEADERS,
   NESO_MAX_WINDOW_SECONDS,
@@ -43,14 +43,9 @@ export async function fetchNesoZone(
   const halfHours: OperatorHalfHour[] = [];
   for (const chunk of splitWindow(window, NESO_MAX_WINDOW_SECONDS)) {
     const url = nesoRangeUrl(client.baseUrl, chunk);
-    const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
-    const parsed = parseIntensity(body);
-    if (parsed.kind !== 'half-hours') throw replyError(parsed);
-    logDropped(client, parsed.dropped, 'intensity');
+    const asked = await askHalfHours(client, url, limits, parseIntensity, 'intensity');
     // A `from` on a boundary may also bring the half hour before it (README §3.1): keep the chunk.
-    halfHours.push(
-      ...parsed.halfHours.filter(({ start }) => start >= chunk.fromTs && start < chunk.toTs),
-    );
+    halfHours.push(...asked.filter(({ start }) => start >= chunk.fromTs && start < chunk.toTs));
   }
   return operatorReadings(zone.code, halfHours, nowTs);
 }
@@ -71,14 +66,10 @@ export async function fetchNesoMixes(
   const halfHours: OperatorMixHalfHour[] = [];
   for (const chunk of splitWindow(window, NESO_MAX_WINDOW_SECONDS)) {
     const url = nesoGenerationUrl(client.baseUrl, chunk);
-    const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
-    const parsed = parseGeneration(body);
-    if (parsed.kind !== 'mix-half-hours') throw replyError(parsed, 'generation mix');
-    logDropped(client, parsed.dropped, 'generation mix');
     // Every reply also brings the half-hour before its `from`, which the chunk before already
     // had: all of them go to operatorMixes, which keeps the later (fresher) one. The store keeps
     // what lies in the window.
-    halfHours.push(...parsed.halfHours);
+    halfHours.push(...(await askHalfHours(client, url, limits, parseGeneration, 'generation mix')));
   }
   return operatorMixes(zone.code, halfHours);
 }
@@ -98,11 +89,8 @@ export async function fetchNesoForecasts(
 ): Promise<StoredForecast[]> {
   const asked = fetchedAt();
   const url = nesoForecastUrl(client.baseUrl, nesoForecastIssuedAt(asked) + 60);
-  const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
-  const parsed = parseIntensity(body);
-  if (parsed.kind !== 'half-hours') throw replyError(parsed, 'forecast');
-  logDropped(client, parsed.dropped, 'forecast');
-  return nesoStoredForecasts(zone, parsed.halfHours, fetchedAt());
+  const halfHours = await askHalfHours(client, url, limits, parseIntensity, 'forecast');
+  return nesoStoredForecasts(zone, halfHours, fetchedAt());
 }
 
 /** The fw48h half hours as stored forecasts issued at `fetchedAt` floored to the half hour. Pure. */
@@ -127,12 +115,32 @@ export function nesoStoredForecasts(
   return [...byStart.values()].sort((a, b) => a.ts - b.ts);
 }
 
+type NesoFeed = 'intensity' | 'generation mix' | 'forecast';
+
 /**
- * A reply that is not data: the upstream's refusal, or a payload we cannot use. `feed` names the
- * second feed in the message; the intensity's messages keep their words.
+ * One request's half-hours, the entries dropped from them logged. Rejects with an UpstreamError
+ * when the request fails or its reply holds no data.
  */
-function replyError(parsed: PayloadFailure, feed?: string): UpstreamError {
-  const of = feed === undefined ? '' : `${feed} `;
+async function askHalfHours<HalfHour>(
+  client: NesoClient,
+  url: string,
+  limits: RequestLimits,
+  parse: (body: string) => HalfHoursResult<string, HalfHour>,
+  feed: NesoFeed,
+): Promise<readonly HalfHour[]> {
+  const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
+  const parsed = parse(body);
+  if (!('halfHours' in parsed)) throw replyError(parsed, feed);
+  logDropped(client, parsed.dropped, feed);
+  return parsed.halfHours;
+}
+
+/**
+ * A reply that is not data: the upstream's refusal, or a payload we cannot use. The messages name
+ * the feed, but for the intensity's, which keep their words.
+ */
+function replyError(parsed: PayloadFailure, feed: NesoFeed): UpstreamError {
+  const of = feed === 'intensity' ? '' : `${feed} `;
   return payloadFailure(parsed, 'uk-operator', {
     refusal: ({ code, message }) => `${code} ${message}`,
     request: `${of}request`,
@@ -140,7 +148,7 @@ function replyError(parsed: PayloadFailure, feed?: string): UpstreamError {
   });
 }
 
-function logDropped(client: NesoClient, dropped: readonly string[], feed: string): void {
+function logDropped(client: NesoClient, dropped: readonly string[], feed: NesoFeed): void {
   if (dropped.length === 0) return;
   client.logger?.warn(
     { dropped: dropped.length, first: dropped.slice(0, 3) },

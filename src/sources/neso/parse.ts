@@ -30,7 +30,7 @@ type UpstreamErrorResult = Extract<PayloadFailure, { kind: 'upstream-error' }>;
 type InvalidPayload = Extract<PayloadFailure, { kind: 'invalid-payload' }>;
 
 /** The half-hours a parser read (tagged `Kind`) and the entries it dropped, or why it read none. */
-type HalfHoursResult<Kind extends string, HalfHour> =
+export type HalfHoursResult<Kind extends string, HalfHour> =
   | {
       readonly kind: Kind;
       readonly halfHours: readonly HalfHour[];
