@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../test/fixtures.js';
-import {
-  startReplayUpstreams,
-  type ReplayFault,
-  type ReplayUpstreams,
-} from '../../../test/support/replay-upstreams.js';
+import { replayDuringSuite, type SuiteReplay } from '../../../test/support/suite-replay.js';
 import { upstreamFailure } from '../../../test/support/upstream-failure.js';
 import { zonesOfSource } from '../../core/zones.js';
 import { createUpstreamHttp } from '../http.js';
@@ -16,35 +12,20 @@ const KEY = 'eia-key-90d1b2';
 const ZONES = zonesOfSource('us-agency');
 const WINDOW = { fromTs: ANCHOR - 24 * H, toTs: ANCHOR };
 
-let replay: ReplayUpstreams;
-let smallPages: ReplayUpstreams;
-let fault: ReplayFault | undefined;
+const options = { anchorTs: ANCHOR, entsoeToken: 'unused', eiaApiKey: KEY };
+const replay = replayDuringSuite(options);
+const smallPages = replayDuringSuite({ ...options, eiaMaxRows: 100 });
 
-const clientOf = (upstreams: ReplayUpstreams, apiKey = KEY): EiaClient => ({
+const clientOf = (suite: SuiteReplay, apiKey = KEY): EiaClient => ({
   http: createUpstreamHttp({ source: 'us-agency', secrets: [apiKey], retries: 1, backoffMs: 1 }),
-  baseUrl: upstreams.eiaBaseUrl,
+  baseUrl: suite.upstreams.eiaBaseUrl,
   apiKey,
-});
-
-beforeAll(async () => {
-  const options = { anchorTs: ANCHOR, entsoeToken: 'unused', eiaApiKey: KEY, fault: () => fault };
-  replay = await startReplayUpstreams(options);
-  smallPages = await startReplayUpstreams({ ...options, eiaMaxRows: 100 });
-});
-afterAll(async () => {
-  await replay.close();
-  await smallPages.close();
-});
-beforeEach(() => {
-  fault = undefined;
-  replay.requests.length = 0;
-  smallPages.requests.length = 0;
 });
 
 describe('fetchEiaZones', () => {
   it('asks every respondent in one query and computes each zone', async () => {
     const result = await fetchEiaZones(clientOf(replay), ZONES, WINDOW);
-    expect(replay.requests).toHaveLength(1);
+    expect(replay.upstreams.requests).toHaveLength(1);
     expect([...result.keys()]).toEqual(ZONES.map((zone) => zone.code));
     const pjm = result.get('US-PJM');
     // Ten complete recorded hours, plus the oldest one where the 5000-row cut left PJM whole.
@@ -56,13 +37,15 @@ describe('fetchEiaZones', () => {
     const onePage = await fetchEiaZones(clientOf(replay), ZONES, WINDOW);
     const paged = await fetchEiaZones(clientOf(smallPages), ZONES, WINDOW);
     expect(paged).toEqual(onePage);
-    const offsets = smallPages.requests.map(({ url }) => Number(url.searchParams.get('offset')));
+    const offsets = smallPages.upstreams.requests.map(({ url }) =>
+      Number(url.searchParams.get('offset')),
+    );
     expect(offsets.length).toBeGreaterThan(10);
     expect(offsets).toEqual(offsets.map((_, page) => page * 100));
   });
 
   it('reads a valid empty result as no readings', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: readFixture('us-agency', 'eia_fuel-type-data_SC_NUC_empty-result.json'),
     };
@@ -71,7 +54,7 @@ describe('fetchEiaZones', () => {
   });
 
   it('reads a key error sent with HTTP 200 as auth, with the echoed key scrubbed', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: JSON.stringify({
         error: { code: 'API_KEY_INVALID', message: `key ${KEY} is not valid` },
@@ -84,7 +67,7 @@ describe('fetchEiaZones', () => {
   });
 
   it('reads the error code, not the text: a parameter error naming api_key is no auth failure', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: JSON.stringify({ error: 'Invalid parameter: api_key=REDACTED&frequency=x', code: 400 }),
     };
@@ -99,11 +82,11 @@ describe('fetchEiaZones', () => {
     );
     expect(error.kind).toBe('auth');
     expect(error.message).toContain('api_key=REDACTED');
-    expect(replay.requests).toHaveLength(1);
+    expect(replay.upstreams.requests).toHaveLength(1);
   });
 
   it('refuses a page that is empty before the announced total', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: JSON.stringify({ response: { total: '12', frequency: 'hourly', data: [] } }),
     };
