@@ -215,12 +215,21 @@ function periodBound(text: string, side: 'start' | 'end'): number {
   return side === 'end' && hour === undefined ? ms - HOUR_MS : ms;
 }
 
+/** The hour-end instants from the first asked to `lastPeriodMs`, in the order the request sorts. */
+function* askedPeriods(request: EiaRequest, lastPeriodMs: number): Generator<number> {
+  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
+  for (let step = 0; step < hourCount; step++) {
+    yield request.descending
+      ? lastPeriodMs - step * HOUR_MS
+      : request.firstPeriodMs + step * HOUR_MS;
+  }
+}
+
 function page(request: EiaRequest, context: EiaContext): unknown {
   const publishedUntil = request.respondents.map(
     (profile) => Math.floor((context.nowMs - profile.publicationLagMs) / HOUR_MS) * HOUR_MS,
   );
   const lastPeriodMs = Math.min(request.lastPeriodMs, Math.max(...publishedUntil, 0));
-  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
   const wanted = request.respondents.map((profile) =>
     profile.fuels.map((fuel) => !request.fueltypes || request.fueltypes.has(fuel.code)),
   );
@@ -229,10 +238,7 @@ function page(request: EiaRequest, context: EiaContext): unknown {
   let total = 0;
   // Counting every matching row is cheap (one hash per respondent-hour); values are computed for
   // the requested page only.
-  for (let step = 0; step < hourCount; step++) {
-    const periodMs = request.descending
-      ? lastPeriodMs - step * HOUR_MS
-      : request.firstPeriodMs + step * HOUR_MS;
+  for (const periodMs of askedPeriods(request, lastPeriodMs)) {
     const hour = periodMs / HOUR_MS - 1;
     for (let r = 0; r < request.respondents.length; r++) {
       if (periodMs > (publishedUntil[r] as number)) continue;
@@ -397,14 +403,10 @@ function regionPage(request: EiaRequest, context: EiaContext): unknown {
     request.lastPeriodMs,
     Math.floor(context.nowMs / HOUR_MS) * HOUR_MS + 2 * DAY_MS,
   );
-  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
   const types = REGION_TYPES.filter((type) => !request.fueltypes || request.fueltypes.has(type));
   const rows: EiaRegionRow[] = [];
   let total = 0;
-  for (let step = 0; step < hourCount; step++) {
-    const periodMs = request.descending
-      ? lastPeriodMs - step * HOUR_MS
-      : request.firstPeriodMs + step * HOUR_MS;
+  for (const periodMs of askedPeriods(request, lastPeriodMs)) {
     const period = new Date(periodMs).toISOString().slice(0, 13);
     for (const profile of request.respondents) {
       for (const type of types) {
