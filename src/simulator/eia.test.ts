@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from './index.js';
+import { describe, expect, it } from 'vitest';
+import { simulatorDuringSuite } from '../../test/support/simulator-suite.js';
+import { startSimulator } from './index.js';
 import type { EiaRow } from './eia.js';
 
 const NOW = Date.parse('2025-10-24T12:00:00Z');
 const HOUR_MS = 3_600_000;
 const ROUTE = '/v2/electricity/rto/fuel-type-data/data/';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 42, now: () => NOW });
-});
-afterAll(() => sim.close());
+const sim = simulatorDuringSuite({ seed: 42, now: () => NOW });
 
 interface EiaBody {
   response: { warnings?: { warning: string }[]; total: string; data: EiaRow[] };

@@ -1,18 +1,14 @@
 import { XMLParser } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../test/fixtures.js';
-import { startSimulator, type Simulator } from './index.js';
+import { simulatorDuringSuite } from '../../test/support/simulator-suite.js';
 
 /**
  * The simulator's payloads against the real recordings in test/fixtures/upstreams: same
  * element paths, attributes, element order and field names, same value types.
  */
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 11 });
-});
-afterAll(() => sim.close());
+const sim = simulatorDuringSuite({ seed: 11 });
 
 async function simulated(path: string, now: string): Promise<string> {
   sim.setNow(Date.parse(now));
