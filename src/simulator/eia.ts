@@ -1,6 +1,6 @@
 import { forecastError } from './forecast-model.js';
 import { computeDemand, computeMix, hourGap, isReported } from './mix-model.js';
-import { unitNoise } from './noise.js';
+import { NOISE_CHANNEL, unitNoise } from './noise.js';
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import { US_DATA_START_MS, US_PROFILES, type UsProfile } from './zone-profiles.js';
 
@@ -23,7 +23,6 @@ const DAY_MS = 86_400_000;
 const SIX_HOURS_MS = 6 * HOUR_MS;
 // A published hour is revised every six hours during its first day, then stays final.
 const REVISION_STAGES = 4;
-const REVISION_CHANNEL = 2000;
 export const EIA_FUEL_TYPE_DESCRIPTION =
   'Hourly net generation by balancing authority and energy source.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
 const DATE_FORMAT = 'YYYY-MM-DD"T"HH24';
@@ -296,7 +295,7 @@ function revisionFactor(
   const draw = unitNoise(
     seed,
     profile.zoneKey,
-    REVISION_CHANNEL + fuelIndex,
+    NOISE_CHANNEL.eiaRevision + fuelIndex,
     hour * REVISION_STAGES + stage,
   );
   return 1 + 0.04 * (draw - 0.5);
@@ -316,7 +315,6 @@ export const EIA_REGION_TYPE_NAMES: Readonly<Record<RegionType, string>> = {
 };
 export const EIA_REGION_DESCRIPTION =
   'Hourly demand, day-ahead demand forecast, net generation, and interchange by balancing authority.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
-const DEMAND_FORECAST_CHANNEL = 4300;
 /** A local day's demand forecast is published six hours before the day starts. */
 const DF_PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
 
@@ -382,7 +380,7 @@ function regionValue(profile: UsProfile, type: RegionType, periodMs: number, see
     const error = forecastError(
       seed,
       profile.zoneKey,
-      DEMAND_FORECAST_CHANNEL,
+      NOISE_CHANNEL.eiaDemandForecast,
       startMs + HOUR_MS / 2,
       publishedMs,
       issueIndex,
