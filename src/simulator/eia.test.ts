@@ -141,22 +141,20 @@ describe('EIA fuel-type-data', () => {
     expect(periods).toEqual([...periods].sort().reverse());
   });
 
-  it('publishes each respondent 11 to 30 hours late', async () => {
-    for (const [zone, respondent] of [
-      ['US', 'US48'],
-      ['US-PJM', 'PJM'],
-      ['US-BPA', 'BPAT'],
-      ['US-ERCOT', 'ERCO'],
-    ]) {
-      const lagMinutes = sim.state().publicationLagMinutes[zone as string] as number;
-      expect(lagMinutes / 60).toBeGreaterThanOrEqual(11);
-      expect(lagMinutes / 60).toBeLessThanOrEqual(30);
-      const { body } = await eia(
-        `api_key=k&data[0]=value&facets[respondent][]=${respondent}&start=2025-10-22T00&sort[0][column]=period&sort[0][direction]=desc&length=1`,
-      );
-      const latestEnd = Math.floor((NOW - lagMinutes * 60_000) / HOUR_MS) * HOUR_MS;
-      expect(body.response.data[0]?.period).toBe(new Date(latestEnd).toISOString().slice(0, 13));
-    }
+  it.each([
+    ['US', 'US48'],
+    ['US-PJM', 'PJM'],
+    ['US-BPA', 'BPAT'],
+    ['US-ERCOT', 'ERCO'],
+  ])('publishes %s (respondent %s) 11 to 30 hours late', async (zone, respondent) => {
+    const lagMinutes = sim.state().publicationLagMinutes[zone] as number;
+    expect(lagMinutes / 60).toBeGreaterThanOrEqual(11);
+    expect(lagMinutes / 60).toBeLessThanOrEqual(30);
+    const { body } = await eia(
+      `api_key=k&data[0]=value&facets[respondent][]=${respondent}&start=2025-10-22T00&sort[0][column]=period&sort[0][direction]=desc&length=1`,
+    );
+    const latestEnd = Math.floor((NOW - lagMinutes * 60_000) / HOUR_MS) * HOUR_MS;
+    expect(body.response.data[0]?.period).toBe(new Date(latestEnd).toISOString().slice(0, 13));
   });
 
   it('revises recent hours: the same hour differs when asked later, and settles after a day', async () => {

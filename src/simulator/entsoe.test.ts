@@ -224,14 +224,15 @@ describe('ENTSO-E A75 documents', () => {
     expect(series[0]?.['inBiddingZone_Domain.mRID']?.['#text']).toBe('10Y1001A1001A48H');
   });
 
-  it('keeps quarter-hour zones at PT15M and the others at PT60M', async () => {
-    for (const [zone, resolution] of [
-      ['DE', 'PT15M'],
-      ['NL', 'PT15M'],
-      ['PL', 'PT15M'],
-      ['ES', 'PT60M'],
-      ['SE-4', 'PT60M'],
-    ] as const) {
+  it.each([
+    ['DE', 'PT15M'],
+    ['NL', 'PT15M'],
+    ['PL', 'PT15M'],
+    ['ES', 'PT60M'],
+    ['SE-4', 'PT60M'],
+  ])(
+    'keeps %s at %s (quarter-hour zones at PT15M, the others at PT60M)',
+    async (zone, resolution) => {
       const { body } = await a75({
         in_Domain: europeProfileOf(zone).eic,
         periodStart: '202510220000',
@@ -239,11 +240,12 @@ describe('ENTSO-E A75 documents', () => {
       });
       const resolutions = new Set(seriesOf(body).flatMap((s) => s.Period.map((p) => p.resolution)));
       expect([zone, [...resolutions]]).toEqual([zone, [resolution]]);
-    }
-  });
+    },
+  );
 
-  it('ends the data at the clock minus the zone lag (2 to 4 hours)', async () => {
-    for (const zone of ['FI', 'DE', 'ES', 'NO-5']) {
+  it.each(['FI', 'DE', 'ES', 'NO-5'])(
+    'ends the data of %s at the clock minus the zone lag (2 to 4 hours)',
+    async (zone) => {
       const profile = europeProfileOf(zone);
       const lagMinutes = sim.state().publicationLagMinutes[zone] as number;
       expect(lagMinutes).toBeGreaterThanOrEqual(120);
@@ -258,8 +260,8 @@ describe('ENTSO-E A75 documents', () => {
       const expected = Math.floor((NOW - lagMinutes * 60_000) / step) * step;
       // A type can miss the last hour (a gap), never go past the published end.
       expect(Math.max(...ends)).toBe(expected);
-    }
-  });
+    },
+  );
 
   it('answers a window with nothing published yet by the 999 Acknowledgement, with status 200', async () => {
     const { response, body } = await a75({
