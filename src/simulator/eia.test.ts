@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from './index.js';
+import { describe, expect, it } from 'vitest';
+import { simulatorDuringSuite } from '../../test/support/simulator-suite.js';
+import { startSimulator } from './index.js';
 import type { EiaRow } from './eia.js';
 
 const NOW = Date.parse('2025-10-24T12:00:00Z');
 const HOUR_MS = 3_600_000;
 const ROUTE = '/v2/electricity/rto/fuel-type-data/data/';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 42, now: () => NOW });
-});
-afterAll(() => sim.close());
+const sim = simulatorDuringSuite({ seed: 42, now: () => NOW });
 
 interface EiaBody {
   response: { warnings?: { warning: string }[]; total: string; data: EiaRow[] };
@@ -144,22 +141,20 @@ describe('EIA fuel-type-data', () => {
     expect(periods).toEqual([...periods].sort().reverse());
   });
 
-  it('publishes each respondent 11 to 30 hours late', async () => {
-    for (const [zone, respondent] of [
-      ['US', 'US48'],
-      ['US-PJM', 'PJM'],
-      ['US-BPA', 'BPAT'],
-      ['US-ERCOT', 'ERCO'],
-    ]) {
-      const lagMinutes = sim.state().publicationLagMinutes[zone as string] as number;
-      expect(lagMinutes / 60).toBeGreaterThanOrEqual(11);
-      expect(lagMinutes / 60).toBeLessThanOrEqual(30);
-      const { body } = await eia(
-        `api_key=k&data[0]=value&facets[respondent][]=${respondent}&start=2025-10-22T00&sort[0][column]=period&sort[0][direction]=desc&length=1`,
-      );
-      const latestEnd = Math.floor((NOW - lagMinutes * 60_000) / HOUR_MS) * HOUR_MS;
-      expect(body.response.data[0]?.period).toBe(new Date(latestEnd).toISOString().slice(0, 13));
-    }
+  it.each([
+    ['US', 'US48'],
+    ['US-PJM', 'PJM'],
+    ['US-BPA', 'BPAT'],
+    ['US-ERCOT', 'ERCO'],
+  ])('publishes %s (respondent %s) 11 to 30 hours late', async (zone, respondent) => {
+    const lagMinutes = sim.state().publicationLagMinutes[zone] as number;
+    expect(lagMinutes / 60).toBeGreaterThanOrEqual(11);
+    expect(lagMinutes / 60).toBeLessThanOrEqual(30);
+    const { body } = await eia(
+      `api_key=k&data[0]=value&facets[respondent][]=${respondent}&start=2025-10-22T00&sort[0][column]=period&sort[0][direction]=desc&length=1`,
+    );
+    const latestEnd = Math.floor((NOW - lagMinutes * 60_000) / HOUR_MS) * HOUR_MS;
+    expect(body.response.data[0]?.period).toBe(new Date(latestEnd).toISOString().slice(0, 13));
   });
 
   it('revises recent hours: the same hour differs when asked later, and settles after a day', async () => {

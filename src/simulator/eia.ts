@@ -1,6 +1,6 @@
 import { forecastError } from './forecast-model.js';
 import { computeDemand, computeMix, hourGap, isReported } from './mix-model.js';
-import { unitNoise } from './noise.js';
+import { NOISE_CHANNEL, unitNoise } from './noise.js';
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import { US_DATA_START_MS, US_PROFILES, type UsProfile } from './zone-profiles.js';
 
@@ -23,7 +23,6 @@ const DAY_MS = 86_400_000;
 const SIX_HOURS_MS = 6 * HOUR_MS;
 // A published hour is revised every six hours during its first day, then stays final.
 const REVISION_STAGES = 4;
-const REVISION_CHANNEL = 2000;
 export const EIA_FUEL_TYPE_DESCRIPTION =
   'Hourly net generation by balancing authority and energy source.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
 const DATE_FORMAT = 'YYYY-MM-DD"T"HH24';
@@ -215,12 +214,21 @@ function periodBound(text: string, side: 'start' | 'end'): number {
   return side === 'end' && hour === undefined ? ms - HOUR_MS : ms;
 }
 
+/** The hour-end instants from the first asked to `lastPeriodMs`, in the order the request sorts. */
+function* askedPeriods(request: EiaRequest, lastPeriodMs: number): Generator<number> {
+  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
+  for (let step = 0; step < hourCount; step++) {
+    yield request.descending
+      ? lastPeriodMs - step * HOUR_MS
+      : request.firstPeriodMs + step * HOUR_MS;
+  }
+}
+
 function page(request: EiaRequest, context: EiaContext): unknown {
   const publishedUntil = request.respondents.map(
     (profile) => Math.floor((context.nowMs - profile.publicationLagMs) / HOUR_MS) * HOUR_MS,
   );
   const lastPeriodMs = Math.min(request.lastPeriodMs, Math.max(...publishedUntil, 0));
-  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
   const wanted = request.respondents.map((profile) =>
     profile.fuels.map((fuel) => !request.fueltypes || request.fueltypes.has(fuel.code)),
   );
@@ -229,10 +237,7 @@ function page(request: EiaRequest, context: EiaContext): unknown {
   let total = 0;
   // Counting every matching row is cheap (one hash per respondent-hour); values are computed for
   // the requested page only.
-  for (let step = 0; step < hourCount; step++) {
-    const periodMs = request.descending
-      ? lastPeriodMs - step * HOUR_MS
-      : request.firstPeriodMs + step * HOUR_MS;
+  for (const periodMs of askedPeriods(request, lastPeriodMs)) {
     const hour = periodMs / HOUR_MS - 1;
     for (let r = 0; r < request.respondents.length; r++) {
       if (periodMs > (publishedUntil[r] as number)) continue;
@@ -290,7 +295,7 @@ function revisionFactor(
   const draw = unitNoise(
     seed,
     profile.zoneKey,
-    REVISION_CHANNEL + fuelIndex,
+    NOISE_CHANNEL.eiaRevision + fuelIndex,
     hour * REVISION_STAGES + stage,
   );
   return 1 + 0.04 * (draw - 0.5);
@@ -310,7 +315,6 @@ export const EIA_REGION_TYPE_NAMES: Readonly<Record<RegionType, string>> = {
 };
 export const EIA_REGION_DESCRIPTION =
   'Hourly demand, day-ahead demand forecast, net generation, and interchange by balancing authority.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
-const DEMAND_FORECAST_CHANNEL = 4300;
 /** A local day's demand forecast is published six hours before the day starts. */
 const DF_PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
 
@@ -376,7 +380,7 @@ function regionValue(profile: UsProfile, type: RegionType, periodMs: number, see
     const error = forecastError(
       seed,
       profile.zoneKey,
-      DEMAND_FORECAST_CHANNEL,
+      NOISE_CHANNEL.eiaDemandForecast,
       startMs + HOUR_MS / 2,
       publishedMs,
       issueIndex,
@@ -397,14 +401,10 @@ function regionPage(request: EiaRequest, context: EiaContext): unknown {
     request.lastPeriodMs,
     Math.floor(context.nowMs / HOUR_MS) * HOUR_MS + 2 * DAY_MS,
   );
-  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
   const types = REGION_TYPES.filter((type) => !request.fueltypes || request.fueltypes.has(type));
   const rows: EiaRegionRow[] = [];
   let total = 0;
-  for (let step = 0; step < hourCount; step++) {
-    const periodMs = request.descending
-      ? lastPeriodMs - step * HOUR_MS
-      : request.firstPeriodMs + step * HOUR_MS;
+  for (const periodMs of askedPeriods(request, lastPeriodMs)) {
     const period = new Date(periodMs).toISOString().slice(0, 13);
     for (const profile of request.respondents) {
       for (const type of types) {
