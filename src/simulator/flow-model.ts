@@ -216,26 +216,27 @@ const MODELS: Readonly<Record<FlowGraphName, FlowModel>> = {
   us: buildModel(simulatedNodes(US_NODES, [...US_PROFILES, ...US_EXTRA_PROFILES]), US_INTERCHANGES),
 };
 
-/** Generation and load of every simulated node over the 24 hours from `dayStartMs`. */
-function dayBalances(
+/** Generation and load of every simulated node over `hours` hours from `startMs`. */
+function hourlyBalances(
   model: FlowModel,
   seed: number,
-  dayStartMs: number,
+  startMs: number,
+  hours: number,
 ): { generation: Float64Array; load: Float64Array }[] {
   return model.interior.map((nodeIndex) => {
     const { profile, samplesPerHour, generationFuels } = model.nodes[nodeIndex] as SimulatedNode;
-    const samples = 24 * samplesPerHour;
+    const samples = hours * samplesPerHour;
     const stepMs = HOUR_MS / samplesPerHour;
-    const mix = computeMix(profile as MixProfile, seed, dayStartMs, stepMs, samples);
-    const demand = computeDemand(profile as MixProfile, seed, dayStartMs, stepMs, samples);
-    const generation = new Float64Array(24);
-    const load = new Float64Array(24);
+    const mix = computeMix(profile as MixProfile, seed, startMs, stepMs, samples);
+    const demand = computeDemand(profile as MixProfile, seed, startMs, stepMs, samples);
+    const generation = new Float64Array(hours);
+    const load = new Float64Array(hours);
     for (let i = 0; i < samples; i++) {
       const hour = Math.floor(i / samplesPerHour);
       for (const fuel of generationFuels) addAt(generation, hour, mix[fuel]?.[i] as number);
       addAt(load, hour, demand[i] as number);
     }
-    for (let hour = 0; hour < 24; hour++) {
+    for (let hour = 0; hour < hours; hour++) {
       generation[hour] = (generation[hour] as number) / samplesPerHour;
       load[hour] = (load[hour] as number) / samplesPerHour;
     }
@@ -259,7 +260,7 @@ function solvedDay(model: FlowModel, seed: number, day: number): Float64Array {
     model.solvedDays.set(key, cached);
     return cached;
   }
-  const balances = dayBalances(model, seed, day * DAY_MS);
+  const balances = hourlyBalances(model, seed, day * DAY_MS, 24);
   const n = model.interior.length;
   const count = model.borders.length;
   const flows = new Float64Array(24 * count);
@@ -333,15 +334,13 @@ export function nodeBalances(
   hourStartMs: number,
 ): ReadonlyMap<string, NodeBalance> {
   const model = MODELS[graph];
-  const dayStartMs = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
-  const hour = (hourStartMs - dayStartMs) / HOUR_MS;
-  const balances = dayBalances(model, seed, dayStartMs);
+  const balances = hourlyBalances(model, seed, hourStartMs, 1);
   return new Map(
     model.interior.map((node, r) => {
       const { generation, load } = balances[r] as (typeof balances)[number];
       return [
         (model.nodes[node] as SimulatedNode).code,
-        { generation: generation[hour] as number, load: load[hour] as number },
+        { generation: generation[0] as number, load: load[0] as number },
       ];
     }),
   );
