@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { simulatorDuringSuite } from '../../test/support/simulator-suite.js';
 import { startSimulator } from './index.js';
 import type { EiaRow } from './eia.js';
+import { US_PROFILES } from './zone-profiles.js';
 
 const NOW = Date.parse('2025-10-24T12:00:00Z');
 const HOUR_MS = 3_600_000;
@@ -22,6 +23,10 @@ async function eia(query: string, base = sim.url) {
 
 const standard =
   'api_key=k&frequency=hourly&data[0]=value&sort[0][column]=period&sort[0][direction]=asc';
+// The zones' respondents: the tests that read every row need no more.
+const zoneRespondents = US_PROFILES.map(
+  (profile) => `facets[respondent][]=${profile.respondent}`,
+).join('&');
 
 async function allPages(query: string): Promise<{ rows: EiaRow[]; pages: EiaBody[] }> {
   const rows: EiaRow[] = [];
@@ -112,7 +117,7 @@ describe('EIA fuel-type-data', () => {
   });
 
   it('pages by 5000 with the "incomplete return" warning, and the pages add up to total', async () => {
-    const query = `${standard}&start=2025-10-10T00&end=2025-10-13T23`;
+    const query = `${standard}&${zoneRespondents}&start=2025-10-10T00&end=2025-10-13T23`;
     const { rows, pages } = await allPages(query);
     expect(pages.length).toBeGreaterThan(1);
     expect(pages[0]?.response.data).toHaveLength(5000);
@@ -180,7 +185,9 @@ describe('EIA fuel-type-data', () => {
   });
 
   it('shows the feed quirks: a missing fuel type, a partial-mix hour, small negatives', async () => {
-    const { rows } = await allPages(`${standard}&start=2025-08-01T00&end=2025-09-30T23`);
+    const { rows } = await allPages(
+      `${standard}&${zoneRespondents}&start=2025-08-01T00&end=2025-09-30T23`,
+    );
     const perGroup = new Map<string, number>();
     for (const row of rows) {
       const key = `${row.period} ${row.respondent}`;
@@ -259,7 +266,7 @@ describe('EIA refusals', () => {
   });
 
   it('answers another route with 404', async () => {
-    const response = await fetch(`${sim.url}/v2/electricity/rto/interchange-data/data/?api_key=k`);
+    const response = await fetch(`${sim.url}/v2/electricity/rto/daily-region-data/data/?api_key=k`);
     expect(response.status).toBe(404);
   });
 });

@@ -5,13 +5,14 @@ import {
   invalidRequest,
   requestedPeriod,
   periodHead,
-} from './entsoe.js';
+} from './entsoe-document.js';
 import type { EntsoeForecastDocument } from '../core/sources.js';
 import { forecastError, marketDayStart, nextMarketDayStart } from './forecast-model.js';
 import { computeDemand, computeMix } from './mix-model.js';
 import { CHANNELS_PER_FUEL, hashString, NOISE_CHANNEL, noiseHex } from './noise.js';
 import { formatMinute, type ReplyContext, type SourceReply } from './reply.js';
-import { EUROPE_BY_EIC, EUROPE_DATA_START_MS, type EuropeProfile } from './zone-profiles.js';
+import { EUROPE_BY_EIC } from './node-profiles.js';
+import { EUROPE_DATA_START_MS, type EuropeProfile } from './zone-profiles.js';
 
 /**
  * ENTSO-E day-ahead forecast documents (docs/upstreams.md §1.7, the recordings of

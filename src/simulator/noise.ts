@@ -24,6 +24,10 @@ export const NOISE_CHANNEL = {
   loadError: 4100,
   generationError: 4200,
   eiaDemandForecast: 4300,
+  /** Whether an A11 link publishes an hour (per link), and which way its quarters swing (+1). */
+  flowGap: 5000,
+  /** The trade on each border of the flow graphs (per border). */
+  trade: 6000,
 } as const;
 
 export function hashString(text: string): number {

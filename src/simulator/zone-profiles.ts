@@ -54,19 +54,23 @@ function mixProfile(
   return { zone, zoneKey: hashString(zone), latitude, longitude, meanOutputMw, peakSeason, fuels };
 }
 
-/** The format flags read `PT15M A03`; an `in-only` flag keeps pumping out of the document. */
-function europe(
+/**
+ * The format flags read `PT15M A03`; an `in-only` flag keeps pumping out of the document. `eic`:
+ * a zone's own by default (a node of the flow graph that is no zone passes its own).
+ */
+export function europe(
   zone: string,
   latitude: number,
   longitude: number,
   meanOutputMw: number,
   format: string,
   fuels: string,
+  eic = upstreamIdOf(zone),
 ): EuropeProfile {
   const base = mixProfile(zone, latitude, longitude, meanOutputMw, 'winter', parseFuels(fuels));
   return {
     ...base,
-    eic: upstreamIdOf(zone),
+    eic,
     resolution: format.includes('PT15M') ? 'PT15M' : 'PT60M',
     curveType: format.includes('A03') ? 'A03' : 'A01',
     pumpingAsConsumption: !format.includes('in-only'),
@@ -75,20 +79,22 @@ function europe(
   };
 }
 
-function us(
+/** `respondent`: a zone's own EIA code by default (a node that is no zone passes its own). */
+export function us(
   zone: string,
   respondentName: string,
   latitude: number,
   longitude: number,
   meanOutputMw: number,
   fuels: string,
+  respondent = upstreamIdOf(zone),
 ): UsProfile {
   // EIA lists a respondent's rows in fueltype order.
   const sorted = parseFuels(fuels).sort((a, b) => (a.code < b.code ? -1 : 1));
   const base = mixProfile(zone, latitude, longitude, meanOutputMw, 'summer', sorted);
   return {
     ...base,
-    respondent: upstreamIdOf(zone),
+    respondent,
     respondentName,
     // 11 to 30 hours, fixed per zone.
     publicationLagMs: (11 + (base.zoneKey % 20)) * HOUR_MS,
@@ -159,8 +165,4 @@ export const GB_PROFILE: MixProfile = mixProfile(
     'gas:32000 coal:2000 nuclear:6000 wind:28000 solar:15000 biomass:3000 hydro:1200 ' +
       'imports-fr:3000:steady imports-nl:1000:steady imports-ie:500:steady other:500 pumped:2800',
   ),
-);
-
-export const EUROPE_BY_EIC: ReadonlyMap<string, EuropeProfile> = new Map(
-  EUROPE_PROFILES.map((profile) => [profile.eic, profile]),
 );
