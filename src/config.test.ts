@@ -31,6 +31,13 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads FLOWS, on by default', () => {
+    expect(loadConfig({}).flows).toBe(true);
+    expect(loadConfig({ FLOWS: 'off' }).flows).toBe(false);
+    expect(loadConfig({ FLOWS: 'On' }).flows).toBe(true);
+    expect(() => loadConfig({ FLOWS: 'no' })).toThrow('FLOWS must be one of on, off, got "no"');
+  });
+
   it('reads STREAM_MAX, a whole number of at least 1', () => {
     expect(loadConfig({ STREAM_MAX: '2500' }).streamMax).toBe(2500);
     expect(() => loadConfig({ STREAM_MAX: '0' })).toThrow(/STREAM_MAX must be a whole number/);
@@ -83,6 +90,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'verbose'],
     ['REDIS_URL', 'localhost:6379'],
     ['INGEST', 'maybe'],
+    ['FLOWS', 'yes'],
     ['EIA_BASE_URL', 'ftp://example.org'],
     ['NESO_BASE_URL', 'not a url'],
     ['WEBHOOK_ALLOW', 'https://hooks.example.org/in'],

@@ -26,6 +26,12 @@ export interface Config {
   readonly ingestLeaseSeconds: number;
   /** Each upstream's base URL and key, from the variables its registry entry names. */
   readonly sources: Readonly<Record<SourceId, SourceSettings>>;
+  /**
+   * Whether ingestion and backfill fetch the cross-border flows of the two flow graphs and the
+   * generation of their extra nodes, which are stored but never served (extensions §15-16):
+   * FLOWS=on by default, off turns both off.
+   */
+  readonly flows: boolean;
   /** Open connections in all, and from one client address (trusted proxies exempt). */
   readonly connections: {
     readonly maxConnections: number;
@@ -115,6 +121,7 @@ export function loadConfig(
         }),
       ) as Record<SourceId, SourceSettings>,
     ),
+    flows: oneOf(read('FLOWS'), 'FLOWS', ['on', 'off'], 'on') === 'on',
     connections: {
       ...maxConnections(read('MAX_CONNECTIONS'), openFileLimit),
       maxConnectionsPerAddress: integer(

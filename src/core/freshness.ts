@@ -1,4 +1,4 @@
-import type { FailureKind, IngestFailure, IngestReport } from './reading.js';
+import type { FailureKind, GraphCount, IngestFailure, IngestReport } from './reading.js';
 import { formatTs, HOUR } from './time.js';
 import { ZONES } from './zones.js';
 import { SOURCE_INFO, SOURCES, type SourceId } from './sources.js';
@@ -136,13 +136,31 @@ function describeRun(report: IngestReport): string {
   );
 }
 
-function describeFailure({ kind, zones: listed }: IngestFailure): string {
-  const words = FAILURE_WORDS[kind] ?? 'failure';
+function describeFailure({ kind, zones: listed, graph }: IngestFailure): string {
+  // The flow graph has a stop of its own, which leaves the source's zones alone.
+  const words =
+    kind === 'stopped' && listed.length === 0 && graph
+      ? 'flow graph given up for this run'
+      : (FAILURE_WORDS[kind] ?? 'failure');
   // Reports stored before run-ingestion listed each zone once named a zone once per failed feed.
   const zones = [...new Set(listed)];
-  if (zones.length === 0) return words;
-  if (CUT_SHORT.has(kind)) return `${words}, ${count(zones.length, 'zone')} not fetched`;
-  return `${words} for ${zoneList(zones)}`;
+  const hit = [
+    ...(zones.length === 0
+      ? []
+      : [CUT_SHORT.has(kind) ? count(zones.length, 'zone') : zoneList(zones)]),
+    ...(graph ? graphList(graph) : []),
+  ];
+  if (hit.length === 0) return words;
+  const what = hit.join(' and ');
+  return CUT_SHORT.has(kind) ? `${words}, ${what} not fetched` : `${words} for ${what}`;
+}
+
+/** The flow graph's part of a failure, counted: its extra nodes are no served zones. */
+function graphList({ nodes, borders }: GraphCount): string[] {
+  return [
+    ...(nodes > 0 ? [count(nodes, 'neighbouring area')] : []),
+    ...(borders > 0 ? [count(borders, 'flow border')] : []),
+  ];
 }
 
 /** A few zones by name, more by number. */

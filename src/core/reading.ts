@@ -1,4 +1,5 @@
 import type { Basis } from './factors.js';
+import type { FlowGraphId } from './flows.js';
 import type { ForecastKind, SourceId } from './sources.js';
 
 export const METHODS = [
@@ -125,6 +126,29 @@ export interface IngestFailure {
   readonly kind: FailureKind;
   /** The zones it hit; for the kinds that end a run early, the zones it did not fetch. */
   readonly zones: readonly string[];
+  /**
+   * How many of the flow graph's extra nodes and borders it hit (or did not fetch): counted,
+   * never named, since the note is public and the extra nodes are not served zones.
+   */
+  readonly graph?: GraphCount;
+}
+
+/** Extra nodes and borders of a flow graph (EIA: its one interchange query counts as a border). */
+export interface GraphCount {
+  readonly nodes: number;
+  readonly borders: number;
+}
+
+/**
+ * A run's part of its source's flow graph (extensions §15-16), when flows are on: the extra
+ * nodes' generation, stored like a zone's but never served, and the borders' flows.
+ */
+export interface GraphIngestReport extends GraphCount {
+  readonly graph: FlowGraphId;
+  /** `nodes`: extra nodes that answered; `nodePoints`: the readings written for them. */
+  readonly nodePoints: number;
+  /** `borders`: borders that answered; `flowsStored`: the flows inserted or changed. */
+  readonly flowsStored: number;
 }
 
 /**
@@ -147,4 +171,10 @@ export interface IngestReport {
   readonly zonesWithoutData?: readonly string[];
   /** Upstream forecasts written (forecast feeds; never readings). */
   readonly forecastsStored?: number;
+  /**
+   * The source's part of its flow graph. Its failures are in `errors` and `failures` with the
+   * zones' (so that metrics and the status note count them), its nodes never in `zones`,
+   * `quality` or the counts above, which are the served zones'.
+   */
+  readonly graph?: GraphIngestReport;
 }

@@ -57,6 +57,15 @@ export function findZone(input: string): Zone | undefined {
   return byCode.get(input.trim().toUpperCase());
 }
 
+/**
+ * Whether a code is a served zone. The extra nodes of the flow graphs (`EE`, `US-AECI`, ...) are
+ * ingested and stored under their codes like zones, but never served (extensions §16): every
+ * reader of the store that is not asked for a zone by name keeps only the codes this accepts.
+ */
+export function isServedZone(code: string): boolean {
+  return byCode.has(code);
+}
+
 export function zonesOfSource(source: SourceId): Zone[] {
   return ZONES.filter((zone) => zone.source === source);
 }

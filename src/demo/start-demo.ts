@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { floorToHour, HOUR, type TimeWindow } from '../core/time.js';
-import { ZONES } from '../core/zones.js';
+import { isServedZone, ZONES } from '../core/zones.js';
 import { planBackfill, type BackfillResult } from '../ingest/backfill.js';
 import { ingestSource } from '../ingest/ingest-source.js';
 import { DEFAULT_INITIAL_WINDOW_SECONDS, plural } from '../ingest/run-ingestion.js';
@@ -166,7 +166,7 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
   const initialWindowSeconds = Math.min(days * DAY, DEFAULT_INITIAL_WINDOW_SECONDS);
   await Promise.all(ingestions.map((ingestion) => ingestion.pass(signal, initialWindowSeconds)));
   if (signal.aborted) return;
-  const current = (await store.latestPerZone()).length;
+  const current = (await store.latestPerZone()).filter(({ zone }) => isServedZone(zone)).length;
   const passSeconds = secondsSince(passStarted);
   logger.info(
     { zones: current, seconds: passSeconds },

@@ -9,10 +9,14 @@ import { addZoneForecasts } from './store-forecasts.js';
 import { addZoneMixes } from './store-mixes.js';
 import { addZoneReadings } from './store-readings.js';
 
-/** One resumable unit of a backfill: the zones fetched together over one chunk. */
+/**
+ * One resumable unit of a backfill: the zones fetched together over one chunk, or one border of
+ * a flow graph (backfill-graph.ts; its zones are then none).
+ */
 export interface BackfillChunk {
   readonly zones: readonly Zone[];
   readonly window: TimeWindow;
+  readonly border?: string;
 }
 
 export interface BackfillProgress {
@@ -21,6 +25,7 @@ export interface BackfillProgress {
   readonly chunk: BackfillChunk;
   /** The chunk's hours were all stored already, so it was not fetched. */
   readonly skipped: boolean;
+  /** Readings and mixes written; for a border, its flows inserted or changed. */
   readonly pointsStored: number;
   readonly errors: readonly string[];
 }
@@ -35,6 +40,11 @@ export interface BackfillOptions {
   readonly window: TimeWindow;
   readonly onProgress?: (progress: BackfillProgress) => void;
   readonly signal?: AbortSignal;
+  /**
+   * Whether the zones' upstream forecasts are fetched too (when absent: yes). Never for the
+   * extra nodes of a flow graph, which are not served: their chunks complete without.
+   */
+  readonly forecasts?: boolean;
 }
 
 export interface BackfillResult {
@@ -44,6 +54,8 @@ export interface BackfillResult {
   readonly incompleteHours: number;
   /** Upstream forecasts written over the backfilled window (forecast feeds). */
   readonly forecastsStored: number;
+  /** Flows of a flow graph's borders inserted or changed (runGraphBackfill). */
+  readonly flowsStored?: number;
   readonly errors: readonly string[];
 }
 
@@ -76,13 +88,18 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
   let forecastsStored = 0;
   const stopsForecasts = createSourceStop();
   let forecastsGivenUp = false;
+  const wantsForecasts = options.forecasts ?? true;
 
   for (const [index, chunk] of chunks.entries()) {
     signal?.throwIfAborted();
     const chunkErrors: string[] = [];
     let chunkPoints = 0;
     let givenUp: string | undefined;
-    const missing = await missingWindow(store, chunk);
+    const missing = await missingWindow(
+      store,
+      chunk.zones.map((zone) => zone.code),
+      chunk.window,
+    );
     if (missing === null) {
       skipped += 1;
     } else {
@@ -93,7 +110,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) onAbort();
       const pending = new PendingChunk(store);
-      const withForecasts = !forecastsGivenUp;
+      const withForecasts = wantsForecasts && !forecastsGivenUp;
       const answered = new Set<string>();
       const failed = new Set<string>();
       try {
@@ -144,7 +161,8 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
             noFurtherZone.abort();
           }
         }
-        if (withForecasts && !noFurtherZone.signal.aborted) {
+        // A chunk is complete with its forecasts, unless none are wanted.
+        if ((withForecasts || !wantsForecasts) && !noFurtherZone.signal.aborted) {
           for (const zone of chunk.zones) {
             if (!answered.has(zone.code) || failed.has(zone.code)) continue;
             const toTs = await filledUntil(pending, zone, missing, adapter.mixFeed);
@@ -190,13 +208,14 @@ export function planBackfill(
 
 /**
  * The part of a chunk's window that some zone of it has not had completed by an earlier backfill
- * (its readings, mixes and upstream forecasts written together, `Store.backfilledWindows`): from
- * the first hour missing to the end of the last, over all its zones. Null when nothing is
- * missing: the chunk is already stored.
+ * (its readings, mixes and upstream forecasts written together, `Store.backfilledWindows`; a
+ * border's flows, under its key): from the first hour missing to the end of the last, over all
+ * its keys. Null when nothing is missing: the chunk is already stored.
  */
-async function missingWindow(
+export async function missingWindow(
   store: Store,
-  { zones, window }: BackfillChunk,
+  keys: readonly string[],
+  window: TimeWindow,
 ): Promise<TimeWindow | null> {
   let fromTs = Infinity;
   let toTs = -Infinity;
@@ -204,9 +223,9 @@ async function missingWindow(
     fromTs = Math.min(fromTs, floorToHour(gapFrom));
     toTs = Math.max(toTs, gapTo);
   };
-  for (const zone of zones) {
+  for (const key of keys) {
     let covered = window.fromTs;
-    for (const done of await store.backfilledWindows(zone.code, window.fromTs, window.toTs)) {
+    for (const done of await store.backfilledWindows(key, window.fromTs, window.toTs)) {
       if (done.fromTs > covered) missing(covered, Math.min(done.fromTs, window.toTs));
       covered = Math.max(covered, done.toTs);
     }

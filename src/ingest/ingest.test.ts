@@ -57,6 +57,8 @@ function clockAt(epochSeconds: number): Clock & { set(seconds: number): void } {
 function configFor(upstreams: ReplayUpstreams, overrides: Record<string, string> = {}): Config {
   return loadConfig({
     DATABASE_URL: 'sqlite::memory:',
+    // The zones alone: the flow graphs have their own suite (ingest-graph.test.ts).
+    FLOWS: 'off',
     ENTSOE_TOKEN: TOKEN,
     EIA_API_KEY: KEY,
     ENTSOE_BASE_URL: upstreams.entsoeBaseUrl,

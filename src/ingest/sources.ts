@@ -1,7 +1,13 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { extraNodeZones } from '../core/grid-graph/graph.js';
 import { zonesOfSource } from '../core/zones.js';
-import { failureOf, type SourceAdapter, type ZoneOutcome } from '../sources/adapter.js';
+import {
+  failureOf,
+  type FlowOutcome,
+  type SourceAdapter,
+  type ZoneOutcome,
+} from '../sources/adapter.js';
 import type { Clock } from '../core/time.js';
 import {
   createUpstreamHttp,
@@ -77,8 +83,12 @@ export function createSourceAdapter(
         ...(dependencies.fetch && { fetch: dependencies.fetch }),
       }),
   });
+  const { graph, ...zoneFetcher } = fetcher;
   return {
-    ...fetcher,
+    ...zoneFetcher,
+    // FLOWS=off: neither the flows nor the extra nodes are fetched (extensions §16).
+    ...(graph &&
+      config.flows && { graph: { ...graph, nodes: extraNodeZones(graph.nodes, source) } }),
     source,
     clock,
     zones: zonesOfSource(source),
@@ -102,7 +112,7 @@ const DOWN_AFTER_FAILED_REQUESTS = 3;
  */
 export function createSourceStop(
   downAfter = DOWN_AFTER_FAILED_REQUESTS,
-): (outcome: ZoneOutcome) => string | null {
+): (outcome: ZoneOutcome | FlowOutcome) => string | null {
   let failedInRow = 0;
   let previous: UpstreamError | undefined;
   return (outcome) => {

@@ -8,7 +8,7 @@ import {
   type ZoneReading,
 } from '../core/reading.js';
 import { SERVED_FORECAST_KIND, servedForecast } from '../core/served-forecast.js';
-import { ownValueIsLifecycle, ZONES } from '../core/zones.js';
+import { isServedZone, ownValueIsLifecycle, ZONES } from '../core/zones.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import { type SeriesChange, ZoneSeries } from './zone-series.js';
 
@@ -185,9 +185,11 @@ export class ReadingCache {
       const changes = await this.store.changesSince(this.cachedVersion, this.maxChanges);
       if (changes.complete) {
         const fromVersion = this.cachedVersion;
-        this.apply(changes.changes, changes.forecasts);
+        // Served zones only: the flow graphs' extra nodes are stored beside them (extensions §16).
+        const served = changes.changes.filter((change) => isServedZone(change.zone));
+        this.apply(served, changes.forecasts);
         this.cachedVersion = changes.version;
-        return this.changed({ fromVersion, version: changes.version, changes: changes.changes });
+        return this.changed({ fromVersion, version: changes.version, changes: served });
       }
     }
     await this.loadEverything(version);

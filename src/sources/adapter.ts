@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { DirectedFlow, FlowGraphId } from '../core/flows.js';
+import type { GraphNode } from '../core/grid-graph/graph.js';
 import type { ZoneReadings } from '../core/method.js';
 import type { StoredForecast } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
@@ -39,14 +41,25 @@ export type ZoneOutcome =
       readonly error: UpstreamError;
     };
 
+/**
+ * What one fetch of a flow graph's border produced (src/core/flows.ts): its flows, both
+ * directions, to store as they are, or why it has none. EIA's one interchange query of every
+ * pair is one such border.
+ */
+export type FlowOutcome =
+  | { readonly kind: 'flows'; readonly border: string; readonly flows: readonly DirectedFlow[] }
+  | { readonly kind: 'flows-failed'; readonly border: string; readonly error: UpstreamError };
+
 /** Whether an outcome comes from a forecast feed (forecasts, or a forecast feed's failure). */
 export function isForecastOutcome(outcome: ZoneOutcome): boolean {
   return outcome.kind === 'forecasts' || outcome.kind === 'forecasts-failed';
 }
 
 /** The failure an outcome reports, if it is one. */
-export function failureOf(outcome: ZoneOutcome): UpstreamError | undefined {
-  return outcome.kind === 'actuals-failed' || outcome.kind === 'forecasts-failed'
+export function failureOf(outcome: ZoneOutcome | FlowOutcome): UpstreamError | undefined {
+  return outcome.kind === 'actuals-failed' ||
+    outcome.kind === 'forecasts-failed' ||
+    outcome.kind === 'flows-failed'
     ? outcome.error
     : undefined;
 }
@@ -58,6 +71,33 @@ export function failureOf(outcome: ZoneOutcome): UpstreamError | undefined {
  */
 interface ForecastRequest {
   readonly window: TimeWindow;
+}
+
+/**
+ * An upstream's part of a flow graph (extensions §15-16, docs/upstreams.md §9): the graph's
+ * nodes, whose extra ones are fetched like zones and stored under their codes, and the flows of
+ * its borders.
+ */
+interface GraphFetcher {
+  readonly graph: FlowGraphId;
+  readonly nodes: readonly GraphNode[];
+  /**
+   * What `fetchFlows` yields one outcome for, by name: each border (ENTSO-E, `a/b`), or the one
+   * query of every pair (EIA).
+   */
+  readonly borders: readonly string[];
+  /** Length of one resumable backfill chunk of one border; within the upstream's limits. */
+  readonly backfillChunkSeconds: number;
+  /**
+   * Fetches the flows of `borders` (every one when absent) over `window` (whole hours), one
+   * border after the other, yielding each border's outcome as soon as it is done. Once `signal`
+   * is aborted no further border is started; no request reaches past `deadline`.
+   */
+  fetchFlows(
+    window: TimeWindow,
+    limits?: RequestLimits,
+    borders?: readonly string[],
+  ): AsyncGenerator<FlowOutcome>;
 }
 
 /** How an upstream is fetched: what its registry entry's factory builds. */
@@ -85,10 +125,20 @@ interface UpstreamFetcher {
     limits?: RequestLimits,
     forecasts?: ForecastRequest,
   ): AsyncGenerator<ZoneOutcome>;
+  /** Its part of a flow graph, if it has one. */
+  readonly graph?: GraphFetcher;
+}
+
+/** A source's part of its flow graph, as ingestion and backfill drive it. */
+export interface SourceGraph extends Omit<GraphFetcher, 'nodes'> {
+  /** The graph's extra nodes, as zones of the source: fetched with `fetch`, never served. */
+  readonly nodes: readonly Zone[];
 }
 
 /** One upstream as ingestion and backfill drive it. */
-export interface SourceAdapter extends UpstreamFetcher {
+export interface SourceAdapter extends Omit<UpstreamFetcher, 'graph'> {
+  /** Its part of a flow graph, when it has one and flows are on (FLOWS). */
+  readonly graph?: SourceGraph;
   readonly source: SourceId;
   /** The clock the adapter runs on; ingestion and backfill read "now" from it too. */
   readonly clock: Clock;
@@ -172,6 +222,25 @@ async function fetchFeed(zone: Zone, feed: ZoneFeed): Promise<ZoneOutcome> {
       return { zone: zone.code, ...(await feed.fetch(zone)), kind: 'mixes' };
     case 'forecasts':
       return { kind: 'forecasts', zone: zone.code, forecasts: await feed.fetch(zone) };
+  }
+}
+
+/**
+ * Fetches borders one after the other, as eachZone fetches zones: a failed border does not stop
+ * the others, and whether the graph is given up is the caller's decision, told through `signal`.
+ */
+export async function* eachBorder(
+  borders: readonly string[],
+  { signal }: RequestLimits,
+  fetchBorder: (border: string) => Promise<readonly DirectedFlow[]>,
+): AsyncGenerator<FlowOutcome> {
+  for (const border of borders) {
+    if (signal?.aborted) return;
+    try {
+      yield { kind: 'flows', border, flows: await fetchBorder(border) };
+    } catch (error) {
+      yield { kind: 'flows-failed', border, error: asUpstreamError(error, signal) };
+    }
   }
 }
 

@@ -43,6 +43,10 @@ export interface ReadingChange {
 
 /** Hours `[fromTs, toTs)` of one zone. */
 export interface ZoneWindow {
+  /**
+   * A zone's code, or a flow graph's extra node's; in the backfilled windows also the key of a
+   * border's flows, `flows:<graph>:<border>` (src/ingest/backfill-graph.ts).
+   */
   readonly zone: string;
   readonly fromTs: number;
   readonly toTs: number;

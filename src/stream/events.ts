@@ -1,6 +1,7 @@
 import type { Basis } from '../core/factors.js';
 import { formatTs } from '../core/time.js';
 import { round1 } from '../core/units.js';
+import { isServedZone } from '../core/zones.js';
 import type { ReadingChange, StoreKey } from '../read/read-model.js';
 import { publishedReading } from '../read/reading-cache.js';
 
@@ -39,7 +40,8 @@ export class PreparedEvents {
     if (!events) {
       const list: ReadingEvent[] = [];
       for (const change of this.changes) {
-        const reading = publishedReading(change, basis);
+        // The flow graphs' extra nodes are stored beside the zones, never served (extensions §16).
+        const reading = isServedZone(change.zone) && publishedReading(change, basis);
         if (!reading) continue;
         list.push({
           zone: change.zone,

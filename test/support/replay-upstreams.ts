@@ -4,7 +4,8 @@ import { readFixture } from '../fixtures.js';
 
 /**
  * A local stand-in for the three upstreams, at their real paths (ENTSO-E `/api`, EIA `/v2/...`,
- * NESO `/intensity/{from}/{to}` and `/generation/{from}/{to}`), that replays the recorded payloads of test/fixtures/upstreams.
+ * NESO `/intensity/{from}/{to}` and `/generation/{from}/{to}`), that replays the recorded payloads of test/fixtures/upstreams,
+ * the cross-border flows included (ENTSO-E A11, EIA interchange-data).
  * It checks each request the way the upstream would (parameters, formats, credentials) and answers
  * 400/401/403 like it, so a test that passes here sends real-shaped requests.
  *
@@ -53,7 +54,10 @@ export interface ReplayUpstreams {
   /** The recorded payloads as served (moved in time), for expectations. */
   readonly payloads: {
     readonly entsoe: ReadonlyMap<string, string>;
+    /** A11 documents by direction, `<out EIC> -> <in EIC>`. */
+    readonly entsoeFlows: ReadonlyMap<string, string>;
     readonly eiaRows: readonly EiaRow[];
+    readonly interchangeRows: readonly InterchangeRow[];
     readonly nesoEntries: readonly NesoEntry[];
     readonly nesoMixEntries: readonly NesoMixEntry[];
   };
@@ -64,6 +68,13 @@ interface EiaRow {
   readonly period: string;
   readonly respondent: string;
   readonly fueltype?: string;
+  readonly [field: string]: unknown;
+}
+
+interface InterchangeRow {
+  readonly period: string;
+  readonly fromba: string;
+  readonly toba: string;
   readonly [field: string]: unknown;
 }
 
@@ -85,6 +96,20 @@ const ENTSOE_FIXTURES: Readonly<Record<string, string>> = {
   '10Y1001A1001A48H': 'entsoe_A75_NO-5_2023-05-09T0900Z_PT60M_A01.xml',
   '10Y1001A1001A71M': 'entsoe_A75_IT-CSUD_2023-01-17_PT60M_in-and-out-B10.xml',
 };
+/**
+ * The replayed A11 documents, by direction `<out EIC> -> <in EIC>`: both directions of DK-1/GB,
+ * and one link of Corsica/Sardinia each way; every other direction has no matching data.
+ */
+const ENTSOE_FLOW_FIXTURES: Readonly<Record<string, string>> = {
+  '10YDK-1--------W -> 10YGB----------A':
+    'entsoe_A11_DK-1_to_GB_2023-12-20T1700Z_PT60M_3-timeseries-with-gaps.xml',
+  '10YGB----------A -> 10YDK-1--------W':
+    'entsoe_A11_GB_to_DK-1_2023-12-20T1700Z_PT60M_3-timeseries-with-gaps.xml',
+  '10Y1001A1001A893 -> 10Y1001A1001A74G':
+    'entsoe_A11_IT-SACODC_to_IT-SARD_2023-12-27T1000Z_PT60M.xml',
+  '10Y1001A1001A74G -> 10Y1001A1001A885':
+    'entsoe_A11_IT-SARD_to_IT-SACOAC_2023-12-27T1000Z_PT60M.xml',
+};
 const ENTSOE_NO_DATA = readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml');
 const EIA_FIXTURE = 'eia_fuel-type-data_all-respondents_2025-04-20T17_to_2025-04-21T03_hourly.json';
 // Recorded in the same download run: its NG/TI rows end at the same label as the fuel-type rows,
@@ -93,17 +118,26 @@ const EIA_REGION_FIXTURE =
   'eia_region-data_all-respondents_2025-04-20T20_to_2025-04-22T07_hourly_D-DF-NG-TI.json';
 // The oldest recorded hour is cut by the 5000-row limit; tiling reuses the ten complete ones.
 const EIA_COMPLETE_LABELS = 10;
+/** FPC's reports with FPL (negative: FPC imports) and NSB (positive), over the same day. */
+const EIA_INTERCHANGE_FIXTURES = [
+  'eia_interchange-data_FPC-to-FPL_2020-01-06T06_to_2020-01-07T06_hourly.json',
+  'eia_interchange-data_FPC-to-NSB_2020-01-06T06_to_2020-01-07T06_hourly.json',
+];
 
 export async function startReplayUpstreams(options: ReplayOptions): Promise<ReplayUpstreams> {
   const { anchorTs } = options;
-  const entsoe = new Map(
-    Object.entries(ENTSOE_FIXTURES).map(([eic, file]) => {
-      const recorded = readFixture('europe-tso', file);
-      const interval = documentInterval(recorded);
-      if (!interval) throw new Error(`${file}: no document interval`);
-      return [eic, shiftInstants(recorded, anchorTs - interval.end)];
-    }),
-  );
+  // Each document moved so that its interval ends at anchorTs (the data end before it).
+  const movedDocuments = (files: Readonly<Record<string, string>>) =>
+    new Map(
+      Object.entries(files).map(([key, file]) => {
+        const recorded = readFixture('europe-tso', file);
+        const interval = documentInterval(recorded);
+        if (!interval) throw new Error(`${file}: no document interval`);
+        return [key, shiftInstants(recorded, anchorTs - interval.end)];
+      }),
+    );
+  const entsoe = movedDocuments(ENTSOE_FIXTURES);
+  const entsoeFlows = movedDocuments(ENTSOE_FLOW_FIXTURES);
   const eiaRecorded = (
     JSON.parse(readFixture('us-agency', EIA_FIXTURE)) as { response: { data: EiaRow[] } }
   ).response.data;
@@ -120,6 +154,16 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
     ...row,
     period: formatLabel(labelTs(row.period) + anchorTs - eiaLastLabel),
   }));
+  const interchangeRecorded = EIA_INTERCHANGE_FIXTURES.flatMap(
+    (file) =>
+      (JSON.parse(readFixture('us-agency', file)) as { response: { data: InterchangeRow[] } })
+        .response.data,
+  );
+  const interchangeLastLabel = Math.max(...interchangeRecorded.map((row) => labelTs(row.period)));
+  const interchangeRows = interchangeRecorded.map((row) => ({
+    ...row,
+    period: formatLabel(labelTs(row.period) + anchorTs - interchangeLastLabel),
+  }));
   const nesoEntries = nesoTimeline(anchorTs);
   const nesoMixEntries = nesoMixTimeline(anchorTs);
   const requests: ReplayRequest[] = [];
@@ -131,9 +175,11 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
     if (fault) return { headers: {}, body: '', ...fault };
     switch (source) {
       case 'europe-tso':
-        return answerEntsoe(url, options.entsoeToken, entsoe);
+        return answerEntsoe(url, options.entsoeToken, entsoe, entsoeFlows);
       case 'us-agency':
-        return answerEia(url, options, eiaRows, regionRows, anchorTs);
+        return url.pathname === '/v2/electricity/rto/interchange-data/data/'
+          ? answerEiaInterchange(url, options, interchangeRows)
+          : answerEia(url, options, eiaRows, regionRows, anchorTs);
       case 'uk-operator':
         return answerNeso(url, request, nesoEntries, nesoMixEntries);
     }
@@ -164,7 +210,7 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
     eiaBaseUrl: `${base}/v2`,
     nesoBaseUrl: base,
     requests,
-    payloads: { entsoe, eiaRows, nesoEntries, nesoMixEntries },
+    payloads: { entsoe, entsoeFlows, eiaRows, interchangeRows, nesoEntries, nesoMixEntries },
     close: () =>
       new Promise((resolve, reject) => {
         server.closeAllConnections();
@@ -190,8 +236,13 @@ const json = (status: number, body: unknown): Answer => ({
   body: JSON.stringify(body),
 });
 
-/** docs/upstreams.md §1.1, §1.5. */
-function answerEntsoe(url: URL, token: string, documents: ReadonlyMap<string, string>): Answer {
+/** docs/upstreams.md §1.1, §1.5, §9.1. */
+function answerEntsoe(
+  url: URL,
+  token: string,
+  documents: ReadonlyMap<string, string>,
+  flows: ReadonlyMap<string, string>,
+): Answer {
   const query = url.searchParams;
   if (query.get('securityToken') !== token) {
     return {
@@ -206,11 +257,15 @@ function answerEntsoe(url: URL, token: string, documents: ReadonlyMap<string, st
   // Day-ahead forecasts (docs/upstreams.md §1.7): no recording of our zones at a replayable
   // date, so every valid request is answered "no matching data", as for an area without them.
   const forecast = ['A69', 'A65', 'A71'].includes(documentType);
+  // A11: one direction of one link, out_Domain -> in_Domain, and no processType.
+  const flow = documentType === 'A11';
   const eic = query.get(documentType === 'A65' ? 'outBiddingZone_Domain' : 'in_Domain') ?? '';
+  const outEic = query.get('out_Domain') ?? '';
   const valid =
     url.pathname === '/api' &&
     ((documentType === 'A75' && query.get('processType') === 'A16') ||
-      (forecast && query.get('processType') === 'A01')) &&
+      (forecast && query.get('processType') === 'A01') ||
+      (flow && !query.has('processType') && /^[0-9A-Z-]{16}$/.test(outEic))) &&
     /^[0-9A-Z-]{16}$/.test(eic) &&
     start !== undefined &&
     end !== undefined &&
@@ -218,7 +273,7 @@ function answerEntsoe(url: URL, token: string, documents: ReadonlyMap<string, st
     end - start <= 366 * 24 * H;
   if (!valid) return { status: 400, headers: {}, body: `bad request: ${url.search}` };
   if (forecast) return xml(ENTSOE_NO_DATA);
-  const document = documents.get(eic);
+  const document = flow ? flows.get(`${outEic} -> ${eic}`) : documents.get(eic);
   const interval = document && documentInterval(document);
   if (!document || !interval || interval.end <= start || interval.start >= end) {
     return xml(ENTSOE_NO_DATA);
@@ -296,6 +351,49 @@ function answerEia(
     // Like EIA, the key comes back in the body.
     request: { command: url.pathname, params },
     apiVersion: '2.1.8',
+  });
+}
+
+/** docs/upstreams.md §9.4: the rows the listed `fromba` report, paged like fuel-type-data. */
+function answerEiaInterchange(url: URL, options: ReplayOptions, rows: readonly InterchangeRow[]) {
+  const query = url.searchParams;
+  if (query.get('api_key') !== options.eiaApiKey) {
+    return json(403, { error: { code: 'API_KEY_INVALID', message: 'invalid api_key' } });
+  }
+  const reporters = query.getAll('facets[fromba][]');
+  const start = query.get('start') ?? '';
+  const end = query.get('end') ?? '';
+  const offset = Number(query.get('offset') ?? '0');
+  const length = Math.min(Number(query.get('length') ?? '5000'), options.eiaMaxRows ?? 5000);
+  const valid =
+    query.get('frequency') === 'hourly' &&
+    query.get('data[0]') === 'value' &&
+    query.get('sort[0][column]') === 'period' &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(start) &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(end) &&
+    reporters.length > 0 &&
+    Number.isInteger(offset) &&
+    length > 0;
+  if (!valid) return json(400, { error: `invalid parameters: ${url.search}`, code: 400 });
+  const matching = rows
+    .filter((row) => reporters.includes(row.fromba) && row.period >= start && row.period <= end)
+    .sort(
+      (a, b) =>
+        a.period.localeCompare(b.period) ||
+        a.fromba.localeCompare(b.fromba) ||
+        a.toba.localeCompare(b.toba),
+    );
+  const page = matching.slice(offset, offset + length);
+  return json(200, {
+    response: {
+      total: matching.length,
+      dateFormat: 'YYYY-MM-DD"T"HH24',
+      frequency: 'hourly',
+      data: page,
+      description: 'Hourly interchange between neighboring balancing authorities.',
+    },
+    request: { command: url.pathname, params: Object.fromEntries(query) },
+    apiVersion: '2.1.4',
   });
 }
 
@@ -393,10 +491,12 @@ function shiftInstants(text: string, seconds: number): string {
   });
 }
 
+/** The document interval: `time_Period.timeInterval` (A75), `period.timeInterval` (A11). */
 function documentInterval(document: string): { start: number; end: number } | undefined {
-  const match = /<time_Period\.timeInterval>\s*<start>([^<]+)<\/start>\s*<end>([^<]+)<\/end>/.exec(
-    document,
-  );
+  const match =
+    /<(?:time_Period|period)\.timeInterval>\s*<start>([^<]+)<\/start>\s*<end>([^<]+)<\/end>/.exec(
+      document,
+    );
   if (!match) return undefined;
   return { start: Date.parse(match[1] ?? '') / 1000, end: Date.parse(match[2] ?? '') / 1000 };
 }

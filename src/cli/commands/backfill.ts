@@ -4,6 +4,7 @@ import { loadConfig } from '../../config.js';
 import { floorToHour, formatTs, HOUR, parseInstant } from '../../core/time.js';
 import { findZone } from '../../core/zones.js';
 import { runBackfill, type BackfillProgress } from '../../ingest/backfill.js';
+import { runGraphBackfill } from '../../ingest/backfill-graph.js';
 import { plural } from '../../ingest/run-ingestion.js';
 import { createSourceAdapter, sourceDisabledReason } from '../../ingest/sources.js';
 import { createLogger } from '../../server.js';
@@ -23,8 +24,9 @@ export function registerBackfill(program: Command): void {
   program
     .command('backfill')
     .description(
-      'Fill the history of a source over a window, chunk by chunk. Run it again after an ' +
-        'interruption: chunks already stored are skipped. Safe while `serve` runs.',
+      'Fill the history of a source over a window, chunk by chunk, with its part of the flow ' +
+        'graph (unless FLOWS=off or --zone). Run it again after an interruption: chunks ' +
+        'already stored are skipped. Safe while `serve` runs.',
     )
     .requiredOption('--source <source>', `the source to fill: ${SOURCES.join(', ')}`, parseSource)
     .option('--zone <zone>', 'only this zone of the source (default: all its zones)')
@@ -49,13 +51,12 @@ export function registerBackfill(program: Command): void {
         const interrupt = new AbortController();
         const onSignal = () => interrupt.abort();
         process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-        const progress = createProgress(flags.source);
+        let progress = createProgress(flags.source);
         try {
+          const adapter = createSourceAdapter(config, flags.source, { logger });
+          const options = { store, adapter, logger, window: { fromTs, toTs } };
           const result = await runBackfill({
-            store,
-            adapter: createSourceAdapter(config, flags.source, { logger }),
-            logger,
-            window: { fromTs, toTs },
+            ...options,
             ...(zone && { zones: [zone] }),
             onProgress: progress.update,
             signal: interrupt.signal,
@@ -66,9 +67,32 @@ export function registerBackfill(program: Command): void {
             `backfill ${flags.source}: ${result.chunks} chunks (${result.skipped} already stored), ` +
               `${result.pointsStored} points stored, ${result.incompleteHours} incomplete hours`,
           );
-          if (result.errors.length > 0) {
+          const errors = [...result.errors];
+          // The source's part of its flow graph: its extra nodes, then its borders' flows.
+          if (zone === undefined && adapter.graph) {
+            progress = createProgress(`${flags.source} flow graph`);
+            const graph = await runGraphBackfill({
+              ...options,
+              onProgress: progress.update,
+              signal: interrupt.signal,
+            });
+            progress.stop();
+            logger.info(
+              {
+                source: flags.source,
+                graph: adapter.graph.graph,
+                ...graph,
+                errors: graph.errors.length,
+              },
+              `backfill ${flags.source} flow graph: ${graph.chunks} chunks ` +
+                `(${graph.skipped} already stored), ${graph.pointsStored} points and ` +
+                `${graph.flowsStored ?? 0} flows stored`,
+            );
+            errors.push(...graph.errors);
+          }
+          if (errors.length > 0) {
             throw new Error(
-              `${plural(result.errors.length, 'failure')} (first: ${result.errors[0]}); ` +
+              `${plural(errors.length, 'failure')} (first: ${errors[0]}); ` +
                 'run the same command again to retry them',
             );
           }
@@ -91,7 +115,7 @@ function parseDate(value: string): number {
 }
 
 /** A progress bar on a terminal; one plain line per chunk otherwise (logs, CI). */
-function createProgress(source: SourceId): {
+function createProgress(what: string): {
   update(progress: BackfillProgress): void;
   stop(): void;
 } {
@@ -99,13 +123,18 @@ function createProgress(source: SourceId): {
     return {
       update: ({ done, total, chunk, skipped, pointsStored, errors }) => {
         const zones =
-          chunk.zones.length === 1 ? chunk.zones[0]?.code : `${chunk.zones.length} zones`;
-        const what = skipped
+          chunk.border !== undefined
+            ? `flows ${chunk.border}`
+            : chunk.zones.length === 1
+              ? chunk.zones[0]?.code
+              : `${chunk.zones.length} zones`;
+        const rows = chunk.border === undefined ? 'points' : 'flows';
+        const outcome = skipped
           ? 'already stored, skipped'
-          : `${pointsStored} points stored${errors.length > 0 ? `, ${errors.length} errors` : ''}`;
+          : `${pointsStored} ${rows} stored${errors.length > 0 ? `, ${errors.length} errors` : ''}`;
         process.stderr.write(
-          `backfill ${source} ${done}/${total} ${zones} ` +
-            `${formatTs(chunk.window.fromTs)}..${formatTs(chunk.window.toTs)}: ${what}\n`,
+          `backfill ${what} ${done}/${total} ${zones} ` +
+            `${formatTs(chunk.window.fromTs)}..${formatTs(chunk.window.toTs)}: ${outcome}\n`,
         );
       },
       stop: () => undefined,
@@ -113,7 +142,7 @@ function createProgress(source: SourceId): {
   }
   const bar = new cliProgress.SingleBar(
     {
-      format: `backfill ${source} [{bar}] {value}/{total} chunks | {points} points | ETA {eta_formatted}`,
+      format: `backfill ${what} [{bar}] {value}/{total} chunks | {points} stored | ETA {eta_formatted}`,
       hideCursor: true,
     },
     cliProgress.Presets.shades_classic,

@@ -2,7 +2,8 @@
  * What the two flow graphs (extensions §15-16) are made of: nodes, and the borders between them.
  * The data are in europe.ts and us.ts; docs/upstreams.md §9 says where each row comes from.
  */
-import { findZone } from '../zones.js';
+import { resolutionOf, type SourceId } from '../sources.js';
+import { findZone, type Zone } from '../zones.js';
 
 /**
  * - `zone`: one of the 45 zones of the contract (its code, name and feed as served).
@@ -56,4 +57,16 @@ export function indexNodes(nodes: readonly GraphNode[]): ReadonlyMap<string, Gra
     byCode.set(node.code, node);
   }
   return byCode;
+}
+
+/**
+ * A graph's extra nodes as zones of the source that publishes their generation: fetched,
+ * computed and stored under their codes exactly like a zone, and never served (extensions §16).
+ */
+export function extraNodeZones(nodes: readonly GraphNode[], source: SourceId): Zone[] {
+  return nodes.flatMap(({ code, name, role, upstreamId }) =>
+    role === 'extra' && upstreamId !== null
+      ? [{ code, name, source, resolutionMin: resolutionOf(source), upstreamId }]
+      : [],
+  );
 }

@@ -1,13 +1,19 @@
+import { US_NODES } from '../../core/grid-graph/us.js';
 import type { ZoneReadings } from '../../core/method.js';
 import type { StoredForecast } from '../../core/reading.js';
-import { asUpstreamError, type UpstreamDefinition } from '../adapter.js';
-import { fetchEiaForecasts, fetchEiaZones } from './index.js';
+import { asUpstreamError, eachBorder, type UpstreamDefinition } from '../adapter.js';
+import { fetchEiaForecasts, fetchEiaInterchange, fetchEiaZones } from './index.js';
 
 const DAY = 24 * 3600;
 
+/** The US graph's borders come in one interchange-data query of every pair: one "border". */
+const INTERCHANGE = 'interchange';
+
 /**
  * EIA API v2 (docs/upstreams.md §2): one paged query for every zone, and when asked one paged
- * region-data query for their demand and day-ahead demand forecast (docs/upstreams.md §8).
+ * region-data query for their demand and day-ahead demand forecast (docs/upstreams.md §8). The
+ * US flow graph: fuel-type data of its extra nodes in one paged query like the zones', and one
+ * paged interchange-data query of every pair (docs/upstreams.md §9.4).
  */
 export const EIA_UPSTREAM: UpstreamDefinition = {
   settings: {
@@ -61,6 +67,19 @@ export const EIA_UPSTREAM: UpstreamDefinition = {
           return;
         }
         for (const [zone, stored] of fetched) yield { kind: 'forecasts', zone, forecasts: stored };
+      },
+      graph: {
+        graph: 'us',
+        nodes: US_NODES,
+        borders: [INTERCHANGE],
+        // About 295 series x 168 hours: a week is ten pages, as for fuel-type data.
+        backfillChunkSeconds: 7 * DAY,
+        fetchFlows: (window, limits = {}, borders = [INTERCHANGE]) =>
+          eachBorder(
+            borders.filter((border) => border === INTERCHANGE),
+            limits,
+            async () => (await fetchEiaInterchange(client, window, limits)).flows,
+          ),
       },
     };
   },
