@@ -29,7 +29,8 @@ export interface Config {
   /**
    * Whether ingestion and backfill fetch the cross-border flows of the two flow graphs and the
    * generation of their extra nodes, which are stored but never served (extensions §15-16):
-   * FLOWS=on by default, off turns both off.
+   * FLOWS=off by default until consumption values are served (the flows would be fetched for
+   * nothing yet); FLOWS=on fetches both.
    */
   readonly flows: boolean;
   /** Open connections in all, and from one client address (trusted proxies exempt). */
@@ -98,7 +99,7 @@ export function loadConfig(
     logLevel: oneOf(read('LOG_LEVEL'), 'LOG_LEVEL', LOG_LEVELS, 'info'),
     redisUrl: url(read('REDIS_URL'), 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: read('REDIS_PREFIX') ?? 'gridco2:',
-    ingest: oneOf(read('INGEST'), 'INGEST', ['on', 'off'], 'on') === 'on',
+    ingest: oneOf(read('INGEST'), 'INGEST', ['on', 'off'], 'off') === 'on',
     ingestIntervalSeconds: integer(
       read('INGEST_INTERVAL_SECONDS'),
       'INGEST_INTERVAL_SECONDS',
