@@ -99,7 +99,7 @@ export function loadConfig(
     logLevel: oneOf(read('LOG_LEVEL'), 'LOG_LEVEL', LOG_LEVELS, 'info'),
     redisUrl: url(read('REDIS_URL'), 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: read('REDIS_PREFIX') ?? 'gridco2:',
-    ingest: oneOf(read('INGEST'), 'INGEST', ['on', 'off'], 'off') === 'on',
+    ingest: oneOf(read('INGEST'), 'INGEST', ['on', 'off'], 'on') === 'on',
     ingestIntervalSeconds: integer(
       read('INGEST_INTERVAL_SECONDS'),
       'INGEST_INTERVAL_SECONDS',
@@ -122,7 +122,7 @@ export function loadConfig(
         }),
       ) as Record<SourceId, SourceSettings>,
     ),
-    flows: oneOf(read('FLOWS'), 'FLOWS', ['on', 'off'], 'on') === 'on',
+    flows: oneOf(read('FLOWS'), 'FLOWS', ['on', 'off'], 'off') === 'on',
     connections: {
       ...maxConnections(read('MAX_CONNECTIONS'), openFileLimit),
       maxConnectionsPerAddress: integer(
