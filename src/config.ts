@@ -29,7 +29,8 @@ export interface Config {
   /**
    * Whether ingestion and backfill fetch the cross-border flows of the two flow graphs and the
    * generation of their extra nodes, which are stored but never served (extensions §15-16):
-   * FLOWS=on by default, off turns both off.
+   * FLOWS=off by default until consumption values are served (the flows would be fetched for
+   * nothing yet); FLOWS=on fetches both.
    */
   readonly flows: boolean;
   /** Open connections in all, and from one client address (trusted proxies exempt). */
@@ -121,7 +122,7 @@ export function loadConfig(
         }),
       ) as Record<SourceId, SourceSettings>,
     ),
-    flows: oneOf(read('FLOWS'), 'FLOWS', ['on', 'off'], 'on') === 'on',
+    flows: oneOf(read('FLOWS'), 'FLOWS', ['on', 'off'], 'off') === 'on',
     connections: {
       ...maxConnections(read('MAX_CONNECTIONS'), openFileLimit),
       maxConnectionsPerAddress: integer(

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { gb } from './support/fixed-store.js';
+import type { ConsumptionRow } from '../src/core/consumption/series-row.js';
 import type { DirectedFlow } from '../src/core/flows.js';
 import type { BacktestRun } from '../src/core/forecast/backtest.js';
 import type { IngestReport, StoredForecast, StoredReading } from '../src/core/reading.js';
@@ -594,6 +595,146 @@ describe.each(backends)('store contract: $name', (backend) => {
       expect(await store.flowsInWindow('europe', T0, T0 + H)).toEqual([]);
       expect(await store.flowBorders('europe')).toEqual([]);
       expect(await store.dataVersion()).toBe(before);
+    });
+  });
+
+  describe('consumption series', () => {
+    const row = (zone: string, ts: number, lifecycle: number): ConsumptionRow => ({
+      zone,
+      ts,
+      lifecycle,
+      direct: lifecycle / 3,
+      consumption: { coal: 25.5, 'wind-onshore': 0.1 + 0.2, 'imported-estimated': 50 },
+      imports: { 'NO-2': 100, DE: 1 / 3 },
+      exports: { SE: 75 },
+      estimatedPct: 100 / 3,
+      estimatedBorders: ['DE', 'NO-2'],
+      renewablePct: 12.5,
+      lowCarbonPct: 40.25,
+    });
+    const mixOf = ({
+      zone: _zone,
+      lifecycle: _lifecycle,
+      direct: _direct,
+      ...mix
+    }: ConsumptionRow) => mix;
+
+    it('keeps each basis and the traced mix unrounded, read by window, ascending, with the limit', async () => {
+      const rows = [0, 1, 2, 3].map((k) => row('DK-2', T0 + k * H, 300.123456789 + k));
+      expect(
+        await store.replaceConsumption('europe', {
+          hours: [T0, T0 + H, T0 + 2 * H, T0 + 3 * H],
+          rows: [...rows].reverse(),
+        }),
+      ).toBe(4);
+      expect(await store.consumptionInWindow('DK-2', T0 + H, T0 + 4 * H, 2, 'lifecycle')).toEqual([
+        { ts: T0 + H, value: 301.123456789, method: 'computed:v1:consumption' },
+        { ts: T0 + 2 * H, value: 302.123456789, method: 'computed:v1:consumption' },
+      ]);
+      expect(await store.consumptionInWindow('DK-2', T0, T0 + H, 10, 'direct')).toEqual([
+        { ts: T0, value: 300.123456789 / 3, method: 'computed:v1:direct:consumption' },
+      ]);
+      const mixes = await store.consumptionMixesInWindow('DK-2', T0, T0 + 2 * H, 10);
+      expect(mixes).toEqual([mixOf(rows[0]!), mixOf(rows[1]!)]);
+      // Records in one order on every backend: categories as traced, neighbours by code.
+      expect(Object.keys(mixes[0]!.consumption)).toEqual([
+        'coal',
+        'wind-onshore',
+        'imported-estimated',
+      ]);
+      expect(Object.keys(mixes[0]!.imports)).toEqual(['DE', 'NO-2']);
+      // Never readings, and no other zone's.
+      expect(await store.readStored('DK-2', T0, T0 + 4 * H)).toEqual([]);
+      expect(await store.consumptionInWindow('DK-1', T0, T0 + 4 * H, 10, 'lifecycle')).toEqual([]);
+    });
+
+    it("replaces a graph's hours: a zone no longer solved is removed, other hours and graphs stay", async () => {
+      await store.replaceConsumption('europe', {
+        hours: [T0, T0 + H],
+        rows: [row('AT', T0, 1), row('HU', T0, 2), row('AT', T0 + H, 3), row('HU', T0 + H, 4)],
+      });
+      await store.replaceConsumption('us', { hours: [T0], rows: [row('US-ISONE', T0, 5)] });
+      expect(
+        await store.replaceConsumption('europe', { hours: [T0], rows: [row('AT', T0, 10)] }),
+      ).toBe(2);
+      const values = async (zone: string) =>
+        (await store.consumptionInWindow(zone, T0, T0 + 2 * H, 10, 'lifecycle')).map(
+          (point) => point.value,
+        );
+      expect(await values('AT')).toEqual([10, 3]);
+      expect(await values('HU')).toEqual([4]);
+      expect(await values('US-ISONE')).toEqual([5]);
+      // An hour solved with nothing in it empties it.
+      await store.replaceConsumption('us', { hours: [T0], rows: [] });
+      expect(await values('US-ISONE')).toEqual([]);
+    });
+
+    it('leaves a row stored again unchanged; a write changing nothing takes no data version', async () => {
+      const before = await store.dataVersion();
+      const write = { hours: [T0], rows: [row('BE', T0, 200), row('NL', T0, 300)] };
+      expect(await store.replaceConsumption('europe', write)).toBe(2);
+      const first = await store.dataVersion();
+      expect(first).toBe(before + 1);
+      expect(await store.replaceConsumption('europe', write)).toBe(0);
+      expect(await store.dataVersion()).toBe(first);
+      const revised = { ...row('NL', T0, 300), estimatedBorders: ['DE'] };
+      expect(
+        await store.replaceConsumption('europe', {
+          hours: [T0],
+          rows: [row('BE', T0, 200), revised],
+        }),
+      ).toBe(1);
+      expect(await store.dataVersion()).toBe(first + 1);
+      expect(
+        (await store.consumptionMixesInWindow('NL', T0, T0 + H, 1))[0]?.estimatedBorders,
+      ).toEqual(['DE']);
+      // Readings followers see the version move, and no reading change.
+      expect(await store.changesSince(before, 10)).toMatchObject({ changes: [], complete: true });
+    });
+
+    it("serves each zone's newest value on each basis", async () => {
+      expect(await store.latestConsumptionPerZone('lifecycle')).toEqual([]);
+      await store.replaceConsumption('europe', {
+        hours: [T0, T0 + H, T0 + 2 * H],
+        rows: [row('CH', T0, 1), row('CH', T0 + 2 * H, 2), row('AT', T0 + H, 3)],
+      });
+      await store.replaceConsumption('us', { hours: [T0 - H], rows: [row('US', T0 - H, 4)] });
+      const latest = await store.latestConsumptionPerZone('direct');
+      expect([...latest].sort((a, b) => (a.zone < b.zone ? -1 : 1))).toEqual([
+        { zone: 'AT', ts: T0 + H, value: 1, method: 'computed:v1:direct:consumption' },
+        { zone: 'CH', ts: T0 + 2 * H, value: 2 / 3, method: 'computed:v1:direct:consumption' },
+        { zone: 'US', ts: T0 - H, value: 4 / 3, method: 'computed:v1:direct:consumption' },
+      ]);
+    });
+
+    it('keeps a cursor per graph, set with a write or alone, without a data version', async () => {
+      expect(await store.consumptionCursor('europe')).toBeNull();
+      await store.replaceConsumption('europe', {
+        hours: [T0],
+        rows: [row('PL', T0, 1)],
+        cursor: 7,
+      });
+      const version = await store.dataVersion();
+      expect(await store.replaceConsumption('europe', { hours: [], rows: [], cursor: 9 })).toBe(0);
+      expect(await store.consumptionCursor('europe')).toBe(9);
+      expect(await store.consumptionCursor('us')).toBeNull();
+      expect(await store.dataVersion()).toBe(version);
+    });
+
+    it('refuses a row outside the hours written, twice, or not finite, storing nothing of it', async () => {
+      const bad = [
+        { hours: [T0], rows: [row('FR', T0, 1), row('FR', T0 + H, 2)] },
+        { hours: [T0], rows: [row('FR', T0, 1), row('FR', T0, 2)] },
+        { hours: [T0], rows: [row('FR', T0, 1), row('ES', T0, Number.NaN)] },
+        { hours: [T0], rows: [{ ...row('FR', T0, 1), imports: { ES: Infinity } }] },
+      ];
+      for (const write of bad) {
+        await expect(store.replaceConsumption('europe', { ...write, cursor: 3 })).rejects.toThrow(
+          RangeError,
+        );
+      }
+      expect(await store.consumptionInWindow('FR', T0, T0 + 2 * H, 10, 'lifecycle')).toEqual([]);
+      expect(await store.consumptionCursor('europe')).toBeNull();
     });
   });
 

@@ -8,9 +8,8 @@ import {
   EIA_REGION_ROUTE,
   EIA_REGION_TYPE_NAMES,
   EIA_TYPE_NAMES,
-  eiaEnvelope,
-  parseEiaRequest,
 } from '../../src/simulator/eia.js';
+import { eiaEnvelope, parseEiaRequest } from '../../src/simulator/eia-request.js';
 import {
   AsciiSink,
   glDocumentHead,
@@ -18,8 +17,8 @@ import {
   noMatchingData,
   periodHead,
   requestedPeriod,
-  timeSeriesHead,
-} from '../../src/simulator/entsoe.js';
+} from '../../src/simulator/entsoe-document.js';
+import { timeSeriesHead } from '../../src/simulator/entsoe.js';
 import { forecastSeriesHead } from '../../src/simulator/entsoe-forecast.js';
 import { marketDayStart, nextMarketDayStart } from '../../src/simulator/forecast-model.js';
 import { formatMinute, jsonReply, type SourceReply } from '../../src/simulator/reply.js';

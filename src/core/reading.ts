@@ -7,6 +7,8 @@ export const METHODS = [
   'computed:v1:direct',
   'upstream:uk-operator:actual',
   'upstream:uk-operator:forecast',
+  'computed:v1:consumption',
+  'computed:v1:direct:consumption',
 ] as const;
 export type Method = (typeof METHODS)[number];
 
@@ -14,6 +16,12 @@ export type Method = (typeof METHODS)[number];
 export const BASIS_METHOD: Readonly<Record<Basis, Method>> = {
   lifecycle: 'computed:v1',
   direct: 'computed:v1:direct',
+};
+
+/** The method of a consumption-based (flow-traced) value on `basis` (extensions §15). */
+export const CONSUMPTION_METHOD: Readonly<Record<Basis, Method>> = {
+  lifecycle: 'computed:v1:consumption',
+  direct: 'computed:v1:direct:consumption',
 };
 
 /**

@@ -12,53 +12,57 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * An engine on a new store in the test's folder, on a clock the test moves (from 2026-11-20
+ * 12:00Z); stopped and its store closed after `use`.
+ */
+async function withEngine(
+  use: (engine: ForecastEngine, store: SqliteStore, clock: { nowMs: number }) => Promise<void>,
+): Promise<void> {
+  const store = new SqliteStore(join(dir, 'store.db'));
+  const clock = { nowMs: Date.UTC(2026, 10, 20, 12) };
+  const engine = new ForecastEngine({ store, clock: () => clock.nowMs });
+  try {
+    await use(engine, store, clock);
+  } finally {
+    await engine.stop();
+    await store.close();
+  }
+}
+
 describe('ForecastEngine.backtestNow', () => {
   it('runs a backtest at once although the newest is less than a day old', async () => {
-    const store = new SqliteStore(join(dir, 'store.db'));
-    let nowMs = Date.UTC(2026, 10, 20, 12);
-    const engine = new ForecastEngine({ store, clock: () => nowMs });
-    try {
+    await withEngine(async (engine, store, clock) => {
       await engine.tick();
       const first = await store.newestBacktest();
-      expect(first?.createdAt).toBe(nowMs / 1000);
+      expect(first?.createdAt).toBe(clock.nowMs / 1000);
 
-      nowMs += 10 * 60_000;
+      clock.nowMs += 10 * 60_000;
       await engine.tick();
       // Fresh: the ordinary check leaves it.
       expect((await store.newestBacktest())?.createdAt).toBe(first?.createdAt);
 
       await engine.backtestNow();
-      expect((await store.newestBacktest())?.createdAt).toBe(nowMs / 1000);
-    } finally {
-      await engine.stop();
-      await store.close();
-    }
+      expect((await store.newestBacktest())?.createdAt).toBe(clock.nowMs / 1000);
+    });
   });
 });
 
 describe('ForecastEngine.computing', () => {
   it('is true from the start of a check to its end, and ready once forecasts were prepared', async () => {
-    const store = new SqliteStore(join(dir, 'store.db'));
-    const engine = new ForecastEngine({ store, clock: () => Date.UTC(2026, 10, 20, 12) });
-    try {
+    await withEngine(async (engine) => {
       expect([engine.computing, engine.ready]).toEqual([false, false]);
       const check = engine.tick();
       expect(engine.computing).toBe(true);
       await check;
       expect([engine.computing, engine.ready]).toEqual([false, true]);
-    } finally {
-      await engine.stop();
-      await store.close();
-    }
+    });
   });
 });
 
 describe('ForecastEngine backtest schedule', () => {
   it('reruns a backtest less than a day old that names a model this version does not have', async () => {
-    const store = new SqliteStore(join(dir, 'store.db'));
-    let nowMs = Date.UTC(2026, 10, 20, 12);
-    const engine = new ForecastEngine({ store, clock: () => nowMs });
-    try {
+    await withEngine(async (engine, store, clock) => {
       const buckets = {
         '1-6': 'retired@1',
         '7-24': 'retired@1',
@@ -75,23 +79,20 @@ describe('ForecastEngine backtest schedule', () => {
         served: buckets,
         bands: {},
       };
-      const storedAt = nowMs / 1000 - 600;
+      const storedAt = clock.nowMs / 1000 - 600;
       await store.saveBacktest({ createdAt: storedAt, zones: [byAnOlderVersion] });
       await engine.tick();
       const newest = await store.newestBacktest();
-      expect(newest?.createdAt).toBe(nowMs / 1000);
+      expect(newest?.createdAt).toBe(clock.nowMs / 1000);
       expect(newest?.zones.some(({ served }) => Object.values(served).includes('retired@1'))).toBe(
         false,
       );
       // One by this version is left alone until it is a day old (after a failure, the next
       // attempt would wait an hour).
-      const rerunAt = nowMs / 1000;
-      nowMs += 2 * 3_600_000;
+      const rerunAt = clock.nowMs / 1000;
+      clock.nowMs += 2 * 3_600_000;
       await engine.tick();
       expect((await store.newestBacktest())?.createdAt).toBe(rerunAt);
-    } finally {
-      await engine.stop();
-      await store.close();
-    }
+    });
   });
 });

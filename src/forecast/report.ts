@@ -129,17 +129,25 @@ export function markdownTable(
       );
     }
   }
-  const windows = run.zones.filter((zone) => zone.from !== null);
-  const from = Math.min(...windows.map((zone) => zone.from!));
-  const to = Math.max(...windows.map((zone) => zone.to!));
-  if (windows.length > 0) {
-    lines.push(
-      '',
-      `Issue times ${formatTs(from)} to ${formatTs(to)}, every ${ISSUE_EVERY_HOURS} hours; ` +
-        `run at ${formatTs(run.createdAt)}.`,
-    );
-  }
+  lines.push(
+    ...issueTimesLines(
+      run,
+      run.zones.filter((zone) => zone.from !== null),
+    ),
+  );
   return lines.join('\n');
+}
+
+/** A table's closing line: the issue times the zones' windows span, and when the run was made. */
+function issueTimesLines(run: BacktestRun, zones: BacktestRun['zones']): string[] {
+  if (zones.length === 0) return [];
+  const from = Math.min(...zones.map((zone) => zone.from!));
+  const to = Math.max(...zones.map((zone) => zone.to!));
+  return [
+    '',
+    `Issue times ${formatTs(from)} to ${formatTs(to)}, every ${ISSUE_EVERY_HOURS} hours; ` +
+      `run at ${formatTs(run.createdAt)}.`,
+  ];
 }
 
 /**
@@ -167,15 +175,7 @@ export function realHistoryTable(run: BacktestRun): string {
       );
     }
   }
-  const from = Math.min(...entries.map((zone) => zone.from!));
-  const to = Math.max(...entries.map((zone) => zone.to!));
-  if (entries.length > 0) {
-    lines.push(
-      '',
-      `Issue times ${formatTs(from)} to ${formatTs(to)}, every ${ISSUE_EVERY_HOURS} hours; ` +
-        `run at ${formatTs(run.createdAt)}.`,
-    );
-  }
+  lines.push(...issueTimesLines(run, entries));
   return lines.join('\n');
 }
 

@@ -118,6 +118,7 @@ function graphIngestion(
     ENTSOE_BASE_URL: replay.entsoeBaseUrl,
     EIA_BASE_URL: replay.eiaBaseUrl,
     NESO_BASE_URL: replay.nesoBaseUrl,
+    FLOWS: 'on',
     ...env,
   });
   const created = createSourceAdapter(config, source, {

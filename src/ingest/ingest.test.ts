@@ -1,8 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readFixture } from '../../test/fixtures.js';
 import {
@@ -11,6 +9,7 @@ import {
   type ReplayRequest,
   type ReplayUpstreams,
 } from '../../test/support/replay-upstreams.js';
+import { loggerInto } from '../../test/support/log-lines.js';
 import { timedClock } from '../../test/support/timed-clock.js';
 import { loadConfig, type Config } from '../config.js';
 import { assessFreshness } from '../core/freshness.js';
@@ -20,7 +19,7 @@ import { findZone, zonesOfSource, type Zone } from '../core/zones.js';
 import type { Clock } from '../core/time.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import type { Store } from '../storage/store.js';
-import { runBackfill } from './backfill.js';
+import { type BackfillProgress, runBackfill } from './backfill.js';
 import { recomputeStored } from './recompute.js';
 import { reportDisabledSource, RUN_DEADLINE_MS, runIngestion } from './run-ingestion.js';
 import { startIngestionScheduler, type Timers } from './scheduler.js';
@@ -39,17 +38,8 @@ let storeCount = 0;
 let store: Store;
 let replay: ReplayUpstreams;
 let fault: ((request: ReplayRequest) => ReplayFault | undefined) | undefined;
-let logLines: string[];
-
-const logger = pino(
-  { level: 'debug' },
-  new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString());
-      done();
-    },
-  }),
-);
+const logLines: string[] = [];
+const logger = loggerInto(logLines);
 
 function clockAt(epochSeconds: number): Clock & { set(seconds: number): void } {
   let nowMs = epochSeconds * 1000;
@@ -102,7 +92,7 @@ afterAll(async () => {
 beforeEach(async () => {
   store = new SqliteStore(join(dir, `store-${storeCount++}.db`));
   fault = undefined;
-  logLines = [];
+  logLines.length = 0;
   replay.requests.length = 0;
   return () => store.close();
 });
@@ -701,26 +691,24 @@ describe('runBackfill', () => {
     try {
       const adapter = adapterFor('us-agency', configFor(tiled));
       const window = { fromTs: ANCHOR - 20 * 24 * H, toTs: ANCHOR };
+      const backfill = (onProgress?: (progress: BackfillProgress) => void) =>
+        runBackfill({
+          store,
+          adapter,
+          logger,
+          window,
+          zones: [zone('US-PJM'), zone('US-CAISO')],
+          onProgress,
+        });
       const progress: string[] = [];
-      const first = await runBackfill({
-        store,
-        adapter,
-        logger,
-        window,
-        zones: [zone('US-PJM'), zone('US-CAISO')],
-        onProgress: ({ done, total, skipped }) => progress.push(`${done}/${total} ${skipped}`),
-      });
+      const first = await backfill(({ done, total, skipped }) =>
+        progress.push(`${done}/${total} ${skipped}`),
+      );
       expect(first).toMatchObject({ chunks: 3, skipped: 0, pointsStored: 2 * 20 * 24, errors: [] });
       expect(progress).toEqual(['1/3 false', '2/3 false', '3/3 false']);
       const requests = tiled.requests.length;
 
-      const second = await runBackfill({
-        store,
-        adapter,
-        logger,
-        window,
-        zones: [zone('US-PJM'), zone('US-CAISO')],
-      });
+      const second = await backfill();
       expect(second).toMatchObject({ chunks: 3, skipped: 3, pointsStored: 0 });
       expect(tiled.requests).toHaveLength(requests);
     } finally {
@@ -757,17 +745,18 @@ describe('runBackfill of GB', () => {
 });
 
 describe('recomputeStored', () => {
+  const gb: StoredReading = {
+    zone: 'GB',
+    ts: ANCHOR,
+    value: 96,
+    method: 'upstream:uk-operator:actual',
+    complete: true,
+    mix: null,
+    lifecycle: null,
+    direct: null,
+  };
+
   it('recomputes computed values from their mix and leaves operator figures alone', async () => {
-    const gb: StoredReading = {
-      zone: 'GB',
-      ts: ANCHOR,
-      value: 96,
-      method: 'upstream:uk-operator:actual',
-      complete: true,
-      mix: null,
-      lifecycle: null,
-      direct: null,
-    };
     await store.upsertReadings([
       {
         zone: 'DE',
@@ -820,16 +809,6 @@ describe('recomputeStored', () => {
   });
 
   it('recomputes GB on each basis from its mix and keeps the operator figure', async () => {
-    const gb: StoredReading = {
-      zone: 'GB',
-      ts: ANCHOR,
-      value: 96,
-      method: 'upstream:uk-operator:actual',
-      complete: true,
-      mix: null,
-      lifecycle: null,
-      direct: null,
-    };
     await store.upsertReadings([gb]);
     // A mix stored with stale values (factors changed since).
     await store.upsertMixes([

@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from './index.js';
+import { describe, expect, it } from 'vitest';
+import { simulatorDuringSuite } from '../../test/support/simulator-suite.js';
+import { startSimulator } from './index.js';
 import type { EiaRow } from './eia.js';
+import { US_PROFILES } from './zone-profiles.js';
 
 const NOW = Date.parse('2025-10-24T12:00:00Z');
 const HOUR_MS = 3_600_000;
 const ROUTE = '/v2/electricity/rto/fuel-type-data/data/';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 42, now: () => NOW });
-});
-afterAll(() => sim.close());
+const sim = simulatorDuringSuite({ seed: 42, now: () => NOW });
 
 interface EiaBody {
   response: { warnings?: { warning: string }[]; total: string; data: EiaRow[] };
@@ -25,6 +23,10 @@ async function eia(query: string, base = sim.url) {
 
 const standard =
   'api_key=k&frequency=hourly&data[0]=value&sort[0][column]=period&sort[0][direction]=asc';
+// The zones' respondents: the tests that read every row need no more.
+const zoneRespondents = US_PROFILES.map(
+  (profile) => `facets[respondent][]=${profile.respondent}`,
+).join('&');
 
 async function allPages(query: string): Promise<{ rows: EiaRow[]; pages: EiaBody[] }> {
   const rows: EiaRow[] = [];
@@ -115,7 +117,7 @@ describe('EIA fuel-type-data', () => {
   });
 
   it('pages by 5000 with the "incomplete return" warning, and the pages add up to total', async () => {
-    const query = `${standard}&start=2025-10-10T00&end=2025-10-13T23`;
+    const query = `${standard}&${zoneRespondents}&start=2025-10-10T00&end=2025-10-13T23`;
     const { rows, pages } = await allPages(query);
     expect(pages.length).toBeGreaterThan(1);
     expect(pages[0]?.response.data).toHaveLength(5000);
@@ -144,22 +146,20 @@ describe('EIA fuel-type-data', () => {
     expect(periods).toEqual([...periods].sort().reverse());
   });
 
-  it('publishes each respondent 11 to 30 hours late', async () => {
-    for (const [zone, respondent] of [
-      ['US', 'US48'],
-      ['US-PJM', 'PJM'],
-      ['US-BPA', 'BPAT'],
-      ['US-ERCOT', 'ERCO'],
-    ]) {
-      const lagMinutes = sim.state().publicationLagMinutes[zone as string] as number;
-      expect(lagMinutes / 60).toBeGreaterThanOrEqual(11);
-      expect(lagMinutes / 60).toBeLessThanOrEqual(30);
-      const { body } = await eia(
-        `api_key=k&data[0]=value&facets[respondent][]=${respondent}&start=2025-10-22T00&sort[0][column]=period&sort[0][direction]=desc&length=1`,
-      );
-      const latestEnd = Math.floor((NOW - lagMinutes * 60_000) / HOUR_MS) * HOUR_MS;
-      expect(body.response.data[0]?.period).toBe(new Date(latestEnd).toISOString().slice(0, 13));
-    }
+  it.each([
+    ['US', 'US48'],
+    ['US-PJM', 'PJM'],
+    ['US-BPA', 'BPAT'],
+    ['US-ERCOT', 'ERCO'],
+  ])('publishes %s (respondent %s) 11 to 30 hours late', async (zone, respondent) => {
+    const lagMinutes = sim.state().publicationLagMinutes[zone] as number;
+    expect(lagMinutes / 60).toBeGreaterThanOrEqual(11);
+    expect(lagMinutes / 60).toBeLessThanOrEqual(30);
+    const { body } = await eia(
+      `api_key=k&data[0]=value&facets[respondent][]=${respondent}&start=2025-10-22T00&sort[0][column]=period&sort[0][direction]=desc&length=1`,
+    );
+    const latestEnd = Math.floor((NOW - lagMinutes * 60_000) / HOUR_MS) * HOUR_MS;
+    expect(body.response.data[0]?.period).toBe(new Date(latestEnd).toISOString().slice(0, 13));
   });
 
   it('revises recent hours: the same hour differs when asked later, and settles after a day', async () => {
@@ -185,7 +185,9 @@ describe('EIA fuel-type-data', () => {
   });
 
   it('shows the feed quirks: a missing fuel type, a partial-mix hour, small negatives', async () => {
-    const { rows } = await allPages(`${standard}&start=2025-08-01T00&end=2025-09-30T23`);
+    const { rows } = await allPages(
+      `${standard}&${zoneRespondents}&start=2025-08-01T00&end=2025-09-30T23`,
+    );
     const perGroup = new Map<string, number>();
     for (const row of rows) {
       const key = `${row.period} ${row.respondent}`;
@@ -264,7 +266,7 @@ describe('EIA refusals', () => {
   });
 
   it('answers another route with 404', async () => {
-    const response = await fetch(`${sim.url}/v2/electricity/rto/interchange-data/data/?api_key=k`);
+    const response = await fetch(`${sim.url}/v2/electricity/rto/daily-region-data/data/?api_key=k`);
     expect(response.status).toBe(404);
   });
 });

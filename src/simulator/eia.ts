@@ -1,8 +1,16 @@
+import { answerInterchange, EIA_INTERCHANGE_ROUTE } from './eia-interchange.js';
 import { forecastError } from './forecast-model.js';
 import { computeDemand, computeMix, hourGap, isReported } from './mix-model.js';
-import { unitNoise } from './noise.js';
+import { NOISE_CHANNEL, unitNoise } from './noise.js';
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
-import { US_DATA_START_MS, US_PROFILES, type UsProfile } from './zone-profiles.js';
+import {
+  askedPeriods,
+  EIA_DATE_FORMAT,
+  eiaEnvelope,
+  parseEiaRequest,
+  type EiaRequest,
+} from './eia-request.js';
+import type { UsProfile } from './zone-profiles.js';
 
 /**
  * EIA API v2, route `electricity/rto/fuel-type-data`, as apiVersion 2.1.8 answers it: values and
@@ -17,19 +25,13 @@ export interface EiaContext extends ReplyContext {
 
 export const EIA_FUEL_TYPE_ROUTE = '/v2/electricity/rto/fuel-type-data/data/';
 export const EIA_REGION_ROUTE = '/v2/electricity/rto/region-data/data/';
-const MAX_ROWS = 5000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const SIX_HOURS_MS = 6 * HOUR_MS;
 // A published hour is revised every six hours during its first day, then stays final.
 const REVISION_STAGES = 4;
-const REVISION_CHANNEL = 2000;
 export const EIA_FUEL_TYPE_DESCRIPTION =
   'Hourly net generation by balancing authority and energy source.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
-const DATE_FORMAT = 'YYYY-MM-DD"T"HH24';
-const PERIOD_BOUND = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}))?$/;
-const FACET_KEY = /^facets\[([^\]]*)\]\[\]$/;
-const DATA_KEY = /^data\[\d*\]$/;
 
 export const EIA_TYPE_NAMES: Readonly<Record<string, string>> = {
   BAT: 'Battery storage',
@@ -81,9 +83,10 @@ export function answerEia(
     );
   }
   const route = pathname.replace(/\/?$/, '/');
+  if (route === EIA_INTERCHANGE_ROUTE) return answerInterchange(query, context.seed, context.nowMs);
   if (route !== EIA_FUEL_TYPE_ROUTE && route !== EIA_REGION_ROUTE) {
     return jsonReply(404, {
-      error: `Invalid route ${pathname}: this simulator serves ${EIA_FUEL_TYPE_ROUTE} and ${EIA_REGION_ROUTE} only.`,
+      error: `Invalid route ${pathname}: this simulator serves ${EIA_FUEL_TYPE_ROUTE}, ${EIA_REGION_ROUTE} and ${EIA_INTERCHANGE_ROUTE} only.`,
       code: 404,
     });
   }
@@ -101,7 +104,7 @@ export function emptyEiaReply(): SourceReply {
   return jsonReply(200, {
     response: {
       total: '0',
-      dateFormat: DATE_FORMAT,
+      dateFormat: EIA_DATE_FORMAT,
       frequency: 'hourly',
       data: [],
       description: EIA_FUEL_TYPE_DESCRIPTION,
@@ -115,112 +118,11 @@ function gatewayError(code: string, message: string): SourceReply {
   return jsonReply(403, { error: { code, message } });
 }
 
-export interface EiaRequest {
-  readonly withValues: boolean;
-  readonly respondents: readonly UsProfile[];
-  readonly fueltypes: ReadonlySet<string> | null;
-  /** Hour-end instants, inclusive. */
-  readonly firstPeriodMs: number;
-  readonly lastPeriodMs: number;
-  readonly descending: boolean;
-  readonly offset: number;
-  readonly length: number;
-  readonly lengthAsked: boolean;
-  /** `request.params` as the API echoes it, api_key included. */
-  readonly echo: Record<string, unknown>;
-}
-
-export function parseEiaRequest(
-  query: URLSearchParams,
-  codeFacet: 'fueltype' | 'type',
-): EiaRequest | string {
-  const frequency = query.get('frequency') ?? 'hourly';
-  if (frequency !== 'hourly') {
-    return `Invalid frequency '${frequency}' provided. This simulator serves 'hourly' only.`;
-  }
-  const data: string[] = [];
-  const facets: Record<string, string[]> = {};
-  for (const [key, value] of query) {
-    if (DATA_KEY.test(key)) {
-      if (value !== 'value')
-        return `Invalid data '${value}' provided. The only valid data are 'value'.`;
-      data.push(value);
-    }
-    const facet = FACET_KEY.exec(key)?.[1];
-    if (facet !== undefined) {
-      if (facet !== 'respondent' && facet !== codeFacet) {
-        return `Invalid facet '${facet}' provided. The only valid facets are 'respondent', '${codeFacet}'.`;
-      }
-      (facets[facet] ??= []).push(value);
-    }
-  }
-  const start = query.get('start');
-  const end = query.get('end');
-  const firstPeriodMs = start === null ? US_DATA_START_MS + HOUR_MS : periodBound(start, 'start');
-  const lastPeriodMs = end === null ? Number.POSITIVE_INFINITY : periodBound(end, 'end');
-  if (Number.isNaN(firstPeriodMs)) return `Invalid start '${start}' provided. Use YYYY-MM-DDTHH.`;
-  if (Number.isNaN(lastPeriodMs)) return `Invalid end '${end}' provided. Use YYYY-MM-DDTHH.`;
-  const sortColumn = query.get('sort[0][column]');
-  const sortDirection = query.get('sort[0][direction]');
-  if (sortColumn !== null && sortColumn !== 'period') {
-    return `Invalid sort column '${sortColumn}'. This simulator sorts by 'period' only.`;
-  }
-  if (sortDirection !== null && sortDirection !== 'asc' && sortDirection !== 'desc') {
-    return `Invalid sort direction '${sortDirection}'. Use 'asc' or 'desc'.`;
-  }
-  const offsetText = query.get('offset');
-  const lengthText = query.get('length');
-  if (offsetText !== null && !/^\d+$/.test(offsetText)) return `Invalid offset '${offsetText}'.`;
-  if (lengthText !== null && !/^\d+$/.test(lengthText)) return `Invalid length '${lengthText}'.`;
-
-  const echo: Record<string, unknown> = {};
-  if (query.has('frequency')) echo.frequency = frequency;
-  if (data.length > 0) echo.data = data;
-  if (Object.keys(facets).length > 0) echo.facets = facets;
-  if (start !== null) echo.start = start;
-  if (end !== null) echo.end = end;
-  if (sortColumn !== null) echo.sort = [{ column: sortColumn, direction: sortDirection ?? 'asc' }];
-  if (offsetText !== null) echo.offset = offsetText;
-  if (lengthText !== null) echo.length = lengthText;
-  echo.api_key = query.get('api_key');
-
-  const wanted = facets.respondent ? new Set(facets.respondent) : null;
-  return {
-    withValues: data.length > 0,
-    // An unknown respondent or fuel type is not an error: it just matches no rows.
-    respondents: US_PROFILES.filter((profile) => !wanted || wanted.has(profile.respondent)).sort(
-      (a, b) => (a.respondent < b.respondent ? -1 : 1),
-    ),
-    fueltypes: facets[codeFacet] ? new Set(facets[codeFacet]) : null,
-    firstPeriodMs: Math.max(firstPeriodMs, US_DATA_START_MS + HOUR_MS),
-    lastPeriodMs,
-    descending: sortDirection === 'desc',
-    offset: offsetText === null ? 0 : Number(offsetText),
-    length: Math.min(lengthText === null ? MAX_ROWS : Number(lengthText), MAX_ROWS),
-    lengthAsked: lengthText !== null,
-    echo,
-  };
-}
-
-/**
- * The first (start) or last (end) hour-end instant whose label passes the API's string
- * comparison: `end=2025-04-20` keeps no hour of that day, since "2025-04-20T00" > "2025-04-20".
- */
-function periodBound(text: string, side: 'start' | 'end'): number {
-  const match = PERIOD_BOUND.exec(text);
-  if (!match) return Number.NaN;
-  const [, year, month, day, hour] = match;
-  const ms = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour ?? 0));
-  if (new Date(ms).toISOString().slice(0, 10) !== text.slice(0, 10)) return Number.NaN;
-  return side === 'end' && hour === undefined ? ms - HOUR_MS : ms;
-}
-
 function page(request: EiaRequest, context: EiaContext): unknown {
   const publishedUntil = request.respondents.map(
     (profile) => Math.floor((context.nowMs - profile.publicationLagMs) / HOUR_MS) * HOUR_MS,
   );
   const lastPeriodMs = Math.min(request.lastPeriodMs, Math.max(...publishedUntil, 0));
-  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
   const wanted = request.respondents.map((profile) =>
     profile.fuels.map((fuel) => !request.fueltypes || request.fueltypes.has(fuel.code)),
   );
@@ -229,10 +131,7 @@ function page(request: EiaRequest, context: EiaContext): unknown {
   let total = 0;
   // Counting every matching row is cheap (one hash per respondent-hour); values are computed for
   // the requested page only.
-  for (let step = 0; step < hourCount; step++) {
-    const periodMs = request.descending
-      ? lastPeriodMs - step * HOUR_MS
-      : request.firstPeriodMs + step * HOUR_MS;
+  for (const periodMs of askedPeriods(request, lastPeriodMs)) {
     const hour = periodMs / HOUR_MS - 1;
     for (let r = 0; r < request.respondents.length; r++) {
       if (periodMs > (publishedUntil[r] as number)) continue;
@@ -290,7 +189,7 @@ function revisionFactor(
   const draw = unitNoise(
     seed,
     profile.zoneKey,
-    REVISION_CHANNEL + fuelIndex,
+    NOISE_CHANNEL.eiaRevision + fuelIndex,
     hour * REVISION_STAGES + stage,
   );
   return 1 + 0.04 * (draw - 0.5);
@@ -310,7 +209,6 @@ export const EIA_REGION_TYPE_NAMES: Readonly<Record<RegionType, string>> = {
 };
 export const EIA_REGION_DESCRIPTION =
   'Hourly demand, day-ahead demand forecast, net generation, and interchange by balancing authority.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
-const DEMAND_FORECAST_CHANNEL = 4300;
 /** A local day's demand forecast is published six hours before the day starts. */
 const DF_PUBLISHED_BEFORE_DAY_MS = 6 * HOUR_MS;
 
@@ -376,7 +274,7 @@ function regionValue(profile: UsProfile, type: RegionType, periodMs: number, see
     const error = forecastError(
       seed,
       profile.zoneKey,
-      DEMAND_FORECAST_CHANNEL,
+      NOISE_CHANNEL.eiaDemandForecast,
       startMs + HOUR_MS / 2,
       publishedMs,
       issueIndex,
@@ -397,14 +295,10 @@ function regionPage(request: EiaRequest, context: EiaContext): unknown {
     request.lastPeriodMs,
     Math.floor(context.nowMs / HOUR_MS) * HOUR_MS + 2 * DAY_MS,
   );
-  const hourCount = Math.max(0, (lastPeriodMs - request.firstPeriodMs) / HOUR_MS + 1);
   const types = REGION_TYPES.filter((type) => !request.fueltypes || request.fueltypes.has(type));
   const rows: EiaRegionRow[] = [];
   let total = 0;
-  for (let step = 0; step < hourCount; step++) {
-    const periodMs = request.descending
-      ? lastPeriodMs - step * HOUR_MS
-      : request.firstPeriodMs + step * HOUR_MS;
+  for (const periodMs of askedPeriods(request, lastPeriodMs)) {
     const period = new Date(periodMs).toISOString().slice(0, 13);
     for (const profile of request.respondents) {
       for (const type of types) {
@@ -427,40 +321,4 @@ function regionPage(request: EiaRequest, context: EiaContext): unknown {
     }
   }
   return eiaEnvelope(request, rows, total, EIA_REGION_DESCRIPTION, EIA_REGION_ROUTE);
-}
-
-/**
- * A page of rows as EIA API v2 (2.1.8) wraps it: the total as a string, the request echoed, and
- * the "incomplete return" warning when more rows match than one page holds.
- */
-export function eiaEnvelope(
-  request: EiaRequest,
-  rows: readonly unknown[],
-  total: number,
-  description: string,
-  route: string,
-): unknown {
-  const truncated =
-    total - request.offset > MAX_ROWS && (!request.lengthAsked || request.length >= MAX_ROWS);
-  return {
-    response: {
-      ...(truncated && {
-        warnings: [
-          {
-            warning: 'incomplete return',
-            description:
-              'The API can only return 5000 rows in JSON format.  Please consider constraining your request with facet, start, or end, or using offset to paginate results.',
-          },
-        ],
-      }),
-      total: String(total),
-      dateFormat: DATE_FORMAT,
-      frequency: 'hourly',
-      data: rows,
-      description,
-    },
-    request: { command: route, params: request.echo },
-    apiVersion: '2.1.8',
-    ExcelAddInVersion: '2.1.0',
-  };
 }

@@ -5,13 +5,14 @@ import {
   invalidRequest,
   requestedPeriod,
   periodHead,
-} from './entsoe.js';
+} from './entsoe-document.js';
 import type { EntsoeForecastDocument } from '../core/sources.js';
 import { forecastError, marketDayStart, nextMarketDayStart } from './forecast-model.js';
 import { computeDemand, computeMix } from './mix-model.js';
-import { hashString, noiseHex } from './noise.js';
+import { CHANNELS_PER_FUEL, hashString, NOISE_CHANNEL, noiseHex } from './noise.js';
 import { formatMinute, type ReplyContext, type SourceReply } from './reply.js';
-import { EUROPE_BY_EIC, EUROPE_DATA_START_MS, type EuropeProfile } from './zone-profiles.js';
+import { EUROPE_BY_EIC } from './node-profiles.js';
+import { EUROPE_DATA_START_MS, type EuropeProfile } from './zone-profiles.js';
 
 /**
  * ENTSO-E day-ahead forecast documents (docs/upstreams.md §1.7, the recordings of
@@ -41,10 +42,6 @@ const OTHER_PROCESSES: Readonly<Record<string, string>> = {
   A18: 'Current Generation Forecasts for Wind and Solar [14.1.D]',
   A40: 'Intraday Generation Forecasts for Wind and Solar [14.1.D]',
 };
-// Error channels, apart from every channel of the actuals.
-const WIND_SOLAR_CHANNEL = 4000;
-const LOAD_CHANNEL = 4100;
-const GENERATION_CHANNEL = 4200;
 
 export function answerEntsoeForecast(
   documentType: EntsoeForecastDocument,
@@ -214,7 +211,7 @@ function seriesOfDay(
   const mix = documentType === 'A65' ? [] : computeMix(profile, seed, startMs, stepMs, count);
   if (documentType === 'A65') {
     const load = computeDemand(profile, seed, startMs, stepMs, count);
-    const values = load.map((mw, i) => mw * (1 + 0.05 * error(LOAD_CHANNEL, i)));
+    const values = load.map((mw, i) => mw * (1 + 0.05 * error(NOISE_CHANNEL.loadError, i)));
     return [{ businessType: 'A04', objectAggregation: 'A01', outArea: true, values }];
   }
   if (documentType === 'A71') {
@@ -233,7 +230,9 @@ function seriesOfDay(
         businessType: 'A01',
         objectAggregation: 'A01',
         outArea: false,
-        values: generation.map((mw, i) => mw * (1 + 0.06 * error(GENERATION_CHANNEL, i))),
+        values: generation.map(
+          (mw, i) => mw * (1 + 0.06 * error(NOISE_CHANNEL.generationError, i)),
+        ),
       },
     ];
     // Like the CZ recording: scheduled consumption as an out-series, which is not generation.
@@ -251,7 +250,7 @@ function seriesOfDay(
   profile.fuels.forEach((fuel, f) => {
     if (!WIND_SOLAR.includes(fuel.code) || (psrType !== null && psrType !== fuel.code)) return;
     const actual = mix[f] as Float64Array;
-    const channel = WIND_SOLAR_CHANNEL + 8 * f;
+    const channel = NOISE_CHANNEL.windSolarError + CHANNELS_PER_FUEL * f;
     const values = new Float64Array(count);
     for (let i = 0; i < count; i++) {
       const truth = Math.max(actual[i] as number, 0);

@@ -1,24 +1,14 @@
 import { XMLParser } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from './index.js';
+import { describe, expect, it } from 'vitest';
+import { europeProfileOf, simulatorDuringSuite } from '../../test/support/simulator-suite.js';
+import { startSimulator } from './index.js';
 import { hourGap, isReported } from './mix-model.js';
-import { EUROPE_PROFILES, type EuropeProfile } from './zone-profiles.js';
 
 const NOW = Date.parse('2025-10-24T18:00:00Z');
 const SEED = 42;
 const HOUR_MS = 3_600_000;
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ seed: SEED, now: () => NOW });
-});
-afterAll(() => sim.close());
-
-function profileOf(zone: string): EuropeProfile {
-  const profile = EUROPE_PROFILES.find((candidate) => candidate.zone === zone);
-  if (!profile) throw new Error(`no profile ${zone}`);
-  return profile;
-}
+const sim = simulatorDuringSuite({ seed: SEED, now: () => NOW });
 
 async function a75(params: Record<string, string>, base = sim.url) {
   const query = new URLSearchParams({
@@ -125,7 +115,7 @@ describe('ENTSO-E A75 documents', () => {
     const series = seriesOf(body);
     expect(series.map((s) => s.mRID)).toEqual(series.map((_, i) => String(i + 1)));
     expect(series.map((s) => s.MktPSRType.psrType)).toEqual(
-      profileOf('FI').fuels.map((f) => f.code),
+      europeProfileOf('FI').fuels.map((f) => f.code),
     );
     for (const s of series) {
       expect(s).toMatchObject({
@@ -143,7 +133,7 @@ describe('ENTSO-E A75 documents', () => {
   });
 
   it('A03 leaves out repeated values, and expanding the runs gives back every published quarter', async () => {
-    const profile = profileOf('FI');
+    const profile = europeProfileOf('FI');
     const { body } = await a75({
       in_Domain: profile.eic,
       periodStart: '202510200000',
@@ -178,7 +168,7 @@ describe('ENTSO-E A75 documents', () => {
   });
 
   it('A01 sends every published hour, and an hour missing from the mix is simply absent', async () => {
-    const profile = profileOf('FR');
+    const profile = europeProfileOf('FR');
     const { body } = await a75({
       in_Domain: profile.eic,
       periodStart: '202509010000',
@@ -234,27 +224,29 @@ describe('ENTSO-E A75 documents', () => {
     expect(series[0]?.['inBiddingZone_Domain.mRID']?.['#text']).toBe('10Y1001A1001A48H');
   });
 
-  it('keeps quarter-hour zones at PT15M and the others at PT60M', async () => {
-    for (const [zone, resolution] of [
-      ['DE', 'PT15M'],
-      ['NL', 'PT15M'],
-      ['PL', 'PT15M'],
-      ['ES', 'PT60M'],
-      ['SE-4', 'PT60M'],
-    ] as const) {
+  it.each([
+    ['DE', 'PT15M'],
+    ['NL', 'PT15M'],
+    ['PL', 'PT15M'],
+    ['ES', 'PT60M'],
+    ['SE-4', 'PT60M'],
+  ])(
+    'keeps %s at %s (quarter-hour zones at PT15M, the others at PT60M)',
+    async (zone, resolution) => {
       const { body } = await a75({
-        in_Domain: profileOf(zone).eic,
+        in_Domain: europeProfileOf(zone).eic,
         periodStart: '202510220000',
         periodEnd: '202510220600',
       });
       const resolutions = new Set(seriesOf(body).flatMap((s) => s.Period.map((p) => p.resolution)));
       expect([zone, [...resolutions]]).toEqual([zone, [resolution]]);
-    }
-  });
+    },
+  );
 
-  it('ends the data at the clock minus the zone lag (2 to 4 hours)', async () => {
-    for (const zone of ['FI', 'DE', 'ES', 'NO-5']) {
-      const profile = profileOf(zone);
+  it.each(['FI', 'DE', 'ES', 'NO-5'])(
+    'ends the data of %s at the clock minus the zone lag (2 to 4 hours)',
+    async (zone) => {
+      const profile = europeProfileOf(zone);
       const lagMinutes = sim.state().publicationLagMinutes[zone] as number;
       expect(lagMinutes).toBeGreaterThanOrEqual(120);
       expect(lagMinutes).toBeLessThanOrEqual(240);
@@ -268,8 +260,8 @@ describe('ENTSO-E A75 documents', () => {
       const expected = Math.floor((NOW - lagMinutes * 60_000) / step) * step;
       // A type can miss the last hour (a gap), never go past the published end.
       expect(Math.max(...ends)).toBe(expected);
-    }
-  });
+    },
+  );
 
   it('answers a window with nothing published yet by the 999 Acknowledgement, with status 200', async () => {
     const { response, body } = await a75({
@@ -290,7 +282,7 @@ describe('ENTSO-E A75 documents', () => {
 
   it('narrows to one production type with psrType', async () => {
     const { body } = await a75({
-      in_Domain: profileOf('DE').eic,
+      in_Domain: europeProfileOf('DE').eic,
       periodStart: '202510220000',
       periodEnd: '202510230000',
       psrType: 'B16',
@@ -299,7 +291,7 @@ describe('ENTSO-E A75 documents', () => {
   });
 
   it('shows the feed quirks over a year: missing types, partial-mix hours, small negatives', async () => {
-    const profile = profileOf('ES');
+    const profile = europeProfileOf('ES');
     const { body } = await a75({
       in_Domain: profile.eic,
       periodStart: '202410010000',

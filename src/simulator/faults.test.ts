@@ -1,16 +1,13 @@
 import { XMLValidator } from 'fast-xml-parser';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from './index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { simulatorDuringSuite } from '../../test/support/simulator-suite.js';
+import { startSimulator } from './index.js';
 import type { SourceId } from '../core/sources.js';
 
 const NOW = Date.parse('2025-10-24T18:00:00Z');
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 3, now: () => NOW });
-});
+const sim = simulatorDuringSuite({ seed: 3, now: () => NOW });
 afterEach(() => sim.clearFaults());
-afterAll(() => sim.close());
 
 const PATHS: Record<SourceId, string> = {
   'europe-tso':

@@ -11,6 +11,7 @@ import {
 } from './faults.js';
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import { SIMULATED_UPSTREAMS } from './upstreams.js';
+import { EUROPE_EXTRA_PROFILES, US_EXTRA_PROFILES } from './node-profiles.js';
 import { EUROPE_PROFILES, US_PROFILES } from './zone-profiles.js';
 import { SOURCES, type SourceId } from '../core/sources.js';
 
@@ -70,10 +71,9 @@ const CONTROL_BODY_LIMIT = 64 * 1024;
 const MINUTE_MS = 60_000;
 
 const PUBLICATION_LAG_MINUTES: Readonly<Record<string, number>> = Object.fromEntries([
-  ...[...EUROPE_PROFILES, ...US_PROFILES].map((profile) => [
-    profile.zone,
-    profile.publicationLagMs / MINUTE_MS,
-  ]),
+  ...[...EUROPE_PROFILES, ...EUROPE_EXTRA_PROFILES, ...US_PROFILES, ...US_EXTRA_PROFILES].map(
+    (profile) => [profile.zone, profile.publicationLagMs / MINUTE_MS],
+  ),
   ['GB', 0],
 ]);
 

@@ -1,4 +1,4 @@
-import { smoothNoise, unitNoise } from './noise.js';
+import { CHANNELS_PER_FUEL, NOISE_CHANNEL, smoothNoise, unitNoise } from './noise.js';
 
 /**
  * The synthetic generation model: per zone a fuel mix with a daily and seasonal shape (solar by
@@ -122,11 +122,6 @@ const MISSING_TYPE_RATE = 1 / 120;
 const PARTIAL_MIX_RATE = 1 / 2000;
 // How often a solar plant reports a small negative value (station load) in a night hour.
 const NEGATIVE_NIGHT_RATE = 0.04;
-
-// Noise channels: each fuel gets its own block so two wind fuels never move together.
-const CHANNELS_PER_FUEL = 8;
-const ZONE_CHANNEL = 1000;
-const DEMAND_CHANNEL = 1500;
 
 /**
  * Average MW of every fuel over `count` consecutive intervals of `stepMs` from `startMs`, one
@@ -267,8 +262,8 @@ function demandAt(
   const seasonSign = profile.peakSeason === 'winter' ? 1 : -1;
   const days = t / DAY_MS;
   const weather =
-    0.05 * (2 * smoothNoise(seed, profile.zoneKey, DEMAND_CHANNEL, days / 2.5) - 1) +
-    0.015 * (2 * smoothNoise(seed, profile.zoneKey, DEMAND_CHANNEL + 1, days * 3) - 1);
+    0.05 * (2 * smoothNoise(seed, profile.zoneKey, NOISE_CHANNEL.demand, days / 2.5) - 1) +
+    0.015 * (2 * smoothNoise(seed, profile.zoneKey, NOISE_CHANNEL.demand + 1, days * 3) - 1);
   return (
     profile.meanOutputMw *
     demandFactor(t, localHour, profile.longitude) *
@@ -313,10 +308,10 @@ function demandFactor(t: number, localHour: number, longitude: number): number {
  * about one in 2000 carries only the zone's largest dispatchable fuel (a partial-mix hour).
  */
 export function hourGap(profile: MixProfile, seed: number, hour: number): HourGap {
-  const roll = unitNoise(seed, profile.zoneKey, ZONE_CHANNEL, hour);
+  const roll = unitNoise(seed, profile.zoneKey, NOISE_CHANNEL.mixGap, hour);
   if (roll < PARTIAL_MIX_RATE) return { only: largestDispatchable(profile) };
   if (roll < PARTIAL_MIX_RATE + MISSING_TYPE_RATE) {
-    const pick = unitNoise(seed, profile.zoneKey, ZONE_CHANNEL + 1, hour);
+    const pick = unitNoise(seed, profile.zoneKey, NOISE_CHANNEL.mixGap + 1, hour);
     return { missing: Math.floor(pick * profile.fuels.length) };
   }
   return null;

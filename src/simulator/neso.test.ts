@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from './index.js';
+import { describe, expect, it } from 'vitest';
+import { simulatorDuringSuite } from '../../test/support/simulator-suite.js';
+import { startSimulator } from './index.js';
 
 // The minute the recorded fixtures were fetched, plus a few seconds.
 const NOW = Date.parse('2023-03-14T12:01:30Z');
 const HOUR_MS = 3_600_000;
 const INDEXES = ['very low', 'low', 'moderate', 'high', 'very high'];
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 42, now: () => NOW });
-});
-afterAll(() => sim.close());
+const sim = simulatorDuringSuite({ seed: 42, now: () => NOW });
 
 interface Entry {
   from: string;

@@ -1,6 +1,6 @@
 import { computeMix } from './mix-model.js';
 import { forecastError } from './forecast-model.js';
-import { unitNoise } from './noise.js';
+import { NOISE_CHANNEL, unitNoise } from './noise.js';
 import { formatMinute, jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import { GB_DATA_START_MS, GB_PROFILE } from './zone-profiles.js';
 
@@ -24,10 +24,8 @@ const FORECAST_HORIZON_MS = 48 * HOUR_MS;
 // steps.
 const REVISION_WINDOW_MS = 24 * HOUR_MS;
 const REVISION_STEP_MS = 2 * HOUR_MS;
-const FORECAST_CHANNEL = 3000;
 // The operator re-issues every half hour; its weather inputs change every six hours.
 const FORECAST_ISSUE_MS = 6 * HOUR_MS;
-const ACTUAL_CHANNEL = 3001;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z?$/;
 
 // Direct gCO2/kWh by NESO fuel (docs/upstreams.md §3.4, `/intensity/factors`); storage is left out.
@@ -240,7 +238,7 @@ function forecastOf(truth: number, start: number, issuedAt: number, seed: number
   const error = forecastError(
     seed,
     GB_PROFILE.zoneKey,
-    FORECAST_CHANNEL,
+    NOISE_CHANNEL.nesoForecast,
     start + HALF_HOUR_MS / 2,
     issuedAt,
     issuedAt / FORECAST_ISSUE_MS,
@@ -253,7 +251,7 @@ function revisedActual(truth: number, end: number, context: ReplyContext): numbe
   const age = context.nowMs - end;
   if (age >= REVISION_WINDOW_MS) return Math.round(truth);
   const stage = Math.floor(age / REVISION_STEP_MS);
-  const draw = unitNoise(context.seed, ACTUAL_CHANNEL, end / HALF_HOUR_MS, stage);
+  const draw = unitNoise(context.seed, NOISE_CHANNEL.nesoActual, end / HALF_HOUR_MS, stage);
   return Math.round(truth) + Math.round(draw * 6 - 1);
 }
 

@@ -4,6 +4,32 @@
  * the same whether it is asked in one request or in a thousand.
  */
 
+/**
+ * The third input of each kind of draw, apart from every other kind's, so that no two kinds of
+ * noise move together. The actuals take CHANNELS_PER_FUEL channels a fuel from 0 (two wind fuels
+ * never move together); the wind and solar forecast errors as many a fuel from their own base.
+ */
+export const CHANNELS_PER_FUEL = 8;
+export const NOISE_CHANNEL = {
+  /** Whether a zone's hour has a gap in its mix, and which fuel it lacks (+1). */
+  mixGap: 1000,
+  /** The demand's slow and fast movements (+1). */
+  demand: 1500,
+  /** EIA's revisions of a published hour, per fuel (+ fuel index). */
+  eiaRevision: 2000,
+  nesoForecast: 3000,
+  nesoActual: 3001,
+  /** ENTSO-E's wind and solar forecast errors, per fuel (+ CHANNELS_PER_FUEL x fuel index). */
+  windSolarError: 4000,
+  loadError: 4100,
+  generationError: 4200,
+  eiaDemandForecast: 4300,
+  /** Whether an A11 link publishes an hour (per link), and which way its quarters swing (+1). */
+  flowGap: 5000,
+  /** The trade on each border of the flow graphs (per border). */
+  trade: 6000,
+} as const;
+
 export function hashString(text: string): number {
   // FNV-1a: enough to spread zone codes over 32 bits.
   let hash = 0x811c9dc5;

@@ -1,11 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { europeProfileOf, simulatorDuringSuite } from '../../test/support/simulator-suite.js';
 import { parseFuelTypeData } from '../sources/eia/parse.js';
 import { parseA75 } from '../sources/entsoe/parse.js';
 import { operatorMixes } from '../core/uk-operator.js';
 import { parseGeneration, parseIntensity } from '../sources/neso/parse.js';
-import { startSimulator, type Simulator } from './index.js';
 import { computeMix, hourGap, isReported } from './mix-model.js';
-import { EUROPE_PROFILES, type EuropeProfile } from './zone-profiles.js';
 
 /** The project's real parsers (src/sources/*\/parse.ts) read what the simulator serves. */
 
@@ -13,12 +12,8 @@ const NOW = Date.parse('2025-10-24T18:00:00Z');
 const SEED = 9;
 const HOUR_MS = 3_600_000;
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ seed: SEED, now: () => NOW });
-});
+const sim = simulatorDuringSuite({ seed: SEED, now: () => NOW });
 afterEach(() => sim.clearFaults());
-afterAll(() => sim.close());
 
 const text = async (path: string) => (await fetch(`${sim.url}${path}`)).text();
 const a75Path = (eic: string, start: string, end: string) =>
@@ -26,15 +21,9 @@ const a75Path = (eic: string, start: string, end: string) =>
 const eiaPath = (query: string) =>
   `/v2/electricity/rto/fuel-type-data/data/?api_key=k&frequency=hourly&data[0]=value&${query}`;
 
-function profileOf(zone: string): EuropeProfile {
-  const profile = EUROPE_PROFILES.find((candidate) => candidate.zone === zone);
-  if (!profile) throw new Error(`no profile ${zone}`);
-  return profile;
-}
-
 describe('parseA75 on simulated documents', () => {
   it('decodes a PT15M A03 document back to the model: the hourly mean of the published quarters', async () => {
-    const profile = profileOf('FI');
+    const profile = europeProfileOf('FI');
     // Three days around the first hour since June with a gap in the mix.
     let gapHour = Date.parse('2025-06-01T00:00Z') / HOUR_MS;
     while (
@@ -73,7 +62,7 @@ describe('parseA75 on simulated documents', () => {
   });
 
   it('keeps pumping (outBiddingZone series) out of generation, without dropping anything', async () => {
-    const profile = profileOf('IT-CSUD');
+    const profile = europeProfileOf('IT-CSUD');
     const start = Date.parse('2023-01-17T00:00Z');
     const result = parseA75(await text(a75Path(profile.eic, '202301170000', '202301180000')));
     if (result.kind !== 'generation') throw new Error(`got ${result.kind}`);

@@ -1,6 +1,7 @@
 import type { FaultFeed } from './faults.js';
 import { answerEia, emptyEiaReply } from './eia.js';
-import { answerEntsoe, noMatchingData } from './entsoe.js';
+import { noMatchingData } from './entsoe-document.js';
+import { answerEntsoe } from './entsoe.js';
 import { answerNeso, emptyNesoReply } from './neso.js';
 import { jsonReply, textReply, type ReplyContext, type SourceReply } from './reply.js';
 import { isEntsoeForecastDocument, type SourceId } from '../core/sources.js';

@@ -1,5 +1,5 @@
 import { ZONES, type Zone } from '../core/zones.js';
-import { parseFuels, type MixProfile } from './mix-model.js';
+import { type Fuel, parseFuels, type MixProfile } from './mix-model.js';
 import { hashString } from './noise.js';
 
 /**
@@ -42,55 +42,62 @@ function upstreamIdOf(code: string): string {
   return zone.upstreamId;
 }
 
-/** The format flags read `PT15M A03`; an `in-only` flag keeps pumping out of the document. */
-function europe(
+/** What every simulated zone has, keyed for noise by its code. */
+function mixProfile(
+  zone: string,
+  latitude: number,
+  longitude: number,
+  meanOutputMw: number,
+  peakSeason: MixProfile['peakSeason'],
+  fuels: readonly Fuel[],
+): MixProfile {
+  return { zone, zoneKey: hashString(zone), latitude, longitude, meanOutputMw, peakSeason, fuels };
+}
+
+/**
+ * The format flags read `PT15M A03`; an `in-only` flag keeps pumping out of the document. `eic`:
+ * a zone's own by default (a node of the flow graph that is no zone passes its own).
+ */
+export function europe(
   zone: string,
   latitude: number,
   longitude: number,
   meanOutputMw: number,
   format: string,
   fuels: string,
+  eic = upstreamIdOf(zone),
 ): EuropeProfile {
-  const zoneKey = hashString(zone);
+  const base = mixProfile(zone, latitude, longitude, meanOutputMw, 'winter', parseFuels(fuels));
   return {
-    zone,
-    zoneKey,
-    latitude,
-    longitude,
-    meanOutputMw,
-    peakSeason: 'winter',
-    fuels: parseFuels(fuels),
-    eic: upstreamIdOf(zone),
+    ...base,
+    eic,
     resolution: format.includes('PT15M') ? 'PT15M' : 'PT60M',
     curveType: format.includes('A03') ? 'A03' : 'A01',
     pumpingAsConsumption: !format.includes('in-only'),
     // 2 to 4 hours in quarter-hour steps, fixed per zone (not per seed) so tests can rely on it.
-    publicationLagMs: (120 + 15 * (zoneKey % 9)) * MINUTE_MS,
+    publicationLagMs: (120 + 15 * (base.zoneKey % 9)) * MINUTE_MS,
   };
 }
 
-function us(
+/** `respondent`: a zone's own EIA code by default (a node that is no zone passes its own). */
+export function us(
   zone: string,
   respondentName: string,
   latitude: number,
   longitude: number,
   meanOutputMw: number,
   fuels: string,
+  respondent = upstreamIdOf(zone),
 ): UsProfile {
-  const zoneKey = hashString(zone);
+  // EIA lists a respondent's rows in fueltype order.
+  const sorted = parseFuels(fuels).sort((a, b) => (a.code < b.code ? -1 : 1));
+  const base = mixProfile(zone, latitude, longitude, meanOutputMw, 'summer', sorted);
   return {
-    zone,
-    zoneKey,
-    latitude,
-    longitude,
-    meanOutputMw,
-    peakSeason: 'summer',
-    // EIA lists a respondent's rows in fueltype order.
-    fuels: parseFuels(fuels).sort((a, b) => (a.code < b.code ? -1 : 1)),
-    respondent: upstreamIdOf(zone),
+    ...base,
+    respondent,
     respondentName,
     // 11 to 30 hours, fixed per zone.
-    publicationLagMs: (11 + (zoneKey % 20)) * HOUR_MS,
+    publicationLagMs: (11 + (base.zoneKey % 20)) * HOUR_MS,
   };
 }
 
@@ -148,19 +155,14 @@ export const US_PROFILES: readonly UsProfile[] = [
 ];
 
 /** Great Britain's mix under NESO's fuel names; only the intensity derived from it is served. */
-export const GB_PROFILE: MixProfile = {
-  zone: 'GB',
-  zoneKey: hashString('GB'),
-  latitude: 53,
-  longitude: -1.5,
-  meanOutputMw: 30000,
-  peakSeason: 'winter',
-  fuels: parseFuels(
+export const GB_PROFILE: MixProfile = mixProfile(
+  'GB',
+  53,
+  -1.5,
+  30000,
+  'winter',
+  parseFuels(
     'gas:32000 coal:2000 nuclear:6000 wind:28000 solar:15000 biomass:3000 hydro:1200 ' +
       'imports-fr:3000:steady imports-nl:1000:steady imports-ie:500:steady other:500 pumped:2800',
   ),
-};
-
-export const EUROPE_BY_EIC: ReadonlyMap<string, EuropeProfile> = new Map(
-  EUROPE_PROFILES.map((profile) => [profile.eic, profile]),
 );

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loggerInto } from '../../test/support/log-lines.js';
 import { timedClock } from '../../test/support/timed-clock.js';
+import { upstreamFailure } from '../../test/support/upstream-failure.js';
 import type { Clock } from '../core/time.js';
 import {
   createUpstreamHttp,
@@ -75,15 +75,6 @@ function client(options: Partial<UpstreamHttpOptions> = {}) {
   return { http, clock, url: `${baseUrl}/api?securityToken=${TOKEN}&documentType=A75` };
 }
 
-async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(UpstreamError);
-  return error as UpstreamError;
-}
-
 describe('createUpstreamHttp', () => {
   it('waits what retry-after asks on a 429, then succeeds', async () => {
     answerInTurn({ status: 429, headers: { 'retry-after': '7' } });
@@ -113,7 +104,7 @@ describe('createUpstreamHttp', () => {
   it('gives up after the retries, as a temporary failure', async () => {
     answerInTurn(...Array.from({ length: 10 }, () => ({ status: 503 })));
     const { http, url } = client({ retries: 2 });
-    const error = await failure(http.getText(url));
+    const error = await upstreamFailure(http.getText(url));
     expect(hits).toHaveLength(3);
     expect(error.kind).toBe('temporary');
     expect(error.status).toBe(503);
@@ -122,7 +113,7 @@ describe('createUpstreamHttp', () => {
   it('does not wait for a retry-after beyond the limit', async () => {
     answerInTurn({ status: 429, headers: { 'retry-after': '600' } });
     const { http, clock, url } = client({ maxRetryAfterMs: 60_000 });
-    const error = await failure(http.getText(url));
+    const error = await upstreamFailure(http.getText(url));
     expect(error.kind).toBe('temporary');
     expect(error.message).toContain('retry-after 600 s');
     expect(hits).toHaveLength(1);
@@ -132,7 +123,7 @@ describe('createUpstreamHttp', () => {
   it.each([401, 403])('never retries %i: the credentials are refused', async (status) => {
     answerInTurn({ status });
     const { http, url } = client({ authHint: 'check ENTSOE_TOKEN' });
-    const error = await failure(http.getText(url));
+    const error = await upstreamFailure(http.getText(url));
     expect(hits).toHaveLength(1);
     expect(error.kind).toBe('auth');
     expect(error.message).toMatch(/credentials refused; check ENTSOE_TOKEN/);
@@ -145,7 +136,7 @@ describe('createUpstreamHttp', () => {
   ] as const)('sorts HTTP %i as %s, without retrying', async (status, kind) => {
     answerInTurn({ status });
     const { http, url } = client();
-    const error = await failure(http.getText(url));
+    const error = await upstreamFailure(http.getText(url));
     expect(error.kind).toBe(kind);
     expect(error.body).toBe('error');
     expect(hits).toHaveLength(1);
@@ -155,7 +146,7 @@ describe('createUpstreamHttp', () => {
     handler = () => undefined; // never answers
     const { http, url } = client({ timeoutMs: 100, retries: 1 });
     const started = performance.now();
-    const error = await failure(http.getText(url));
+    const error = await upstreamFailure(http.getText(url));
     // Unbounded, it would wait for ever (the test's timeout is 30 s).
     expect(performance.now() - started).toBeLessThan(20_000);
     expect(hits).toHaveLength(2);
@@ -166,7 +157,9 @@ describe('createUpstreamHttp', () => {
   it('retries network errors as temporary', async () => {
     const { http } = client({ retries: 1 });
     // Port 9 (discard) is closed on loopback: connection refused.
-    const error = await failure(http.getText(`http://127.0.0.1:9/api?securityToken=${TOKEN}`));
+    const error = await upstreamFailure(
+      http.getText(`http://127.0.0.1:9/api?securityToken=${TOKEN}`),
+    );
     expect(error.kind).toBe('temporary');
     expect(error.message).toMatch(/network error/);
   });
@@ -204,17 +197,9 @@ describe('createUpstreamHttp', () => {
     handler = (_request, response) =>
       response.writeHead(503).end(`{"request":{"params":{"api_key":"${TOKEN}"}}}`);
     const lines: string[] = [];
-    const logger = pino(
-      { level: 'debug' },
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const logger = loggerInto(lines);
     const { http, url } = client({ logger, retries: 1 });
-    const error = await failure(http.getText(url));
+    const error = await upstreamFailure(http.getText(url));
     const everything = [error.message, error.body ?? '', error.stack ?? '', ...lines].join('\n');
     expect(lines.length).toBeGreaterThan(0);
     expect(everything).toContain('securityToken=REDACTED');
@@ -234,16 +219,16 @@ describe('the public failure words', () => {
   ] as const)('HTTP %i is %s', async (status, expected) => {
     answerInTurn({ status });
     const { http, url } = client({ retries: 0 });
-    expect((await failure(http.getText(url))).failure).toBe(expected);
+    expect((await upstreamFailure(http.getText(url))).failure).toBe(expected);
   });
 
   it('a refused connection is unreachable, a hanging upstream a timeout', async () => {
     const { http } = client({ retries: 0 });
-    const refused = await failure(http.getText('http://127.0.0.1:9/'));
+    const refused = await upstreamFailure(http.getText('http://127.0.0.1:9/'));
     expect(refused.failure).toBe('unreachable');
     const clock = timedClock(Date.UTC(2026, 10, 22) / 1000);
     const hanging = client({ retries: 0, clock, fetch: (_url, init) => clock.hang(init?.signal) });
-    expect((await failure(hanging.http.getText(hanging.url))).failure).toBe('timeout');
+    expect((await upstreamFailure(hanging.http.getText(hanging.url))).failure).toBe('timeout');
   });
 
   it('an unusable payload is invalid-payload unless the thrower says otherwise', () => {
@@ -275,7 +260,7 @@ describe('a request with a deadline', () => {
 
   it('cuts the try in flight at the deadline and retries no more', async () => {
     const { http, url, clock, attempts } = hanging();
-    const error = await failure(http.getText(url, { deadline: START * 1000 + 90_000 }));
+    const error = await upstreamFailure(http.getText(url, { deadline: START * 1000 + 90_000 }));
     // 60 s, 0.5 s of backoff, then a try cut after 29.5 s.
     expect(attempts()).toBe(2);
     expect(clock.now()).toBe(START * 1000 + 90_000);
@@ -287,7 +272,7 @@ describe('a request with a deadline', () => {
   it('does not wait for a retry the deadline would not let start', async () => {
     // The first retry would wait 60 s (half of 120 s with no jitter), ending at 120 s.
     const { http, url, clock, attempts } = hanging({ backoffMs: 120_000, maxBackoffMs: 120_000 });
-    const error = await failure(http.getText(url, { deadline: START * 1000 + 100_000 }));
+    const error = await upstreamFailure(http.getText(url, { deadline: START * 1000 + 100_000 }));
     expect(attempts()).toBe(1);
     expect(clock.now()).toBe(START * 1000 + 60_000);
     expect(error.failure).toBe('timeout');
@@ -295,7 +280,7 @@ describe('a request with a deadline', () => {
 
   it('starts nothing once the deadline has passed', async () => {
     const { http, url, attempts } = hanging();
-    const error = await failure(http.getText(url, { deadline: START * 1000 }));
+    const error = await upstreamFailure(http.getText(url, { deadline: START * 1000 }));
     expect(attempts()).toBe(0);
     expect(error.failure).toBe('deadline');
   });

@@ -94,56 +94,73 @@ async function everyRow(store: Store): Promise<StoredReading[]> {
   return rows;
 }
 
+/** Runs `use` on a test's two stores, then closes both whatever it threw. */
+async function withStores<From extends Store, To extends Store>(
+  from: From,
+  to: To,
+  use: (from: From, to: To) => Promise<void>,
+): Promise<void> {
+  try {
+    await use(from, to);
+  } finally {
+    await from.close();
+    await to.close();
+  }
+}
+
 describe('migrateStore', () => {
   it('copies every row, mixes included, and the latest report of each source, page by page', async () => {
-    const from = await sampleSqliteStore();
-    const to = new SqliteStore(newSqlitePath());
-    try {
-      const progress: MigrateProgress[] = [];
-      const result = await migrateStore(from, to, {
-        pageRows: 7,
-        onProgress: (step) => progress.push(step),
-      });
-      expect(result).toEqual({ scanned: 96, written: 96, unchanged: 0, reportsCopied: 3 });
-      expect(await everyRow(to)).toEqual(await everyRow(from));
-      expect(await to.latestIngestReports()).toEqual(await from.latestIngestReports());
-      expect(progress.at(-1)).toEqual({ scanned: 96, written: 96, zonesDone: 45, zonesTotal: 45 });
-      const zonesDone = progress.map((step) => step.zonesDone);
-      expect(zonesDone).toEqual([...zonesDone].sort((a, b) => a - b));
-    } finally {
-      await from.close();
-      await to.close();
-    }
+    await withStores(
+      await sampleSqliteStore(),
+      new SqliteStore(newSqlitePath()),
+      async (from, to) => {
+        const progress: MigrateProgress[] = [];
+        const result = await migrateStore(from, to, {
+          pageRows: 7,
+          onProgress: (step) => progress.push(step),
+        });
+        expect(result).toEqual({ scanned: 96, written: 96, unchanged: 0, reportsCopied: 3 });
+        expect(await everyRow(to)).toEqual(await everyRow(from));
+        expect(await to.latestIngestReports()).toEqual(await from.latestIngestReports());
+        expect(progress.at(-1)).toEqual({
+          scanned: 96,
+          written: 96,
+          zonesDone: 45,
+          zonesTotal: 45,
+        });
+        const zonesDone = progress.map((step) => step.zonesDone);
+        expect(zonesDone).toEqual([...zonesDone].sort((a, b) => a - b));
+      },
+    );
   });
 
   it('writes only what changed on a second run, and keeps rows and newer reports only the target has', async () => {
-    const from = await sampleSqliteStore();
-    const to = new SqliteStore(newSqlitePath());
-    try {
-      await migrateStore(from, to);
-      const version = await to.dataVersion();
-      expect(await migrateStore(from, to)).toEqual({
-        scanned: 96,
-        written: 0,
-        unchanged: 96,
-        reportsCopied: 0,
-      });
-      expect(await to.dataVersion()).toBe(version);
+    await withStores(
+      await sampleSqliteStore(),
+      new SqliteStore(newSqlitePath()),
+      async (from, to) => {
+        await migrateStore(from, to);
+        const version = await to.dataVersion();
+        expect(await migrateStore(from, to)).toEqual({
+          scanned: 96,
+          written: 0,
+          unchanged: 96,
+          reportsCopied: 0,
+        });
+        expect(await to.dataVersion()).toBe(version);
 
-      const revised = { ...sampleReadings()[3]!, value: 99.5 };
-      const targetOnly = { ...revised, zone: 'NL' };
-      await from.upsertReadings([revised]);
-      await to.upsertReadings([targetOnly]);
-      await to.recordIngestReport(report('us-agency', T0 + 999));
-      expect(await migrateStore(from, to)).toMatchObject({ written: 1, reportsCopied: 0 });
-      const rows = await everyRow(to);
-      expect(rows).toContainEqual(revised);
-      expect(rows).toContainEqual(targetOnly);
-      expect((await to.latestIngestReports())['us-agency']?.finishedAt).toBe(T0 + 999);
-    } finally {
-      await from.close();
-      await to.close();
-    }
+        const revised = { ...sampleReadings()[3]!, value: 99.5 };
+        const targetOnly = { ...revised, zone: 'NL' };
+        await from.upsertReadings([revised]);
+        await to.upsertReadings([targetOnly]);
+        await to.recordIngestReport(report('us-agency', T0 + 999));
+        expect(await migrateStore(from, to)).toMatchObject({ written: 1, reportsCopied: 0 });
+        const rows = await everyRow(to);
+        expect(rows).toContainEqual(revised);
+        expect(rows).toContainEqual(targetOnly);
+        expect((await to.latestIngestReports())['us-agency']?.finishedAt).toBe(T0 + 999);
+      },
+    );
   });
 
   describe('between synthetic and real stores', () => {
@@ -160,9 +177,7 @@ describe('migrateStore', () => {
       ['a new, empty store', async () => new SqliteStore(newSqlitePath())],
       ['a store of real data', () => sampleSqliteStore()],
     ])('refuses to copy synthetic data into %s, writing nothing', async (_, openTarget) => {
-      const from = await demoStore();
-      const to = await openTarget();
-      try {
+      await withStores(await demoStore(), await openTarget(), async (from, to) => {
         const before = await everyRow(to);
         await expect(migrateStore(from, to)).rejects.toThrow(
           'the source holds synthetic demo data and the target is not a demo store: ' +
@@ -170,41 +185,32 @@ describe('migrateStore', () => {
         );
         expect(await everyRow(to)).toEqual(before);
         expect(await to.isSynthetic()).toBe(false);
-      } finally {
-        await from.close();
-        await to.close();
-      }
+      });
     });
 
     it('refuses to copy real data into a demo store, writing nothing', async () => {
-      const from = await sampleSqliteStore();
-      const to = new SqliteStore(newSqlitePath());
-      await to.markSynthetic();
-      try {
-        await expect(migrateStore(from, to)).rejects.toThrow(
-          'the target holds synthetic demo data and the source does not: ' +
-            'real data is never copied into a demo store',
-        );
-        expect(await everyRow(to)).toEqual([]);
-        expect(await to.latestIngestReports()).toEqual({});
-      } finally {
-        await from.close();
-        await to.close();
-      }
+      await withStores(
+        await sampleSqliteStore(),
+        new SqliteStore(newSqlitePath()),
+        async (from, to) => {
+          await to.markSynthetic();
+          await expect(migrateStore(from, to)).rejects.toThrow(
+            'the target holds synthetic demo data and the source does not: ' +
+              'real data is never copied into a demo store',
+          );
+          expect(await everyRow(to)).toEqual([]);
+          expect(await to.latestIngestReports()).toEqual({});
+        },
+      );
     });
 
     it('copies one demo store into another, which stays marked', async () => {
-      const from = await demoStore();
-      const to = new SqliteStore(newSqlitePath());
-      await to.markSynthetic();
-      try {
+      await withStores(await demoStore(), new SqliteStore(newSqlitePath()), async (from, to) => {
+        await to.markSynthetic();
         expect(await migrateStore(from, to)).toMatchObject({ written: 96, reportsCopied: 1 });
         expect(await everyRow(to)).toEqual(await everyRow(from));
         expect(await to.isSynthetic()).toBe(true);
-      } finally {
-        await from.close();
-        await to.close();
-      }
+      });
     });
   });
 

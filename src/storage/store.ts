@@ -1,3 +1,4 @@
+import type { ConsumptionMixPoint, ConsumptionRow } from '../core/consumption/series-row.js';
 import type { Basis } from '../core/factors.js';
 import type { DirectedFlow, FlowBorder, FlowGraphId } from '../core/flows.js';
 import type { BacktestRun } from '../core/forecast/backtest.js';
@@ -97,6 +98,19 @@ export interface FlowChanges {
   readonly version: number;
   /** Hour starts, ascending, each once. */
   readonly hours: readonly number[];
+}
+
+/** What one solve of a flow graph writes (extensions §15): the consumption series of some hours. */
+export interface ConsumptionWrite {
+  /** Hour starts solved: every stored row of the graph in these hours is replaced by `rows`. */
+  readonly hours: readonly number[];
+  /** The series points of those hours: each row's ts is one of `hours`, each (zone, ts) once. */
+  readonly rows: readonly ConsumptionRow[];
+  /**
+   * The data version up to which the graph's inputs (mixes, flows) are solved, once this write
+   * is in: what `consumptionCursor` answers next. Unset: the cursor stays as it is.
+   */
+  readonly cursor?: number;
 }
 
 /**
@@ -199,6 +213,41 @@ export interface Store {
   flowChangesSince(graph: FlowGraphId, sinceVersion: number): Promise<FlowChanges>;
 
   /**
+   * Replaces the consumption series of a graph in `write.hours`, in one transaction: a row whose
+   * zone is no longer solved in its hour is removed, a row stored again with the same values is
+   * left as it is, its version too. A write that inserts, changes or removes a row takes a data
+   * version, which the rows it wrote carry. Rejects a row outside `write.hours` or with a value
+   * that is not finite. Returns the rows inserted, changed or removed.
+   */
+  replaceConsumption(graph: FlowGraphId, write: ConsumptionWrite): Promise<number>;
+
+  /** The `cursor` of the newest `replaceConsumption` of a graph that set one; null if none did. */
+  consumptionCursor(graph: FlowGraphId): Promise<number | null>;
+
+  /**
+   * Consumption-based values of a zone (extensions §15) with `fromTs <= ts < toTs`, ascending, at
+   * most `limit`, on `basis`: method `computed:v1:consumption` or `computed:v1:direct:consumption`.
+   */
+  consumptionInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+    basis: Basis,
+  ): Promise<Reading[]>;
+
+  /** The newest consumption-based value of every zone that has one, on `basis`. */
+  latestConsumptionPerZone(basis: Basis): Promise<ZoneReading[]>;
+
+  /** Traced mixes of a zone with `fromTs <= ts < toTs`, ascending, at most `limit`. */
+  consumptionMixesInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+  ): Promise<ConsumptionMixPoint[]>;
+
+  /**
    * Keeps the result of a walk-forward backtest (`gridco2 backtest`, or `serve` once a day), and
    * the BACKTESTS_KEPT newest only.
    */
@@ -223,8 +272,8 @@ export interface Store {
   scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]>;
 
   /**
-   * A counter that grows with every committed write of readings (and of flows that changed
-   * some). Instances compare it to know whether what they cached is still current.
+   * A counter that grows with every committed write of readings (and of flows or consumption
+   * series that changed some). Instances compare it to know whether what they cached is still current.
    */
   dataVersion(): Promise<number>;
 

@@ -98,6 +98,10 @@ export interface WebhookStore {
   setEvaluatedVersion(version: number): Promise<void>;
 }
 
+/** The columns of `SubscriptionRow`, in the order both backends select and insert them. */
+export const SUBSCRIPTION_COLUMNS =
+  'id, secret, url, zones, basis, condition, client_address, client_network, created_at, memory';
+
 /** How a subscription's JSON columns read back. */
 export interface SubscriptionRow {
   id: string;
@@ -126,6 +130,9 @@ export function subscriptionOfRow(row: SubscriptionRow): StoredSubscription {
     memory: JSON.parse(row.memory) as ZoneMemory,
   };
 }
+
+/** The columns of `DeliveryRow`, in the order both backends select and insert them. */
+export const DELIVERY_COLUMNS = 'event_id, subscription_id, body, first_due_at, due_at, failures';
 
 export interface DeliveryRow {
   event_id: string;

@@ -25,7 +25,7 @@ export function registerBackfill(program: Command): void {
     .command('backfill')
     .description(
       'Fill the history of a source over a window, chunk by chunk, with its part of the flow ' +
-        'graph (unless FLOWS=off or --zone). Run it again after an interruption: chunks ' +
+        'graph (with FLOWS=on, not with --zone). Run it again after an interruption: chunks ' +
         'already stored are skipped. Safe while `serve` runs.',
     )
     .requiredOption('--source <source>', `the source to fill: ${SOURCES.join(', ')}`, parseSource)

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
+import { recomputeConsumption } from '../../consumption/update-consumption.js';
 import { recomputeStored } from '../../ingest/recompute.js';
 import { createLogger } from '../../server.js';
 import { createStore } from '../../storage/create-store.js';
@@ -12,7 +13,8 @@ export function registerRecompute(program: Command): void {
   program
     .command('recompute')
     .description(
-      'Recompute every stored computed value from its stored mix with the current emission factors.',
+      'Recompute every stored computed value from its stored mix with the current emission ' +
+        'factors, and the consumption series from the stored mixes and flows.',
     )
     .action(() =>
       exitOnError(async () => {
@@ -39,6 +41,14 @@ export function registerRecompute(program: Command): void {
             },
             `recompute: done, ${result.scanned} rows scanned, ${result.changed} changed`,
           );
+          // After the values: a consumption series is traced from the mixes with the same factors.
+          for (const update of await recomputeConsumption(store)) {
+            logger.info(
+              { graph: update.graph, hours: update.hours.length, changed: update.changed },
+              `recompute: consumption series of ${update.graph}, ` +
+                `${update.hours.length} hours traced, ${update.changed} rows changed`,
+            );
+          }
           if (result.unreadable.length > 0) {
             throw new Error(
               `${result.unreadable.length} rows have an unreadable mix and were left as they were, ` +

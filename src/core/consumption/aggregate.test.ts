@@ -36,6 +36,22 @@ describe('aggregateConsumption (US48)', () => {
     expect(us.estimatedPct).toBe(0);
   });
 
+  it('lists only the flows and estimated borders with nodes outside the members', () => {
+    const estimated = traceHour({
+      ...graph,
+      flows: [
+        ...graph.flows,
+        { from: 'MEX', to: 'P', mwh: 5, estimated: true },
+        { from: 'IESO', to: 'P', mwh: 2, estimated: false },
+      ],
+    });
+    const us = aggregateConsumption(estimated, ['P', 'Q'])!;
+    expect(us.imports).toEqual({ MEX: 5, IESO: 2 });
+    expect(us.exports).toEqual({ IESO: 30 });
+    expect(us.estimatedBorders).toEqual(['MEX']);
+    expect(aggregateConsumption(estimated, ['P'])!.exports).toEqual({ Q: 50 });
+  });
+
   it('is not published unless every member is solved', () => {
     expect(aggregateConsumption(trace, ['P', 'Q', 'R'])).toBeUndefined();
     expect(aggregateConsumption(trace, ['P', 'S'])).toBeUndefined();

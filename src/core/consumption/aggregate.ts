@@ -21,6 +21,12 @@ export interface ConsumptionAggregate {
   readonly estimatedPct: number;
   readonly renewablePct: number;
   readonly lowCarbonPct: number;
+  /** MWh the members imported from each node outside them (US48: Canada, Mexico). */
+  readonly imports: Readonly<Record<string, number>>;
+  /** MWh the members exported to each node outside them. */
+  readonly exports: Readonly<Record<string, number>>;
+  /** The nodes outside the members with a border to one of them estimated this hour, sorted. */
+  readonly estimatedBorders: readonly string[];
 }
 
 /**
@@ -37,8 +43,20 @@ export function aggregateConsumption(
   let consumptionMwh = 0;
   const emissions = { lifecycle: 0, direct: 0 };
   const consumption: Partial<Record<TracedCategory, number>> = {};
+  const inside = new Set(members);
+  const imports: Record<string, number> = {};
+  const exports: Record<string, number> = {};
+  const estimatedBorders = new Set<string>();
+  const addOutside = (totals: Record<string, number>, flows: Readonly<Record<string, number>>) => {
+    for (const [id, mwh] of Object.entries(flows)) {
+      if (!inside.has(id)) totals[id] = (totals[id] ?? 0) + mwh;
+    }
+  };
   for (const node of nodes) {
     consumptionMwh += node!.consumptionMwh;
+    addOutside(imports, node!.imports);
+    addOutside(exports, node!.exports);
+    for (const id of node!.estimatedBorders) if (!inside.has(id)) estimatedBorders.add(id);
     for (const basis of BASES) emissions[basis] += node!.intensity[basis] * node!.consumptionMwh;
     for (const category of TRACED_CATEGORIES) {
       const mwh = node!.consumption[category];
@@ -57,5 +75,8 @@ export function aggregateConsumption(
     estimatedPct: (100 * (consumption[IMPORTED_ESTIMATED] ?? 0)) / consumptionMwh,
     renewablePct,
     lowCarbonPct,
+    imports,
+    exports,
+    estimatedBorders: [...estimatedBorders].sort(),
   };
 }

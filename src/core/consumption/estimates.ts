@@ -10,7 +10,7 @@ import { HOUR } from '../time.js';
 import type { AnnualIntensity } from './fallback.js';
 
 /** How many hours back a neighbour's newest complete shares are looked for. */
-const SHARES_LOOKBACK_HOURS = 24;
+export const SHARES_LOOKBACK_HOURS = 24;
 
 /** Where the intensity of one neighbour's exports comes from, in the order of the rule. */
 export type ImportEstimate =

@@ -8,7 +8,7 @@ import { HOUR } from '../time.js';
 import type { NetFlow } from './trace-hour.js';
 
 /** How many hours back an unknown net flow takes the newest known one from. */
-const CARRY_HOURS = 6;
+export const CARRY_HOURS = 6;
 
 /** A border between two nodes, from the first hour any flow on it was published. */
 export interface Border {

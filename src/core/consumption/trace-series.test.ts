@@ -3,7 +3,7 @@ import type { Mix } from '../reading.js';
 import { HOUR } from '../time.js';
 import { ANNUAL_INTENSITY_OF } from './fallback.js';
 import type { Border } from './flows.js';
-import { type GraphSeries, type NodeHour, traceWindow } from './trace-series.js';
+import { type GraphSeries, hoursReached, type NodeHour, traceWindow } from './trace-series.js';
 
 const H = Date.UTC(2026, 5, 1, 0) / 1000;
 const hour = (k: number) => H + k * HOUR;
@@ -152,5 +152,51 @@ describe('traceWindow: unsolved neighbours', () => {
       annual: new Map([['MA', custom]]),
     };
     expect(factorAt(withTable, 0)).toEqual({ lifecycle: 100, direct: 50 });
+  });
+});
+
+describe('hoursReached: the hours a changed input can change', () => {
+  // A and B solved in hours 0 .. 29; B's mix incomplete in 3 .. 5 and missing in 30 .. 39.
+  // Their border's flow is published in hours 0 .. 29 but for 2, 3 and 10 .. 19.
+  const published = Object.fromEntries(
+    Array.from({ length: 30 }, (_, k) => [k, 10]).filter(
+      ([k]) => ![2, 3].includes(k!) && !(k! >= 10 && k! < 20),
+    ),
+  );
+  const border: Border = { from: 'A', to: 'B', net: netAt(published), since: hour(0) };
+  const graph = series(
+    [border],
+    new Map([
+      ['A', stored({ coal: 1 }, 0, 40)],
+      ['B', stored({ hydro: 1 }, 0, 30, [3, 4, 5])],
+    ]),
+  );
+  const reached = (changed: { flowHours?: number[]; mixHours?: [string, number[]][] }) =>
+    hoursReached(graph, {
+      flowHours: (changed.flowHours ?? []).map(hour),
+      mixHours: new Map((changed.mixHours ?? []).map(([id, ks]) => [id, ks.map(hour)])),
+    }).map((ts) => (ts - H) / HOUR);
+
+  it('a flow reaches its hour and the hours that carry it, up to 6', () => {
+    expect(reached({ flowHours: [0] })).toEqual([0]);
+    expect(reached({ flowHours: [1] })).toEqual([1, 2, 3]);
+    expect(reached({ flowHours: [9] })).toEqual([9, 10, 11, 12, 13, 14, 15]);
+    // An hour whose net flow is still unknown carries nothing of its own.
+    expect(reached({ flowHours: [2] })).toEqual([2]);
+  });
+
+  it('a mix reaches its hour and the hours its node has no complete mix after it, up to 24', () => {
+    expect(reached({ mixHours: [['B', [1]]] })).toEqual([1]);
+    expect(reached({ mixHours: [['B', [2]]] })).toEqual([2, 3, 4, 5]);
+    // B missing from 30 on: A alone is solved in 30 .. 39, and B's estimate is its hour 29.
+    expect(reached({ mixHours: [['B', [29]]] })).toEqual([
+      29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39,
+    ]);
+  });
+
+  it('leaves out the later hours in which no node is solved', () => {
+    expect(reached({ mixHours: [['A', [39]]] })).toEqual([39]);
+    // Carried into 30 .. 35, where A alone is solved; 40 itself, whatever is in it.
+    expect(reached({ flowHours: [29, 40] })).toEqual([29, 30, 31, 32, 33, 34, 35, 40]);
   });
 });

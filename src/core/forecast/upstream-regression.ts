@@ -170,6 +170,14 @@ export function featureScale(zone: ZoneState, features: FeatureName[], issue: Is
   };
 }
 
+/** A forecast for `slot` as known at `issueTs`, divided by `divisor`; NaN when missing. */
+const forecastRatio = (
+  forecast: IssuedSeries | undefined,
+  slot: number,
+  issueTs: number,
+  divisor: number,
+): number => (forecast?.valueAt(slot, issueTs) ?? Number.NaN) / divisor;
+
 /** The regression's inputs for `slot` as known at `issueTs`; false when one is missing. */
 export function fillRow(
   row: Float64Array,
@@ -203,22 +211,22 @@ export function fillRow(
     let value: number;
     switch (features[k]!) {
       case 'windShare':
-        value = (upstream.wind?.valueAt(slot, issueTs) ?? Number.NaN) / denominator;
+        value = forecastRatio(upstream.wind, slot, issueTs, denominator);
         break;
       case 'windLevel':
-        value = ((upstream.wind?.valueAt(slot, issueTs) ?? Number.NaN) / denominator) * level;
+        value = forecastRatio(upstream.wind, slot, issueTs, denominator) * level;
         break;
       case 'solarShare':
-        value = (upstream.solar?.valueAt(slot, issueTs) ?? Number.NaN) / denominator;
+        value = forecastRatio(upstream.solar, slot, issueTs, denominator);
         break;
       case 'solarLevel':
-        value = ((upstream.solar?.valueAt(slot, issueTs) ?? Number.NaN) / denominator) * level;
+        value = forecastRatio(upstream.solar, slot, issueTs, denominator) * level;
         break;
       case 'loadRatio':
         value = (loadForecast ?? Number.NaN) / scale.load;
         break;
       case 'demandRatio':
-        value = (upstream.demandForecast?.valueAt(slot, issueTs) ?? Number.NaN) / scale.demand;
+        value = forecastRatio(upstream.demandForecast, slot, issueTs, scale.demand);
         break;
       case 'operator':
         value = upstream.operatorForecast?.valueAt(slot, issueTs) ?? Number.NaN;

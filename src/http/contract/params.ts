@@ -96,8 +96,7 @@ export interface WindowRequest {
 
 /** A zone and a window: `/v1/intensity` and `/v1/mix` (whose query has no basis). */
 export function interpretWindow(params: ReadonlyMap<string, string>, nowMs: number): WindowRequest {
-  const given = params.get('zone')?.trim();
-  if (given === undefined || given === '') throw API_ERRORS.missingParam('zone');
+  const given = requiredParam(params, 'zone');
   const fromMs = instant(params, 'from');
   const toMs = instant(params, 'to');
   const zone = requireZone(given);
@@ -137,8 +136,7 @@ export interface ExportRequest {
 
 /** `/v1/export`: zones, a window of at most MAX_EXPORT_DAYS, a format, a basis, the mix. */
 export function interpretExport(params: ReadonlyMap<string, string>, nowMs: number): ExportRequest {
-  const given = params.get('zones')?.trim();
-  if (given === undefined || given === '') throw API_ERRORS.missingParam('zones');
+  const given = requiredParam(params, 'zones');
   const fromMs = instant(params, 'from');
   const toMs = instant(params, 'to');
   const zones = interpretZones(given);
@@ -210,8 +208,7 @@ export function interpretSchedule(
   params: ReadonlyMap<string, string>,
   nowMs: number,
 ): ScheduleRequest {
-  const given = params.get('zones')?.trim();
-  if (given === undefined || given === '') throw API_ERRORS.missingParam('zones');
+  const given = requiredParam(params, 'zones');
   const limits = SCHEDULE_LIMITS;
   const durationText = params.get('duration_minutes')?.trim();
   let durationMinutes: number = limits.defaultDurationMinutes;
@@ -274,8 +271,7 @@ export interface ForecastRequest {
 }
 
 export function interpretForecast(params: ReadonlyMap<string, string>): ForecastRequest {
-  const given = params.get('zone')?.trim();
-  if (given === undefined || given === '') throw API_ERRORS.missingParam('zone');
+  const given = requiredParam(params, 'zone');
   const text = params.get('horizon_hours')?.trim();
   const horizonHours = text === undefined ? FORECAST_HORIZON.default : Number(text);
   if (
@@ -303,6 +299,13 @@ function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined 
 }
 
 /** A zone code, or a cloud region as `provider:region` (`aws:eu-central-1`, /v1/zones/cloud). */
+/** A parameter every request of the endpoint gives, trimmed; absent or blank is 400. */
+function requiredParam(params: ReadonlyMap<string, string>, param: 'zone' | 'zones'): string {
+  const given = params.get(param)?.trim();
+  if (given === undefined || given === '') throw API_ERRORS.missingParam(param);
+  return given;
+}
+
 function requireZone(given: string): Zone {
   const zone = resolveZone(given, 'v1');
   if (zone) return zone;

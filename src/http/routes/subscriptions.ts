@@ -209,6 +209,16 @@ export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDe
     }
     return subscription;
   };
+  /** The options of a route on one subscription, which only the holder of its secret may use. */
+  const oneSubscription = (summary: string, operationId: string) => ({
+    schema: {
+      summary: `${summary}, with Authorization: Bearer <its secret> (WEBHOOKS=on)`,
+      operationId,
+      response: { ...errorResponses(404, 429, 503) },
+    },
+    config,
+    onRequest: deps.limit,
+  });
 
   app.post(
     '/v1/subscriptions',
@@ -265,29 +275,13 @@ export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDe
 
   app.get<{ Params: { id: string } }>(
     '/v1/subscriptions/:id',
-    {
-      schema: {
-        summary: 'A subscription, with Authorization: Bearer <its secret> (WEBHOOKS=on)',
-        operationId: 'getSubscription',
-        response: { ...errorResponses(404, 429, 503) },
-      },
-      config,
-      onRequest: deps.limit,
-    },
+    oneSubscription('A subscription', 'getSubscription'),
     async (request) => publicView(await owned(request)),
   );
 
   app.delete<{ Params: { id: string } }>(
     '/v1/subscriptions/:id',
-    {
-      schema: {
-        summary: 'Deletes a subscription, with Authorization: Bearer <its secret> (WEBHOOKS=on)',
-        operationId: 'deleteSubscription',
-        response: { ...errorResponses(404, 429, 503) },
-      },
-      config,
-      onRequest: deps.limit,
-    },
+    oneSubscription('Deletes a subscription', 'deleteSubscription'),
     async (request, reply) => {
       const subscription = await owned(request);
       await storeCall(() => deps.store.deleteSubscription(subscription.id));

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../test/fixtures.js';
-import {
-  startReplayUpstreams,
-  type ReplayFault,
-  type ReplayUpstreams,
-} from '../../../test/support/replay-upstreams.js';
+import { replayDuringSuite, type SuiteReplay } from '../../../test/support/suite-replay.js';
+import { upstreamFailure } from '../../../test/support/upstream-failure.js';
 import { zonesOfSource } from '../../core/zones.js';
-import { createUpstreamHttp, UpstreamError } from '../http.js';
+import { createUpstreamHttp } from '../http.js';
 import { fetchEiaZones, type EiaClient } from './index.js';
 
 const H = 3600;
@@ -15,44 +12,20 @@ const KEY = 'eia-key-90d1b2';
 const ZONES = zonesOfSource('us-agency');
 const WINDOW = { fromTs: ANCHOR - 24 * H, toTs: ANCHOR };
 
-let replay: ReplayUpstreams;
-let smallPages: ReplayUpstreams;
-let fault: ReplayFault | undefined;
+const options = { anchorTs: ANCHOR, entsoeToken: 'unused', eiaApiKey: KEY };
+const replay = replayDuringSuite(options);
+const smallPages = replayDuringSuite({ ...options, eiaMaxRows: 100 });
 
-const clientOf = (upstreams: ReplayUpstreams, apiKey = KEY): EiaClient => ({
+const clientOf = (suite: SuiteReplay, apiKey = KEY): EiaClient => ({
   http: createUpstreamHttp({ source: 'us-agency', secrets: [apiKey], retries: 1, backoffMs: 1 }),
-  baseUrl: upstreams.eiaBaseUrl,
+  baseUrl: suite.upstreams.eiaBaseUrl,
   apiKey,
 });
-
-beforeAll(async () => {
-  const options = { anchorTs: ANCHOR, entsoeToken: 'unused', eiaApiKey: KEY, fault: () => fault };
-  replay = await startReplayUpstreams(options);
-  smallPages = await startReplayUpstreams({ ...options, eiaMaxRows: 100 });
-});
-afterAll(async () => {
-  await replay.close();
-  await smallPages.close();
-});
-beforeEach(() => {
-  fault = undefined;
-  replay.requests.length = 0;
-  smallPages.requests.length = 0;
-});
-
-async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(UpstreamError);
-  return error as UpstreamError;
-}
 
 describe('fetchEiaZones', () => {
   it('asks every respondent in one query and computes each zone', async () => {
     const result = await fetchEiaZones(clientOf(replay), ZONES, WINDOW);
-    expect(replay.requests).toHaveLength(1);
+    expect(replay.upstreams.requests).toHaveLength(1);
     expect([...result.keys()]).toEqual(ZONES.map((zone) => zone.code));
     const pjm = result.get('US-PJM');
     // Ten complete recorded hours, plus the oldest one where the 5000-row cut left PJM whole.
@@ -64,13 +37,15 @@ describe('fetchEiaZones', () => {
     const onePage = await fetchEiaZones(clientOf(replay), ZONES, WINDOW);
     const paged = await fetchEiaZones(clientOf(smallPages), ZONES, WINDOW);
     expect(paged).toEqual(onePage);
-    const offsets = smallPages.requests.map(({ url }) => Number(url.searchParams.get('offset')));
+    const offsets = smallPages.upstreams.requests.map(({ url }) =>
+      Number(url.searchParams.get('offset')),
+    );
     expect(offsets.length).toBeGreaterThan(10);
     expect(offsets).toEqual(offsets.map((_, page) => page * 100));
   });
 
   it('reads a valid empty result as no readings', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: readFixture('us-agency', 'eia_fuel-type-data_SC_NUC_empty-result.json'),
     };
@@ -79,41 +54,43 @@ describe('fetchEiaZones', () => {
   });
 
   it('reads a key error sent with HTTP 200 as auth, with the echoed key scrubbed', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: JSON.stringify({
         error: { code: 'API_KEY_INVALID', message: `key ${KEY} is not valid` },
         request: { params: { api_key: KEY } },
       }),
     };
-    const error = await failure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
+    const error = await upstreamFailure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
     expect(error.kind).toBe('auth');
     expect(error.message).not.toContain(KEY);
   });
 
   it('reads the error code, not the text: a parameter error naming api_key is no auth failure', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: JSON.stringify({ error: 'Invalid parameter: api_key=REDACTED&frequency=x', code: 400 }),
     };
-    const error = await failure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
+    const error = await upstreamFailure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
     expect(error.kind).toBe('invalid');
     expect(error.failure).toBe('rejected');
   });
 
   it('reports a wrong key (HTTP 403) as auth without retrying', async () => {
-    const error = await failure(fetchEiaZones(clientOf(replay, 'wrong-key'), ZONES, WINDOW));
+    const error = await upstreamFailure(
+      fetchEiaZones(clientOf(replay, 'wrong-key'), ZONES, WINDOW),
+    );
     expect(error.kind).toBe('auth');
     expect(error.message).toContain('api_key=REDACTED');
-    expect(replay.requests).toHaveLength(1);
+    expect(replay.upstreams.requests).toHaveLength(1);
   });
 
   it('refuses a page that is empty before the announced total', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: JSON.stringify({ response: { total: '12', frequency: 'hourly', data: [] } }),
     };
-    const error = await failure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
+    const error = await upstreamFailure(fetchEiaZones(clientOf(replay), ZONES, WINDOW));
     expect(error.kind).toBe('invalid');
   });
 });

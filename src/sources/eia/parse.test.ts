@@ -1,38 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../test/fixtures.js';
+import { readingAt, spreadsheet } from '../../../test/support/spreadsheet.js';
 import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings } from '../../core/method.js';
 import { eiaFuelTypesOf } from '../../core/production-types.js';
-import type { StoredReading } from '../../core/reading.js';
 import { ZONES, zonesOfSource } from '../../core/zones.js';
 import { parseFuelTypeData, type FuelTypeDataResult } from './parse.js';
 
 const T = (text: string) => Date.parse(text) / 1000;
-
-/**
- * The expected value, worked out the way a spreadsheet would: MWh per fueltype written out from
- * the fixture (negatives already counted as 0), each times its factor (docs/method.md) written out
- * here, divided by the total.
- */
-function spreadsheet(
-  rows: ReadonlyArray<readonly [fueltype: string, mwh: number, factor: number]>,
-) {
-  const emissions = rows.reduce((sum, [, mwh, factor]) => sum + mwh * factor, 0);
-  const total = rows.reduce((sum, [, mwh]) => sum + mwh, 0);
-  return emissions / total;
-}
 
 function respondentOf(result: FuelTypeDataResult, respondent: string): GenerationByCode {
   if (result.kind !== 'generation') throw new Error(`expected generation, got ${result.kind}`);
   const generation = result.respondents.get(respondent);
   if (!generation) throw new Error(`no respondent ${respondent}`);
   return generation;
-}
-
-function readingAt(readings: readonly StoredReading[], iso: string): StoredReading {
-  const reading = readings.find(({ ts }) => ts === T(iso));
-  if (!reading) throw new Error(`no reading at ${iso}`);
-  return reading;
 }
 
 describe('parseFuelTypeData on the 5000-row page of all respondents (2025-04-20T17 … 21T03)', () => {

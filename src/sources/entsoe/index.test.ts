@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../test/fixtures.js';
-import {
-  startReplayUpstreams,
-  type ReplayFault,
-  type ReplayUpstreams,
-} from '../../../test/support/replay-upstreams.js';
+import { replayDuringSuite } from '../../../test/support/suite-replay.js';
+import { upstreamFailure } from '../../../test/support/upstream-failure.js';
 import { computeReadings } from '../../core/method.js';
 import { PSR_TYPES } from '../../core/production-types.js';
 import { findZone, type Zone } from '../../core/zones.js';
-import { createUpstreamHttp, UpstreamError } from '../http.js';
+import { createUpstreamHttp } from '../http.js';
 import { fetchEntsoeZone, type EntsoeClient } from './index.js';
 import { parseA75 } from './parse.js';
 
@@ -17,34 +14,22 @@ const ANCHOR = Date.UTC(2026, 10, 20) / 1000;
 const TOKEN = 'entsoe-token-71c2';
 const zone = (code: string) => findZone(code) as Zone;
 
-let replay: ReplayUpstreams;
-let fault: ReplayFault | undefined;
+const replay = replayDuringSuite({ anchorTs: ANCHOR, entsoeToken: TOKEN, eiaApiKey: 'unused' });
 let client: EntsoeClient;
 
-beforeAll(async () => {
-  replay = await startReplayUpstreams({
-    anchorTs: ANCHOR,
-    entsoeToken: TOKEN,
-    eiaApiKey: 'unused',
-    fault: () => fault,
-  });
+beforeAll(() => {
   client = {
     http: createUpstreamHttp({ source: 'europe-tso', secrets: [TOKEN], retries: 1, backoffMs: 1 }),
-    baseUrl: replay.entsoeBaseUrl,
+    baseUrl: replay.upstreams.entsoeBaseUrl,
     token: TOKEN,
   };
-});
-afterAll(() => replay.close());
-beforeEach(() => {
-  fault = undefined;
-  replay.requests.length = 0;
 });
 
 describe('fetchEntsoeZone', () => {
   it('computes the zone of the document with the method', async () => {
     const fi = zone('FI');
     const result = await fetchEntsoeZone(client, fi, { fromTs: ANCHOR - 7 * 24 * H, toTs: ANCHOR });
-    const document = parseA75(replay.payloads.entsoe.get(fi.upstreamId) ?? '');
+    const document = parseA75(replay.upstreams.payloads.entsoe.get(fi.upstreamId) ?? '');
     if (document.kind !== 'generation') throw new Error(document.kind);
     const expected = computeReadings(
       'FI',
@@ -74,11 +59,10 @@ describe('fetchEntsoeZone', () => {
       toTs: fromTs + 400 * 24 * H,
     });
     expect(result.readings).toEqual([]);
-    expect(replay.requests.map(({ url }) => url.searchParams.get('periodStart'))).toEqual([
-      '202401010000',
-      '202412310000',
-    ]);
-    expect(replay.requests.map(({ url }) => url.searchParams.get('periodEnd'))).toEqual([
+    expect(replay.upstreams.requests.map(({ url }) => url.searchParams.get('periodStart'))).toEqual(
+      ['202401010000', '202412310000'],
+    );
+    expect(replay.upstreams.requests.map(({ url }) => url.searchParams.get('periodEnd'))).toEqual([
       '202412310000',
       '202502040000',
     ]);
@@ -88,7 +72,7 @@ describe('fetchEntsoeZone', () => {
     const window = { fromTs: ANCHOR - 24 * H, toTs: ANCHOR };
     const empty = await fetchEntsoeZone(client, zone('DE'), window);
     expect(empty.readings).toEqual([]);
-    fault = {
+    replay.fault = {
       status: 400,
       body: readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml'),
     };
@@ -107,13 +91,12 @@ describe('fetchEntsoeZone', () => {
     ['an HTML page', '<html><body>maintenance</body></html>', /unusable A75 payload/],
     ['a truncated document', '<GL_MarketDocument><type>A75</type>', /unusable A75 payload/],
   ])('rejects %s as invalid', async (_name, body, message) => {
-    fault = { status: 200, body };
-    const error = await fetchEntsoeZone(client, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR })
-      .then(() => undefined)
-      .catch((reason: unknown) => reason);
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).kind).toBe('invalid');
-    expect((error as UpstreamError).message).toMatch(message);
+    replay.fault = { status: 200, body };
+    const error = await upstreamFailure(
+      fetchEntsoeZone(client, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR }),
+    );
+    expect(error.kind).toBe('invalid');
+    expect(error.message).toMatch(message);
   });
 
   it('reports refused credentials as auth, without the token', async () => {
@@ -122,13 +105,13 @@ describe('fetchEntsoeZone', () => {
       http: createUpstreamHttp({ source: 'europe-tso', secrets: ['not-the-token'], retries: 1 }),
       token: 'not-the-token',
     };
-    const error = (await fetchEntsoeZone(wrong, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR })
-      .then(() => undefined)
-      .catch((reason: unknown) => reason)) as UpstreamError;
+    const error = await upstreamFailure(
+      fetchEntsoeZone(wrong, zone('FI'), { fromTs: ANCHOR - H, toTs: ANCHOR }),
+    );
     expect(error.kind).toBe('auth');
     expect(error.message).toContain('HTTP 401');
     expect(error.message).toContain('securityToken=REDACTED');
     expect(error.message).not.toContain('not-the-token');
-    expect(replay.requests).toHaveLength(1);
+    expect(replay.upstreams.requests).toHaveLength(1);
   });
 });

@@ -1,24 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../test/fixtures.js';
 import { periodsXml, type PeriodSpec } from '../../../test/support/entsoe-xml.js';
+import { readingAt, spreadsheet } from '../../../test/support/spreadsheet.js';
 import type { GenerationByCode } from '../../core/generation.js';
 import { computeReadings } from '../../core/method.js';
 import { PSR_TYPES } from '../../core/production-types.js';
-import type { StoredReading } from '../../core/reading.js';
 import { findZone } from '../../core/zones.js';
 import { parseA75, type A75Result } from './parse.js';
 
 const T = (text: string) => Date.parse(text) / 1000;
-
-/**
- * The expected value, worked out the way a spreadsheet would: MW per production type written out
- * from the fixture, each times its factor (docs/method.md) written out here, divided by the total.
- */
-function spreadsheet(rows: ReadonlyArray<readonly [type: string, mw: number, factor: number]>) {
-  const emissions = rows.reduce((sum, [, mw, factor]) => sum + mw * factor, 0);
-  const total = rows.reduce((sum, [, mw]) => sum + mw, 0);
-  return emissions / total;
-}
 
 const mean = (...values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
@@ -38,12 +28,6 @@ function eicOf(zone: string): string {
 function computeFixture(file: string, zone: string) {
   const result = parseA75(readFixture('europe-tso', file));
   return { result, ...computeReadings(zone, generationOf(result, eicOf(zone)), PSR_TYPES) };
-}
-
-function readingAt(readings: readonly StoredReading[], iso: string): StoredReading {
-  const reading = readings.find(({ ts }) => ts === T(iso));
-  if (!reading) throw new Error(`no reading at ${iso}`);
-  return reading;
 }
 
 describe('parseA75 on recorded payloads', () => {

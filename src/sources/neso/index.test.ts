@@ -1,37 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  startReplayUpstreams,
-  type ReplayFault,
-  type ReplayUpstreams,
-} from '../../../test/support/replay-upstreams.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { replayDuringSuite } from '../../../test/support/suite-replay.js';
+import { upstreamFailure } from '../../../test/support/upstream-failure.js';
 import { findZone, type Zone } from '../../core/zones.js';
-import { createUpstreamHttp, UpstreamError } from '../http.js';
+import { createUpstreamHttp } from '../http.js';
 import { fetchNesoMixes, fetchNesoZone, type NesoClient } from './index.js';
 
 const H = 3600;
 const ANCHOR = Date.UTC(2026, 10, 20, 12) / 1000;
 const GB = findZone('GB') as Zone;
 
-let replay: ReplayUpstreams;
-let fault: ReplayFault | undefined;
+const replay = replayDuringSuite({ anchorTs: ANCHOR, entsoeToken: 'unused', eiaApiKey: 'unused' });
 let client: NesoClient;
 
-beforeAll(async () => {
-  replay = await startReplayUpstreams({
-    anchorTs: ANCHOR,
-    entsoeToken: 'unused',
-    eiaApiKey: 'unused',
-    fault: () => fault,
-  });
+beforeAll(() => {
   client = {
     http: createUpstreamHttp({ source: 'uk-operator', retries: 1, backoffMs: 1 }),
-    baseUrl: replay.nesoBaseUrl,
+    baseUrl: replay.upstreams.nesoBaseUrl,
   };
-});
-afterAll(() => replay.close());
-beforeEach(() => {
-  fault = undefined;
-  replay.requests.length = 0;
 });
 
 describe('fetchNesoZone', () => {
@@ -41,12 +26,14 @@ describe('fetchNesoZone', () => {
     const result = await fetchNesoZone(client, GB, window, now);
     const actual = result.readings;
     // The replay also sends the half hour before `from`, as NESO may: it is not the window's.
-    expect(replay.requests[0]?.url.pathname).toBe('/intensity/2026-11-20T00:00Z/2026-11-20T13:00Z');
+    expect(replay.upstreams.requests[0]?.url.pathname).toBe(
+      '/intensity/2026-11-20T00:00Z/2026-11-20T13:00Z',
+    );
     expect(actual.every((r) => r.method === 'upstream:uk-operator:actual')).toBe(true);
     expect(actual.map((r) => r.ts)).toEqual(
       Array.from({ length: 24 }, (_, index) => ANCHOR - 12 * H + index * 1800),
     );
-    const recorded = replay.payloads.nesoEntries.find(
+    const recorded = replay.upstreams.payloads.nesoEntries.find(
       (entry) => Date.parse(entry.from) / 1000 === ANCHOR - 12 * H,
     );
     expect(actual[0]?.value).toBe(recorded?.intensity.actual);
@@ -57,22 +44,21 @@ describe('fetchNesoZone', () => {
 
   it('asks long windows in 14-day requests', async () => {
     await fetchNesoZone(client, GB, { fromTs: ANCHOR - 20 * 24 * H, toTs: ANCHOR }, ANCHOR);
-    expect(replay.requests.map(({ url }) => url.pathname)).toEqual([
+    expect(replay.upstreams.requests.map(({ url }) => url.pathname)).toEqual([
       '/intensity/2026-10-31T12:00Z/2026-11-14T12:00Z',
       '/intensity/2026-11-14T12:00Z/2026-11-20T12:00Z',
     ]);
   });
 
   it('rejects an error body as invalid', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: JSON.stringify({ error: { code: '400 Bad Request', message: 'Invalid date' } }),
     };
-    const error = await fetchNesoZone(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR }, ANCHOR)
-      .then(() => undefined)
-      .catch((reason: unknown) => reason);
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).kind).toBe('invalid');
+    const error = await upstreamFailure(
+      fetchNesoZone(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR }, ANCHOR),
+    );
+    expect(error.kind).toBe('invalid');
   });
 });
 
@@ -81,7 +67,7 @@ describe('fetchNesoMixes', () => {
     // The replayed mix covers the 7 days (and one half-hour) before ANCHOR.
     const window = { fromTs: ANCHOR - 20 * 24 * H, toTs: ANCHOR };
     const { mixes, unknownCodes } = await fetchNesoMixes(client, GB, window);
-    expect(replay.requests.map(({ url }) => url.pathname)).toEqual([
+    expect(replay.upstreams.requests.map(({ url }) => url.pathname)).toEqual([
       '/generation/2026-10-31T12:00Z/2026-11-14T12:00Z',
       '/generation/2026-11-14T12:00Z/2026-11-20T12:00Z',
     ]);
@@ -100,14 +86,13 @@ describe('fetchNesoMixes', () => {
   });
 
   it('rejects an error body as refused, naming the feed', async () => {
-    fault = {
+    replay.fault = {
       status: 200,
       body: JSON.stringify({ error: { code: '400 Bad Request', message: 'Invalid date' } }),
     };
-    const error = await fetchNesoMixes(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR })
-      .then(() => undefined)
-      .catch((reason: unknown) => reason);
-    expect(error).toBeInstanceOf(UpstreamError);
+    const error = await upstreamFailure(
+      fetchNesoMixes(client, GB, { fromTs: ANCHOR - H, toTs: ANCHOR }),
+    );
     expect(error).toMatchObject({
       kind: 'invalid',
       failure: 'rejected',

@@ -13,7 +13,7 @@ import type { Zone } from '../../core/zones.js';
 import { payloadFailure, type PayloadFailure } from '../adapter.js';
 import { splitWindow, type TimeWindow } from '../../core/time.js';
 import type { RequestLimits, UpstreamError, UpstreamHttp } from '../http.js';
-import { parseGeneration, parseIntensity } from './parse.js';
+import { type HalfHoursResult, parseGeneration, parseIntensity } from './parse.js';
 import {
   NESO_HEADERS,
   NESO_MAX_WINDOW_SECONDS,
@@ -40,18 +40,11 @@ export async function fetchNesoZone(
   nowTs: number,
   limits: RequestLimits = {},
 ): Promise<ZoneReadings> {
-  const halfHours: OperatorHalfHour[] = [];
-  for (const chunk of splitWindow(window, NESO_MAX_WINDOW_SECONDS)) {
-    const url = nesoRangeUrl(client.baseUrl, chunk);
-    const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
-    const parsed = parseIntensity(body);
-    if (parsed.kind !== 'half-hours') throw replyError(parsed);
-    logDropped(client, parsed.dropped, 'intensity');
-    // A `from` on a boundary may also bring the half hour before it (README §3.1): keep the chunk.
-    halfHours.push(
-      ...parsed.halfHours.filter(({ start }) => start >= chunk.fromTs && start < chunk.toTs),
-    );
-  }
+  const pieces = await askInPieces(client, INTENSITY, nesoRangeUrl, window, limits);
+  // A `from` on a boundary may also bring the half hour before it (README §3.1): keep the piece.
+  const halfHours = pieces.flatMap(({ piece, halfHours }) =>
+    halfHours.filter(({ start }) => start >= piece.fromTs && start < piece.toTs),
+  );
   return operatorReadings(zone.code, halfHours, nowTs);
 }
 
@@ -68,19 +61,14 @@ export async function fetchNesoMixes(
   window: TimeWindow,
   limits: RequestLimits = {},
 ): Promise<ZoneMixes> {
-  const halfHours: OperatorMixHalfHour[] = [];
-  for (const chunk of splitWindow(window, NESO_MAX_WINDOW_SECONDS)) {
-    const url = nesoGenerationUrl(client.baseUrl, chunk);
-    const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
-    const parsed = parseGeneration(body);
-    if (parsed.kind !== 'mix-half-hours') throw replyError(parsed, 'generation mix');
-    logDropped(client, parsed.dropped, 'generation mix');
-    // Every reply also brings the half-hour before its `from`, which the chunk before already
-    // had: all of them go to operatorMixes, which keeps the later (fresher) one. The store keeps
-    // what lies in the window.
-    halfHours.push(...parsed.halfHours);
-  }
-  return operatorMixes(zone.code, halfHours);
+  const pieces = await askInPieces(client, GENERATION_MIX, nesoGenerationUrl, window, limits);
+  // Every reply also brings the half-hour before its `from`, which the piece before already had:
+  // all of them go to operatorMixes, which keeps the later (fresher) one. The store keeps what
+  // lies in the window.
+  return operatorMixes(
+    zone.code,
+    pieces.flatMap(({ halfHours }) => halfHours),
+  );
 }
 
 /**
@@ -98,11 +86,8 @@ export async function fetchNesoForecasts(
 ): Promise<StoredForecast[]> {
   const asked = fetchedAt();
   const url = nesoForecastUrl(client.baseUrl, nesoForecastIssuedAt(asked) + 60);
-  const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
-  const parsed = parseIntensity(body);
-  if (parsed.kind !== 'half-hours') throw replyError(parsed, 'forecast');
-  logDropped(client, parsed.dropped, 'forecast');
-  return nesoStoredForecasts(zone, parsed.halfHours, fetchedAt());
+  const halfHours = await askHalfHours(client, FORECAST, url, limits);
+  return nesoStoredForecasts(zone, halfHours, fetchedAt());
 }
 
 /** The fw48h half hours as stored forecasts issued at `fetchedAt` floored to the half hour. Pure. */
@@ -127,12 +112,63 @@ export function nesoStoredForecasts(
   return [...byStart.values()].sort((a, b) => a.ts - b.ts);
 }
 
+type FeedName = 'intensity' | 'generation mix' | 'forecast';
+
+/** One of the operator's feeds: what its messages call it, and how its replies are read. */
+interface NesoFeed<HalfHour> {
+  readonly name: FeedName;
+  readonly parse: (body: string) => HalfHoursResult<string, HalfHour>;
+}
+
+const INTENSITY: NesoFeed<OperatorHalfHour> = { name: 'intensity', parse: parseIntensity };
+const GENERATION_MIX: NesoFeed<OperatorMixHalfHour> = {
+  name: 'generation mix',
+  parse: parseGeneration,
+};
+const FORECAST: NesoFeed<OperatorHalfHour> = { name: 'forecast', parse: parseIntensity };
+
 /**
- * A reply that is not data: the upstream's refusal, or a payload we cannot use. `feed` names the
- * second feed in the message; the intensity's messages keep their words.
+ * `window` asked in pieces of at most 14 days (upstreams README §3.1), one after the other: each
+ * piece with the half-hours its reply holds. Rejects as `askHalfHours` does.
  */
-function replyError(parsed: PayloadFailure, feed?: string): UpstreamError {
-  const of = feed === undefined ? '' : `${feed} `;
+async function askInPieces<HalfHour>(
+  client: NesoClient,
+  feed: NesoFeed<HalfHour>,
+  urlOf: (baseUrl: string, piece: TimeWindow) => string,
+  window: TimeWindow,
+  limits: RequestLimits,
+): Promise<{ piece: TimeWindow; halfHours: readonly HalfHour[] }[]> {
+  const pieces = [];
+  for (const piece of splitWindow(window, NESO_MAX_WINDOW_SECONDS)) {
+    const url = urlOf(client.baseUrl, piece);
+    pieces.push({ piece, halfHours: await askHalfHours(client, feed, url, limits) });
+  }
+  return pieces;
+}
+
+/**
+ * One request's half-hours, the entries dropped from them logged. Rejects with an UpstreamError
+ * when the request fails or its reply holds no data.
+ */
+async function askHalfHours<HalfHour>(
+  client: NesoClient,
+  feed: NesoFeed<HalfHour>,
+  url: string,
+  limits: RequestLimits,
+): Promise<readonly HalfHour[]> {
+  const { body } = await client.http.getText(url, { ...limits, headers: NESO_HEADERS });
+  const parsed = feed.parse(body);
+  if (!('halfHours' in parsed)) throw replyError(parsed, feed.name);
+  logDropped(client, parsed.dropped, feed.name);
+  return parsed.halfHours;
+}
+
+/**
+ * A reply that is not data: the upstream's refusal, or a payload we cannot use. The messages name
+ * the feed, but for the intensity's, which keep their words.
+ */
+function replyError(parsed: PayloadFailure, feed: FeedName): UpstreamError {
+  const of = feed === 'intensity' ? '' : `${feed} `;
   return payloadFailure(parsed, 'uk-operator', {
     refusal: ({ code, message }) => `${code} ${message}`,
     request: `${of}request`,
@@ -140,7 +176,7 @@ function replyError(parsed: PayloadFailure, feed?: string): UpstreamError {
   });
 }
 
-function logDropped(client: NesoClient, dropped: readonly string[], feed: string): void {
+function logDropped(client: NesoClient, dropped: readonly string[], feed: FeedName): void {
   if (dropped.length === 0) return;
   client.logger?.warn(
     { dropped: dropped.length, first: dropped.slice(0, 3) },

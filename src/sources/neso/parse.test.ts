@@ -120,22 +120,8 @@ describe('parseIntensity on other replies', () => {
     ]);
   });
 
-  it('the error body is a tagged upstream error', () => {
-    const body = { error: { code: '400 Bad Request', message: 'Please enter a valid date.' } };
-    expect(parseIntensity(JSON.stringify(body))).toEqual({
-      kind: 'upstream-error',
-      code: '400 Bad Request',
-      message: 'Please enter a valid date.',
-    });
-  });
-
-  it.each([
-    ['an HTML error page', '<html><body><h1>502 Bad Gateway</h1></body></html>'],
-    ['a truncated body', '{"data":[{"from":"2023-03-14T12:00Z",'],
-    ['an empty body', ''],
-    ['no data list', '{"data":{}}'],
-  ])('%s is an invalid payload', (_name, body) => {
-    expect(parseIntensity(body).kind).toBe('invalid-payload');
+  it('no data list is an invalid payload', () => {
+    expect(parseIntensity('{"data":{}}').kind).toBe('invalid-payload');
   });
 });
 
@@ -307,19 +293,7 @@ describe('parseGeneration on other replies', () => {
     ]);
   });
 
-  it('the error body is a tagged upstream error', () => {
-    const body = { error: { code: '400 Bad Request', message: 'Please enter a valid date.' } };
-    expect(parseGeneration(JSON.stringify(body))).toEqual({
-      kind: 'upstream-error',
-      code: '400 Bad Request',
-      message: 'Please enter a valid date.',
-    });
-  });
-
   it.each([
-    ['an HTML error page', '<html><body><h1>502 Bad Gateway</h1></body></html>'],
-    ['a truncated body', '{"data":[{"from":"2026-06-30T12:00Z",'],
-    ['an empty body', ''],
     ['no data', '{"generationmix":[]}'],
     ['data of another type', '{"data":"2026-06-30T12:00Z"}'],
     ['null data', '{"data":null}'],
@@ -333,5 +307,28 @@ describe('parseGeneration on other replies', () => {
       halfHours: [],
       dropped: [],
     });
+  });
+});
+
+// What any NESO route may answer instead of its data.
+describe.each([
+  ['parseIntensity', parseIntensity, '{"data":[{"from":"2023-03-14T12:00Z",'],
+  ['parseGeneration', parseGeneration, '{"data":[{"from":"2026-06-30T12:00Z",'],
+] as const)('%s on replies of any route', (_parser, parse, truncated) => {
+  it('the error body is a tagged upstream error', () => {
+    const body = { error: { code: '400 Bad Request', message: 'Please enter a valid date.' } };
+    expect(parse(JSON.stringify(body))).toEqual({
+      kind: 'upstream-error',
+      code: '400 Bad Request',
+      message: 'Please enter a valid date.',
+    });
+  });
+
+  it.each([
+    ['an HTML error page', '<html><body><h1>502 Bad Gateway</h1></body></html>'],
+    ['a truncated body', truncated],
+    ['an empty body', ''],
+  ])('%s is an invalid payload', (_name, body) => {
+    expect(parse(body).kind).toBe('invalid-payload');
   });
 });

@@ -29,14 +29,17 @@ import type { PayloadFailure } from '../adapter.js';
 type UpstreamErrorResult = Extract<PayloadFailure, { kind: 'upstream-error' }>;
 type InvalidPayload = Extract<PayloadFailure, { kind: 'invalid-payload' }>;
 
-export type IntensityResult =
+/** The half-hours a parser read (tagged `Kind`) and the entries it dropped, or why it read none. */
+export type HalfHoursResult<Kind extends string, HalfHour> =
   | {
-      readonly kind: 'half-hours';
-      readonly halfHours: readonly OperatorHalfHour[];
+      readonly kind: Kind;
+      readonly halfHours: readonly HalfHour[];
       readonly dropped: readonly string[];
     }
   | UpstreamErrorResult
   | InvalidPayload;
+
+export type IntensityResult = HalfHoursResult<'half-hours', OperatorHalfHour>;
 
 export function parseIntensity(body: string): IntensityResult {
   const document = readEnvelope(body);
@@ -47,14 +50,7 @@ export function parseIntensity(body: string): IntensityResult {
   return { kind: 'half-hours', halfHours, dropped };
 }
 
-export type GenerationResult =
-  | {
-      readonly kind: 'mix-half-hours';
-      readonly halfHours: readonly OperatorMixHalfHour[];
-      readonly dropped: readonly string[];
-    }
-  | UpstreamErrorResult
-  | InvalidPayload;
+export type GenerationResult = HalfHoursResult<'mix-half-hours', OperatorMixHalfHour>;
 
 /**
  * `/generation` answers `data` as one object (the half-hour in progress), the range routes as a

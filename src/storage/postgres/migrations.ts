@@ -199,4 +199,32 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    // The consumption series (extensions §15): each solved zone's flow-traced values and mix per
+    // hour, solved from the stored mixes and flows (src/consumption/) and replaced hour by hour
+    // when an input changes. A row's version is the data version of the write that last changed
+    // it, for followers; the graph's cursor (meta `consumption_cursor:<graph>`) is the data
+    // version its inputs are solved up to.
+    version: 12,
+    sql: `
+      CREATE TABLE consumption (
+        zone              TEXT COLLATE "C" NOT NULL,
+        ts                BIGINT           NOT NULL,  -- epoch seconds, start of the hour
+        graph             TEXT COLLATE "C" NOT NULL,  -- europe | us: the graph it was traced in
+        lifecycle         DOUBLE PRECISION NOT NULL,  -- the intensity consumed (UNIT), full precision
+        direct            DOUBLE PRECISION NOT NULL,
+        mix               JSONB            NOT NULL,  -- {traced category: MWh consumed}
+        imports           JSONB            NOT NULL,  -- {neighbour: MWh}
+        exports           JSONB            NOT NULL,  -- {neighbour: MWh}
+        estimated_pct     DOUBLE PRECISION NOT NULL,
+        estimated_borders JSONB            NOT NULL,  -- [neighbour]
+        renewable_pct     DOUBLE PRECISION NOT NULL,
+        low_carbon_pct    DOUBLE PRECISION NOT NULL,
+        version           BIGINT           NOT NULL,
+        PRIMARY KEY (zone, ts)
+      );
+      CREATE INDEX consumption_graph_ts ON consumption (graph, ts);
+      CREATE INDEX consumption_version ON consumption (version);
+    `,
+  },
 ];

@@ -12,6 +12,7 @@ import {
   type StoredReading,
   type ZoneReading,
 } from '../../core/reading.js';
+import type { ConsumptionMixPoint } from '../../core/consumption/series-row.js';
 import type { DirectedFlow, FlowBorder, FlowGraphId } from '../../core/flows.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
 import { firstHours, lastFlowPerKey } from '../flow-rows.js';
@@ -20,6 +21,7 @@ import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
   ChunkWrite,
+  ConsumptionWrite,
   FlowChanges,
   MixPoint,
   ReadingChange,
@@ -28,6 +30,7 @@ import type {
   StoreKey,
   ZoneWindow,
 } from '../store.js';
+import { PostgresConsumptionTable } from './consumption-table.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresWebhookStore } from './webhook-tables.js';
 import type { ForecastKind, SourceId } from '../../core/sources.js';
@@ -241,6 +244,7 @@ async function nextVersion(client: PoolClient): Promise<number> {
  */
 export class PostgresStore implements Store {
   private closed = false;
+  private readonly consumption: PostgresConsumptionTable;
   readonly webhooks: PostgresWebhookStore;
 
   private constructor(
@@ -248,6 +252,11 @@ export class PostgresStore implements Store {
     private readonly url: string,
   ) {
     this.webhooks = new PostgresWebhookStore(pool);
+    this.consumption = new PostgresConsumptionTable(
+      pool,
+      (work) => this.inTransaction(work),
+      nextVersion,
+    );
   }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -477,6 +486,38 @@ export class PostgresStore implements Store {
       );
       return { version, hours: rows.map((row) => row.ts) };
     });
+  }
+
+  async replaceConsumption(graph: FlowGraphId, write: ConsumptionWrite): Promise<number> {
+    if (write.hours.length === 0 && write.cursor === undefined) return 0;
+    return this.consumption.replace(graph, write);
+  }
+
+  async consumptionCursor(graph: FlowGraphId): Promise<number | null> {
+    return this.consumption.cursor(graph);
+  }
+
+  async consumptionInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+    basis: Basis,
+  ): Promise<Reading[]> {
+    return this.consumption.inWindow(zone, fromTs, toTs, limit, basis);
+  }
+
+  async latestConsumptionPerZone(basis: Basis): Promise<ZoneReading[]> {
+    return this.consumption.latestPerZone(basis);
+  }
+
+  async consumptionMixesInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+  ): Promise<ConsumptionMixPoint[]> {
+    return this.consumption.mixesInWindow(zone, fromTs, toTs, limit);
   }
 
   async saveBacktest(run: BacktestRun): Promise<void> {

@@ -3,20 +3,19 @@ import type { ZoneMemory } from '../../core/webhooks/conditions.js';
 import {
   type CreateOutcome,
   type SubscriptionCaps,
+  DELIVERY_COLUMNS,
   type DeliveryRow,
   deliveryOfRow,
   deliveryRowOf,
   type QueuedDelivery,
   rowOf,
   type StoredSubscription,
+  SUBSCRIPTION_COLUMNS,
   subscriptionOfRow,
   type SubscriptionRow,
   type WebhookStore,
 } from '../webhook-store.js';
 
-const SUBSCRIPTION_COLUMNS =
-  'id, secret, url, zones, basis, condition, client_address, client_network, created_at, memory';
-const DELIVERY_COLUMNS = 'event_id, subscription_id, body, first_due_at, due_at, failures';
 /** Serializes subscription creation across instances, so the caps hold exactly. */
 const SUBSCRIPTIONS_LOCK_KEY = 0x77686b73; // "whks"
 

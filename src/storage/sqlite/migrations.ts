@@ -186,4 +186,32 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    // The consumption series (extensions §15): each solved zone's flow-traced values and mix per
+    // hour, solved from the stored mixes and flows (src/consumption/) and replaced hour by hour
+    // when an input changes. A row's version is the data version of the write that last changed
+    // it, for followers; the graph's cursor (meta `consumption_cursor:<graph>`) is the data
+    // version its inputs are solved up to.
+    version: 11,
+    sql: `
+      CREATE TABLE consumption (
+        zone              TEXT    NOT NULL,
+        ts                INTEGER NOT NULL,  -- epoch seconds, start of the hour
+        graph             TEXT    NOT NULL,  -- europe | us: the graph it was traced in
+        lifecycle         REAL    NOT NULL,  -- the intensity consumed (UNIT), full precision
+        direct            REAL    NOT NULL,
+        mix               TEXT    NOT NULL,  -- JSON {traced category: MWh consumed}
+        imports           TEXT    NOT NULL,  -- JSON {neighbour: MWh}
+        exports           TEXT    NOT NULL,  -- JSON {neighbour: MWh}
+        estimated_pct     REAL    NOT NULL,
+        estimated_borders TEXT    NOT NULL,  -- JSON [neighbour]
+        renewable_pct     REAL    NOT NULL,
+        low_carbon_pct    REAL    NOT NULL,
+        version           INTEGER NOT NULL,
+        PRIMARY KEY (zone, ts)
+      ) WITHOUT ROWID;
+      CREATE INDEX consumption_graph_ts ON consumption (graph, ts);
+      CREATE INDEX consumption_version ON consumption (version);
+    `,
+  },
 ];

@@ -12,6 +12,7 @@ import {
   type StoredReading,
   type ZoneReading,
 } from '../../core/reading.js';
+import type { ConsumptionMixPoint } from '../../core/consumption/series-row.js';
 import type { DirectedFlow, FlowBorder, FlowGraphId } from '../../core/flows.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
 import { firstHours, lastFlowPerKey } from '../flow-rows.js';
@@ -20,6 +21,7 @@ import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
   ChunkWrite,
+  ConsumptionWrite,
   FlowChanges,
   MixPoint,
   ReadingChange,
@@ -28,6 +30,7 @@ import type {
   StoreKey,
   ZoneWindow,
 } from '../store.js';
+import { SqliteConsumptionTable } from './consumption-table.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { SqliteWebhookStore } from './webhook-tables.js';
 import type { ForecastKind, SourceId } from '../../core/sources.js';
@@ -70,6 +73,7 @@ export class SqliteStore implements Store {
   private readonly file: { path: string; dev: number; ino: number } | null;
   /** Whether SQLite refused the newest write (the writer logs why), until one succeeds. */
   private writeRefused = false;
+  private readonly consumption: SqliteConsumptionTable;
   readonly webhooks: SqliteWebhookStore;
 
   constructor(path: string) {
@@ -83,6 +87,7 @@ export class SqliteStore implements Store {
       this.db.pragma('busy_timeout = 10000');
       this.migrate();
       this.webhooks = new SqliteWebhookStore(this.db);
+      this.consumption = new SqliteConsumptionTable(this.db);
     } catch (error) {
       opened?.close();
       throw path === ':memory:' ? error : explainOpenFailure(path, error);
@@ -410,6 +415,40 @@ export class SqliteStore implements Store {
       version: this.statements.dataVersion.get() as number,
       hours: this.statements.flowChanges.all(graph, sinceVersion) as number[],
     }))();
+  }
+
+  async replaceConsumption(graph: FlowGraphId, write: ConsumptionWrite): Promise<number> {
+    if (write.hours.length === 0 && write.cursor === undefined) return 0;
+    return this.write(() =>
+      this.db.transaction(() => this.consumption.replace(graph, write)).immediate(),
+    );
+  }
+
+  async consumptionCursor(graph: FlowGraphId): Promise<number | null> {
+    return this.consumption.cursor(graph);
+  }
+
+  async consumptionInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+    basis: Basis,
+  ): Promise<Reading[]> {
+    return this.consumption.inWindow(zone, fromTs, toTs, limit, basis);
+  }
+
+  async latestConsumptionPerZone(basis: Basis): Promise<ZoneReading[]> {
+    return this.consumption.latestPerZone(basis);
+  }
+
+  async consumptionMixesInWindow(
+    zone: string,
+    fromTs: number,
+    toTs: number,
+    limit: number,
+  ): Promise<ConsumptionMixPoint[]> {
+    return this.consumption.mixesInWindow(zone, fromTs, toTs, limit);
   }
 
   async saveBacktest(run: BacktestRun): Promise<void> {

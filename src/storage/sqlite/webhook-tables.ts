@@ -3,20 +3,18 @@ import type { ZoneMemory } from '../../core/webhooks/conditions.js';
 import {
   type CreateOutcome,
   type SubscriptionCaps,
+  DELIVERY_COLUMNS,
   type DeliveryRow,
   deliveryOfRow,
   deliveryRowOf,
   rowOf,
   type QueuedDelivery,
   type StoredSubscription,
+  SUBSCRIPTION_COLUMNS,
   subscriptionOfRow,
   type SubscriptionRow,
   type WebhookStore,
 } from '../webhook-store.js';
-
-const SUBSCRIPTION_COLUMNS =
-  'id, secret, url, zones, basis, condition, client_address, client_network, created_at, memory';
-const DELIVERY_COLUMNS = 'event_id, subscription_id, body, first_due_at, due_at, failures';
 
 /** The webhook tables of a SQLite store (migration 7). */
 export class SqliteWebhookStore implements WebhookStore {

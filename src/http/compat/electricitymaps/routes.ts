@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cloudRegionNear, DATA_CENTRE_RADIUS_KM } from '../../../core/cloud-regions.js';
 import {
   emForecast,
@@ -9,6 +9,7 @@ import {
 } from './bodies.js';
 import { EM_STEP_SECONDS, hourlyPoints } from '../../../core/hourly.js';
 import type { Basis } from '../../../core/factors.js';
+import type { Mix } from '../../../core/reading.js';
 import { HOUR } from '../../../core/time.js';
 import {
   electricityMapsKeyOf,
@@ -127,13 +128,39 @@ function requiredInstant(params: ReadonlyMap<string, string>, param: 'start' | '
   return seconds;
 }
 
+/** The zone and basis a request names (both checked), with `extra` parameters allowed beside. */
+function zoneRequest(request: FastifyRequest, extra: readonly string[] = []) {
+  const params = readParams(request.url, [...ZONE_PARAMS, ...extra]);
+  return { params, zone: zoneOf(params), basis: basisOf(params) };
+}
+
+/** A zone's stored hourly mix as a power breakdown. */
+function breakdownOf(zone: Zone, key: string, point: { ts: number; mix: Mix }): EmPowerBreakdown {
+  return emPowerBreakdown(
+    key,
+    point.ts,
+    point.mix,
+    SOURCE_INFO[zone.source].mixUnit,
+    EM_STEP_SECONDS,
+  );
+}
+
 export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps): void {
   void app.register(
     async (scope) => {
       const limit = rateLimitHook(deps);
       const now = () => Math.floor(deps.clock() / 1000);
-      const config = (cacheControl: string) => ({ cacheControl, etag: true });
-      const hidden = { hide: true };
+      /** A GET route of this API: left out of the OpenAPI document, cached, rate-limited. */
+      const route = (
+        path: string,
+        cacheControl: string,
+        handler: (request: FastifyRequest) => Promise<unknown>,
+      ) =>
+        scope.get(
+          path,
+          { schema: { hide: true }, config: { cacheControl, etag: true }, onRequest: limit },
+          handler,
+        );
 
       scope.setErrorHandler((error, request, reply) => {
         const described = describeError(error);
@@ -144,25 +171,20 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
         sendEmError(reply, emError(404, `not found: ${echo(request.url.split('?')[0] ?? '')}`)),
       );
 
-      scope.get(
-        '/zones',
-        { schema: hidden, config: config(CACHE_CONTROL.zones), onRequest: limit },
-        async () =>
-          Object.fromEntries(
-            electricityMapsZones().map(({ zone, key }) => [
-              key,
-              { zoneName: zone.name, access: [...PATHS] },
-            ]),
-          ),
+      route('/zones', CACHE_CONTROL.zones, async () =>
+        Object.fromEntries(
+          electricityMapsZones().map(({ zone, key }) => [
+            key,
+            { zoneName: zone.name, access: [...PATHS] },
+          ]),
+        ),
       );
 
-      scope.get(
+      route(
         '/carbon-intensity/latest',
-        { schema: hidden, config: config(CACHE_CONTROL.latest), onRequest: limit },
+        CACHE_CONTROL.latest,
         async (request): Promise<EmIntensity> => {
-          const params = readParams(request.url, ZONE_PARAMS);
-          const zone = zoneOf(params);
-          const basis = basisOf(params);
+          const { zone, basis } = zoneRequest(request);
           const reading = await deps.peer.newestHourlyReading(zone, basis);
           const key = electricityMapsKeyOf(zone);
           if (!reading) throw ERRORS.noData(key);
@@ -170,121 +192,81 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
         },
       );
 
-      scope.get(
-        '/carbon-intensity/history',
-        { schema: hidden, config: config(CACHE_CONTROL.intensity), onRequest: limit },
-        async (request) => {
-          const params = readParams(request.url, ZONE_PARAMS);
-          const zone = zoneOf(params);
-          const basis = basisOf(params);
-          const to = now();
-          const readings = await deps.peer.recentHourlyReadings(zone, basis, to);
-          const key = electricityMapsKeyOf(zone);
-          if (readings.length === 0) throw ERRORS.noData(key);
-          return {
-            zone: key,
-            history: readings.map((reading) => emIntensity(key, reading, EM_STEP_SECONDS, basis)),
-          };
-        },
-      );
+      route('/carbon-intensity/history', CACHE_CONTROL.intensity, async (request) => {
+        const { zone, basis } = zoneRequest(request);
+        const to = now();
+        const readings = await deps.peer.recentHourlyReadings(zone, basis, to);
+        const key = electricityMapsKeyOf(zone);
+        if (readings.length === 0) throw ERRORS.noData(key);
+        return {
+          zone: key,
+          history: readings.map((reading) => emIntensity(key, reading, EM_STEP_SECONDS, basis)),
+        };
+      });
 
-      scope.get(
-        '/carbon-intensity/past-range',
-        { schema: hidden, config: config(CACHE_CONTROL.intensity), onRequest: limit },
-        async (request) => {
-          const params = readParams(request.url, [...ZONE_PARAMS, 'start', 'end']);
-          const zone = zoneOf(params);
-          const basis = basisOf(params);
-          const start = requiredInstant(params, 'start');
-          const end = requiredInstant(params, 'end');
-          if (start >= end) throw ERRORS.windowReversed();
-          if (end - start > MAX_PAST_RANGE_DAYS * 24 * HOUR) throw ERRORS.windowTooLong();
-          const readings = await deps.peer.hourlyReadingsIn(zone, start, end, basis);
-          const key = electricityMapsKeyOf(zone);
-          return {
-            zone: key,
-            data: readings.map((reading) => emIntensity(key, reading, EM_STEP_SECONDS, basis)),
-          };
-        },
-      );
+      route('/carbon-intensity/past-range', CACHE_CONTROL.intensity, async (request) => {
+        const { params, zone, basis } = zoneRequest(request, ['start', 'end']);
+        const start = requiredInstant(params, 'start');
+        const end = requiredInstant(params, 'end');
+        if (start >= end) throw ERRORS.windowReversed();
+        if (end - start > MAX_PAST_RANGE_DAYS * 24 * HOUR) throw ERRORS.windowTooLong();
+        const readings = await deps.peer.hourlyReadingsIn(zone, start, end, basis);
+        const key = electricityMapsKeyOf(zone);
+        return {
+          zone: key,
+          data: readings.map((reading) => emIntensity(key, reading, EM_STEP_SECONDS, basis)),
+        };
+      });
 
-      scope.get(
-        '/carbon-intensity/forecast',
-        { schema: hidden, config: config(CACHE_CONTROL.latest), onRequest: limit },
-        async (request) => {
-          const params = readParams(request.url, [...ZONE_PARAMS, 'horizonHours']);
-          const zone = zoneOf(params);
-          const basis = basisOf(params);
-          const horizonText = params.get('horizonHours');
-          const horizon = horizonText === undefined ? DEFAULT_HORIZON_HOURS : Number(horizonText);
-          if (!FORECAST_HORIZONS.includes(horizon))
-            throw ERRORS.invalid('horizonHours', '24 (6, 24, 48 or 72)');
-          const key = electricityMapsKeyOf(zone);
-          const forecast = deps.forecasts().forecast(zone.code, basis);
-          if (!forecast) throw ERRORS.noForecast(key);
-          // From the interval in progress to the horizon, as Electricity Maps forecasts.
-          // Hourly: a half-hourly forecast as the means of its whole hours.
-          const from = now() - (now() % EM_STEP_SECONDS);
-          const until = from + horizon * HOUR;
-          const all = Array.from(forecast.values, (value, index) => ({
-            ts: forecast.startTs + index * forecast.stepSeconds,
-            value,
-          }));
-          const points = hourlyPoints(all, forecast.stepSeconds).filter(
-            (point) => point.ts >= from && point.ts < until,
-          );
-          if (points.length === 0) throw ERRORS.noForecast(key);
-          return emForecast(key, points, forecast.generatedAt);
-        },
-      );
+      route('/carbon-intensity/forecast', CACHE_CONTROL.latest, async (request) => {
+        const { params, zone, basis } = zoneRequest(request, ['horizonHours']);
+        const horizonText = params.get('horizonHours');
+        const horizon = horizonText === undefined ? DEFAULT_HORIZON_HOURS : Number(horizonText);
+        if (!FORECAST_HORIZONS.includes(horizon))
+          throw ERRORS.invalid('horizonHours', '24 (6, 24, 48 or 72)');
+        const key = electricityMapsKeyOf(zone);
+        const forecast = deps.forecasts().forecast(zone.code, basis);
+        if (!forecast) throw ERRORS.noForecast(key);
+        // From the interval in progress to the horizon, as Electricity Maps forecasts.
+        // Hourly: a half-hourly forecast as the means of its whole hours.
+        const from = now() - (now() % EM_STEP_SECONDS);
+        const until = from + horizon * HOUR;
+        const all = Array.from(forecast.values, (value, index) => ({
+          ts: forecast.startTs + index * forecast.stepSeconds,
+          value,
+        }));
+        const points = hourlyPoints(all, forecast.stepSeconds).filter(
+          (point) => point.ts >= from && point.ts < until,
+        );
+        if (points.length === 0) throw ERRORS.noForecast(key);
+        return emForecast(key, points, forecast.generatedAt);
+      });
 
-      scope.get(
+      route(
         '/power-breakdown/latest',
-        { schema: hidden, config: config(CACHE_CONTROL.latest), onRequest: limit },
+        CACHE_CONTROL.latest,
         async (request): Promise<EmPowerBreakdown> => {
-          const params = readParams(request.url, ZONE_PARAMS);
-          const zone = zoneOf(params);
-          basisOf(params);
+          const { zone } = zoneRequest(request);
           const to = now();
           const mixes = await deps.peer.hourlyMixesIn(zone, to - 7 * 24 * HOUR, to);
           const newest = mixes.at(-1);
           const key = electricityMapsKeyOf(zone);
           if (!newest) throw ERRORS.noData(key);
-          return emPowerBreakdown(
-            key,
-            newest.ts,
-            newest.mix,
-            SOURCE_INFO[zone.source].mixUnit,
-            EM_STEP_SECONDS,
-          );
+          return breakdownOf(zone, key, newest);
         },
       );
 
-      scope.get(
-        '/power-breakdown/history',
-        { schema: hidden, config: config(CACHE_CONTROL.mix), onRequest: limit },
-        async (request) => {
-          const params = readParams(request.url, ZONE_PARAMS);
-          const zone = zoneOf(params);
-          basisOf(params);
-          const to = now();
-          const mixes = await deps.peer.recentHourlyMixes(zone, to);
-          const key = electricityMapsKeyOf(zone);
-          if (mixes.length === 0) throw ERRORS.noData(key);
-          return {
-            zone: key,
-            history: mixes.map((point) =>
-              emPowerBreakdown(
-                key,
-                point.ts,
-                point.mix,
-                SOURCE_INFO[zone.source].mixUnit,
-                EM_STEP_SECONDS,
-              ),
-            ),
-          };
-        },
-      );
+      route('/power-breakdown/history', CACHE_CONTROL.mix, async (request) => {
+        const { zone } = zoneRequest(request);
+        const to = now();
+        const mixes = await deps.peer.recentHourlyMixes(zone, to);
+        const key = electricityMapsKeyOf(zone);
+        if (mixes.length === 0) throw ERRORS.noData(key);
+        return {
+          zone: key,
+          history: mixes.map((point) => breakdownOf(zone, key, point)),
+        };
+      });
     },
     { prefix: ELECTRICITY_MAPS_PREFIX },
   );

@@ -85,17 +85,20 @@ function renameTarget(target: string): string {
   const path = mark < 0 ? target : target.slice(0, mark);
   const prefixed = path.startsWith('/v1') ? `${GRIDCARBON_PREFIX}${path}` : path;
   if (mark < 0) return prefixed;
-  const query = target
-    .slice(mark + 1)
+  return `${prefixed}?${renameQueryValues(target.slice(mark + 1), OUTGOING)}`;
+}
+
+/** A query string with every value that is exactly a key of `names` replaced by its entry. */
+function renameQueryValues(query: string, names: ReadonlyMap<string, string>): string {
+  return query
     .split('&')
     .map((pair) => {
       const equals = pair.indexOf('=');
       if (equals < 0) return pair;
-      const renamed = OUTGOING.get(decodeOrKeep(pair.slice(equals + 1)));
+      const renamed = names.get(decodeOrKeep(pair.slice(equals + 1)));
       return renamed === undefined ? pair : `${pair.slice(0, equals + 1)}${renamed}`;
     })
     .join('&');
-  return `${prefixed}?${query}`;
 }
 
 /**
@@ -107,17 +110,7 @@ export function v1Target(target: string): string {
   const rest = target.slice(GRIDCARBON_PREFIX.length);
   const mark = rest.indexOf('?');
   if (mark < 0) return rest;
-  const query = rest
-    .slice(mark + 1)
-    .split('&')
-    .map((pair) => {
-      const equals = pair.indexOf('=');
-      if (equals < 0) return pair;
-      const ours = INCOMING.get(decodeOrKeep(pair.slice(equals + 1)));
-      return ours === undefined ? pair : `${pair.slice(0, equals + 1)}${ours}`;
-    })
-    .join('&');
-  return `${rest.slice(0, mark)}?${query}`;
+  return `${rest.slice(0, mark)}?${renameQueryValues(rest.slice(mark + 1), INCOMING)}`;
 }
 
 const GRIDCARBON_V1 = `${GRIDCARBON_PREFIX}/v1`;

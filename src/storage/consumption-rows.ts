@@ -1,0 +1,117 @@
+import {
+  type ConsumptionMixPoint,
+  type ConsumptionRow,
+  sortedByKey,
+} from '../core/consumption/series-row.js';
+import { TRACED_CATEGORIES, type TracedCategory } from '../core/consumption/trace-hour.js';
+import type { FlowGraphId } from '../core/flows.js';
+import type { ConsumptionWrite } from './store.js';
+
+/** What both backends do with the consumption series of one write before and after storing it. */
+
+/** The meta key of a graph's consumption cursor. */
+export const consumptionCursorKey = (graph: FlowGraphId): string => `consumption_cursor:${graph}`;
+
+/** The columns of the consumption table besides the key (zone, ts) and the version. */
+export const VALUE_COLUMNS = [
+  'graph',
+  'lifecycle',
+  'direct',
+  'mix',
+  'imports',
+  'exports',
+  'estimated_pct',
+  'estimated_borders',
+  'renewable_pct',
+  'low_carbon_pct',
+] as const;
+
+/** `SET` of an upsert: every value column and the version from the row `from`. */
+export const updateValues = (from: string): string =>
+  [...VALUE_COLUMNS, 'version'].map((column) => `${column} = ${from}.${column}`).join(', ');
+
+/** Whether the value columns of rows `a` and `b` differ, by the backend's null-safe operator. */
+export const valuesDiffer = (a: string, b: string, operator: string): string =>
+  `(${VALUE_COLUMNS.map((column) => `${a}.${column}`).join(', ')}) ${operator}
+   (${VALUE_COLUMNS.map((column) => `${b}.${column}`).join(', ')})`;
+
+/** A row as the columns of the consumption table, its records as JSON values. */
+export interface ConsumptionColumns {
+  readonly zone: string;
+  readonly ts: number;
+  readonly lifecycle: number;
+  readonly direct: number;
+  readonly mix: ConsumptionRow['consumption'];
+  readonly imports: ConsumptionRow['imports'];
+  readonly exports: ConsumptionRow['exports'];
+  readonly estimated_pct: number;
+  readonly estimated_borders: ConsumptionRow['estimatedBorders'];
+  readonly renewable_pct: number;
+  readonly low_carbon_pct: number;
+}
+
+const compareKeys = (a: ConsumptionRow, b: ConsumptionRow): number =>
+  (a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : 0) || a.ts - b.ts;
+
+/**
+ * The rows of a write as columns, in key order (PostgreSQL writers lock rows in one order and
+ * cannot deadlock). Throws a RangeError on a row outside the write's hours, a key given twice or
+ * a number that is not finite: such a write is a bug of its caller, and nothing of it is stored.
+ */
+export function consumptionColumns(write: ConsumptionWrite): ConsumptionColumns[] {
+  const hours = new Set(write.hours);
+  const sorted = [...write.rows].sort(compareKeys);
+  return sorted.map((row, i) => {
+    const where = `consumption row ${row.zone} ${row.ts}`;
+    if (!hours.has(row.ts)) throw new RangeError(`${where} is outside the hours written`);
+    const next = sorted[i + 1];
+    if (next !== undefined && compareKeys(row, next) === 0) {
+      throw new RangeError(`${where} is given twice`);
+    }
+    const numbers = [
+      row.lifecycle,
+      row.direct,
+      row.estimatedPct,
+      row.renewablePct,
+      row.lowCarbonPct,
+      ...Object.values(row.consumption),
+      ...Object.values(row.imports),
+      ...Object.values(row.exports),
+    ];
+    if (!numbers.every(Number.isFinite)) throw new RangeError(`${where} has a value not finite`);
+    return {
+      zone: row.zone,
+      ts: row.ts,
+      lifecycle: row.lifecycle,
+      direct: row.direct,
+      mix: row.consumption,
+      imports: row.imports,
+      exports: row.exports,
+      estimated_pct: row.estimatedPct,
+      estimated_borders: row.estimatedBorders,
+      renewable_pct: row.renewablePct,
+      low_carbon_pct: row.lowCarbonPct,
+    };
+  });
+}
+
+/** The traced mix of a stored row, its records in one order whatever the backend kept. */
+export function toConsumptionMixPoint(
+  columns: Omit<ConsumptionColumns, 'zone' | 'lifecycle' | 'direct'>,
+): ConsumptionMixPoint {
+  const consumption: Partial<Record<TracedCategory, number>> = {};
+  for (const category of TRACED_CATEGORIES) {
+    const mwh = columns.mix[category];
+    if (mwh !== undefined) consumption[category] = mwh;
+  }
+  return {
+    ts: columns.ts,
+    consumption,
+    imports: sortedByKey(columns.imports),
+    exports: sortedByKey(columns.exports),
+    estimatedPct: columns.estimated_pct,
+    estimatedBorders: columns.estimated_borders,
+    renewablePct: columns.renewable_pct,
+    lowCarbonPct: columns.low_carbon_pct,
+  };
+}
