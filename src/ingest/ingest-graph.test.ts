@@ -1,17 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../test/fixtures.js';
-import {
-  replayedFlows,
-  startReplayUpstreams,
-  type ReplayFault,
-  type ReplayRequest,
-  type ReplayUpstreams,
-} from '../../test/support/replay-upstreams.js';
+import { replayedFlows } from '../../test/support/replay-upstreams.js';
+import { replayDuringSuite } from '../../test/support/suite-replay.js';
+import { loggerInto } from '../../test/support/log-lines.js';
 import { timedClock } from '../../test/support/timed-clock.js';
 import { loadConfig } from '../config.js';
 import { assessFreshness } from '../core/freshness.js';
@@ -49,42 +43,18 @@ const GB = '10YGB----------A';
 const SARD = '10Y1001A1001A74G';
 const NO_DATA = readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml');
 
+const replay = replayDuringSuite({ anchorTs: ANCHOR, entsoeToken: TOKEN, eiaApiKey: KEY });
+const logLines: string[] = [];
+const logger = loggerInto(logLines);
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-graph-'));
 let storeCount = 0;
 let store: Store;
-let replay: ReplayUpstreams;
-let fault: ((request: ReplayRequest) => ReplayFault | undefined) | undefined;
-let logLines: string[];
-
-const logger = pino(
-  { level: 'debug' },
-  new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString());
-      done();
-    },
-  }),
-);
-
-beforeAll(async () => {
-  replay = await startReplayUpstreams({
-    anchorTs: ANCHOR,
-    entsoeToken: TOKEN,
-    eiaApiKey: KEY,
-    fault: (request) => fault?.(request),
-  });
-});
-afterAll(async () => {
-  await replay.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 beforeEach(() => {
   store = openStore();
-  fault = undefined;
-  logLines = [];
-  replay.requests.length = 0;
+  logLines.length = 0;
   return () => store.close();
 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const openStore = () => new SqliteStore(join(dir, `store-${storeCount++}.db`));
 
@@ -115,9 +85,9 @@ function graphIngestion(
     DATABASE_URL: 'sqlite::memory:',
     ENTSOE_TOKEN: TOKEN,
     EIA_API_KEY: KEY,
-    ENTSOE_BASE_URL: replay.entsoeBaseUrl,
-    EIA_BASE_URL: replay.eiaBaseUrl,
-    NESO_BASE_URL: replay.nesoBaseUrl,
+    ENTSOE_BASE_URL: replay.upstreams.entsoeBaseUrl,
+    EIA_BASE_URL: replay.upstreams.eiaBaseUrl,
+    NESO_BASE_URL: replay.upstreams.nesoBaseUrl,
     FLOWS: 'on',
     ...env,
   });
@@ -144,8 +114,8 @@ function graphIngestion(
 
 const documentType = (url: URL) => url.searchParams.get('documentType');
 const a11 = (url: URL) => documentType(url) === 'A11';
-const replayedEurope = () => replayedFlows(replay, 'europe');
-const replayedUs = () => replayedFlows(replay, 'us');
+const replayedEurope = () => replayedFlows(replay.upstreams, 'europe');
+const replayedUs = () => replayedFlows(replay.upstreams, 'us');
 
 const storedFlows = (graph: 'europe' | 'us', on: Store = store) =>
   on.flowsInWindow(graph, 0, ANCHOR + 10 * H);
@@ -209,7 +179,7 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
     expect(interchange?.url.searchParams.getAll('facets[fromba][]')).toHaveLength(66);
 
     // An extra node is stored like a zone, under its code: what the method makes of its rows.
-    const rows = replay.payloads.eiaRows.filter((row) => row.respondent === 'AECI');
+    const rows = replay.upstreams.payloads.eiaRows.filter((row) => row.respondent === 'AECI');
     const page = parseFuelTypeData(
       JSON.stringify({ response: { total: rows.length, frequency: 'hourly', data: rows } }),
     );
@@ -238,8 +208,8 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
       url.searchParams.get('in_Domain') === GB;
 
     // Garbage: nothing of that border is used, the others go on, the failure is counted.
-    replay.requests.length = 0;
-    fault = ({ url }) =>
+    replay.upstreams.requests.length = 0;
+    replay.fault = ({ url }) =>
       dk1ToGb(url) ? { status: 200, body: '<html>maintenance</html>' } : undefined;
     const garbled = await run.runAt(ANCHOR + H + 600);
     expect(await storedFlows('europe')).toEqual(first);
@@ -252,7 +222,7 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
     expect(garbled.graph).toMatchObject({ borders: 109, flowsStored: 0 });
     expect(runOutcome(garbled)).toBe('partial');
     // DK-1/GB's other direction is not asked once one failed; every later border is.
-    const flowRequests = replay.requests.filter(({ url }) => a11(url));
+    const flowRequests = replay.upstreams.requests.filter(({ url }) => a11(url));
     expect(flowRequests).toHaveLength(224 - 1);
     expect(flowRequests.at(-1)?.url.searchParams.get('out_Domain')).toBe(SARD);
     expect(
@@ -264,7 +234,7 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
     expect(note).not.toMatch(/DK-1|GB\b/);
 
     // Gone: both directions answer "no matching data", which is no flow, not a zero.
-    fault = ({ url }) =>
+    replay.fault = ({ url }) =>
       a11(url) && [DK1, GB].includes(url.searchParams.get('out_Domain') ?? '')
         ? { status: 200, body: NO_DATA, headers: { 'content-type': 'text/xml' } }
         : undefined;
@@ -277,12 +247,12 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
     const [firstHour, secondHour] = first.filter((flow) => flow.from === 'DK-1');
     expect(firstHour?.mw).toBe(1362);
     expect(secondHour?.mw).toBe(102);
-    const document = replay.payloads.entsoeFlows.get(`${DK1} -> ${GB}`) ?? '';
+    const document = replay.upstreams.payloads.entsoeFlows.get(`${DK1} -> ${GB}`) ?? '';
     const revised = document
       .replace('<quantity>1362</quantity>', '<quantity>1300</quantity>')
       .replace('<quantity>102</quantity>', '<quantity>lots</quantity>');
     expect(revised).not.toBe(document);
-    fault = ({ url }) =>
+    replay.fault = ({ url }) =>
       dk1ToGb(url)
         ? { status: 200, body: revised, headers: { 'content-type': 'text/xml' } }
         : undefined;
@@ -297,7 +267,7 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
 
   it('stores nothing of the US graph from an unusable interchange page, and still the zones', async () => {
     const run = graphIngestion('us-agency');
-    fault = ({ url }) =>
+    replay.fault = ({ url }) =>
       url.pathname.includes('interchange-data')
         ? { status: 200, body: '{"response": {"total": 3, "data": "oops"}}' }
         : undefined;
@@ -315,12 +285,12 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
 
   it("gives the graph up after 3 borders in a row fail temporarily, and leaves the zones' run whole", async () => {
     const run = graphIngestion('europe-tso', {}, ['FI']);
-    fault = ({ url }) => (a11(url) ? { status: 503, body: 'busy' } : undefined);
+    replay.fault = ({ url }) => (a11(url) ? { status: 503, body: 'busy' } : undefined);
     const report = await run.runAt(ANCHOR + 600);
     expect(report.zones).toBe(1);
     expect(report.graph).toMatchObject({ nodes: 13, borders: 0 });
     // One retry each.
-    expect(replay.requests.filter(({ url }) => a11(url))).toHaveLength(3 * 2);
+    expect(replay.upstreams.requests.filter(({ url }) => a11(url))).toHaveLength(3 * 2);
     expect(report.errors.at(-1)).toBe(
       'flow graph given up for this run: upstream looks down: 3 requests in a row failed ' +
         "(server-error); not tried: the flow graph's 107 borders",
@@ -349,7 +319,7 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
         expect(url.searchParams.getAll('facets[respondent][]').length).toBeLessThanOrEqual(11);
       }
     }
-    expect(replay.requests.length).toBeGreaterThan(100);
+    expect(replay.upstreams.requests.length).toBeGreaterThan(100);
     expect(await storedFlows('europe')).toEqual([]);
     expect(await storedFlows('us')).toEqual([]);
     expect(await store.newestStoredTs('US-AECI')).toBeNull();
