@@ -143,7 +143,7 @@ export interface GraphCount {
  * A run's part of its source's flow graph (extensions §15-16), when flows are on: the extra
  * nodes' generation, stored like a zone's but never served, and the borders' flows.
  */
-export interface GraphIngestReport extends GraphCount {
+interface GraphIngestReport extends GraphCount {
   readonly graph: FlowGraphId;
   /** `nodes`: extra nodes that answered; `nodePoints`: the readings written for them. */
   readonly nodePoints: number;
