@@ -794,7 +794,8 @@ describe.runIf(prometheus).each(backends)('a real Prometheus scraping gridco2 on
       expect(child!.exitCode, `prometheus exited: ${stderr}`).toBeNull();
       result = await query('grid_intensity_carbon_average{location="DE"}');
       expect(result).toHaveLength(3);
-    });
+      // Until Prometheus has scraped once: a busy machine may delay its first scrape by seconds.
+    }, 60_000);
     const byBasis = Object.fromEntries(
       result.map((series) => [series.metric['basis'], Number(series.value[1])]),
     );

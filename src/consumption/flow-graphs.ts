@@ -13,7 +13,7 @@ import { findZone } from '../core/zones.js';
 import { SOURCE_INFO } from '../core/sources.js';
 
 /** A zone whose value is an aggregate of nodes. */
-export interface AggregateZone {
+interface AggregateZone {
   readonly zone: string;
   /** Every node that can be a member. */
   readonly nodes: readonly string[];

@@ -15,7 +15,7 @@ import { jsonReply, type SourceReply } from './reply.js';
  */
 
 export const EIA_INTERCHANGE_ROUTE = '/v2/electricity/rto/interchange-data/data/';
-export const EIA_INTERCHANGE_DESCRIPTION =
+const EIA_INTERCHANGE_DESCRIPTION =
   'Daily interchange between neighboring balancing authorities.  \n    Source: Form EIA-930\n    Product: Hourly Electric Grid Monitor';
 const HOUR_MS = 3_600_000;
 
