@@ -14,7 +14,11 @@ import { parseA75 } from '../src/sources/entsoe/parse.js';
 import { parseGeneration } from '../src/sources/neso/parse.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
-import { startReplayUpstreams, type ReplayUpstreams } from './support/replay-upstreams.js';
+import {
+  replayedFlows,
+  startReplayUpstreams,
+  type ReplayUpstreams,
+} from './support/replay-upstreams.js';
 
 /**
  * The ingestion commands end to end: the real CLI entry (src/cli/main.ts, run by Node through
@@ -371,5 +375,72 @@ describe('gridco2 backfill', () => {
     } finally {
       await tiled.close();
     }
+  });
+});
+
+describe('the flow graphs (FLOWS=on)', () => {
+  const flowsOf = (database: string, graph: 'europe' | 'us') =>
+    withStore(database, (store) => store.flowsInWindow(graph, 0, ANCHOR + H));
+
+  it('gridco2 ingest stores both graphs and the neighbours, serving none of them', async () => {
+    const database = newDatabase();
+    // Europe's 369 requests of a cycle are paced to 200 a minute: this run takes over a minute.
+    const run = await cli(['ingest'], envFor(replay, database, { FLOWS: 'on' }));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /europe-tso: 33 zones, .*; flow graph europe: 13 nodes \(0 points stored\), 110 borders \(182 flows stored\)/,
+    );
+    expect(run.stdout).toMatch(
+      /us-agency: 11 zones, .*; flow graph us: 56 nodes \(\d+ points stored\), 1 border \(50 flows stored\)/,
+    );
+    expect(await flowsOf(database, 'europe')).toEqual(replayedFlows(replay, 'europe'));
+    expect(await flowsOf(database, 'us')).toEqual(replayedFlows(replay, 'us'));
+
+    const rows = await withStore(database, everyRow);
+    expect(rows.filter((row) => row.zone === 'US-AECI')).toEqual(expectedUs('US-AECI', 'AECI'));
+    // The served zones as before: the neighbours are no zones of any report.
+    const reports = await withStore(database, (store) => store.latestIngestReports());
+    expect(reports['us-agency']?.quality.map((zone) => zone.zone)).toEqual(
+      zonesOfSource('us-agency').map((zone) => zone.code),
+    );
+    expect(reports['europe-tso']?.graph).toEqual({
+      graph: 'europe',
+      nodes: 13,
+      nodePoints: 0,
+      borders: 110,
+      flowsStored: 182,
+    });
+  });
+
+  it('gridco2 backfill fills the flows after the zones, and skips them when run again', async () => {
+    const database = newDatabase();
+    const hours = replayedFlows(replay, 'us').map((flow) => flow.ts);
+    const args = [
+      'backfill',
+      '--source',
+      'us-agency',
+      '--from',
+      new Date(Math.min(...hours) * 1000).toISOString(),
+      '--to',
+      new Date((Math.max(...hours) + H) * 1000).toISOString(),
+    ];
+    const run = await cli(args, envFor(replay, database, { FLOWS: 'on' }));
+    expect(run.code).toBe(0);
+    const lines = run.stderr.split('\n').filter((line) => line.startsWith('backfill'));
+    expect(lines[0]).toMatch(/^backfill us-agency 1\/1 11 zones /);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^backfill us-agency flow graph 1\/2 56 zones .*: \d+ points stored$/),
+      expect.stringMatching(
+        /^backfill us-agency flow graph 2\/2 flows interchange .*: 50 flows stored$/,
+      ),
+    ]);
+    expect(await flowsOf(database, 'us')).toEqual(replayedFlows(replay, 'us'));
+
+    const again = await cli(args, envFor(replay, database, { FLOWS: 'on' }));
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(
+      /backfill us-agency flow graph 2\/2 flows interchange .*: already stored, skipped/,
+    );
   });
 });

@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import type { BackfillResult } from '../ingest/backfill.js';
+import { nothingBackfilled, type BackfillResult } from '../ingest/backfill.js';
 import type { TimeWindow } from '../core/time.js';
 import type { SourceId } from '../core/sources.js';
 
@@ -125,14 +125,7 @@ export async function runBackfillPool(
 }
 
 function failed(message: string): BackfillResult {
-  return {
-    chunks: 0,
-    skipped: 0,
-    pointsStored: 0,
-    incompleteHours: 0,
-    forecastsStored: 0,
-    errors: [message],
-  };
+  return nothingBackfilled([message]);
 }
 
 function combine(total: BackfillResult | undefined, result: BackfillResult): BackfillResult {

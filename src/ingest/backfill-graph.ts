@@ -4,7 +4,9 @@ import { HOUR, splitWindow, type TimeWindow } from '../core/time.js';
 import type { SourceAdapter, SourceGraph } from '../sources/adapter.js';
 import type { Store } from '../storage/store.js';
 import {
+  endChunk,
   missingWindow,
+  nothingBackfilled,
   planBackfill,
   runBackfill,
   type BackfillProgress,
@@ -39,16 +41,7 @@ export interface GraphBackfillOptions {
 export async function runGraphBackfill(options: GraphBackfillOptions): Promise<BackfillResult> {
   const { store, adapter, logger, window, onProgress, signal } = options;
   const { graph } = adapter;
-  if (graph === undefined) {
-    return {
-      chunks: 0,
-      skipped: 0,
-      pointsStored: 0,
-      incompleteHours: 0,
-      forecastsStored: 0,
-      errors: [],
-    };
-  }
+  if (graph === undefined) return nothingBackfilled();
   const borderChunks = graph.borders.flatMap((border) =>
     splitWindow(window, graph.backfillChunkSeconds).map((piece) => ({ border, window: piece })),
   );
@@ -95,20 +88,15 @@ export async function runGraphBackfill(options: GraphBackfillOptions): Promise<B
       }
     }
     flowsStored += stored;
-    errors.push(...chunkErrors);
-    if (givenUp !== undefined) {
-      errors.push(givenUp);
-      logger.error({ source: adapter.source }, givenUp);
-      break;
-    }
-    onProgress?.({
+    const progress = {
       done: nodeChunks + index + 1,
       total,
       chunk: { zones: [], window: chunk.window, border: chunk.border },
       skipped: missing === null,
       pointsStored: stored,
       errors: chunkErrors,
-    });
+    };
+    if (endChunk({ errors, logger, source: adapter.source, onProgress }, progress, givenUp)) break;
   }
   return {
     chunks: total,

@@ -59,6 +59,38 @@ export interface BackfillResult {
   readonly errors: readonly string[];
 }
 
+/** A backfill that stored nothing, and why. */
+export function nothingBackfilled(errors: readonly string[] = []): BackfillResult {
+  return { chunks: 0, skipped: 0, pointsStored: 0, incompleteHours: 0, forecastsStored: 0, errors };
+}
+
+/** What a backfill loop keeps of its chunks, and whom it tells. */
+interface ChunkLedger {
+  readonly errors: string[];
+  readonly logger: Logger;
+  readonly source: string;
+  readonly onProgress?: ((progress: BackfillProgress) => void) | undefined;
+}
+
+/**
+ * Ends a chunk: its errors kept, then either why it gave the source (or its graph) up, logged
+ * and kept, or its progress told. Returns whether the backfill stops there.
+ */
+export function endChunk(
+  ledger: ChunkLedger,
+  progress: BackfillProgress,
+  givenUp: string | undefined,
+): boolean {
+  ledger.errors.push(...progress.errors);
+  if (givenUp !== undefined) {
+    ledger.errors.push(givenUp);
+    ledger.logger.error({ source: ledger.source }, givenUp);
+    return true;
+  }
+  ledger.onProgress?.(progress);
+  return false;
+}
+
 /**
  * Fills a source's history over a window, chunk by chunk (each within the upstream's limits).
  * No run deadline (a year of history takes its time), but the source is given up by the same
@@ -177,20 +209,15 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRes
       }
     }
     pointsStored += chunkPoints;
-    errors.push(...chunkErrors);
-    if (givenUp !== undefined) {
-      errors.push(givenUp);
-      logger.error({ source: adapter.source }, givenUp);
-      break;
-    }
-    onProgress?.({
+    const progress = {
       done: index + 1,
       total: chunks.length,
       chunk,
       skipped: missing === null,
       pointsStored: chunkPoints,
       errors: chunkErrors,
-    });
+    };
+    if (endChunk({ errors, logger, source: adapter.source, onProgress }, progress, givenUp)) break;
   }
   return { chunks: chunks.length, skipped, pointsStored, incompleteHours, forecastsStored, errors };
 }

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DirectedFlow, FlowGraphId } from '../../src/core/flows.js';
+import { parseA11 } from '../../src/sources/entsoe/parse-flows.js';
 import { readFixture } from '../fixtures.js';
 
 /**
@@ -18,6 +20,49 @@ const H = 3600;
 export interface ReplayRequest {
   readonly source: 'europe-tso' | 'us-agency' | 'uk-operator';
   readonly url: URL;
+}
+
+/**
+ * The flows the replayed A11 and interchange-data payloads hold, as a graph stores them, read by
+ * the parser and placed on the graph's nodes here: DK-1/GB both ways; Corsica to Sardinia over
+ * SACOI (DC) and back over SARCO (AC), the other link of each direction having no data; FPC's
+ * reports with FPL and NSB (hour-ending labels to hour starts).
+ */
+export function replayedFlows(upstreams: ReplayUpstreams, graph: FlowGraphId): DirectedFlow[] {
+  const direction = (outEic: string, inEic: string, from: string, to: string) => {
+    const parsed = parseA11(upstreams.payloads.entsoeFlows.get(`${outEic} -> ${inEic}`) ?? '');
+    if (parsed.kind !== 'flows') throw new Error(`${outEic} -> ${inEic}: ${parsed.kind}`);
+    return [...(parsed.directions.get(outEic)?.get(inEic) ?? [])].map(([ts, mw]): DirectedFlow => ({
+      from,
+      to,
+      ts,
+      mw,
+    }));
+  };
+  const [dk1, gb, sard, sacoAc, sacoDc] = [
+    '10YDK-1--------W',
+    '10YGB----------A',
+    '10Y1001A1001A74G',
+    '10Y1001A1001A885',
+    '10Y1001A1001A893',
+  ] as const;
+  const flows =
+    graph === 'europe'
+      ? [
+          ...direction(dk1, gb, 'DK-1', 'GB'),
+          ...direction(gb, dk1, 'GB', 'DK-1'),
+          ...direction(sacoDc, sard, 'FR-COR', 'IT-SARD'),
+          ...direction(sard, sacoAc, 'IT-SARD', 'FR-COR'),
+        ]
+      : upstreams.payloads.interchangeRows.map((row): DirectedFlow => ({
+          from: `US-${row.fromba}`,
+          to: `US-${row.toba}`,
+          ts: labelTs(row.period) - H,
+          mw: row['value'] as number,
+        }));
+  return flows.sort(
+    (a, b) => a.ts - b.ts || a.from.localeCompare(b.from) || a.to.localeCompare(b.to),
+  );
 }
 
 /** A canned answer that replaces the normal one (fault injection). */
@@ -177,9 +222,16 @@ export async function startReplayUpstreams(options: ReplayOptions): Promise<Repl
       case 'europe-tso':
         return answerEntsoe(url, options.entsoeToken, entsoe, entsoeFlows);
       case 'us-agency':
-        return url.pathname === '/v2/electricity/rto/interchange-data/data/'
-          ? answerEiaInterchange(url, options, interchangeRows)
-          : answerEia(url, options, eiaRows, regionRows, anchorTs);
+        return answerEia(
+          url,
+          options,
+          {
+            'fuel-type-data': eiaRows,
+            'region-data': regionRows,
+            'interchange-data': interchangeRows,
+          },
+          anchorTs,
+        );
       case 'uk-operator':
         return answerNeso(url, request, nesoEntries, nesoMixEntries);
     }
@@ -281,54 +333,63 @@ function answerEntsoe(
   return xml(document);
 }
 
-/** docs/upstreams.md §2.1, §2.2: inclusive hour-ending labels, offset paging, echoed key. */
-function answerEia(
-  url: URL,
-  options: ReplayOptions,
-  fuelTypeRows: readonly EiaRow[],
-  regionRows: readonly EiaRow[],
-  anchorTs: number,
-) {
+/** The replayed rows of each EIA route. */
+interface EiaRoutes {
+  readonly 'fuel-type-data': readonly EiaRow[];
+  readonly 'region-data': readonly EiaRow[];
+  readonly 'interchange-data': readonly InterchangeRow[];
+}
+
+/**
+ * docs/upstreams.md §2.1, §2.2, §9.4: inclusive hour-ending labels, offset paging, echoed key;
+ * who reports is the `respondent` facet, or `fromba` for interchange-data.
+ */
+function answerEia(url: URL, options: ReplayOptions, routes: EiaRoutes, anchorTs: number) {
   const query = url.searchParams;
   const params = Object.fromEntries(query);
   if (query.get('api_key') !== options.eiaApiKey) {
     return json(403, { error: { code: 'API_KEY_INVALID', message: 'invalid api_key' } });
   }
-  const respondents = query.getAll('facets[respondent][]');
+  const route = /^\/v2\/electricity\/rto\/([a-z-]+)\/data\/$/.exec(url.pathname)?.[1] ?? '';
+  const reporter = route === 'interchange-data' ? 'fromba' : 'respondent';
+  const reporters = query.getAll(`facets[${reporter}][]`);
   const start = query.get('start') ?? '';
   const end = query.get('end') ?? '';
   const offset = Number(query.get('offset') ?? '0');
   const length = Math.min(Number(query.get('length') ?? '5000'), options.eiaMaxRows ?? 5000);
-  const region = url.pathname === '/v2/electricity/rto/region-data/data/';
-  const rows = region ? regionRows : fuelTypeRows;
   const types = query.getAll('facets[type][]');
   const valid =
-    (url.pathname === '/v2/electricity/rto/fuel-type-data/data/' || region) &&
+    route in routes &&
     query.get('frequency') === 'hourly' &&
     query.get('data[0]') === 'value' &&
     query.get('sort[0][column]') === 'period' &&
     query.get('sort[0][direction]') === 'asc' &&
     /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(start) &&
     /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(end) &&
-    respondents.length > 0 &&
+    reporters.length > 0 &&
     Number.isInteger(offset) &&
     length > 0;
   if (!valid) return json(400, { error: `invalid parameters: ${url.search}`, code: 400 });
 
-  const matching = (
-    options.tileEia && !region ? tiledRows(rows, respondents, start, end, anchorTs) : rows
-  ).filter(
+  const rows: readonly (EiaRow | InterchangeRow)[] =
+    options.tileEia && route === 'fuel-type-data'
+      ? tiledRows(routes[route], reporters, start, end, anchorTs)
+      : routes[route as keyof EiaRoutes];
+  // What orders the rows of one reporter and period: fuel type, type, or neighbour.
+  const detailOf = (row: EiaRow | InterchangeRow) =>
+    String(row['fueltype'] ?? row['type'] ?? row['toba']);
+  const matching = rows.filter(
     (row) =>
-      respondents.includes(row.respondent) &&
+      reporters.includes(String(row[reporter])) &&
       row.period >= start &&
       row.period <= end &&
-      (!region || types.length === 0 || types.includes(String(row['type']))),
+      (route !== 'region-data' || types.length === 0 || types.includes(String(row['type']))),
   );
   matching.sort(
     (a, b) =>
       a.period.localeCompare(b.period) ||
-      a.respondent.localeCompare(b.respondent) ||
-      String(a.fueltype ?? a['type']).localeCompare(String(b.fueltype ?? b['type'])),
+      String(a[reporter]).localeCompare(String(b[reporter])) ||
+      detailOf(a).localeCompare(detailOf(b)),
   );
   const page = matching.slice(offset, offset + length);
   const truncated = offset + page.length < matching.length;
@@ -351,49 +412,6 @@ function answerEia(
     // Like EIA, the key comes back in the body.
     request: { command: url.pathname, params },
     apiVersion: '2.1.8',
-  });
-}
-
-/** docs/upstreams.md §9.4: the rows the listed `fromba` report, paged like fuel-type-data. */
-function answerEiaInterchange(url: URL, options: ReplayOptions, rows: readonly InterchangeRow[]) {
-  const query = url.searchParams;
-  if (query.get('api_key') !== options.eiaApiKey) {
-    return json(403, { error: { code: 'API_KEY_INVALID', message: 'invalid api_key' } });
-  }
-  const reporters = query.getAll('facets[fromba][]');
-  const start = query.get('start') ?? '';
-  const end = query.get('end') ?? '';
-  const offset = Number(query.get('offset') ?? '0');
-  const length = Math.min(Number(query.get('length') ?? '5000'), options.eiaMaxRows ?? 5000);
-  const valid =
-    query.get('frequency') === 'hourly' &&
-    query.get('data[0]') === 'value' &&
-    query.get('sort[0][column]') === 'period' &&
-    /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(start) &&
-    /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(end) &&
-    reporters.length > 0 &&
-    Number.isInteger(offset) &&
-    length > 0;
-  if (!valid) return json(400, { error: `invalid parameters: ${url.search}`, code: 400 });
-  const matching = rows
-    .filter((row) => reporters.includes(row.fromba) && row.period >= start && row.period <= end)
-    .sort(
-      (a, b) =>
-        a.period.localeCompare(b.period) ||
-        a.fromba.localeCompare(b.fromba) ||
-        a.toba.localeCompare(b.toba),
-    );
-  const page = matching.slice(offset, offset + length);
-  return json(200, {
-    response: {
-      total: matching.length,
-      dateFormat: 'YYYY-MM-DD"T"HH24',
-      frequency: 'hourly',
-      data: page,
-      description: 'Hourly interchange between neighboring balancing authorities.',
-    },
-    request: { command: url.pathname, params: Object.fromEntries(query) },
-    apiVersion: '2.1.4',
   });
 }
 

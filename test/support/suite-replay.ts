@@ -3,14 +3,18 @@ import {
   startReplayUpstreams,
   type ReplayFault,
   type ReplayOptions,
+  type ReplayRequest,
   type ReplayUpstreams,
 } from './replay-upstreams.js';
 
 export interface SuiteReplay {
   /** The running upstreams, from the suite's `beforeAll` on. */
   readonly upstreams: ReplayUpstreams;
-  /** What every request gets instead of the recording while set; unset before each test. */
-  fault: ReplayFault | undefined;
+  /**
+   * What every request gets instead of the recording while set, or what each request gets (a
+   * function answering undefined leaves it to the recording); unset before each test.
+   */
+  fault: ReplayFault | ((request: ReplayRequest) => ReplayFault | undefined) | undefined;
 }
 
 /**
@@ -27,7 +31,11 @@ export function replayDuringSuite(options: Omit<ReplayOptions, 'fault'>): SuiteR
     fault: undefined,
   };
   beforeAll(async () => {
-    upstreams = await startReplayUpstreams({ ...options, fault: () => replay.fault });
+    upstreams = await startReplayUpstreams({
+      ...options,
+      fault: (request) =>
+        typeof replay.fault === 'function' ? replay.fault(request) : replay.fault,
+    });
   });
   afterAll(() => upstreams?.close());
   beforeEach(() => {
