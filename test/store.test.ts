@@ -740,7 +740,10 @@ describe.each(backends)('store contract: $name', (backend) => {
       // CZ is no longer solved at T0 + 6 h: only a removal, which no row's version shows.
       await store.replaceConsumption('europe', { hours: [T0 + 6 * H], rows: [] });
       expect(await store.consumptionChangedFrom(afterFirst)).toBe(T0 + 6 * H);
-      await store.replaceConsumption('us', { hours: [T0 + 2 * H], rows: [row('US', T0 + 2 * H, 3)] });
+      await store.replaceConsumption('us', {
+        hours: [T0 + 2 * H],
+        rows: [row('US', T0 + 2 * H, 3)],
+      });
       expect(await store.consumptionChangedFrom(afterFirst)).toBe(T0 + 2 * H);
       expect(await store.consumptionChangedFrom(start)).toBe(T0 + 2 * H);
     });

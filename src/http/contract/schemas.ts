@@ -8,7 +8,8 @@ import {
 } from './limits.js';
 import { BASES, CATEGORIES } from '../../core/factors.js';
 import { LEVEL_THRESHOLDS, LEVELS } from '../../core/level.js';
-import { METHODS } from '../../core/reading.js';
+import { ACCOUNTINGS, METHODS } from '../../core/reading.js';
+import { TRACED_CATEGORIES } from '../../core/consumption/trace-hour.js';
 import { apiCategory } from '../transport/encode.js';
 import { SOURCES } from '../../core/sources.js';
 import { UNIT } from '../../core/units.js';
@@ -183,6 +184,43 @@ const MixPoint = Type.Object(
   { $id: 'MixPoint', additionalProperties: false },
 );
 
+const ConsumptionMixPoint = Type.Object(
+  {
+    ts: DateTime,
+    consumption: Type.Partial(
+      Type.Object(
+        Object.fromEntries(
+          TRACED_CATEGORIES.map((category) => [apiCategory(category), Type.Number()]),
+        ),
+      ),
+      {
+        additionalProperties: false,
+        description:
+          'What the zone consumed in the hour, MWh, by the fuel category it was generated as ' +
+          '(in the zone or by the neighbours it imported from, traced through the flows), 1 ' +
+          'decimal; `imported_estimated`: imports from neighbours without an hourly mix.',
+      },
+    ),
+    imports: Type.Record(Type.String(), Type.Number(), {
+      description: 'Net flow into the zone from each neighbour that exported to it, MWh.',
+    }),
+    exports: Type.Record(Type.String(), Type.Number(), {
+      description: 'Net flow out of the zone to each neighbour it exported to, MWh.',
+    }),
+    estimated_pct: Type.Number({ description: 'The share of `imported_estimated`, in %.' }),
+    estimated_borders: Type.Array(Type.String(), {
+      description:
+        'The neighbours whose flow of the hour was not published yet: their newest flow of ' +
+        'the previous 6 hours (else 0) stands in until it is.',
+    }),
+    renewable_pct: Type.Number({ description: 'Renewable over the consumption, in %.' }),
+    low_carbon_pct: Type.Number({
+      description: 'Renewable plus nuclear over the consumption, in %.',
+    }),
+  },
+  { $id: 'ConsumptionMixPoint', additionalProperties: false },
+);
+
 const MixResponse = Type.Object(
   {
     zone: Type.String({ description: 'Canonical code of the zone requested.' }),
@@ -196,8 +234,10 @@ const MixResponse = Type.Object(
     note: Type.Optional(
       Type.String({ description: 'Present only when truncated: where to continue.' }),
     ),
-    data: Type.Array(Type.Ref(MixPoint), {
-      description: 'The published intervals only (never an incomplete mix), ascending by ts.',
+    data: Type.Array(Type.Union([Type.Ref(MixPoint), Type.Ref(ConsumptionMixPoint)]), {
+      description:
+        'The published intervals only (never an incomplete mix), ascending by ts: MixPoints, ' +
+        'or with accounting=consumption, ConsumptionMixPoints (always MWh).',
     }),
   },
   { $id: 'MixResponse', additionalProperties: false },
@@ -494,12 +534,20 @@ const LevelEntry = Type.Object(
   { $id: 'LevelEntry', additionalProperties: false },
 );
 
+/** Only in bodies of consumption values (extensions §15); production bodies are as before. */
+const ConsumptionMarker = Type.Literal('consumption', {
+  description:
+    'Present with accounting=consumption: the values are consumption-based, on `basis` ' +
+    '(lifecycle unless asked).',
+});
+
 export const LevelResponse = Type.Object(
   {
     unit: Unit,
     basis: Type.Union([...BASES.map((basis) => Type.Literal(basis)), Type.Literal('default')], {
       description: "The basis asked, or `default` for each zone's own value.",
     }),
+    accounting: Type.Optional(ConsumptionMarker),
     window_days: Type.Literal(30),
     thresholds: Type.Object(
       {
@@ -530,6 +578,7 @@ export const StatsResponse = Type.Object(
     basis: Type.Union([...BASES.map((basis) => Type.Literal(basis)), Type.Literal('default')], {
       description: "The basis asked, or `default` for each zone's own value.",
     }),
+    accounting: Type.Optional(ConsumptionMarker),
     unit: Unit,
     from: DateTime,
     to: Type.String({ format: 'date-time', description: 'Window end, exclusive.' }),
@@ -571,6 +620,7 @@ export const SHARED_SCHEMAS = [
   ScheduleWindow,
   ScheduleResponse,
   MixPoint,
+  ConsumptionMixPoint,
   MixResponse,
   FactorsResponse,
   ErrorBody,
@@ -607,9 +657,29 @@ const BasisParam = Type.Union(
   },
 );
 
+const AccountingParam = Type.Union(
+  ACCOUNTINGS.map((accounting) => Type.Literal(accounting)),
+  {
+    description:
+      "`production` (default): what the zone's own plants emit per kWh they generate. " +
+      '`consumption`: what its consumers use, traced through the border flows from its own ' +
+      "plants and its neighbours' (methods computed:v1:consumption and " +
+      'computed:v1:direct:consumption; lifecycle without basis). GB has none (404); a server ' +
+      'with FLOWS=off answers 400.',
+  },
+);
+
+/** On the endpoints of production values only (forecasts, schedules, streams). */
+const ProductionOnlyParam = Type.Literal('production', {
+  description:
+    'Only `production` here: there is no consumption series of forecasts, schedules or streams ' +
+    '(`consumption` is 400 unsupported param).',
+});
+
 export const LatestQuery = Type.Object({
   zone: Type.Optional(ZoneParam),
   basis: Type.Optional(BasisParam),
+  accounting: Type.Optional(AccountingParam),
 });
 export type LatestQuery = Static<typeof LatestQuery>;
 
@@ -628,10 +698,18 @@ const WindowParams = {
   ),
 };
 
-export const MixQuery = Type.Object({ zone: ZoneParam, ...WindowParams }, { required: ['zone'] });
+export const MixQuery = Type.Object(
+  { zone: ZoneParam, ...WindowParams, accounting: Type.Optional(AccountingParam) },
+  { required: ['zone'] },
+);
 
 export const HistoryQuery = Type.Object(
-  { zone: ZoneParam, ...WindowParams, basis: Type.Optional(BasisParam) },
+  {
+    zone: ZoneParam,
+    ...WindowParams,
+    basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(AccountingParam),
+  },
   { required: ['zone'] },
 );
 export type HistoryQuery = Static<typeof HistoryQuery>;
@@ -650,6 +728,7 @@ export const ExportQuery = Type.Object(
       }),
     ),
     basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(AccountingParam),
     include: Type.Optional(
       Type.Literal('mix', {
         description:
@@ -664,12 +743,14 @@ export const ExportQuery = Type.Object(
 export const StreamQuery = Type.Object({
   zones: Type.Optional(ZonesParam('Default: all.')),
   basis: Type.Optional(BasisParam),
+  accounting: Type.Optional(ProductionOnlyParam),
 });
 
 export const ForecastQuery = Type.Object(
   {
     zone: ZoneParam,
     basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(ProductionOnlyParam),
     horizon_hours: Type.Optional(
       Type.String({
         description: `Hours ahead of now, a whole number from 1 to ${FORECAST_HORIZON.max}. Default: ${FORECAST_HORIZON.default}.`,
@@ -688,6 +769,7 @@ export const LevelQuery = Type.Object({
   zone: Type.Optional(Type.String({ ...ZoneParam, description: 'One zone; give zone or zones.' })),
   zones: Type.Optional(ZonesParam('Give zone or zones. Zones come in the order of /v1/zones.')),
   basis: Type.Optional(BasisParam),
+  accounting: Type.Optional(AccountingParam),
   horizon_hours: Type.Optional(
     Type.String({
       description:
@@ -703,6 +785,7 @@ export const StatsQuery = Type.Object(
     zone: ZoneParam,
     ...WindowParams,
     basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(AccountingParam),
     energy_kwh: Type.Optional(
       Type.String({
         description:
@@ -756,6 +839,7 @@ export const ScheduleQuery = Type.Object(
       }),
     ),
     basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(ProductionOnlyParam),
     energy_kwh: Type.Optional(
       Type.String({
         description: `Energy the job uses, kWh, above 0 (at most ${limitText(SCHEDULE_LIMITS.maxEnergyKwh)}): adds \`savings.grams\`.`,
