@@ -221,6 +221,30 @@ describe('accounting=consumption', () => {
     for (const entry of level.data) expect(entry.forecast).toEqual([]);
   });
 
+  it('answers Electricity Maps clients with consumption values and traced breakdowns', async () => {
+    for (const app of [fromMemory, fromStore]) {
+      const latest = (await app.inject({ url: `${EM}/carbon-intensity/latest?zone=CZ` })).json();
+      expect(latest.carbonIntensity).toBe(Math.round(consumed('CZ')));
+      const breakdown = (await app.inject({ url: `${EM}/power-breakdown/latest?zone=CZ` })).json();
+      expect(breakdown).toMatchObject({
+        powerConsumptionBreakdown: { coal: 75, nuclear: 75, hydro: 0 },
+        powerProductionBreakdown: { coal: 0, nuclear: 100 },
+        powerImportBreakdown: { PL: 100 },
+        powerExportBreakdown: { AT: 50 },
+        powerConsumptionTotal: 150,
+        powerProductionTotal: 100,
+        powerImportTotal: 100,
+        powerExportTotal: 50,
+        fossilFreePercentage: 50,
+      });
+      // A zone without consumption values: its production answer, as before.
+      const production = `${EM}/carbon-intensity/history?zone=DE`;
+      expect((await app.inject({ url: production })).body).toBe(
+        (await flowsOff.inject({ url: production })).body,
+      );
+    }
+  });
+
   it('leaves every production body as it was: no accounting member', async () => {
     const stats = (
       await fromMemory.inject({ url: `/v1/intensity/stats?zone=AT&${WINDOW}` })

@@ -443,7 +443,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     clientAddress,
     forecasts: () => app.forecasts,
   };
-  registerElectricityMaps(app, compat);
-  registerHomeAssistant(app, compat);
+  // Electricity Maps publishes consumption-based values: its clients get ours where they exist.
+  const tracedWhereServed = {
+    ...compat,
+    peer: new PeerReads(reads, MAX_POINTS, offered.consumption ? 'consumption' : 'production'),
+  };
+  registerElectricityMaps(app, tracedWhereServed);
+  registerHomeAssistant(app, tracedWhereServed);
   registerCarbonAware(app, compat);
 }
