@@ -12,7 +12,7 @@ import { createStore } from '../src/storage/create-store.js';
 // Only for the cache key: a schema change must rebuild the cached files, or the server would
 // migrate (and so rewrite) them on start.
 import { SQLITE_MIGRATIONS } from '../src/storage/sqlite/migrations.js';
-import { pointCount, readingBatches, type StoreSpec } from './dataset.js';
+import { consumptionWrites, pointCount, readingBatches, type StoreSpec } from './dataset.js';
 
 export interface BuiltStore {
   readonly databaseUrl: string;
@@ -26,6 +26,9 @@ async function fillStore(databaseUrl: string, spec: StoreSpec): Promise<number> 
   let written = 0;
   try {
     for (const batch of readingBatches(spec)) written += await store.upsertReadings(batch);
+    for (const { graph, ...write } of consumptionWrites()) {
+      await store.replaceConsumption(graph, write);
+    }
   } finally {
     await store.close();
   }

@@ -7,9 +7,11 @@
  * hours, a mix stored beside every computed value as ingestion stores it); they are not data.
  * This file's source is part of the cache key of the built stores: any edit rebuilds them.
  */
+import type { ConsumptionRow } from '../src/core/consumption/series-row.js';
+import type { FlowGraphId } from '../src/core/flows.js';
 import { intensityOfMix } from '../src/core/method.js';
 import type { StoredReading } from '../src/core/reading.js';
-import { ZONES, type Zone } from '../src/core/zones.js';
+import { hasConsumptionSeries, ZONES, type Zone } from '../src/core/zones.js';
 
 /** Exclusive end of every store: the newest point is the interval just before it. */
 export const DATASET_END = Date.UTC(2026, 10, 1) / 1000; // 2026-11-01T00:00:00Z
@@ -154,4 +156,53 @@ function ukReading(zone: Zone, ts: number): StoredReading {
     lifecycle: intensityOfMix(mix, 'lifecycle'),
     direct: intensityOfMix(mix, 'direct'),
   };
+}
+
+/** Days of consumption series each store holds (the serving benches read the newest hours). */
+const CONSUMPTION_DAYS = 30;
+
+/**
+ * A consumption series for every zone that has one, over the last CONSUMPTION_DAYS of the
+ * dataset, as `replaceConsumption` takes it: one write per zone's graph and day. Not traced from
+ * flows (the dataset has none): shaped from the zone's production hour, so that serving it costs
+ * what serving a traced series costs.
+ */
+export function* consumptionWrites(): Generator<{
+  graph: FlowGraphId;
+  hours: number[];
+  rows: ConsumptionRow[];
+}> {
+  for (let day = CONSUMPTION_DAYS; day > 0; day--) {
+    const hours = Array.from({ length: 24 }, (_, h) => DATASET_END - day * 86_400 + h * HOUR);
+    for (const graph of ['europe', 'us'] as const) {
+      const rows: ConsumptionRow[] = [];
+      for (const [zoneIndex, zone] of ZONES.entries()) {
+        if (
+          !hasConsumptionSeries(zone) ||
+          (zone.source === 'europe-tso') !== (graph === 'europe')
+        ) {
+          continue;
+        }
+        for (const ts of hours) {
+          const hour = computed(zone, zoneIndex, ts);
+          if (!hour.complete) continue;
+          const imported = 0.3 * unitHash(zoneIndex + 3000, ts);
+          rows.push({
+            zone: zone.code,
+            ts,
+            lifecycle: hour.lifecycle! * (1 - imported) + 300 * imported,
+            direct: hour.direct! * (1 - imported) + 250 * imported,
+            consumption: hour.mix!,
+            imports: { [ZONES[(zoneIndex + 1) % ZONES.length]!.code]: 100 * imported },
+            exports: {},
+            estimatedPct: 0,
+            estimatedBorders: [],
+            renewablePct: 30,
+            lowCarbonPct: 50,
+          });
+        }
+      }
+      yield { graph, hours, rows };
+    }
+  }
 }

@@ -15,7 +15,7 @@ import {
 } from './defences.js';
 import type { LoadResult } from './load.js';
 import { RECOMPUTE_TARGET_SECONDS, type RecomputeRun } from './recompute.js';
-import { SCENARIOS } from './scenarios.js';
+import { CONSUMPTION_LATEST, PRODUCTION_LATEST, SCENARIOS } from './scenarios.js';
 
 /** Issue 11: gridco2's resident memory with the 3.2M-point store, in MB (10^6 bytes). */
 const RSS_TARGET_MB = 400;
@@ -163,6 +163,24 @@ export function renderReport(
   return lines.join('\n');
 }
 
+/** Issue 36: `latest` with accounting=consumption within 0.9x of production `latest`. */
+const CONSUMPTION_TARGET = 0.9;
+
+function consumptionAgainstProduction(store: StoreResult): string[] {
+  const rate = (name: string) => {
+    const result = store.scenarios.find((candidate) => candidate.scenario === name);
+    return result && median(result.gridco2.map((round) => round.requestsPerSecond));
+  };
+  const production = rate(PRODUCTION_LATEST);
+  const consumption = rate(CONSUMPTION_LATEST);
+  if (!production || consumption === undefined) return [];
+  const ratio = consumption / production;
+  return [
+    `- **${store.store}, latest with accounting=consumption:** ${ratio.toFixed(3)}x production ` +
+      `latest's req/s (${CONSUMPTION_TARGET} target: ${ratio >= CONSUMPTION_TARGET ? 'met' : 'below'}).`,
+  ];
+}
+
 /** One line per store: ratio targets met, and peak RSS against the 400 MB of issue 11. */
 function renderTargets(stores: readonly StoreResult[]): string[] {
   const lines: string[] = [];
@@ -184,6 +202,7 @@ function renderTargets(stores: readonly StoreResult[]): string[] {
       `- **${store.store}, p99 goals:** ${goals.length - above.length} of ${goals.length} met` +
         `${above.length > 0 ? `; above: ${above.join(', ')}` : ''}.`,
     );
+    lines.push(...consumptionAgainstProduction(store));
   }
   for (const store of stores) {
     const afterScenarios = store.scenarios

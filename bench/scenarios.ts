@@ -49,12 +49,15 @@ const thirtyDays = (body: CapturedBody): boolean =>
   body.data?.length === body.count;
 
 const DIRECT_METHOD = 'computed:v1:direct';
+const CONSUMPTION_METHOD = 'computed:v1:consumption';
+export const PRODUCTION_LATEST = 'latest, all zones';
+export const CONSUMPTION_LATEST = 'latest, all zones, consumption';
 const allDirect = (body: CapturedBody): boolean =>
   body.data !== undefined && body.data.every((point) => point.method === DIRECT_METHOD);
 
 export const SCENARIOS: readonly Scenario[] = [
   {
-    name: 'latest, all zones',
+    name: PRODUCTION_LATEST,
     path: '/v1/intensity/latest',
     expected: '45 readings',
     holds: (body) => body.data?.length === 45,
@@ -65,6 +68,15 @@ export const SCENARIOS: readonly Scenario[] = [
     path: '/v1/intensity/latest?zone=DE',
     expected: '1 reading',
     holds: (body) => body.data?.length === 1,
+    target: 0.8,
+  },
+  {
+    // Issue 36: within 0.9x of production `latest` in the same run (the report's ratio line).
+    name: CONSUMPTION_LATEST,
+    path: '/v1/intensity/latest?accounting=consumption',
+    expected: `44 readings (GB has none), every one ${CONSUMPTION_METHOD}`,
+    holds: (body) =>
+      body.data?.length === 44 && body.data.every((point) => point.method === CONSUMPTION_METHOD),
     target: 0.8,
   },
   {

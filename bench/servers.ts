@@ -72,6 +72,8 @@ export function serverEnv(
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
     INGEST: 'off',
+    // Consumption values are served (the bench store holds a series; nothing is fetched).
+    FLOWS: 'on',
     LOG_LEVEL: 'info',
     // High enough never to reject, so the limiter's code runs on every request.
     RATE_LIMIT_PER_MINUTE: '1000000000',
