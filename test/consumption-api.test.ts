@@ -245,6 +245,15 @@ describe('accounting=consumption', () => {
     }
   });
 
+  it('lists the annual intensities of unsolved neighbours in /v1/factors', async () => {
+    const body = (await fromMemory.inject({ url: '/v1/factors' })).json();
+    const turkey = body.unsolved_neighbours.find((row: { codes: string[] }) =>
+      row.codes.includes('TR'),
+    );
+    expect(turkey).toMatchObject({ area: 'Türkiye', source: expect.stringContaining('TR') });
+    expect(turkey.lifecycle).toBeGreaterThan(turkey.direct);
+  });
+
   it('leaves every production body as it was: no accounting member', async () => {
     const stats = (
       await fromMemory.inject({ url: `/v1/intensity/stats?zone=AT&${WINDOW}` })

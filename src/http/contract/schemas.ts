@@ -271,6 +271,24 @@ export const FactorsResponse = Type.Object(
       }),
       { description: "How each upstream's codes map to the categories." },
     ),
+    unsolved_neighbours: Type.Array(
+      Type.Object(
+        {
+          codes: Type.Array(Type.String(), { description: 'Its codes as a flow-graph node.' }),
+          area: Type.String(),
+          year: Type.Integer({ description: 'The year its mix describes.' }),
+          lifecycle: Type.Number({ description: 'gCO2eq/kWh with the lifecycle factors.' }),
+          direct: Type.Number({ description: 'gCO2eq/kWh with the direct factors.' }),
+          source: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'With accounting=consumption: the annual intensities at which imports from ' +
+          'neighbours that never publish an hourly mix are counted (docs/method.md).',
+      },
+    ),
   },
   { $id: 'FactorsResponse', additionalProperties: false },
 );

@@ -1,4 +1,6 @@
+import { ANNUAL_INTENSITIES } from '../../core/consumption/fallback.js';
 import { BASES, CATEGORIES, FACTORS } from '../../core/factors.js';
+import { round1 } from '../../core/units.js';
 import { BASIS_METHOD } from '../../core/reading.js';
 import { UNIT } from '../../core/units.js';
 import { codeMappings } from '../../core/zones.js';
@@ -26,5 +28,13 @@ export function factorsBody(): FactorsResponse {
       ),
     ]),
   ) as FactorsResponse['mappings'];
-  return { unit: UNIT, bases, mappings };
+  const neighbours = ANNUAL_INTENSITIES.map((row) => ({
+    codes: [...row.codes],
+    area: row.area,
+    year: row.year,
+    lifecycle: round1(row.lifecycle),
+    direct: round1(row.direct),
+    source: row.source,
+  }));
+  return { unit: UNIT, bases, mappings, unsolved_neighbours: neighbours };
 }
