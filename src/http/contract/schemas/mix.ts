@@ -1,0 +1,90 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_POINTS } from '../limits.js';
+import { CATEGORIES } from '../../../core/factors.js';
+import { UNIT } from '../../../core/units.js';
+import { apiCategory } from '../../transport/encode.js';
+import { DateTime, MethodName, SourceName, Unit, WindowParams, ZoneParam } from './common.js';
+
+/** The generation mix and the emission factors the values are computed with. */
+
+const Category = Type.Union(
+  CATEGORIES.map((category) => Type.Literal(apiCategory(category))),
+  { description: 'A fuel category of the method (docs/method.md).' },
+);
+
+export const MixPoint = Type.Object(
+  {
+    ts: DateTime,
+    generation: Type.Partial(
+      Type.Object(
+        Object.fromEntries(CATEGORIES.map((category) => [apiCategory(category), Type.Number()])),
+      ),
+      {
+        additionalProperties: false,
+        description:
+          'Generation per fuel category with a value in the interval, 1 decimal, in `unit`. ' +
+          'Storage and imports are not listed.',
+      },
+    ),
+    renewable_pct: Type.Number({
+      description: 'Biomass, geothermal, hydro, solar, wind and marine over the total, in %.',
+    }),
+    low_carbon_pct: Type.Number({ description: 'Renewable plus nuclear over the total, in %.' }),
+  },
+  { $id: 'MixPoint', additionalProperties: false },
+);
+
+export const MixResponse = Type.Object(
+  {
+    zone: Type.String({ description: 'Canonical code of the zone requested.' }),
+    from: DateTime,
+    to: DateTime,
+    unit: Type.Union([Type.Literal('MWh'), Type.Literal('%')], {
+      description: 'MWh of energy in the interval (Europe, US), or % of generation (GB).',
+    }),
+    count: Type.Integer({ minimum: 0 }),
+    truncated: Type.Boolean({ description: `True when the ${MAX_POINTS}-point cap was hit.` }),
+    note: Type.Optional(
+      Type.String({ description: 'Present only when truncated: where to continue.' }),
+    ),
+    data: Type.Array(Type.Ref(MixPoint), {
+      description: 'The published intervals only (never an incomplete mix), ascending by ts.',
+    }),
+  },
+  { $id: 'MixResponse', additionalProperties: false },
+);
+
+const FactorsOfBasis = Type.Object(
+  {
+    method: MethodName,
+    factors: Type.Record(
+      Category,
+      Type.Object(
+        { value: Type.Number({ description: `${UNIT}.` }), source: Type.String() },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const FactorsResponse = Type.Object(
+  {
+    unit: Unit,
+    bases: Type.Object(
+      { lifecycle: FactorsOfBasis, direct: FactorsOfBasis },
+      { additionalProperties: false },
+    ),
+    mappings: Type.Record(
+      SourceName,
+      Type.Record(Type.String(), Type.String(), {
+        description: 'Upstream code to category, or `excluded` (storage, imports).',
+      }),
+      { description: "How each upstream's codes map to the categories." },
+    ),
+  },
+  { $id: 'FactorsResponse', additionalProperties: false },
+);
+export type FactorsResponse = Static<typeof FactorsResponse>;
+
+export const MixQuery = Type.Object({ zone: ZoneParam, ...WindowParams }, { required: ['zone'] });
