@@ -25,6 +25,12 @@ import {
   type DemoStartResult,
 } from './demo-start.js';
 import {
+  exportSlotsSeconds,
+  measureExportSlots,
+  renderExportSlots,
+  type ExportSlotsResult,
+} from './export-slots.js';
+import {
   forecastsSeconds,
   measureForecasts,
   renderForecasts,
@@ -162,6 +168,7 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     sqliteStores * defencesSeconds(options.quick) +
     recomputeSeconds(options.quick) +
     heaviestRequestsSeconds(options.quick) +
+    exportSlotsSeconds +
     partitionSeconds(options.quick) +
     // Streams, export and delivery on the largest store: about 15 s quick, 40 s full.
     (options.quick ? 60 : 180) +
@@ -400,6 +407,7 @@ async function main(): Promise<void> {
   let streamsExport: StreamsExportResult | undefined;
   let forecasts: ForecastsResult | undefined;
   let demoStart: DemoStartResult | undefined;
+  let exportSlots: ExportSlotsResult | undefined;
   let duringBacktest: DuringBacktestResult | undefined;
   let heaviest: HeaviestRequestsResult | undefined;
   let partition: PartitionResult | undefined;
@@ -443,6 +451,13 @@ async function main(): Promise<void> {
               label,
               databaseUrl: built.databaseUrl,
               plan: heaviestRequestsPlan(options.quick),
+              log,
+            });
+            log(`${label}: a ninth address's export while 8 others hold every slot`);
+            exportSlots = await measureExportSlots({
+              repoDir: REPO_DIR,
+              label,
+              databaseUrl: built.databaseUrl,
               log,
             });
             log(`${label}: limited requests through a Redis partition`);
@@ -553,6 +568,7 @@ async function main(): Promise<void> {
     report.trimEnd(),
     ...(duringBacktest ? [renderDuringBacktest(duringBacktest)] : []),
     ...(heaviest ? [renderHeaviestRequests(heaviest)] : []),
+    ...(exportSlots ? [renderExportSlots(exportSlots)] : []),
     ...(partition ? [renderRedisPartition(partition)] : []),
     ...(streamsExport ? [renderStreamsExport([streamsExport])] : []),
     ...(forecasts ? [renderForecasts(forecasts)] : []),
