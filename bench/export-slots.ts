@@ -12,12 +12,17 @@
  * Standalone: `npx tsx bench/export-slots.ts [--large]` (the 50k store, or the 3.2M one, built
  * into `bench/.cache` when missing; gridco2 from `dist/`).
  */
-import http from 'node:http';
-import net from 'node:net';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { formatTs } from '../src/core/time.js';
+import {
+  downloadExport,
+  neverRead,
+  openExport,
+  readSlowly,
+} from '../test/support/export-clients.js';
 import { buildSqliteStore } from './build-store.js';
 import { DATASET_END, LARGE_STORE, SMALL_STORE } from './dataset.js';
 import { runIfMain } from './processes.js';
@@ -49,42 +54,6 @@ export interface ExportSlotsResult {
   readonly ninthBytes: number;
 }
 
-/** Opens an export from `address` and resolves with its status once the first bytes came. */
-function openExport(
-  port: number,
-  address: string,
-  sockets: net.Socket[],
-): Promise<{ socket: net.Socket; status: number }> {
-  const socket = net.connect({ host: '127.0.0.1', port, localAddress: address });
-  sockets.push(socket);
-  socket.on('error', () => undefined);
-  socket.write(`GET ${HOG_PATH} HTTP/1.1\r\nHost: x\r\n\r\n`);
-  return new Promise((resolve, reject) => {
-    socket.once('readable', () => {
-      const head = (socket.read(12) as Buffer | null)?.toString() ?? '';
-      resolve({ socket, status: Number(head.slice(9, 12)) });
-    });
-    socket.once('close', () => reject(new Error(`closed before answering ${address}`)));
-  });
-}
-
-/** A whole export read as fast as it comes: status and byte count. */
-function download(port: number): Promise<{ status: number; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      { host: '127.0.0.1', port, path: NINTH_PATH, localAddress: NINTH },
-      (response) => {
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        response.on('end', () => resolve({ status: response.statusCode!, bytes }));
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
-}
-
 export async function measureExportSlots(options: {
   readonly repoDir: string;
   readonly label: string;
@@ -93,18 +62,16 @@ export async function measureExportSlots(options: {
 }): Promise<ExportSlotsResult> {
   const gridco2 = await startGridco2(options.repoDir, options.databaseUrl);
   const port = Number(new URL(gridco2.url).port);
-  const sockets: net.Socket[] = [];
-  const timers: NodeJS.Timeout[] = [];
+  const sockets: Socket[] = [];
   try {
     await gridco2.cacheLoaded;
     const started = performance.now();
     const statuses = await Promise.all(
       ATTACKERS.flatMap((address, i) =>
         Array.from({ length: EXPORTS_PER_ATTACKER }, async (_, j) => {
-          const { socket, status } = await openExport(port, address, sockets);
-          // Alternately never read (the kernel buffers fill), and read 1 KiB a second.
-          if ((i + j) % 2 === 0) socket.pause();
-          else timers.push(setInterval(() => socket.read(1024), 1000));
+          const { socket, status } = await openExport(port, address, HOG_PATH, sockets);
+          if ((i + j) % 2 === 0) neverRead(socket);
+          else readSlowly(socket);
           return status;
         }),
       ),
@@ -115,7 +82,7 @@ export async function measureExportSlots(options: {
       throw new Error(`export slots: attackers got ${statuses.join(', ')}`);
     }
     for (;;) {
-      const { status, bytes } = await download(port);
+      const { status, bytes } = await downloadExport(port, NINTH, NINTH_PATH);
       if (status === 200) {
         const ninthServedMs = performance.now() - started;
         options.log(
@@ -130,7 +97,6 @@ export async function measureExportSlots(options: {
       await delay(250);
     }
   } finally {
-    for (const timer of timers) clearInterval(timer);
     for (const socket of sockets) socket.destroy();
     await gridco2.stop();
   }

@@ -13,7 +13,7 @@ import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
  * process in an empty working directory, with PORT=0, then the API over HTTP. It must serve every
  * zone, say everywhere that the data is synthetic, keep it in data/demo.db whatever DATABASE_URL
  * says, backfill while serving, and stop cleanly. The tests wait for what they assert; how soon
- * the demo serves is a figure of `npm run bench` (the demo part).
+ * the demo serves is a figure of `npm run bench` (bench/demo-start.ts).
  */
 
 const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));

@@ -11,8 +11,8 @@ import { ServeProcesses, type LogLine, type ServeProcess } from './support/proce
  * `gridco2 demo` with its default history (issues 19 and 23). Stopped with SIGTERM just after its
  * backfill, while the backtest over the history runs, it stops at once (it used to finish the
  * backtest first: minutes with a year of history). Started again in the same folder, once its
- * backfill is in: bands and a skill table for every zone (how soon is a figure, REPORT_FIGURES);
- * every band holds its value; and where a zone's day-ahead inputs end, its forecast hands over to
+ * backfill is in: bands and a skill table for every zone (how soon is a figure of `npm run
+ * bench`, bench/demo-start.ts); every band holds its value; and where a zone's day-ahead inputs end, its forecast hands over to
  * the next model without a step wider than the band.
  */
 

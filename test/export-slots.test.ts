@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import type { StoredReading } from '../src/core/reading.js';
 import { ZONES } from '../src/core/zones.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
+import { downloadExport, neverRead, openExport, readSlowly } from './support/export-clients.js';
 import { H, HOUR_NOW, iso, NOW } from './support/fixed-store.js';
 
 /**
@@ -74,53 +74,8 @@ describe('export slots against clients that do not read', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Opens an export from `address` and resolves with its status once the first bytes came. */
-  function open(address: string): Promise<{ socket: Socket; status: number }> {
-    const socket = connect({ host: '127.0.0.1', port, localAddress: address });
-    sockets.push(socket);
-    socket.on('error', () => undefined);
-    socket.write(`GET ${PATH} HTTP/1.1\r\nHost: x\r\n\r\n`);
-    return new Promise((resolve, reject) => {
-      socket.once('readable', () => {
-        const head = (socket.read(12) as Buffer | null)?.toString() ?? '';
-        resolve({ socket, status: Number(head.slice(9, 12)) });
-      });
-      socket.once('close', () => reject(new Error(`closed before answering ${address}`)));
-    });
-  }
-
-  /** From now on reads nothing: the kernel buffers fill, then the socket takes nothing. */
-  const neverRead = (socket: Socket) => socket.pause();
-  /** Reads 1 KiB a second. */
-  const readSlowly = (socket: Socket) => {
-    const timer = setInterval(() => socket.read(1024), 1000);
-    socket.once('close', () => clearInterval(timer));
-  };
-
-  /** A whole export from `address` read as fast as it comes: status and byte count. */
-  function download(
-    address: string,
-    path = PATH,
-  ): Promise<{ status: number; bytes: number; ended: boolean; retryAfter?: string }> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path, localAddress: address });
-      req.on('response', (response) => {
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode!,
-            bytes,
-            ended: true,
-            retryAfter: response.headers['retry-after'],
-          }),
-        );
-        response.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  }
+  const open = (address: string) => openExport(port, address, PATH, sockets);
+  const download = (address: string, path = PATH) => downloadExport(port, address, path);
 
   it(
     '20 never-reading and 20 slow-reading exports from 8 addresses: a ninth address gets its export once a slot is freed',
