@@ -13,7 +13,9 @@ import {
   FORECAST_PARAMS,
   interpretExport,
   interpretForecast,
+  interpretLatest,
   interpretLevel,
+  LATEST_PARAMS,
   interpretStats,
   LEVEL_PARAMS,
   STATS_PARAMS,
@@ -25,6 +27,7 @@ import {
   ExportQuery,
   ForecastQuery,
   ForecastResponse,
+  LatestQuery,
   LevelQuery,
   ScheduleQuery,
   ScheduleResponse,
@@ -38,6 +41,8 @@ import {
 
 const NOW = Date.UTC(2026, 10, 21, 13, 20);
 const RUNS = { numRuns: 300 };
+/** A server with FLOWS=on: consumption values are offered. */
+const OFFERED = { consumption: true };
 const LATEST_DEADLINE = new Date(NOW + SCHEDULE_LIMITS.maxAheadHours * 3_600_000).toISOString();
 
 /** Whether interpreting throws the API's 400; rethrows anything else. */
@@ -99,14 +104,14 @@ describe('the query interpreter and the schemas', () => {
     expect(LevelQuery.properties.horizon_hours.description).toContain(
       `from 0 to ${LEVEL_HORIZON.max}. Default: ${LEVEL_HORIZON.default}.`,
     );
-    expect(interpretLevel(readParams('/?zone=DE', LEVEL_PARAMS)).horizonHours).toBe(
+    expect(interpretLevel(readParams('/?zone=DE', LEVEL_PARAMS), OFFERED).horizonHours).toBe(
       LEVEL_HORIZON.default,
     );
     fc.assert(
       fc.property(aroundRange(0, LEVEL_HORIZON.max), (text) => {
         const url = `/?zone=DE&horizon_hours=${encodeURIComponent(text)}`;
         const inRange = isWhole(text) && Number(text) <= LEVEL_HORIZON.max;
-        const attempt = () => interpretLevel(readParams(url, LEVEL_PARAMS));
+        const attempt = () => interpretLevel(readParams(url, LEVEL_PARAMS), OFFERED);
         expect(refused(attempt)).toBe(!inRange);
         if (inRange) expect(attempt().horizonHours).toBe(Number(text));
       }),
@@ -119,12 +124,12 @@ describe('the query interpreter and the schemas', () => {
       {
         maxDays: MAX_STATS_DAYS,
         base: '/?zone=DE',
-        run: (url: string) => interpretStats(readParams(url, STATS_PARAMS), NOW),
+        run: (url: string) => interpretStats(readParams(url, STATS_PARAMS), NOW, OFFERED),
       },
       {
         maxDays: MAX_EXPORT_DAYS,
         base: '/?zones=DE',
-        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW),
+        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW, OFFERED),
       },
     ];
     const to = Date.UTC(2026, 10, 1);
@@ -169,18 +174,32 @@ describe('the query interpreter and the schemas', () => {
         schema: ExportQuery.properties.format,
         base: '/?zones=DE',
         params: EXPORT_PARAMS,
-        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW),
+        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW, OFFERED),
       },
       {
         name: 'include',
         schema: ExportQuery.properties.include,
         base: '/?zones=DE',
         params: EXPORT_PARAMS,
-        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW),
+        run: (url: string) => interpretExport(readParams(url, EXPORT_PARAMS), NOW, OFFERED),
       },
       {
         name: 'basis',
         schema: ForecastQuery.properties.basis,
+        base: '/?zone=DE',
+        params: FORECAST_PARAMS,
+        run: (url: string) => interpretForecast(readParams(url, FORECAST_PARAMS)),
+      },
+      {
+        name: 'accounting',
+        schema: LatestQuery.properties.accounting,
+        base: '/?zone=DE',
+        params: LATEST_PARAMS,
+        run: (url: string) => interpretLatest(readParams(url, LATEST_PARAMS), OFFERED),
+      },
+      {
+        name: 'accounting',
+        schema: ForecastQuery.properties.accounting,
         base: '/?zone=DE',
         params: FORECAST_PARAMS,
         run: (url: string) => interpretForecast(readParams(url, FORECAST_PARAMS)),

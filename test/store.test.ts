@@ -721,6 +721,33 @@ describe.each(backends)('store contract: $name', (backend) => {
       expect(await store.dataVersion()).toBe(version);
     });
 
+    it('tells followers the first hour a write after their version replaced, removals included', async () => {
+      const start = await store.dataVersion();
+      expect(await store.consumptionChangedFrom(start)).toBeNull();
+      await store.replaceConsumption('europe', {
+        hours: [T0 + 5 * H, T0 + 6 * H],
+        rows: [row('PL', T0 + 5 * H, 1), row('CZ', T0 + 6 * H, 2)],
+      });
+      const afterFirst = await store.dataVersion();
+      expect(await store.consumptionChangedFrom(start)).toBe(T0 + 5 * H);
+      expect(await store.consumptionChangedFrom(afterFirst)).toBeNull();
+      // The same rows again change nothing: no hour to read again.
+      await store.replaceConsumption('europe', {
+        hours: [T0 + 5 * H, T0 + 6 * H],
+        rows: [row('PL', T0 + 5 * H, 1), row('CZ', T0 + 6 * H, 2)],
+      });
+      expect(await store.consumptionChangedFrom(afterFirst)).toBeNull();
+      // CZ is no longer solved at T0 + 6 h: only a removal, which no row's version shows.
+      await store.replaceConsumption('europe', { hours: [T0 + 6 * H], rows: [] });
+      expect(await store.consumptionChangedFrom(afterFirst)).toBe(T0 + 6 * H);
+      await store.replaceConsumption('us', {
+        hours: [T0 + 2 * H],
+        rows: [row('US', T0 + 2 * H, 3)],
+      });
+      expect(await store.consumptionChangedFrom(afterFirst)).toBe(T0 + 2 * H);
+      expect(await store.consumptionChangedFrom(start)).toBe(T0 + 2 * H);
+    });
+
     it('refuses a row outside the hours written, twice, or not finite, storing nothing of it', async () => {
       const bad = [
         { hours: [T0], rows: [row('FR', T0, 1), row('FR', T0 + H, 2)] },

@@ -18,6 +18,17 @@ export const BASIS_METHOD: Readonly<Record<Basis, Method>> = {
   direct: 'computed:v1:direct',
 };
 
+/**
+ * Which values a request asks for (extensions §15): what a zone's plants emit per kWh they
+ * generate (the contract's values, the default), or what its consumers use, traced through the
+ * border flows.
+ */
+export const ACCOUNTINGS = ['production', 'consumption'] as const;
+export type Accounting = (typeof ACCOUNTINGS)[number];
+
+/** The basis of a consumption value asked without one: lifecycle for every zone (§15). */
+export const CONSUMPTION_DEFAULT_BASIS: Basis = 'lifecycle';
+
 /** The method of a consumption-based (flow-traced) value on `basis` (extensions §15). */
 export const CONSUMPTION_METHOD: Readonly<Record<Basis, Method>> = {
   lifecycle: 'computed:v1:consumption',

@@ -91,6 +91,11 @@ export function electricityMapsKeyOf(zone: Zone): string {
   return ELECTRICITY_MAPS_KEY.get(zone.code) ?? zone.code;
 }
 
+/** The key of a zone or graph node by its code (a neighbour that is not served keeps its code). */
+export function electricityMapsCodeOf(code: string): string {
+  return ELECTRICITY_MAPS_KEY.get(code) ?? code;
+}
+
 /** Every zone with the key Electricity Maps clients know it by, in the order of /v1/zones. */
 export function electricityMapsZones(): { zone: Zone; key: string }[] {
   return ZONES.map((zone) => ({ zone, key: electricityMapsKeyOf(zone) }));

@@ -66,6 +66,14 @@ export function isServedZone(code: string): boolean {
   return byCode.has(code);
 }
 
+/**
+ * Whether a zone has a consumption series (extensions §15): a zone whose operator publishes
+ * shares, not quantities (GB), is never solved in the flow graph.
+ */
+export function hasConsumptionSeries(zone: Zone): boolean {
+  return SOURCE_INFO[zone.source].mixUnit === 'MWh';
+}
+
 export function zonesOfSource(source: SourceId): Zone[] {
   return ZONES.filter((zone) => zone.source === source);
 }

@@ -31,6 +31,7 @@ import { DataResponder } from './transport/data-responder.js';
 import { DATA_LABEL_HEADER } from '../core/synthetic.js';
 import { UNIT } from '../core/units.js';
 import { createFastPath } from './transport/fast-path.js';
+import { offeredBy } from './contract/params.js';
 import { adaptGridcarbon } from './compat/gridcarbon/adapter.js';
 import { ForecastBodies } from './routes/forecast-bodies.js';
 import { DEFAULT_WEB_ROOT, registerDashboard } from './routes/dashboard.js';
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limiter,
     clientAddress,
     clock,
+    offered: offeredBy(config),
     forecasts: forecastBodies,
     ...(log && { log }),
   });

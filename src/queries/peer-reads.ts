@@ -1,29 +1,54 @@
 import type { Basis } from '../core/factors.js';
 import { EM_STEP_SECONDS, hourlyMixes, hourlyReadings } from '../core/hourly.js';
-import type { Mix, Reading } from '../core/reading.js';
+import {
+  type Accounting,
+  CONSUMPTION_DEFAULT_BASIS,
+  type Mix,
+  type Reading,
+} from '../core/reading.js';
 import { SOURCE_INFO } from '../core/sources.js';
 import { HOUR } from '../core/time.js';
-import type { Zone } from '../core/zones.js';
-import type { MixPoint } from '../read/read-model.js';
+import { hasConsumptionSeries, type Zone } from '../core/zones.js';
+import type { ConsumptionMixPoint, MixPoint } from '../read/read-model.js';
 import type { Reads } from '../read/reads.js';
+
+/** An hourly mix, and where the zone's values are consumption-based, its traced mix (§15). */
+export interface PeerMix {
+  readonly ts: number;
+  readonly mix: Mix;
+  readonly traced?: ConsumptionMixPoint;
+}
 
 /**
  * What the compatibility APIs read, as readings and mixes in their shapes: the same published
  * series and mixes /v1 serves, through the one read layer, so a peer's client sees the values
  * /v1 serves. Each method is one answer's data, however many reads it takes; routes only shape.
+ *
+ * A peer whose own source publishes consumption-based values (Electricity Maps) reads them with
+ * `preferred: 'consumption'`: a zone's consumption values where it has any, else its production
+ * values (GB, or a server without flows).
  */
 export class PeerReads {
   /** `maxPoints`: the most points one read hands out (the contract's MAX_POINTS). */
   constructor(
     private readonly reads: Reads,
     private readonly maxPoints: number,
+    private readonly preferred: Accounting = 'production',
   ) {}
+
+  /** The accounting of a zone's values for this peer. */
+  private async accountingOf(zone: Zone): Promise<Accounting> {
+    if (this.preferred === 'production' || !hasConsumptionSeries(zone)) return 'production';
+    const latest = await this.reads.current().latest(CONSUMPTION_DEFAULT_BASIS, 'consumption');
+    return latest.some((reading) => reading.zone === zone.code) ? 'consumption' : 'production';
+  }
 
   /** Published readings of a zone on `basis` with `from <= ts < to`. */
   async readingsIn(zone: Zone, from: number, to: number, basis: Basis): Promise<Reading[]> {
+    const accounting = await this.accountingOf(zone);
     const { series, start, end } = await this.reads
       .current()
-      .window(zone.code, from, to, this.maxPoints, basis);
+      .window(zone.code, from, to, this.maxPoints, basis, accounting);
     const readings: Reading[] = [];
     for (let i = start; i < end; i++) {
       readings.push({ ts: series.ts(i), value: series.value(i), method: series.method(i) });
@@ -33,7 +58,8 @@ export class PeerReads {
 
   /** The newest published reading of a zone on `basis`, if any. */
   async newestReading(zone: Zone, basis: Basis): Promise<Reading | undefined> {
-    const latest = await this.reads.current().latest(basis);
+    const accounting = await this.accountingOf(zone);
+    const latest = await this.reads.current().latest(basis, accounting);
     return latest.find((reading) => reading.zone === zone.code);
   }
 
@@ -67,20 +93,27 @@ export class PeerReads {
     return this.hourlyReadingsIn(zone, end - 24 * HOUR, end, basis);
   }
 
-  /** Hourly mixes of a zone in `[from, to)`. */
-  async hourlyMixesIn(zone: Zone, from: number, to: number): Promise<{ ts: number; mix: Mix }[]> {
-    return hourlyMixes(
+  /** Hourly mixes of a zone in `[from, to)`, each with its traced mix where the peer reads it. */
+  async hourlyMixesIn(zone: Zone, from: number, to: number): Promise<PeerMix[]> {
+    const mixes = hourlyMixes(
       await this.mixesIn(zone, from, to),
       stepOf(zone),
       SOURCE_INFO[zone.source].mixUnit,
     );
+    if ((await this.accountingOf(zone)) === 'production') return mixes;
+    const traced = await this.reads.current().consumptionMixes(zone.code, from, to, this.maxPoints);
+    const tracedAt = new Map(traced.map((point) => [point.ts, point]));
+    return mixes.map((point) => {
+      const tracedPoint = tracedAt.get(point.ts);
+      return tracedPoint ? { ...point, traced: tracedPoint } : point;
+    });
   }
 
   /**
    * The hourly mixes of the 24 hours up to `now`; for a zone more than 24 hours behind, the 24
    * hours up to its newest mix (within 100 days), not an empty list.
    */
-  async recentHourlyMixes(zone: Zone, now: number): Promise<{ ts: number; mix: Mix }[]> {
+  async recentHourlyMixes(zone: Zone, now: number): Promise<PeerMix[]> {
     const mixes = await this.hourlyMixesIn(zone, now - 24 * HOUR, now);
     if (mixes.length > 0) return mixes;
     const newest = (await this.mixesIn(zone, now - 100 * 24 * HOUR, now)).at(-1);

@@ -1,5 +1,5 @@
 import type { Basis } from '../core/factors.js';
-import type { ZoneReading } from '../core/reading.js';
+import type { Accounting, ZoneReading } from '../core/reading.js';
 import type { ReadingCache } from '../read/reading-cache.js';
 import type { Reads } from '../read/reads.js';
 
@@ -24,10 +24,14 @@ export type ReadPoints = (
   basis: Basis | undefined,
   from: number,
   to: number,
+  accounting?: Accounting,
 ) => Promise<PublishedPoints>;
 
 /** The newest published reading of every zone that has one, in the order of /v1/zones. */
-export type ReadLatest = (basis: Basis | undefined) => Promise<readonly ZoneReading[]>;
+export type ReadLatest = (
+  basis: Basis | undefined,
+  accounting?: Accounting,
+) => Promise<readonly ZoneReading[]>;
 
 /** The data version the reads reflect, or undefined when it is not known (nothing is cached). */
 export type ReadVersion = () => number | undefined;
@@ -38,19 +42,19 @@ export type ReadVersion = () => number | undefined;
  * points, and copying them (twice) was most of what a statistics request allocated.
  */
 export function readPointsOf(reads: Reads): ReadPoints {
-  return async (zone, basis, from, to) => {
+  return async (zone, basis, from, to, accounting = 'production') => {
     const model = reads.current();
     const limit = Number.MAX_SAFE_INTEGER;
     const { series, start, end } =
       model === reads.memory
-        ? reads.memory.windowNow(zone, from, to, limit, basis)
-        : await model.window(zone, from, to, limit, basis);
+        ? reads.memory.windowNow(zone, from, to, limit, basis, accounting)
+        : await model.window(zone, from, to, limit, basis, accounting);
     return series.view(start, end);
   };
 }
 
 export function readLatestOf(reads: Reads): ReadLatest {
-  return (basis) => reads.current().latest(basis);
+  return (basis, accounting) => reads.current().latest(basis, accounting);
 }
 
 /** The cache's version while memory answers; undefined when reading the store. */

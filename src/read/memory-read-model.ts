@@ -1,7 +1,7 @@
 import type { Basis } from '../core/factors.js';
-import type { ZoneReading } from '../core/reading.js';
+import type { Accounting, ZoneReading } from '../core/reading.js';
 import type { MixPoint } from '../storage/store.js';
-import type { ReadModel, SeriesWindow } from './read-model.js';
+import type { ConsumptionMixPoint, ReadModel, SeriesWindow } from './read-model.js';
 import type { ReadingCache } from './reading-cache.js';
 import { ZoneSeries } from './zone-series.js';
 
@@ -17,7 +17,7 @@ export class MemoryReadModel implements ReadModel {
 
   constructor(
     private readonly cache: ReadingCache,
-    private readonly store: Pick<ReadModel, 'mixes'>,
+    private readonly store: Pick<ReadModel, 'mixes' | 'consumptionMixes'>,
   ) {}
 
   /** The live series, valid until the cache next takes changes: for a reader that never waits. */
@@ -27,21 +27,26 @@ export class MemoryReadModel implements ReadModel {
     to: number,
     limit: number,
     basis: Basis | undefined,
+    accounting: Accounting = 'production',
   ): SeriesWindow {
-    const series = this.cache.zone(zone, basis) ?? EMPTY_SERIES;
+    const series = this.cache.zone(zone, basis, accounting) ?? EMPTY_SERIES;
     const start = series.lowerBound(from);
     const last = series.lowerBound(to);
     const end = Math.min(last, start + limit);
     return { series, start, end, complete: end === last };
   }
 
-  latestNow(basis: Basis | undefined): ZoneReading[] {
-    return this.cache.latest(basis);
+  latestNow(basis: Basis | undefined, accounting: Accounting = 'production'): ZoneReading[] {
+    return this.cache.latest(basis, accounting);
   }
 
   /** Whether the zone has a reading on `basis`. */
-  hasReading(zone: string, basis: Basis | undefined): boolean {
-    return (this.cache.zone(zone, basis)?.length ?? 0) > 0;
+  hasReading(
+    zone: string,
+    basis: Basis | undefined,
+    accounting: Accounting = 'production',
+  ): boolean {
+    return (this.cache.zone(zone, basis, accounting)?.length ?? 0) > 0;
   }
 
   /** A copy: the cache may take changes while the reader waits. */
@@ -51,16 +56,36 @@ export class MemoryReadModel implements ReadModel {
     to: number,
     limit: number,
     basis: Basis | undefined,
+    accounting: Accounting = 'production',
   ): Promise<SeriesWindow> {
-    const { series, start, end, complete } = this.windowNow(zone, from, to, limit, basis);
+    const { series, start, end, complete } = this.windowNow(
+      zone,
+      from,
+      to,
+      limit,
+      basis,
+      accounting,
+    );
     return { series: series.slice(start, end), start: 0, end: end - start, complete };
   }
 
-  async latest(basis: Basis | undefined): Promise<ZoneReading[]> {
-    return this.latestNow(basis);
+  async latest(
+    basis: Basis | undefined,
+    accounting: Accounting = 'production',
+  ): Promise<ZoneReading[]> {
+    return this.latestNow(basis, accounting);
   }
 
   mixes(zone: string, from: number, to: number, limit: number): Promise<MixPoint[]> {
     return this.store.mixes(zone, from, to, limit);
+  }
+
+  consumptionMixes(
+    zone: string,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<ConsumptionMixPoint[]> {
+    return this.store.consumptionMixes(zone, from, to, limit);
   }
 }

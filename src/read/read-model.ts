@@ -1,9 +1,11 @@
 import type { Basis } from '../core/factors.js';
-import type { ZoneReading } from '../core/reading.js';
+import type { ConsumptionMixPoint } from '../core/consumption/series-row.js';
+import type { Accounting, ZoneReading } from '../core/reading.js';
 import type { MixPoint } from '../storage/store.js';
 
 // The shapes of what is read, for readers above this layer (they never hold the store port).
 export type { MixPoint, ReadingChange, StoreKey } from '../storage/store.js';
+export type { ConsumptionMixPoint } from '../core/consumption/series-row.js';
 import type { ZoneSeries } from './zone-series.js';
 
 /**
@@ -30,7 +32,8 @@ export interface ReadModel {
   readonly inMemory: boolean;
   /**
    * A zone's published points with `from <= ts < to` on `basis` (undefined: its own values, the
-   * GB provisional reading included), at most `limit` from `from`; the reader may keep it.
+   * GB provisional reading included; of consumption values, lifecycle), at most `limit` from
+   * `from`; the reader may keep it.
    */
   window(
     zone: string,
@@ -38,11 +41,19 @@ export interface ReadModel {
     to: number,
     limit: number,
     basis: Basis | undefined,
+    accounting?: Accounting,
   ): Promise<SeriesWindow>;
   /** The newest reading of every zone on `basis`, in the order of the zone registry. */
-  latest(basis: Basis | undefined): Promise<ZoneReading[]>;
+  latest(basis: Basis | undefined, accounting?: Accounting): Promise<ZoneReading[]>;
   /** The published mixes of a zone with `from <= ts < to`, at most `limit`. */
   mixes(zone: string, from: number, to: number, limit: number): Promise<MixPoint[]>;
+  /** The traced (consumption) mixes of a zone with `from <= ts < to`, at most `limit`. */
+  consumptionMixes(
+    zone: string,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<ConsumptionMixPoint[]>;
 }
 
 /** Builds the error a read answers when the store cannot be read (the API's 503). */

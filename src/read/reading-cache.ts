@@ -2,13 +2,15 @@ import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { BASES, type Basis } from '../core/factors.js';
 import {
+  type Accounting,
   BASIS_METHOD,
+  CONSUMPTION_DEFAULT_BASIS,
   type Reading,
   type StoredForecast,
   type ZoneReading,
 } from '../core/reading.js';
 import { SERVED_FORECAST_KIND, servedForecast } from '../core/served-forecast.js';
-import { isServedZone, ownValueIsLifecycle, ZONES } from '../core/zones.js';
+import { hasConsumptionSeries, isServedZone, ownValueIsLifecycle, ZONES } from '../core/zones.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import { type SeriesChange, ZoneSeries } from './zone-series.js';
 
@@ -21,8 +23,20 @@ export interface ReadingCacheOptions {
 
 const EVERYTHING = Number.MAX_SAFE_INTEGER;
 
-/** A series of the default basis (each zone's own method), or of one basis. */
-type SeriesKey = 'default' | Basis;
+/**
+ * A series of the default basis (each zone's own method) or of one basis, of production values;
+ * or of consumption values on one basis (extensions §15).
+ */
+type ProductionKey = 'default' | Basis;
+type SeriesKey = ProductionKey | `consumption:${Basis}`;
+
+const seriesKey = (basis: Basis | undefined, accounting: Accounting): SeriesKey =>
+  accounting === 'consumption'
+    ? `consumption:${basis ?? CONSUMPTION_DEFAULT_BASIS}`
+    : (basis ?? 'default');
+
+/** The zones with a consumption series, which the cache holds beside their production ones. */
+const CONSUMPTION_ZONES = ZONES.filter(hasConsumptionSeries);
 
 /**
  * The reading a stored change publishes on the default basis (undefined) or on `basis`, exactly
@@ -66,6 +80,8 @@ export class ReadingCache {
     default: new Map(),
     lifecycle: new Map(),
     direct: new Map(),
+    'consumption:lifecycle': new Map(),
+    'consumption:direct': new Map(),
   };
   /** Per zone, the newest forecast of the kind served as a reading, and its ts when shown. */
   private readonly forecasts = new Map<string, StoredForecast>();
@@ -155,15 +171,15 @@ export class ReadingCache {
     return this.refreshing;
   }
 
-  /** A zone's published series on the default basis, or on `basis`. */
-  zone(code: string, basis?: Basis): ZoneSeries | undefined {
-    return this.series[basis ?? 'default'].get(code);
+  /** A zone's published series on the default basis, or on `basis`; of production by default. */
+  zone(code: string, basis?: Basis, accounting: Accounting = 'production'): ZoneSeries | undefined {
+    return this.series[seriesKey(basis, accounting)].get(code);
   }
 
   /** The newest reading of every zone that has one, in the order of the zone registry. */
-  latest(basis?: Basis): ZoneReading[] {
+  latest(basis?: Basis, accounting: Accounting = 'production'): ZoneReading[] {
     const latest: ZoneReading[] = [];
-    const all = this.series[basis ?? 'default'];
+    const all = this.series[seriesKey(basis, accounting)];
     for (const zone of ZONES) {
       const series = all.get(zone.code);
       if (!series || series.length === 0) continue;
@@ -188,6 +204,8 @@ export class ReadingCache {
         // Served zones only: the flow graphs' extra nodes are stored beside them (extensions §16).
         const served = changes.changes.filter((change) => isServedZone(change.zone));
         this.apply(served, changes.forecasts);
+        const consumptionFrom = await this.store.consumptionChangedFrom(fromVersion);
+        if (consumptionFrom !== null) await this.reloadConsumption(consumptionFrom);
         this.cachedVersion = changes.version;
         return this.changed({ fromVersion, version: changes.version, changes: served });
       }
@@ -226,6 +244,8 @@ export class ReadingCache {
       else this.forecasts.delete(zone.code);
       this.showForecast(zone.code);
     }
+    await this.reloadConsumption(0);
+    if (this.stopped) return;
     const fromVersion = this.cachedVersion;
     this.cachedVersion = version;
     this.ready = true;
@@ -233,8 +253,37 @@ export class ReadingCache {
     this.changed({ fromVersion, version, changes: undefined });
   }
 
+  /**
+   * Reads every zone's consumption series again from `fromTs` on (the store says from which hour
+   * a write replaced them): what is held from there is replaced, rows removed included.
+   */
+  private async reloadConsumption(fromTs: number): Promise<void> {
+    for (const zone of CONSUMPTION_ZONES) {
+      await setImmediatePromise();
+      if (this.stopped) return;
+      for (const basis of BASES) {
+        const key = seriesKey(basis, 'consumption');
+        const rows = await this.store.consumptionInWindow(
+          zone.code,
+          fromTs,
+          EVERYTHING,
+          EVERYTHING,
+          basis,
+        );
+        let series = this.series[key].get(zone.code);
+        if (!series) this.series[key].set(zone.code, (series = new ZoneSeries()));
+        const held: SeriesChange[] = [];
+        for (let index = series.lowerBound(fromTs); index < series.length; index++) {
+          held.push({ ts: series.ts(index), reading: null });
+        }
+        // A ts both held and read: the reading comes later in the batch and wins.
+        series.apply([...held, ...rows.map((reading) => ({ ts: reading.ts, reading }))]);
+      }
+    }
+  }
+
   private apply(changes: readonly ReadingChange[], forecasts: readonly StoredForecast[]): void {
-    const byZone = new Map<string, Record<SeriesKey, SeriesChange[]>>();
+    const byZone = new Map<string, Record<ProductionKey, SeriesChange[]>>();
     const listsOf = (zone: string) => {
       let lists = byZone.get(zone);
       if (!lists) byZone.set(zone, (lists = { default: [], lifecycle: [], direct: [] }));

@@ -1,10 +1,15 @@
 import type { Basis } from '../core/factors.js';
-import type { Reading, ZoneReading } from '../core/reading.js';
+import {
+  type Accounting,
+  CONSUMPTION_DEFAULT_BASIS,
+  type Reading,
+  type ZoneReading,
+} from '../core/reading.js';
 import { mayServeForecast, SERVED_FORECAST_KIND, servedForecast } from '../core/served-forecast.js';
 import { round1 } from '../core/units.js';
 import { ZONES } from '../core/zones.js';
 import type { MixPoint, Store } from '../storage/store.js';
-import type { ReadModel, SeriesWindow, Unavailable } from './read-model.js';
+import type { ConsumptionMixPoint, ReadModel, SeriesWindow, Unavailable } from './read-model.js';
 import { ZoneSeries } from './zone-series.js';
 
 const ZONE_ORDER = new Map(ZONES.map((zone, index) => [zone.code, index]));
@@ -29,7 +34,15 @@ export class StoreReadModel implements ReadModel {
     to: number,
     limit: number,
     basis: Basis | undefined,
+    accounting: Accounting = 'production',
   ): Promise<SeriesWindow> {
+    if (accounting === 'consumption') {
+      const rows = await this.read(() =>
+        this.store.consumptionInWindow(zone, from, to, limit, basis ?? CONSUMPTION_DEFAULT_BASIS),
+      );
+      const series = new ZoneSeries(rows);
+      return { series, start: 0, end: series.length, complete: rows.length < limit };
+    }
     const rows = await this.read(() => this.store.readingsInWindow(zone, from, to, limit, basis));
     const complete = rows.length < limit;
     // The provisional reading follows every settled one: only a window read to its end shows it.
@@ -41,7 +54,14 @@ export class StoreReadModel implements ReadModel {
     return { series, start: 0, end: series.length, complete };
   }
 
-  async latest(basis: Basis | undefined): Promise<ZoneReading[]> {
+  async latest(
+    basis: Basis | undefined,
+    accounting: Accounting = 'production',
+  ): Promise<ZoneReading[]> {
+    if (accounting === 'consumption') {
+      const basisOrDefault = basis ?? CONSUMPTION_DEFAULT_BASIS;
+      return asServed(await this.read(() => this.store.latestConsumptionPerZone(basisOrDefault)));
+    }
     const latest = await this.read(() => this.store.latestPerZone(basis));
     if (basis !== undefined) return asServed(latest);
     const forecasts = await this.read(() => this.store.newestForecasts(SERVED_FORECAST_KIND));
@@ -59,6 +79,15 @@ export class StoreReadModel implements ReadModel {
 
   mixes(zone: string, from: number, to: number, limit: number): Promise<MixPoint[]> {
     return this.read(() => this.store.mixesInWindow(zone, from, to, limit));
+  }
+
+  consumptionMixes(
+    zone: string,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<ConsumptionMixPoint[]> {
+    return this.read(() => this.store.consumptionMixesInWindow(zone, from, to, limit));
   }
 
   /**

@@ -221,6 +221,13 @@ export interface Store {
    */
   replaceConsumption(graph: FlowGraphId, write: ConsumptionWrite): Promise<number>;
 
+  /**
+   * The first hour replaced by a write of consumption series after data version `sinceVersion`
+   * (rows inserted, changed or removed), or null when none changed any: a follower of the store
+   * reads the series again from that hour.
+   */
+  consumptionChangedFrom(sinceVersion: number): Promise<number | null>;
+
   /** The `cursor` of the newest `replaceConsumption` of a graph that set one; null if none did. */
   consumptionCursor(graph: FlowGraphId): Promise<number | null>;
 

@@ -29,6 +29,9 @@ export class ApiError extends Error {
 }
 
 const ALLOW = 'GET, HEAD, OPTIONS';
+const CONSUMPTION_ENDPOINTS =
+  '/v1/intensity/latest, /v1/intensity, /v1/mix, /v1/export, /v1/intensity/stats and ' +
+  '/v1/intensity/level';
 const MAX_ECHO = 200;
 
 /** Client input echoed in a message, cut so a huge value cannot make a huge error body. */
@@ -40,6 +43,7 @@ const PARAM_HINTS: Readonly<Record<string, string>> = {
   from: 'give from once, e.g. from=2026-11-21T13:00:00Z',
   to: 'give to once, e.g. to=2026-11-21T13:00:00Z',
   basis: 'give basis once: basis=lifecycle or basis=direct',
+  accounting: 'give accounting once: accounting=production or accounting=consumption',
   zones: 'give zones once, as comma-separated codes from /v1/zones or all, e.g. zones=DE,FR',
   format: 'give format once: format=csv or format=ndjson',
   include: 'give include once: include=mix',
@@ -72,6 +76,40 @@ const ERROR_FACTORIES = {
       400,
       'invalid param: basis',
       'use basis=lifecycle or basis=direct, or leave it out',
+    ),
+  invalidAccounting: () =>
+    new ApiError(
+      'invalidAccounting',
+      400,
+      'invalid param: accounting',
+      'use accounting=production or accounting=consumption, or leave it out (production)',
+    ),
+  /** `accounting=consumption` where no consumption series exists (extensions §15). */
+  unsupportedAccounting: () =>
+    new ApiError(
+      'unsupportedAccounting',
+      400,
+      'unsupported param: accounting',
+      `accounting=consumption is served by ${CONSUMPTION_ENDPOINTS}; forecasts, schedules, ` +
+        'streams and webhooks are of production values: leave accounting out',
+    ),
+  /** `accounting=consumption` on a server that ingests no border flows (FLOWS=off, §16). */
+  consumptionOff: () =>
+    new ApiError(
+      'consumptionOff',
+      400,
+      'unsupported param: accounting',
+      'this server runs with FLOWS=off: it ingests no border flows, so it has no consumption ' +
+        'values; leave accounting out, or ask its operator to set FLOWS=on',
+    ),
+  /** GB: its operator publishes shares, not quantities, so it is never traced (§15). */
+  noConsumptionSeries: (zone: string) =>
+    new ApiError(
+      'noConsumptionSeries',
+      404,
+      `no consumption series for zone: ${zone}`,
+      `${zone}'s operator publishes generation shares, not quantities, so its flows cannot be ` +
+        'traced; leave accounting out for its production value',
     ),
   invalidWindow: () =>
     new ApiError(

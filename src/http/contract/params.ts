@@ -1,5 +1,7 @@
 import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../../core/time.js';
-import { ZONES, type Zone } from '../../core/zones.js';
+import { hasConsumptionSeries, ZONES, type Zone } from '../../core/zones.js';
+import { type Accounting, CONSUMPTION_DEFAULT_BASIS } from '../../core/reading.js';
+import type { Config } from '../../config.js';
 import { resolveZone } from '../../core/zone-names.js';
 import { isCloudRegionForm } from '../../core/cloud-regions.js';
 import { API_ERRORS } from './errors.js';
@@ -70,19 +72,37 @@ export const SCHEDULE_PARAMS = Object.keys(ScheduleQuery.properties);
 export const FORECAST_PARAMS = Object.keys(ForecastQuery.properties);
 export const SKILL_PARAMS = Object.keys(SkillQuery.properties);
 
+/**
+ * What this server offers beyond the contract, as its operator configured it: consumption values
+ * only where border flows are ingested (`FLOWS=on`, extensions §16).
+ */
+export interface Offered {
+  readonly consumption: boolean;
+}
+
+export const offeredBy = (config: Pick<Config, 'flows'>): Offered => ({
+  consumption: config.flows,
+});
+
 export interface LatestRequest {
   /** Undefined: every zone. */
   readonly zone: Zone | undefined;
   /** The zone as the client wrote it (trimmed), echoed when it has no reading. */
   readonly given: string | undefined;
-  /** Undefined: each zone's own value. */
+  /** Undefined: each zone's own value (of consumption values: lifecycle). */
   readonly basis: Basis | undefined;
+  readonly accounting: Accounting;
 }
 
-export function interpretLatest(params: ReadonlyMap<string, string>): LatestRequest {
+export function interpretLatest(
+  params: ReadonlyMap<string, string>,
+  offered: Offered,
+): LatestRequest {
   const given = params.get('zone')?.trim();
   const zone = given === undefined ? undefined : requireZone(given);
-  return { zone, given, basis: interpretBasis(params) };
+  const basis = interpretBasis(params);
+  const accounting = interpretAccounting(params, offered, zone && [zone]);
+  return { zone, given, basis, accounting };
 }
 
 export interface WindowRequest {
@@ -92,15 +112,22 @@ export interface WindowRequest {
   readonly to: number;
   /** Undefined: each zone's own value (and always for a mix, which has no basis). */
   readonly basis: Basis | undefined;
+  readonly accounting: Accounting;
 }
 
 /** A zone and a window: `/v1/intensity` and `/v1/mix` (whose query has no basis). */
-export function interpretWindow(params: ReadonlyMap<string, string>, nowMs: number): WindowRequest {
+export function interpretWindow(
+  params: ReadonlyMap<string, string>,
+  nowMs: number,
+  offered: Offered,
+): WindowRequest {
   const given = requiredParam(params, 'zone');
   const fromMs = instant(params, 'from');
   const toMs = instant(params, 'to');
   const zone = requireZone(given);
-  return { zone, ...servableWindow(fromMs, toMs, nowMs), basis: interpretBasis(params) };
+  const window = servableWindow(fromMs, toMs, nowMs);
+  const basis = interpretBasis(params);
+  return { zone, ...window, basis, accounting: interpretAccounting(params, offered, [zone]) };
 }
 
 /** The window `from <= ts < to` asked for, with its defaults; throws when it cannot be served. */
@@ -130,16 +157,21 @@ export interface ExportRequest {
   readonly format: ExportFormat;
   /** Undefined: each zone's own value. */
   readonly basis: Basis | undefined;
+  readonly accounting: Accounting;
   /** Whether each row carries its generation mix (`include=mix`). */
   readonly mix: boolean;
 }
 
 /** `/v1/export`: zones, a window of at most MAX_EXPORT_DAYS, a format, a basis, the mix. */
-export function interpretExport(params: ReadonlyMap<string, string>, nowMs: number): ExportRequest {
+export function interpretExport(
+  params: ReadonlyMap<string, string>,
+  nowMs: number,
+  offered: Offered,
+): ExportRequest {
   const given = requiredParam(params, 'zones');
   const fromMs = instant(params, 'from');
   const toMs = instant(params, 'to');
-  const zones = interpretZones(given);
+  const asked = interpretZones(given);
   const window = servableWindow(fromMs, toMs, nowMs);
   if (window.to - window.from > MAX_EXPORT_DAYS * 24 * HOUR) {
     throw API_ERRORS.exportWindowTooLong(MAX_EXPORT_DAYS);
@@ -147,9 +179,11 @@ export function interpretExport(params: ReadonlyMap<string, string>, nowMs: numb
   const format = params.get('format') ?? 'csv';
   if (format !== 'csv' && format !== 'ndjson') throw API_ERRORS.invalidFormat();
   const basis = interpretBasis(params);
+  const accounting = interpretAccounting(params, offered, listedZones(given, asked));
+  const zones = accounting === 'consumption' ? asked.filter(hasConsumptionSeries) : asked;
   const include = params.get('include');
   if (include !== undefined && include !== 'mix') throw API_ERRORS.invalidInclude();
-  return { zones, ...window, format, basis, mix: include === 'mix' };
+  return { zones, ...window, format, basis, accounting, mix: include === 'mix' };
 }
 
 export interface StreamRequest {
@@ -163,8 +197,14 @@ export interface StreamRequest {
 export function interpretStream(params: ReadonlyMap<string, string>): StreamRequest {
   const given = params.get('zones');
   const zones = given === undefined ? ZONES : interpretZones(given);
-  return { zones, basis: interpretBasis(params) };
+  const basis = interpretBasis(params);
+  refuseConsumption(params);
+  return { zones, basis };
 }
+
+/** The zones a list names one by one; none for `all` (which leaves out a zone without series). */
+const listedZones = (given: string, zones: readonly Zone[]) =>
+  given.trim().toLowerCase() === 'all' ? undefined : zones;
 
 /**
  * A zone list: `all`, or comma-separated codes as `zone=` takes them (case-insensitive, spaces
@@ -251,6 +291,8 @@ export function interpretSchedule(
     throw API_ERRORS.scheduleWindowTooLong(limits.maxWindowHours);
   }
   if (deadline - earliest < durationMinutes * 60) throw API_ERRORS.jobDoesNotFit();
+  const basis = interpretBasis(params);
+  refuseConsumption(params);
   return {
     zones,
     durationMinutes,
@@ -258,7 +300,7 @@ export function interpretSchedule(
     deadline,
     interruptible: interruptibleText === 'true',
     estimator,
-    basis: interpretBasis(params),
+    basis,
     energyKwh,
   };
 }
@@ -281,13 +323,55 @@ export function interpretForecast(params: ReadonlyMap<string, string>): Forecast
   ) {
     throw API_ERRORS.invalidHorizon(FORECAST_HORIZON.max);
   }
-  return { zone: requireZone(given), basis: interpretBasis(params), horizonHours };
+  const zone = requireZone(given);
+  const basis = interpretBasis(params);
+  refuseConsumption(params);
+  return { zone, basis, horizonHours };
 }
 
 /** `/v1/intensity/forecast/skill`: one zone, or every zone. */
 export function interpretSkill(params: ReadonlyMap<string, string>): Zone | undefined {
   const given = params.get('zone')?.trim();
   return given === undefined ? undefined : requireZone(given);
+}
+
+/**
+ * `accounting` (extensions §15): production unless `consumption` is asked, on a server that
+ * offers it, of zones that have a consumption series (`zones`: those named one by one).
+ */
+function interpretAccounting(
+  params: ReadonlyMap<string, string>,
+  offered: Offered,
+  zones: readonly Zone[] | undefined,
+): Accounting {
+  const given = params.get('accounting');
+  if (given === undefined || given === 'production') return 'production';
+  if (given !== 'consumption') throw API_ERRORS.invalidAccounting();
+  if (!offered.consumption) throw API_ERRORS.consumptionOff();
+  const untraced = zones?.find((zone) => !hasConsumptionSeries(zone));
+  if (untraced) throw API_ERRORS.noConsumptionSeries(untraced.code);
+  return 'consumption';
+}
+
+/**
+ * The `basis` member of a body (levels, statistics): the basis asked, or `default` for each
+ * zone's own value; of consumption values, the basis they are on and `accounting`.
+ */
+export function basisOfBody(asked: {
+  readonly basis: Basis | undefined;
+  readonly accounting: Accounting;
+}): { basis: Basis | 'default'; accounting?: 'consumption' } {
+  return asked.accounting === 'consumption'
+    ? { basis: asked.basis ?? CONSUMPTION_DEFAULT_BASIS, accounting: 'consumption' }
+    : { basis: asked.basis ?? 'default' };
+}
+
+/** The endpoints of production values only: `accounting=consumption` is 400 there. */
+function refuseConsumption(params: ReadonlyMap<string, string>): void {
+  const given = params.get('accounting');
+  if (given === undefined || given === 'production') return;
+  if (given !== 'consumption') throw API_ERRORS.invalidAccounting();
+  throw API_ERRORS.unsupportedAccounting();
 }
 
 function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined {
@@ -367,11 +451,15 @@ export interface LevelRequest {
   /** The one zone asked with `zone=`, as written: a zone without reading is then 404. */
   readonly single: string | undefined;
   readonly basis: Basis | undefined;
+  readonly accounting: Accounting;
   readonly horizonHours: number;
 }
 
 /** `GET /v1/intensity/level` (extensions §11): one zone or a list, and the forecast's reach. */
-export function interpretLevel(params: ReadonlyMap<string, string>): LevelRequest {
+export function interpretLevel(
+  params: ReadonlyMap<string, string>,
+  offered: Offered,
+): LevelRequest {
   const hasZone = params.has('zone');
   const hasZones = params.has('zones');
   if (hasZone && hasZones) throw API_ERRORS.zoneOrZones();
@@ -384,11 +472,16 @@ export function interpretLevel(params: ReadonlyMap<string, string>): LevelReques
   if (hasZone) {
     const given = params.get('zone')!.trim();
     if (given === '') throw API_ERRORS.missingParam('zone');
-    const asked = interpretLatest(params);
-    return { zones: [asked.zone!], single: given, basis: asked.basis, horizonHours };
+    const asked = interpretLatest(params, offered);
+    const { basis, accounting } = asked;
+    return { zones: [asked.zone!], single: given, basis, accounting, horizonHours };
   }
-  const asked = interpretStream(params);
-  return { zones: asked.zones, single: undefined, basis: asked.basis, horizonHours };
+  const given = params.get('zones')!;
+  const asked = interpretZones(given);
+  const basis = interpretBasis(params);
+  const accounting = interpretAccounting(params, offered, listedZones(given, asked));
+  const zones = accounting === 'consumption' ? asked.filter(hasConsumptionSeries) : asked;
+  return { zones, single: undefined, basis, accounting, horizonHours };
 }
 
 export const STATS_PARAMS = Object.keys(StatsQuery.properties);
@@ -398,12 +491,17 @@ export interface StatsRequest {
   readonly from: number;
   readonly to: number;
   readonly basis: Basis | undefined;
+  readonly accounting: Accounting;
   readonly energyKwh: number | undefined;
 }
 
 /** `GET /v1/intensity/stats` (extensions §12): a window of at most MAX_STATS_DAYS, and an energy. */
-export function interpretStats(params: ReadonlyMap<string, string>, nowMs: number): StatsRequest {
-  const window = interpretWindow(params, nowMs);
+export function interpretStats(
+  params: ReadonlyMap<string, string>,
+  nowMs: number,
+  offered: Offered,
+): StatsRequest {
+  const window = interpretWindow(params, nowMs, offered);
   if (window.to - window.from > MAX_STATS_DAYS * 24 * HOUR) {
     throw API_ERRORS.statsWindowTooLong(MAX_STATS_DAYS);
   }

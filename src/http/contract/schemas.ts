@@ -10,7 +10,7 @@
  */
 
 import { ErrorBody } from './schemas/common.js';
-import { FactorsResponse, MixPoint, MixResponse } from './schemas/mix.js';
+import { ConsumptionMixPoint, FactorsResponse, MixPoint, MixResponse } from './schemas/mix.js';
 import { ForecastPoint, ForecastResponse, SkillResponse, SkillRow } from './schemas/forecast.js';
 import { LevelEntry, LevelResponse } from './schemas/level.js';
 import {
@@ -66,6 +66,7 @@ export const SHARED_SCHEMAS = [
   ScheduleWindow,
   ScheduleResponse,
   MixPoint,
+  ConsumptionMixPoint,
   MixResponse,
   FactorsResponse,
   ErrorBody,

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CATEGORIES } from '../../core/factors.js';
-import type { Mix } from '../../core/reading.js';
+import { TRACED_CATEGORIES } from '../../core/consumption/trace-hour.js';
 import { formatTs } from '../../core/time.js';
 import { ZONES, type Zone } from '../../core/zones.js';
-import type { MixPoint, ReadModel } from '../../read/read-model.js';
+import type { ReadModel } from '../../read/read-model.js';
 import type { Reads } from '../../read/reads.js';
 import { API_ERRORS } from '../contract/errors.js';
 import { round1 } from '../../core/units.js';
@@ -14,6 +14,7 @@ import {
   EXPORT_PARAMS,
   type ExportRequest,
   interpretExport,
+  type Offered,
   readParams,
 } from '../contract/params.js';
 import {
@@ -43,6 +44,7 @@ export interface ExportDeps {
   readonly clientAddress: (request: IncomingMessage) => string;
   /** The per-IP rate limit, counted once per export. */
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly offered: Offered;
 }
 
 /**
@@ -68,6 +70,8 @@ const MIX_PAGE_ROWS = 2_500;
 const CHUNK_CHARS = 64 * 1024;
 
 const MIX_COLUMNS = CATEGORIES.map(apiCategory);
+/** With accounting=consumption, include=mix gives the traced mix (extensions §15). */
+const CONSUMPTION_COLUMNS = TRACED_CATEGORIES.map(apiCategory);
 const CSV_HEADER = 'zone,ts,gco2eq_kwh,method';
 const MEDIA_TYPE = {
   csv: 'text/csv; charset=utf-8; header=present',
@@ -75,7 +79,7 @@ const MEDIA_TYPE = {
 } as const;
 
 export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
-  const { reads, clock, clientAddress, limit } = deps;
+  const { reads, clock, clientAddress, limit, offered } = deps;
   const slots = new SlotCounter(MAX_EXPORTS_PER_ADDRESS, MAX_EXPORTS_IN_ALL);
   const readRate = DEFAULT_EXPORT_READ_RATE;
 
@@ -96,10 +100,12 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
             {
               'text/csv':
                 `Header \`${CSV_HEADER}\` (with include=mix, then one column per category: ` +
-                `${MIX_COLUMNS.join(', ')}), one line per reading, LF line ends.`,
+                `${MIX_COLUMNS.join(', ')}; with accounting=consumption, the categories consumed: ` +
+                `${CONSUMPTION_COLUMNS.join(', ')}), one line per reading, LF line ends.`,
               'application/x-ndjson':
                 'One JSON object per line: `{zone, ts, gco2eq_kwh, method}`, with include=mix ' +
-                'also `generation` (as in /v1/mix, or null for an interval without a mix).',
+                'also `generation` (as in /v1/mix, or null for an interval without a mix; with ' +
+                'accounting=consumption, `consumption` as in its /v1/mix).',
             },
             'The readings, streamed: an export cut short by a store failure ends without its ' +
               'final chunk, so a client never takes a partial file for a whole one.',
@@ -118,7 +124,7 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const asked = interpretExport(readParams(request.url, EXPORT_PARAMS), clock());
+      const asked = interpretExport(readParams(request.url, EXPORT_PARAMS), clock(), offered);
       const model = reads.current();
       const release = slots.take(clientAddress(request.raw), {
         perAddress: () => API_ERRORS.tooManyExports(MAX_EXPORTS_PER_ADDRESS),
@@ -169,7 +175,9 @@ function fileName(asked: ExportRequest): string {
         ? zones.map((zone) => zone.code).join('_')
         : `${zones.length}-zones`;
   const compact = (ts: number) => formatTs(ts).replaceAll(/[-:]/g, '');
-  const basis = asked.basis ? `-${asked.basis}` : '';
+  const basis =
+    (asked.accounting === 'consumption' ? '-consumption' : '') +
+    (asked.basis ? `-${asked.basis}` : '');
   const extension = asked.format === 'csv' ? 'csv' : 'ndjson';
   return `gridco2-${label}${basis}-${compact(asked.from)}-${compact(asked.to)}.${extension}`;
 }
@@ -184,13 +192,21 @@ async function writeRows(
   const out = new ChunkedText(response, guard);
   const format = rowFormat(asked);
   if (asked.format === 'csv') {
-    out.add(asked.mix ? `${CSV_HEADER},${MIX_COLUMNS.join(',')}\n` : `${CSV_HEADER}\n`);
+    const columns = asked.accounting === 'consumption' ? CONSUMPTION_COLUMNS : MIX_COLUMNS;
+    out.add(asked.mix ? `${CSV_HEADER},${columns.join(',')}\n` : `${CSV_HEADER}\n`);
   }
   for (const zone of asked.zones) {
-    const mixes = asked.mix ? new MixCursor(model, zone, asked.from, asked.to) : undefined;
+    const mixes = asked.mix ? new MixCursor(model, zone, asked) : undefined;
     let from = asked.from;
     for (;;) {
-      const page = await model.window(zone.code, from, asked.to, PAGE_ROWS, asked.basis);
+      const page = await model.window(
+        zone.code,
+        from,
+        asked.to,
+        PAGE_ROWS,
+        asked.basis,
+        asked.accounting,
+      );
       const { series, start, end } = page;
       for (let i = start; i < end; i++) {
         const ts = series.ts(i);
@@ -206,34 +222,49 @@ async function writeRows(
   await out.flush();
 }
 
+/** MWh (or %, GB) per category of one interval: generated, or with consumption, consumed. */
+type Amounts = Readonly<Partial<Record<string, number>>>;
+
 /**
- * The published mixes of a zone, read in keyset pages alongside its readings (both ascending
- * by ts): `at(ts)` is the mix of that interval, or undefined when it has none.
+ * The published mixes of a zone (with accounting=consumption, its traced mixes), read in keyset
+ * pages alongside its readings (both ascending by ts): `at(ts)` is the mix of that interval, or
+ * undefined when it has none.
  */
 class MixCursor {
-  private page: readonly MixPoint[] = [];
+  private page: readonly { ts: number; amounts: Amounts }[] = [];
   private index = 0;
   private next: number;
+  private readonly to: number;
   private done = false;
 
   constructor(
     private readonly model: ReadModel,
     private readonly zone: Zone,
-    from: number,
-    private readonly to: number,
+    private readonly asked: ExportRequest,
   ) {
-    this.next = from;
+    this.next = asked.from;
+    this.to = asked.to;
   }
 
-  async at(ts: number): Promise<Mix | undefined> {
+  private async read(): Promise<{ ts: number; amounts: Amounts }[]> {
+    const { model, zone, next, to } = this;
+    if (this.asked.accounting === 'consumption') {
+      const points = await model.consumptionMixes(zone.code, next, to, MIX_PAGE_ROWS);
+      return points.map((point) => ({ ts: point.ts, amounts: point.consumption }));
+    }
+    const points = await model.mixes(zone.code, next, to, MIX_PAGE_ROWS);
+    return points.map((point) => ({ ts: point.ts, amounts: point.mix }));
+  }
+
+  async at(ts: number): Promise<Amounts | undefined> {
     for (;;) {
       while (this.index < this.page.length && this.page[this.index]!.ts < ts) this.index++;
       if (this.index < this.page.length) {
         const point = this.page[this.index]!;
-        return point.ts === ts ? point.mix : undefined;
+        return point.ts === ts ? point.amounts : undefined;
       }
       if (this.done) return undefined;
-      this.page = await this.model.mixes(this.zone.code, this.next, this.to, MIX_PAGE_ROWS);
+      this.page = await this.read();
       this.index = 0;
       if (this.page.length < MIX_PAGE_ROWS) this.done = true;
       if (this.page.length > 0) this.next = this.page.at(-1)!.ts + 1;
@@ -246,18 +277,21 @@ type RowFormat = (
   ts: number,
   value: number,
   method: string,
-  mix: Mix | undefined,
+  mix: Amounts | undefined,
 ) => string;
 
 /** One line of the export: values 1 decimal and timestamps as every response writes them. */
 function rowFormat(asked: ExportRequest): RowFormat {
+  const consumed = asked.accounting === 'consumption';
+  const categories: readonly string[] = consumed ? TRACED_CATEGORIES : CATEGORIES;
+  const member = consumed ? 'consumption' : 'generation';
   if (asked.format === 'csv') {
     return (zone, ts, value, method, mix) => {
       const line = `${zone},${formatTs(ts)},${value},${method}`;
       if (!asked.mix) return `${line}\n`;
       // One cell per category, empty where the interval has no value for it.
       let cells = '';
-      for (const category of CATEGORIES) {
+      for (const category of categories) {
         const amount = mix?.[category];
         cells += amount === undefined ? ',' : `,${round1(amount)}`;
       }
@@ -267,14 +301,14 @@ function rowFormat(asked: ExportRequest): RowFormat {
   return (zone, ts, value, method, mix) => {
     const line = `{"zone":"${zone}","ts":"${formatTs(ts)}","gco2eq_kwh":${value},"method":"${method}"`;
     if (!asked.mix) return `${line}}\n`;
-    if (!mix) return `${line},"generation":null}\n`;
-    let generation = '';
-    for (const category of CATEGORIES) {
+    if (!mix) return `${line},"${member}":null}\n`;
+    let amounts = '';
+    for (const category of categories) {
       const amount = mix[category];
       if (amount === undefined) continue;
-      generation += `${generation === '' ? '' : ','}${MIX_MEMBER.get(category)!}${round1(amount)}`;
+      amounts += `${amounts === '' ? '' : ','}${MIX_MEMBER.get(category)!}${round1(amount)}`;
     }
-    return `${line},"generation":{${generation}}}\n`;
+    return `${line},"${member}":{${amounts}}}\n`;
   };
 }
 

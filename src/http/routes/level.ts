@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Basis } from '../../core/factors.js';
 import {
   LEVEL_THRESHOLDS,
   LevelReference,
@@ -17,7 +16,14 @@ import type { ForecastBook, ZoneForecast } from '../../forecast/book.js';
 import { API_ERRORS } from '../contract/errors.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
 import { sendEncoded } from '../transport/negotiate.js';
-import { interpretLevel, LEVEL_PARAMS, type LevelRequest, readParams } from '../contract/params.js';
+import {
+  basisOfBody,
+  interpretLevel,
+  LEVEL_PARAMS,
+  type LevelRequest,
+  type Offered,
+  readParams,
+} from '../contract/params.js';
 import { EncodedBody } from '../transport/response-cache.js';
 import {
   errorResponses,
@@ -48,6 +54,7 @@ export interface LevelDeps {
   readonly latest: ReadLatest;
   readonly version: ReadVersion;
   readonly forecasts: () => ForecastBook;
+  readonly offered: Offered;
 }
 
 type LevelEntry = LevelResponse['data'][number];
@@ -66,13 +73,16 @@ class LevelBodies {
     { version: number; forecasts: unknown[]; body: EncodedBody }
   >();
 
-  constructor(private readonly deps: Omit<LevelDeps, 'limit'>) {}
+  constructor(private readonly deps: Omit<LevelDeps, 'limit' | 'offered'>) {}
 
   async body(asked: LevelRequest): Promise<EncodedBody> {
     const version = this.deps.version();
     const book = this.deps.forecasts();
-    const forecasts = asked.zones.map((zone) => book.forecast(zone.code, asked.basis));
-    const key = `${asked.basis ?? ''}|${asked.horizonHours}|${asked.single ?? ''}|${asked.zones.map((zone) => zone.code).join(',')}`;
+    // Consumption values have no forecast (extensions §15): the newest value's level alone.
+    const forecasts = asked.zones.map((zone) =>
+      asked.accounting === 'consumption' ? null : book.forecast(zone.code, asked.basis),
+    );
+    const key = `${asked.accounting}|${asked.basis ?? ''}|${asked.horizonHours}|${asked.single ?? ''}|${asked.zones.map((zone) => zone.code).join(',')}`;
     const kept = this.bodies.get(key);
     if (
       version !== undefined &&
@@ -81,7 +91,7 @@ class LevelBodies {
     ) {
       return kept.body;
     }
-    const latest = await this.deps.latest(asked.basis);
+    const latest = await this.deps.latest(asked.basis, asked.accounting);
     const newestOf = new Map(latest.map((reading) => [reading.zone, reading]));
     const data: LevelEntry[] = [];
     for (const [i, zone] of asked.zones.entries()) {
@@ -94,7 +104,7 @@ class LevelBodies {
     }
     const body: LevelResponse = {
       unit: UNIT,
-      basis: asked.basis ?? 'default',
+      ...basisOfBody(asked),
       window_days: REFERENCE_DAYS,
       thresholds: { ...LEVEL_THRESHOLDS },
       data,
@@ -117,7 +127,7 @@ class LevelBodies {
   ): Promise<LevelEntry> {
     const step = zone.resolutionMin * 60;
     const window = referenceWindow(newest.ts, step);
-    const reference = await this.reference(zone.code, asked.basis, newest.ts, window, version);
+    const reference = await this.reference(zone.code, asked, newest.ts, window, version);
     const enough = referenceIsEnough(reference.count, step);
     const place = (tenths: number) => {
       const percentile = enough ? reference.percentile(tenths) : null;
@@ -155,17 +165,17 @@ class LevelBodies {
 
   private async reference(
     zone: string,
-    basis: Basis | undefined,
+    { basis, accounting }: LevelRequest,
     newestTs: number,
     window: { from: number; to: number },
     version: number | undefined,
   ): Promise<LevelReference> {
-    const key = `${zone}|${basis ?? ''}`;
+    const key = `${zone}|${accounting}|${basis ?? ''}`;
     const kept = this.references.get(key);
     if (version !== undefined && kept?.version === version && kept.newestTs === newestTs) {
       return kept.reference;
     }
-    const points = await this.deps.points(zone, basis, window.from, window.to);
+    const points = await this.deps.points(zone, basis, window.from, window.to, accounting);
     const reference = new LevelReference(points.tenths);
     if (version !== undefined) this.references.set(key, { version, newestTs, reference });
     return reference;
@@ -200,7 +210,7 @@ export function registerLevel(app: FastifyInstance, deps: LevelDeps): void {
       sendEncoded(
         request,
         reply,
-        await bodies.body(interpretLevel(readParams(request.url, LEVEL_PARAMS))),
+        await bodies.body(interpretLevel(readParams(request.url, LEVEL_PARAMS), deps.offered)),
       ),
   );
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { ForecastBook } from '../../forecast/book.js';
 import type { ReadingCache } from '../../read/reading-cache.js';
+import type { Offered } from '../contract/params.js';
 import type { Reads } from '../../read/reads.js';
 import type { WebhookStore } from '../../storage/webhook-store.js';
 import { registerLevel } from './level.js';
@@ -22,18 +23,20 @@ export interface SignalsDeps {
   readonly forecasts: () => ForecastBook;
   readonly clientAddress: (request: FastifyRequest['raw']) => string;
   readonly webhooks: Config['webhooks'];
+  readonly offered: Offered;
 }
 
 export function registerSignals(app: FastifyInstance, deps: SignalsDeps): void {
   const points = readPointsOf(deps.reads);
   registerLevel(app, {
     limit: deps.limit,
+    offered: deps.offered,
     points,
     latest: readLatestOf(deps.reads),
     version: readVersionOf(deps.reads, deps.cache),
     forecasts: deps.forecasts,
   });
-  registerStats(app, { limit: deps.limit, points, clock: deps.clock });
+  registerStats(app, { limit: deps.limit, points, clock: deps.clock, offered: deps.offered });
   if (deps.webhooks.enabled) {
     registerSubscriptions(app, {
       limit: deps.limit,

@@ -4,7 +4,13 @@ import { UNIT } from '../../core/units.js';
 import { windowStats } from '../../core/window-stats.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
 import { MAX_STATS_DAYS } from '../contract/limits.js';
-import { interpretStats, readParams, STATS_PARAMS } from '../contract/params.js';
+import {
+  basisOfBody,
+  interpretStats,
+  type Offered,
+  readParams,
+  STATS_PARAMS,
+} from '../contract/params.js';
 import {
   errorResponses,
   okResponses,
@@ -24,6 +30,7 @@ export interface StatsDeps {
   readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   readonly points: ReadPoints;
   readonly clock: () => number;
+  readonly offered: Offered;
 }
 
 export function registerStats(app: FastifyInstance, deps: StatsDeps): void {
@@ -50,8 +57,13 @@ export function registerStats(app: FastifyInstance, deps: StatsDeps): void {
       onRequest: deps.limit,
     },
     async (request): Promise<string> => {
-      const asked = interpretStats(readParams(request.url, STATS_PARAMS), deps.clock());
-      const points = await deps.points(asked.zone.code, asked.basis, asked.from, asked.to);
+      const asked = interpretStats(
+        readParams(request.url, STATS_PARAMS),
+        deps.clock(),
+        deps.offered,
+      );
+      const { zone, basis, from, to, accounting } = asked;
+      const points = await deps.points(zone.code, basis, from, to, accounting);
       const stats = windowStats(
         points,
         { from: asked.from, to: asked.to, stepSeconds: asked.zone.resolutionMin * 60 },
@@ -59,7 +71,7 @@ export function registerStats(app: FastifyInstance, deps: StatsDeps): void {
       );
       const body: StatsResponse = {
         zone: asked.zone.code,
-        basis: asked.basis ?? 'default',
+        ...basisOfBody(asked),
         unit: UNIT,
         from: formatTs(asked.from),
         to: formatTs(asked.to),

@@ -32,6 +32,7 @@ import {
   interpretLatest,
   LATEST_PARAMS,
   MIX_PARAMS,
+  offeredBy,
   readParams,
 } from '../contract/params.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
@@ -161,6 +162,7 @@ function indexBody(demo: boolean): IndexResponse {
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { reads, clock, config, responder, limiter, clientAddress } = deps;
   const index = indexBody(config.demo);
+  const offered = offeredBy(config);
 
   // One count per client across all limited routes (and the fast path): 60/min per IP in all.
   const limit = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -310,8 +312,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const { zone, given, basis } = interpretLatest(readParams(request.url, LATEST_PARAMS));
-      return sendEncoded(request, reply, await responder.latest(zone?.code, given, basis));
+      const { zone, given, basis, accounting } = interpretLatest(
+        readParams(request.url, LATEST_PARAMS),
+        offered,
+      );
+      const body = await responder.latest(zone?.code, given, basis, accounting);
+      return sendEncoded(request, reply, body);
     },
   );
 
@@ -337,11 +343,13 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const { zone, from, to, basis } = interpretWindow(
+      const { zone, from, to, basis, accounting } = interpretWindow(
         readParams(request.url, HISTORY_PARAMS),
         clock(),
+        offered,
       );
-      return sendEncoded(request, reply, await responder.history(zone.code, from, to, basis));
+      const body = await responder.history(zone.code, from, to, basis, accounting);
+      return sendEncoded(request, reply, body);
     },
   );
 
@@ -367,8 +375,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const { zone, from, to } = interpretWindow(readParams(request.url, MIX_PARAMS), clock());
-      return sendEncoded(request, reply, await responder.mix(zone, from, to));
+      const { zone, from, to, accounting } = interpretWindow(
+        readParams(request.url, MIX_PARAMS),
+        clock(),
+        offered,
+      );
+      return sendEncoded(request, reply, await responder.mix(zone, from, to, accounting));
     },
   );
 
@@ -395,9 +407,11 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     clock,
     clientAddress,
     limit,
+    offered,
   });
   registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
   registerSignals(app, {
+    offered,
     reads,
     subscriptions: deps.subscriptions,
     cache: deps.cache,
@@ -429,7 +443,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     clientAddress,
     forecasts: () => app.forecasts,
   };
-  registerElectricityMaps(app, compat);
-  registerHomeAssistant(app, compat);
+  // Electricity Maps publishes consumption-based values: its clients get ours where they exist.
+  const tracedWhereServed = {
+    ...compat,
+    peer: new PeerReads(reads, MAX_POINTS, offered.consumption ? 'consumption' : 'production'),
+  };
+  registerElectricityMaps(app, tracedWhereServed);
+  registerHomeAssistant(app, tracedWhereServed);
   registerCarbonAware(app, compat);
 }

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Basis } from '../../core/factors.js';
+import type { Accounting } from '../../core/reading.js';
 import { formatTs } from '../../core/time.js';
 import type { Zone } from '../../core/zones.js';
 import type { SeriesWindow } from '../../read/read-model.js';
@@ -7,7 +8,13 @@ import type { Reads } from '../../read/reads.js';
 import { MAX_POINTS } from '../contract/limits.js';
 import { EncodedBody, ResponseCache } from './response-cache.js';
 import { API_ERRORS } from '../contract/errors.js';
-import { encodeHistory, encodeLatest, encodeMix, encodeMixPoint } from './encode.js';
+import {
+  encodeConsumptionMixPoint,
+  encodeHistory,
+  encodeLatest,
+  encodeMix,
+  encodeMixPoint,
+} from './encode.js';
 import { SOURCE_INFO } from '../../core/sources.js';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
@@ -24,7 +31,8 @@ export const MIX_PAGE_ROWS = 500;
  * Builds the bodies of the data endpoints from the read layer: from memory when it answers
  * (bodies kept encoded until the data changes), else from the store, with the same values
  * either way (read/read-model.ts). Used by the Fastify routes and by the fast path alike, so
- * both send the same bytes. `basis` undefined is each zone's own value (the default basis).
+ * both send the same bytes. `basis` undefined is each zone's own value (the default basis);
+ * `accounting` production unless asked (extensions §15).
  */
 export class DataResponder {
   private readonly responses = new ResponseCache(RESPONSE_CACHE_BYTES);
@@ -46,38 +54,59 @@ export class DataResponder {
   }
 
   /** Whether memory holds a reading of `zone` on `basis` (answered without a 404). */
-  hasCachedLatest(zone: string, basis?: Basis): boolean {
-    return this.reads.memory?.hasReading(zone, basis) ?? false;
+  hasCachedLatest(zone: string, basis?: Basis, accounting: Accounting = 'production'): boolean {
+    return this.reads.memory?.hasReading(zone, basis, accounting) ?? false;
   }
 
   /** From memory only: undefined when memory cannot answer, or the zone has no reading. */
-  cachedLatest(zone: string | undefined, basis?: Basis): EncodedBody | undefined {
+  cachedLatest(
+    zone: string | undefined,
+    basis?: Basis,
+    accounting: Accounting = 'production',
+  ): EncodedBody | undefined {
     const memory = this.reads.memory;
     if (!memory) return undefined;
-    const key = `latest:${basis ?? ''}:${zone ?? ''}`;
+    const key = `latest:${accounting}:${basis ?? ''}:${zone ?? ''}`;
     const known = this.responses.get(key);
     if (known) return known;
-    const latest = memory.latestNow(basis);
+    const latest = memory.latestNow(basis, accounting);
     const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
     if (zone && selected.length === 0) return undefined;
     return this.responses.getOrBuild(key, () => this.encode(encodeLatest(selected)));
   }
 
   /** From memory only: undefined when memory cannot answer. */
-  cachedHistory(zone: string, from: number, to: number, basis?: Basis): EncodedBody | undefined {
+  cachedHistory(
+    zone: string,
+    from: number,
+    to: number,
+    basis?: Basis,
+    accounting: Accounting = 'production',
+  ): EncodedBody | undefined {
     const memory = this.reads.memory;
     if (!memory) return undefined;
     // Windows are admitted on their second request: unique windows pass through uncached.
     return this.responses.getOrBuild(
-      `history:${basis ?? ''}:${zone}:${from}:${to}`,
-      () => this.encodeWindow(zone, from, to, memory.windowNow(zone, from, to, WINDOW_READ, basis)),
+      `history:${accounting}:${basis ?? ''}:${zone}:${from}:${to}`,
+      () =>
+        this.encodeWindow(
+          zone,
+          from,
+          to,
+          memory.windowNow(zone, from, to, WINDOW_READ, basis, accounting),
+        ),
       true,
     );
   }
 
   /** A mix body kept from an earlier request, if memory is current and holds one. */
-  cachedMix(zone: string, from: number, to: number): EncodedBody | undefined {
-    return this.cached ? this.responses.get(mixKey(zone, from, to)) : undefined;
+  cachedMix(
+    zone: string,
+    from: number,
+    to: number,
+    accounting: Accounting = 'production',
+  ): EncodedBody | undefined {
+    return this.cached ? this.responses.get(mixKey(zone, from, to, accounting)) : undefined;
   }
 
   /** The latest body; 404 for a zone without reading, 503 when the store is unreachable. */
@@ -85,28 +114,35 @@ export class DataResponder {
     zone: string | undefined,
     given: string | undefined,
     basis?: Basis,
+    accounting: Accounting = 'production',
   ): Promise<EncodedBody> {
     const model = this.reads.current();
     if (model.inMemory) {
-      const fromMemory = this.cachedLatest(zone, basis);
+      const fromMemory = this.cachedLatest(zone, basis, accounting);
       if (!fromMemory) throw API_ERRORS.unknownZone(given ?? zone!);
       return fromMemory;
     }
-    const latest = await model.latest(basis);
+    const latest = await model.latest(basis, accounting);
     const selected = zone ? latest.filter((reading) => reading.zone === zone) : latest;
     if (zone && selected.length === 0) throw API_ERRORS.unknownZone(given ?? zone);
     return this.encode(encodeLatest(selected));
   }
 
-  async history(zone: string, from: number, to: number, basis?: Basis): Promise<EncodedBody> {
+  async history(
+    zone: string,
+    from: number,
+    to: number,
+    basis?: Basis,
+    accounting: Accounting = 'production',
+  ): Promise<EncodedBody> {
     const model = this.reads.current();
-    const fromMemory = this.cachedHistory(zone, from, to, basis);
+    const fromMemory = this.cachedHistory(zone, from, to, basis, accounting);
     if (fromMemory) return fromMemory;
     return this.encodeWindow(
       zone,
       from,
       to,
-      await model.window(zone, from, to, WINDOW_READ, basis),
+      await model.window(zone, from, to, WINDOW_READ, basis, accounting),
     );
   }
 
@@ -114,18 +150,34 @@ export class DataResponder {
    * The published mixes of a zone in `from <= ts < to`, at most MAX_POINTS (then truncated): read
    * and encoded MIX_PAGE_ROWS at a time, each page in its own turn of the event loop.
    */
-  async mix(zone: Zone, from: number, to: number): Promise<EncodedBody> {
+  async mix(
+    zone: Zone,
+    from: number,
+    to: number,
+    accounting: Accounting = 'production',
+  ): Promise<EncodedBody> {
     const model = this.reads.current();
-    const known = this.cachedMix(zone.code, from, to);
+    const known = this.cachedMix(zone.code, from, to, accounting);
     if (known) return known;
     const changesBefore = this.changes;
     const data: string[] = [];
     let nextFrom: number | undefined;
+    // Production: the generation behind each value; consumption: the traced mix (§15).
+    const readPage = async (pageFrom: number, wanted: number) =>
+      accounting === 'consumption'
+        ? (await model.consumptionMixes(zone.code, pageFrom, to, wanted)).map((point) => ({
+            ts: point.ts,
+            encoded: encodeConsumptionMixPoint(point),
+          }))
+        : (await model.mixes(zone.code, pageFrom, to, wanted)).map((point) => ({
+            ts: point.ts,
+            encoded: encodeMixPoint(point),
+          }));
     for (let pageFrom = from, pages = 1; ; pages++) {
       const wanted = Math.min(MIX_PAGE_ROWS, WINDOW_READ - data.length);
-      const page = await model.mixes(zone.code, pageFrom, to, wanted);
+      const page = await readPage(pageFrom, wanted);
       for (const point of page) {
-        if (data.length < MAX_POINTS) data.push(encodeMixPoint(point));
+        if (data.length < MAX_POINTS) data.push(point.encoded);
         else nextFrom = point.ts;
       }
       const done = page.length < wanted || nextFrom !== undefined;
@@ -135,7 +187,7 @@ export class DataResponder {
       pageFrom = page.at(-1)!.ts + 1;
     }
     const note = nextFrom === undefined ? undefined : truncationNote(nextFrom);
-    const unit = SOURCE_INFO[zone.source].mixUnit;
+    const unit = accounting === 'consumption' ? 'MWh' : SOURCE_INFO[zone.source].mixUnit;
     const body = this.encode(
       encodeMix({ zone: zone.code, from, to, unit, data, ...(note && { note }) }),
       nextFrom,
@@ -143,7 +195,7 @@ export class DataResponder {
     // Kept only while memory follows the store, and only if the data did not change while it
     // was read: the cache is emptied whenever it does.
     return model.inMemory && this.changes === changesBefore
-      ? this.responses.admit(mixKey(zone.code, from, to), body, true)
+      ? this.responses.admit(mixKey(zone.code, from, to, accounting), body, true)
       : body;
   }
 
@@ -178,7 +230,8 @@ export class DataResponder {
   }
 }
 
-const mixKey = (zone: string, from: number, to: number) => `mix:${zone}:${from}:${to}`;
+const mixKey = (zone: string, from: number, to: number, accounting: Accounting) =>
+  `mix:${accounting}:${zone}:${from}:${to}`;
 
 /**
  * The truncation of a window of `count` points (`tsAt(i)`: ts of the i-th): none within the

@@ -1,6 +1,7 @@
 import { CATEGORIES, cleanShares } from '../../core/factors.js';
 import type { ZoneReading } from '../../core/reading.js';
-import type { MixPoint } from '../../read/read-model.js';
+import type { ConsumptionMixPoint, MixPoint } from '../../read/read-model.js';
+import { TRACED_CATEGORIES } from '../../core/consumption/trace-hour.js';
 import { formatTs } from '../../core/time.js';
 import { round1, UNIT } from '../../core/units.js';
 import type { ZoneSeries } from '../../read/zone-series.js';
@@ -63,7 +64,7 @@ export interface MixBody {
 
 /** Each category's JSON member name with its colon (`"wind_onshore":`): made once, not per row. */
 export const MIX_MEMBER: ReadonlyMap<string, string> = new Map(
-  CATEGORIES.map((category) => [category, `"${apiCategory(category)}":`]),
+  TRACED_CATEGORIES.map((category) => [category, `"${apiCategory(category)}":`]),
 );
 
 /** `/v1/mix`: the generation behind each published value, and its renewable and low-carbon shares. */
@@ -91,3 +92,30 @@ export function encodeMixPoint({ ts, mix }: MixPoint): string {
     `"low_carbon_pct":${round1(lowCarbonPct)}}`
   );
 }
+
+/**
+ * One point of `/v1/mix` with `accounting=consumption` (extensions §15): what the zone consumed
+ * by the category it was generated as, its imports and exports per neighbour, in MWh.
+ */
+export function encodeConsumptionMixPoint(point: ConsumptionMixPoint): string {
+  let consumption = '';
+  for (const category of TRACED_CATEGORIES) {
+    const amount = point.consumption[category];
+    if (amount === undefined) continue;
+    consumption += `${consumption === '' ? '' : ','}${MIX_MEMBER.get(category)!}${round1(amount)}`;
+  }
+  return (
+    `{"ts":"${formatTs(point.ts)}","consumption":{${consumption}},` +
+    `"imports":${encodeAmounts(point.imports)},"exports":${encodeAmounts(point.exports)},` +
+    `"estimated_pct":${round1(point.estimatedPct)},` +
+    `"estimated_borders":${JSON.stringify(point.estimatedBorders)},` +
+    `"renewable_pct":${round1(point.renewablePct)},` +
+    `"low_carbon_pct":${round1(point.lowCarbonPct)}}`
+  );
+}
+
+/** MWh per neighbour, in tenths as every value is served. */
+const encodeAmounts = (amounts: Readonly<Record<string, number>>): string =>
+  `{${Object.entries(amounts)
+    .map(([zone, amount]) => `${JSON.stringify(zone)}:${round1(amount)}`)
+    .join(',')}}`;

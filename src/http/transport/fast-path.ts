@@ -22,6 +22,7 @@ import {
   LATEST_PARAMS,
   MIX_PARAMS,
   nextPageLink,
+  type Offered,
   readParams,
 } from '../contract/params.js';
 import type { LimitState, RateLimiter } from './rate-limiter.js';
@@ -31,6 +32,8 @@ export interface FastPathDeps {
   readonly limiter: RateLimiter;
   readonly clientAddress: (request: IncomingMessage) => string;
   readonly clock: () => number;
+  /** What the server offers beyond the contract (consumption values). */
+  readonly offered: Offered;
   /** The forecast bodies the Fastify route serves too. */
   readonly forecasts: ForecastBodies;
   /** Where a 500 is logged with its cause. */
@@ -111,41 +114,44 @@ const ALWAYS = () => true;
 
 function planResponse(
   url: string,
-  { responder, clock, forecasts }: FastPathDeps,
+  { responder, clock, forecasts, offered }: FastPathDeps,
 ): Planned | undefined {
   const mark = url.indexOf('?');
   const path = mark < 0 ? url : url.slice(0, mark);
   try {
     if (path === '/v1/intensity/latest') {
-      const { zone, given, basis } = interpretLatest(readParams(url, LATEST_PARAMS));
+      const { zone, given, basis, accounting } = interpretLatest(
+        readParams(url, LATEST_PARAMS),
+        offered,
+      );
       const plan: Plan = {
         cacheControl: CACHE_CONTROL.latest,
-        available: zone ? () => responder.hasCachedLatest(zone.code, basis) : ALWAYS,
-        fromMemory: () => responder.cachedLatest(zone?.code, basis),
-        fromResponder: () => responder.latest(zone?.code, given, basis),
+        available: zone ? () => responder.hasCachedLatest(zone.code, basis, accounting) : ALWAYS,
+        fromMemory: () => responder.cachedLatest(zone?.code, basis, accounting),
+        fromResponder: () => responder.latest(zone?.code, given, basis, accounting),
       };
       return { plan, timeless: true };
     }
     if (path === '/v1/intensity') {
       const params = readParams(url, HISTORY_PARAMS);
-      const { zone, from, to, basis } = interpretWindow(params, clock());
+      const { zone, from, to, basis, accounting } = interpretWindow(params, clock(), offered);
       const plan: Plan = {
         cacheControl: CACHE_CONTROL.intensity,
         available: ALWAYS,
-        fromMemory: () => responder.cachedHistory(zone.code, from, to, basis),
-        fromResponder: () => responder.history(zone.code, from, to, basis),
+        fromMemory: () => responder.cachedHistory(zone.code, from, to, basis, accounting),
+        fromResponder: () => responder.history(zone.code, from, to, basis, accounting),
       };
       return { plan, timeless: hasBothEnds(params) };
     }
     if (path === '/v1/mix') {
       // Mixes are read from the store: only a body kept from an earlier request is fast.
       const params = readParams(url, MIX_PARAMS);
-      const { zone, from, to } = interpretWindow(params, clock());
+      const { zone, from, to, accounting } = interpretWindow(params, clock(), offered);
       const plan: Plan = {
         cacheControl: CACHE_CONTROL.mix,
-        available: () => responder.cachedMix(zone.code, from, to) !== undefined,
-        fromMemory: () => responder.cachedMix(zone.code, from, to),
-        fromResponder: () => responder.mix(zone, from, to),
+        available: () => responder.cachedMix(zone.code, from, to, accounting) !== undefined,
+        fromMemory: () => responder.cachedMix(zone.code, from, to, accounting),
+        fromResponder: () => responder.mix(zone, from, to, accounting),
       };
       return { plan, timeless: hasBothEnds(params) };
     }

@@ -82,12 +82,26 @@ export class PostgresConsumptionTable {
         const result = await client.query(UPSERT_SQL, [graph, JSON.stringify(piece), version]);
         changed += result.rowCount ?? 0;
       }
-      if (changed > 0) await this.nextVersion(client);
+      if (changed > 0) {
+        await this.nextVersion(client);
+        await client.query(
+          `INSERT INTO consumption_writes (version, graph, from_ts) VALUES ($1, $2, $3)`,
+          [version, graph, Math.min(...write.hours)],
+        );
+      }
       if (write.cursor !== undefined) {
         await client.query(SET_CURSOR_SQL, [consumptionCursorKey(graph), write.cursor]);
       }
       return changed;
     });
+  }
+
+  async changedFrom(sinceVersion: number): Promise<number | null> {
+    const { rows } = await this.pool.query<{ from_ts: number | null }>(
+      `SELECT min(from_ts) AS from_ts FROM consumption_writes WHERE version > $1`,
+      [sinceVersion],
+    );
+    return rows[0]?.from_ts ?? null;
   }
 
   async cursor(graph: FlowGraphId): Promise<number | null> {

@@ -227,4 +227,16 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX consumption_version ON consumption (version);
     `,
   },
+  {
+    // One row per write that changed the consumption series, with the first hour it replaced: a
+    // follower reloads from there, removed rows included (a removed row leaves no version).
+    version: 13,
+    sql: `
+      CREATE TABLE consumption_writes (
+        version BIGINT PRIMARY KEY,       -- the data version the write took
+        graph   TEXT COLLATE "C" NOT NULL,
+        from_ts BIGINT           NOT NULL  -- epoch seconds, the first hour the write replaced
+      );
+    `,
+  },
 ];

@@ -493,6 +493,10 @@ export class PostgresStore implements Store {
     return this.consumption.replace(graph, write);
   }
 
+  async consumptionChangedFrom(sinceVersion: number): Promise<number | null> {
+    return this.consumption.changedFrom(sinceVersion);
+  }
+
   async consumptionCursor(graph: FlowGraphId): Promise<number | null> {
     return this.consumption.cursor(graph);
   }

@@ -48,6 +48,12 @@ export class SqliteConsumptionTable {
          ON CONFLICT (zone, ts) DO UPDATE SET ${updateValues('excluded')}
          WHERE ${valuesDiffer('consumption', 'excluded', 'IS NOT')}`,
       ),
+      recordWrite: db.prepare(
+        `INSERT INTO consumption_writes (version, graph, from_ts) VALUES (?, ?, ?)`,
+      ),
+      changedFrom: db
+        .prepare(`SELECT min(from_ts) FROM consumption_writes WHERE version > ?`)
+        .pluck(),
       dataVersion: db.prepare(`SELECT value FROM meta WHERE key = 'data_version'`).pluck(),
       bumpVersion: db.prepare(`UPDATE meta SET value = value + 1 WHERE key = 'data_version'`),
       cursor: db.prepare(`SELECT value FROM meta WHERE key = ?`).pluck(),
@@ -87,7 +93,8 @@ export class SqliteConsumptionTable {
 
   /** Runs inside the store's write transaction, which holds the write lock. */
   replace(graph: FlowGraphId, write: ConsumptionWrite): number {
-    const { removeUnsolved, upsert, dataVersion, bumpVersion, setCursor } = this.statements;
+    const { removeUnsolved, upsert, recordWrite, dataVersion, bumpVersion, setCursor } =
+      this.statements;
     const columns = consumptionColumns(write);
     // The version this write takes if it changes a row.
     const version = (dataVersion.get() as number) + 1;
@@ -108,9 +115,16 @@ export class SqliteConsumptionTable {
         version,
       }).changes;
     }
-    if (changed > 0) bumpVersion.run();
+    if (changed > 0) {
+      bumpVersion.run();
+      recordWrite.run(version, graph, Math.min(...write.hours));
+    }
     if (write.cursor !== undefined) setCursor.run(consumptionCursorKey(graph), write.cursor);
     return changed;
+  }
+
+  changedFrom(sinceVersion: number): number | null {
+    return (this.statements.changedFrom.get(sinceVersion) as number | null) ?? null;
   }
 
   cursor(graph: FlowGraphId): number | null {

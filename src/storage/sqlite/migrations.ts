@@ -214,4 +214,16 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX consumption_version ON consumption (version);
     `,
   },
+  {
+    // One row per write that changed the consumption series, with the first hour it replaced: a
+    // follower reloads from there, removed rows included (a removed row leaves no version).
+    version: 12,
+    sql: `
+      CREATE TABLE consumption_writes (
+        version INTEGER PRIMARY KEY,  -- the data version the write took
+        graph   TEXT    NOT NULL,
+        from_ts INTEGER NOT NULL      -- epoch seconds, the first hour the write replaced
+      );
+    `,
+  },
 ];

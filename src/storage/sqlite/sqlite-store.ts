@@ -424,6 +424,10 @@ export class SqliteStore implements Store {
     );
   }
 
+  async consumptionChangedFrom(sinceVersion: number): Promise<number | null> {
+    return this.consumption.changedFrom(sinceVersion);
+  }
+
   async consumptionCursor(graph: FlowGraphId): Promise<number | null> {
     return this.consumption.cursor(graph);
   }

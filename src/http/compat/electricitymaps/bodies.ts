@@ -1,6 +1,8 @@
 import type { Basis } from '../../../core/factors.js';
 import { isCategory, RENEWABLE } from '../../../core/factors.js';
 import type { Mix, Reading } from '../../../core/reading.js';
+import type { ConsumptionMixPoint } from '../../../read/read-model.js';
+import { electricityMapsCodeOf } from '../../../core/zone-names.js';
 import { isProvisional } from '../../../core/served-forecast.js';
 import { wholeAsServed } from '../../../core/units.js';
 
@@ -106,6 +108,7 @@ const EM_SOURCE_OF: Readonly<Record<string, (typeof EM_SOURCES)[number]>> = {
   oil: 'oil',
   marine: 'unknown',
   other: 'unknown',
+  'imported-estimated': 'unknown',
 };
 
 export interface EmPowerBreakdown {
@@ -127,12 +130,57 @@ export interface EmPowerBreakdown {
   readonly estimationMethod: null;
 }
 
+/** MW per Electricity Maps source of amounts per category (null: the unit has no MW). */
+function bySource(
+  amounts: Readonly<Partial<Record<string, number>>>,
+  toMw: number | undefined,
+): {
+  breakdown: Record<string, number | null>;
+  total: number;
+  renewable: number;
+  lowCarbon: number;
+} {
+  const breakdown: Record<string, number | null> = {};
+  for (const source of EM_SOURCES) breakdown[source] = toMw === undefined ? null : 0;
+  let total = 0;
+  let renewable = 0;
+  let lowCarbon = 0;
+  for (const [category, amount] of Object.entries(amounts)) {
+    const source = EM_SOURCE_OF[category];
+    if (source === undefined || amount === undefined) continue;
+    total += amount;
+    const isRenewable = isCategory(category) && RENEWABLE.has(category);
+    if (isRenewable) renewable += amount;
+    if (isRenewable || category === 'nuclear') lowCarbon += amount;
+    if (toMw !== undefined) breakdown[source] = (breakdown[source] ?? 0) + amount * toMw;
+  }
+  for (const source of EM_SOURCES) {
+    const value = breakdown[source];
+    if (value !== null && value !== undefined) breakdown[source] = Math.round(value);
+  }
+  return { breakdown, total, renewable, lowCarbon };
+}
+
+/** MW per neighbour, by the keys Electricity Maps clients know the neighbours by. */
+const byNeighbour = (flows: Readonly<Record<string, number>>, toMw: number) =>
+  Object.fromEntries(
+    Object.entries(flows).map(([code, mwh]) => [
+      electricityMapsCodeOf(code),
+      Math.round(mwh * toMw),
+    ]),
+  );
+
+const sum = (flows: Readonly<Record<string, number>>) =>
+  Object.values(flows).reduce((total, mwh) => total + mwh, 0);
+
 /**
- * One interval's generation as an Electricity Maps power breakdown, in MW. Our values are
- * production-based (no flow tracing, no imports): consumption is given as production, imports
- * and exports as empty. A mix in MWh over an hour is its mean MW; over a half hour, twice that.
- * GB's mix is a share of generation (`%`), which has no MW: every MW field is null there and
- * only the percentages are given.
+ * One interval's generation as an Electricity Maps power breakdown, in MW. A mix in MWh over an
+ * hour is its mean MW; over a half hour, twice that. With the zone's traced mix (extensions §15),
+ * consumption, imports and exports are the traced ones and the percentages are of the
+ * consumption, as Electricity Maps gives them; without it (GB, or a server without flows),
+ * consumption is given as production, imports and exports as empty. GB's mix is a share of
+ * generation (`%`), which has no MW: every MW field is null there and only the percentages are
+ * given.
  */
 export function emPowerBreakdown(
   zoneKey: string,
@@ -140,44 +188,32 @@ export function emPowerBreakdown(
   mix: Mix,
   unit: 'MWh' | '%',
   stepSeconds: number,
+  traced?: ConsumptionMixPoint,
 ): EmPowerBreakdown {
   const toMw = unit === 'MWh' ? 3600 / stepSeconds : undefined;
-  const production: Record<string, number | null> = {};
-  for (const source of EM_SOURCES) production[source] = toMw === undefined ? null : 0;
-  let total = 0;
-  let renewable = 0;
-  let lowCarbon = 0;
-  for (const [category, amount] of Object.entries(mix)) {
-    const source = EM_SOURCE_OF[category];
-    if (source === undefined) continue;
-    total += amount;
-    const isRenewable = isCategory(category) && RENEWABLE.has(category);
-    if (isRenewable) renewable += amount;
-    if (isRenewable || category === 'nuclear') lowCarbon += amount;
-    if (toMw !== undefined) production[source] = (production[source] ?? 0) + amount * toMw;
-  }
-  for (const source of EM_SOURCES) {
-    const value = production[source];
-    if (value !== null && value !== undefined) production[source] = Math.round(value);
-  }
-  const share = (part: number) => (total > 0 ? Math.round((100 * part) / total) : null);
-  const productionTotal = toMw === undefined ? null : Math.round(total * toMw);
+  const production = bySource(mix, toMw);
+  const productionTotal = toMw === undefined ? null : Math.round(production.total * toMw);
+  const consumed = traced && toMw !== undefined ? bySource(traced.consumption, toMw) : production;
+  const share = (part: number) =>
+    consumed.total > 0 ? Math.round((100 * part) / consumed.total) : null;
   const written = emTime(ts + stepSeconds);
   return {
     zone: zoneKey,
     datetime: emTime(ts),
     updatedAt: written,
     createdAt: written,
-    powerConsumptionBreakdown: { ...production },
-    powerProductionBreakdown: production,
-    powerImportBreakdown: {},
-    powerExportBreakdown: {},
-    fossilFreePercentage: share(lowCarbon),
-    renewablePercentage: share(renewable),
-    powerConsumptionTotal: productionTotal,
+    powerConsumptionBreakdown: { ...consumed.breakdown },
+    powerProductionBreakdown: production.breakdown,
+    powerImportBreakdown: traced && toMw !== undefined ? byNeighbour(traced.imports, toMw) : {},
+    powerExportBreakdown: traced && toMw !== undefined ? byNeighbour(traced.exports, toMw) : {},
+    fossilFreePercentage: share(consumed.lowCarbon),
+    renewablePercentage: share(consumed.renewable),
+    powerConsumptionTotal: toMw === undefined ? null : Math.round(consumed.total * toMw),
     powerProductionTotal: productionTotal,
-    powerImportTotal: toMw === undefined ? null : 0,
-    powerExportTotal: toMw === undefined ? null : 0,
+    powerImportTotal:
+      toMw === undefined ? null : traced ? Math.round(sum(traced.imports) * toMw) : 0,
+    powerExportTotal:
+      toMw === undefined ? null : traced ? Math.round(sum(traced.exports) * toMw) : 0,
     isEstimated: false,
     estimationMethod: null,
   };

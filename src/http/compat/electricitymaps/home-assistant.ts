@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { emIntensity, emPowerBreakdown } from './bodies.js';
 import { EM_STEP_SECONDS } from '../../../core/hourly.js';
 import type { Basis } from '../../../core/factors.js';
-import type { Mix, Reading } from '../../../core/reading.js';
+import type { Reading } from '../../../core/reading.js';
+import type { PeerMix } from '../../../queries/peer-reads.js';
 import { electricityMapsKeyOf, resolveZone } from '../../../core/zone-names.js';
 import type { Zone } from '../../../core/zones.js';
 import { CACHE_CONTROL } from '../../contract/headers.js';
@@ -57,11 +58,12 @@ function homeAssistantBody(
   key: string,
   reading: Reading,
   basis: Basis,
-  mix: { unit: 'MWh' | '%'; mix: Mix } | undefined,
+  mix: (PeerMix & { unit: 'MWh' | '%' }) | undefined,
 ): HomeAssistantBody {
   const intensity = emIntensity(key, reading, EM_STEP_SECONDS, basis);
   const fossilFree = mix
-    ? emPowerBreakdown(key, reading.ts, mix.mix, mix.unit, EM_STEP_SECONDS).fossilFreePercentage
+    ? emPowerBreakdown(key, reading.ts, mix.mix, mix.unit, EM_STEP_SECONDS, mix.traced)
+        .fossilFreePercentage
     : null;
   return {
     status: 'ok',
@@ -121,7 +123,7 @@ export function registerHomeAssistant(app: FastifyInstance, deps: CompatDeps): v
             reading.ts,
             reading.ts + EM_STEP_SECONDS,
           );
-          const mix = mixes[0] && { unit: SOURCE_INFO[zone.source].mixUnit, mix: mixes[0].mix };
+          const mix = mixes[0] && { unit: SOURCE_INFO[zone.source].mixUnit, ...mixes[0] };
           return homeAssistantBody(asked, reading, basis, mix);
         },
       );

@@ -9,7 +9,7 @@ import {
 } from './bodies.js';
 import { EM_STEP_SECONDS, hourlyPoints } from '../../../core/hourly.js';
 import type { Basis } from '../../../core/factors.js';
-import type { Mix } from '../../../core/reading.js';
+import type { PeerMix } from '../../../queries/peer-reads.js';
 import { HOUR } from '../../../core/time.js';
 import {
   electricityMapsKeyOf,
@@ -135,13 +135,14 @@ function zoneRequest(request: FastifyRequest, extra: readonly string[] = []) {
 }
 
 /** A zone's stored hourly mix as a power breakdown. */
-function breakdownOf(zone: Zone, key: string, point: { ts: number; mix: Mix }): EmPowerBreakdown {
+function breakdownOf(zone: Zone, key: string, point: PeerMix): EmPowerBreakdown {
   return emPowerBreakdown(
     key,
     point.ts,
     point.mix,
     SOURCE_INFO[zone.source].mixUnit,
     EM_STEP_SECONDS,
+    point.traced,
   );
 }
 

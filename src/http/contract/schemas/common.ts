@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BASES } from '../../../core/factors.js';
-import { METHODS } from '../../../core/reading.js';
+import { ACCOUNTINGS, METHODS } from '../../../core/reading.js';
 import { SOURCES } from '../../../core/sources.js';
 import { UNIT } from '../../../core/units.js';
 
@@ -50,6 +50,32 @@ export const BasisParam = Type.Union(
       "Without it: each zone's own value (GB: the operator's figure).",
   },
 );
+
+export const AccountingParam = Type.Union(
+  ACCOUNTINGS.map((accounting) => Type.Literal(accounting)),
+  {
+    description:
+      "`production` (default): what the zone's own plants emit per kWh they generate. " +
+      '`consumption`: what its consumers use, traced through the border flows from its own ' +
+      "plants and its neighbours' (methods computed:v1:consumption and " +
+      'computed:v1:direct:consumption; lifecycle without basis). GB has none (404); a server ' +
+      'with FLOWS=off answers 400.',
+  },
+);
+
+/** On the endpoints of production values only (forecasts, schedules, streams). */
+export const ProductionOnlyParam = Type.Literal('production', {
+  description:
+    'Only `production` here: there is no consumption series of forecasts, schedules or streams ' +
+    '(`consumption` is 400 unsupported param).',
+});
+
+/** Only in bodies of consumption values (extensions §15); production bodies are as before. */
+export const ConsumptionMarker = Type.Literal('consumption', {
+  description:
+    'Present with accounting=consumption: the values are consumption-based, on `basis` ' +
+    '(lifecycle unless asked).',
+});
 
 export const WindowParams = {
   from: Type.Optional(

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { FORECAST_HORIZON } from '../limits.js';
 import { BASES } from '../../../core/factors.js';
 import { UNIT } from '../../../core/units.js';
-import { BasisParam, DateTime, Unit, ZoneParam } from './common.js';
+import { BasisParam, DateTime, ProductionOnlyParam, Unit, ZoneParam } from './common.js';
 
 /** /v1/intensity/forecast and the skill of its models. */
 
@@ -108,6 +108,7 @@ export const ForecastQuery = Type.Object(
   {
     zone: ZoneParam,
     basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(ProductionOnlyParam),
     horizon_hours: Type.Optional(
       Type.String({
         description: `Hours ahead of now, a whole number from 1 to ${FORECAST_HORIZON.max}. Default: ${FORECAST_HORIZON.default}.`,

@@ -2,7 +2,17 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LEVEL_HORIZON } from '../limits.js';
 import { BASES } from '../../../core/factors.js';
 import { LEVEL_THRESHOLDS, LEVELS } from '../../../core/level.js';
-import { BasisParam, DateTime, Gco2, MethodName, Unit, ZoneParam, ZonesParam } from './common.js';
+import {
+  AccountingParam,
+  BasisParam,
+  ConsumptionMarker,
+  DateTime,
+  Gco2,
+  MethodName,
+  Unit,
+  ZoneParam,
+  ZonesParam,
+} from './common.js';
 
 /** /v1/intensity/level: where a value stands among the zone's last 30 days. */
 
@@ -79,6 +89,7 @@ export const LevelResponse = Type.Object(
     basis: Type.Union([...BASES.map((basis) => Type.Literal(basis)), Type.Literal('default')], {
       description: "The basis asked, or `default` for each zone's own value.",
     }),
+    accounting: Type.Optional(ConsumptionMarker),
     window_days: Type.Literal(30),
     thresholds: Type.Object(
       {
@@ -104,6 +115,7 @@ export const LevelQuery = Type.Object({
   zone: Type.Optional(Type.String({ ...ZoneParam, description: 'One zone; give zone or zones.' })),
   zones: Type.Optional(ZonesParam('Give zone or zones. Zones come in the order of /v1/zones.')),
   basis: Type.Optional(BasisParam),
+  accounting: Type.Optional(AccountingParam),
   horizon_hours: Type.Optional(
     Type.String({
       description:

@@ -1,9 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_POINTS } from '../limits.js';
 import { CATEGORIES } from '../../../core/factors.js';
+import { TRACED_CATEGORIES } from '../../../core/consumption/trace-hour.js';
 import { UNIT } from '../../../core/units.js';
 import { apiCategory } from '../../transport/encode.js';
-import { DateTime, MethodName, SourceName, Unit, WindowParams, ZoneParam } from './common.js';
+import {
+  AccountingParam,
+  DateTime,
+  MethodName,
+  SourceName,
+  Unit,
+  WindowParams,
+  ZoneParam,
+} from './common.js';
 
 /** The generation mix and the emission factors the values are computed with. */
 
@@ -34,6 +43,43 @@ export const MixPoint = Type.Object(
   { $id: 'MixPoint', additionalProperties: false },
 );
 
+export const ConsumptionMixPoint = Type.Object(
+  {
+    ts: DateTime,
+    consumption: Type.Partial(
+      Type.Object(
+        Object.fromEntries(
+          TRACED_CATEGORIES.map((category) => [apiCategory(category), Type.Number()]),
+        ),
+      ),
+      {
+        additionalProperties: false,
+        description:
+          'What the zone consumed in the hour, MWh, by the fuel category it was generated as ' +
+          '(in the zone or by the neighbours it imported from, traced through the flows), 1 ' +
+          'decimal; `imported_estimated`: imports from neighbours without an hourly mix.',
+      },
+    ),
+    imports: Type.Record(Type.String(), Type.Number(), {
+      description: 'Net flow into the zone from each neighbour that exported to it, MWh.',
+    }),
+    exports: Type.Record(Type.String(), Type.Number(), {
+      description: 'Net flow out of the zone to each neighbour it exported to, MWh.',
+    }),
+    estimated_pct: Type.Number({ description: 'The share of `imported_estimated`, in %.' }),
+    estimated_borders: Type.Array(Type.String(), {
+      description:
+        'The neighbours whose flow of the hour was not published yet: their newest flow of ' +
+        'the previous 6 hours (else 0) stands in until it is.',
+    }),
+    renewable_pct: Type.Number({ description: 'Renewable over the consumption, in %.' }),
+    low_carbon_pct: Type.Number({
+      description: 'Renewable plus nuclear over the consumption, in %.',
+    }),
+  },
+  { $id: 'ConsumptionMixPoint', additionalProperties: false },
+);
+
 export const MixResponse = Type.Object(
   {
     zone: Type.String({ description: 'Canonical code of the zone requested.' }),
@@ -47,8 +93,10 @@ export const MixResponse = Type.Object(
     note: Type.Optional(
       Type.String({ description: 'Present only when truncated: where to continue.' }),
     ),
-    data: Type.Array(Type.Ref(MixPoint), {
-      description: 'The published intervals only (never an incomplete mix), ascending by ts.',
+    data: Type.Array(Type.Union([Type.Ref(MixPoint), Type.Ref(ConsumptionMixPoint)]), {
+      description:
+        'The published intervals only (never an incomplete mix), ascending by ts: MixPoints, ' +
+        'or with accounting=consumption, ConsumptionMixPoints (always MWh).',
     }),
   },
   { $id: 'MixResponse', additionalProperties: false },
@@ -87,4 +135,7 @@ export const FactorsResponse = Type.Object(
 );
 export type FactorsResponse = Static<typeof FactorsResponse>;
 
-export const MixQuery = Type.Object({ zone: ZoneParam, ...WindowParams }, { required: ['zone'] });
+export const MixQuery = Type.Object(
+  { zone: ZoneParam, ...WindowParams, accounting: Type.Optional(AccountingParam) },
+  { required: ['zone'] },
+);

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_POINTS } from '../limits.js';
 import {
+  AccountingParam,
   BasisParam,
   DateTime,
   Gco2,
@@ -124,11 +125,17 @@ export type IndexResponse = Static<typeof IndexResponse>;
 export const LatestQuery = Type.Object({
   zone: Type.Optional(ZoneParam),
   basis: Type.Optional(BasisParam),
+  accounting: Type.Optional(AccountingParam),
 });
 export type LatestQuery = Static<typeof LatestQuery>;
 
 export const HistoryQuery = Type.Object(
-  { zone: ZoneParam, ...WindowParams, basis: Type.Optional(BasisParam) },
+  {
+    zone: ZoneParam,
+    ...WindowParams,
+    basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(AccountingParam),
+  },
   { required: ['zone'] },
 );
 export type HistoryQuery = Static<typeof HistoryQuery>;

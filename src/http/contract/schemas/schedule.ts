@@ -1,7 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { limitText, SCHEDULE_LIMITS } from '../limits.js';
 import { BASES } from '../../../core/factors.js';
-import { BasisParam, DateTime, InstantParam, Unit, ZonesParam } from './common.js';
+import {
+  BasisParam,
+  DateTime,
+  InstantParam,
+  ProductionOnlyParam,
+  Unit,
+  ZonesParam,
+} from './common.js';
 
 /** /v1/schedule: the best window for a job. */
 
@@ -140,6 +147,7 @@ export const ScheduleQuery = Type.Object(
       }),
     ),
     basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(ProductionOnlyParam),
     energy_kwh: Type.Optional(
       Type.String({
         description: `Energy the job uses, kWh, above 0 (at most ${limitText(SCHEDULE_LIMITS.maxEnergyKwh)}): adds \`savings.grams\`.`,

@@ -1,6 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BASES } from '../../../core/factors.js';
-import { BasisParam, DateTime, Unit, WindowParams, ZoneParam } from './common.js';
+import {
+  AccountingParam,
+  BasisParam,
+  ConsumptionMarker,
+  DateTime,
+  Unit,
+  WindowParams,
+  ZoneParam,
+} from './common.js';
 
 /** /v1/intensity/stats: the statistics of a window. */
 
@@ -13,6 +21,7 @@ export const StatsResponse = Type.Object(
     basis: Type.Union([...BASES.map((basis) => Type.Literal(basis)), Type.Literal('default')], {
       description: "The basis asked, or `default` for each zone's own value.",
     }),
+    accounting: Type.Optional(ConsumptionMarker),
     unit: Unit,
     from: DateTime,
     to: Type.String({ format: 'date-time', description: 'Window end, exclusive.' }),
@@ -47,6 +56,7 @@ export const StatsQuery = Type.Object(
     zone: ZoneParam,
     ...WindowParams,
     basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(AccountingParam),
     energy_kwh: Type.Optional(
       Type.String({
         description:

@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { BasisParam, WindowParams, ZonesParam } from './common.js';
+import {
+  AccountingParam,
+  BasisParam,
+  ProductionOnlyParam,
+  WindowParams,
+  ZonesParam,
+} from './common.js';
 
 /** The queries of the endpoints that stream a body which is not JSON: /v1/export, /v1/stream. */
 
@@ -13,6 +19,7 @@ export const ExportQuery = Type.Object(
       }),
     ),
     basis: Type.Optional(BasisParam),
+    accounting: Type.Optional(AccountingParam),
     include: Type.Optional(
       Type.Literal('mix', {
         description:
@@ -27,4 +34,5 @@ export const ExportQuery = Type.Object(
 export const StreamQuery = Type.Object({
   zones: Type.Optional(ZonesParam('Default: all.')),
   basis: Type.Optional(BasisParam),
+  accounting: Type.Optional(ProductionOnlyParam),
 });
