@@ -92,6 +92,14 @@ export const WindowParams = {
   ),
 };
 
+/** One zone over a window, on a basis and an accounting: the history's and the stats' query. */
+export const ZoneWindowParams = {
+  zone: ZoneParam,
+  ...WindowParams,
+  basis: Type.Optional(BasisParam),
+  accounting: Type.Optional(AccountingParam),
+};
+
 const ZONES_TEXT = 'Comma-separated zone codes from /v1/zones (case-insensitive), or `all`.';
 export const ZonesParam = (extra: string) =>
   Type.String({ description: `${ZONES_TEXT} ${extra}`, examples: ['DE,FR,GB', 'all'] });

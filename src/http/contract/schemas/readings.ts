@@ -8,8 +8,8 @@ import {
   MethodName,
   SourceName,
   Unit,
-  WindowParams,
   ZoneParam,
+  ZoneWindowParams,
 } from './common.js';
 
 /** The readings (latest, history), the zones, the status and the index of /v1. */
@@ -129,13 +129,5 @@ export const LatestQuery = Type.Object({
 });
 export type LatestQuery = Static<typeof LatestQuery>;
 
-export const HistoryQuery = Type.Object(
-  {
-    zone: ZoneParam,
-    ...WindowParams,
-    basis: Type.Optional(BasisParam),
-    accounting: Type.Optional(AccountingParam),
-  },
-  { required: ['zone'] },
-);
+export const HistoryQuery = Type.Object(ZoneWindowParams, { required: ['zone'] });
 export type HistoryQuery = Static<typeof HistoryQuery>;

@@ -1,14 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BASES } from '../../../core/factors.js';
-import {
-  AccountingParam,
-  BasisParam,
-  ConsumptionMarker,
-  DateTime,
-  Unit,
-  WindowParams,
-  ZoneParam,
-} from './common.js';
+import { ConsumptionMarker, DateTime, Unit, ZoneWindowParams } from './common.js';
 
 /** /v1/intensity/stats: the statistics of a window. */
 
@@ -53,10 +45,7 @@ export type StatsResponse = Static<typeof StatsResponse>;
 
 export const StatsQuery = Type.Object(
   {
-    zone: ZoneParam,
-    ...WindowParams,
-    basis: Type.Optional(BasisParam),
-    accounting: Type.Optional(AccountingParam),
+    ...ZoneWindowParams,
     energy_kwh: Type.Optional(
       Type.String({
         description:
