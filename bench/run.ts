@@ -19,6 +19,18 @@ import { captureResponse, verifyReplay, type CapturedResponse } from './capture.
 import { LARGE_STORE, SMALL_STORE, type StoreSpec } from './dataset.js';
 import { defencesPlan, defencesSeconds, measureDefences, type DefencesResult } from './defences.js';
 import {
+  demoStartSeconds,
+  measureDemoStart,
+  renderDemoStart,
+  type DemoStartResult,
+} from './demo-start.js';
+import {
+  exportSlotsSeconds,
+  measureExportSlots,
+  renderExportSlots,
+  type ExportSlotsResult,
+} from './export-slots.js';
+import {
   forecastsSeconds,
   measureForecasts,
   renderForecasts,
@@ -156,11 +168,13 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     sqliteStores * defencesSeconds(options.quick) +
     recomputeSeconds(options.quick) +
     heaviestRequestsSeconds(options.quick) +
+    exportSlotsSeconds +
     partitionSeconds(options.quick) +
     // Streams, export and delivery on the largest store: about 15 s quick, 40 s full.
     (options.quick ? 60 : 180) +
     // Forecasts and the scheduler on a store of their own: about 10 s quick, 60 s full.
-    forecastsSeconds(options.rounds, options.duration, warmup);
+    forecastsSeconds(options.rounds, options.duration, warmup) +
+    demoStartSeconds;
   return options.quick ? measuring + 60 : 2 * measuring + 1200;
 }
 
@@ -392,6 +406,8 @@ async function main(): Promise<void> {
   let recompute: RecomputeRun | undefined;
   let streamsExport: StreamsExportResult | undefined;
   let forecasts: ForecastsResult | undefined;
+  let demoStart: DemoStartResult | undefined;
+  let exportSlots: ExportSlotsResult | undefined;
   let duringBacktest: DuringBacktestResult | undefined;
   let heaviest: HeaviestRequestsResult | undefined;
   let partition: PartitionResult | undefined;
@@ -435,6 +451,13 @@ async function main(): Promise<void> {
               label,
               databaseUrl: built.databaseUrl,
               plan: heaviestRequestsPlan(options.quick),
+              log,
+            });
+            log(`${label}: a ninth address's export while 8 others hold every slot`);
+            exportSlots = await measureExportSlots({
+              repoDir: REPO_DIR,
+              label,
+              databaseUrl: built.databaseUrl,
               log,
             });
             log(`${label}: limited requests through a Redis partition`);
@@ -510,6 +533,8 @@ async function main(): Promise<void> {
       warmUpSeconds: options.quick ? 0 : 2,
       log,
     });
+    log('demo: from its spawn to serving every zone and every forecast');
+    demoStart = await measureDemoStart({ repoDir: REPO_DIR, scratchDir, log });
   } finally {
     await removeScratch();
   }
@@ -543,9 +568,11 @@ async function main(): Promise<void> {
     report.trimEnd(),
     ...(duringBacktest ? [renderDuringBacktest(duringBacktest)] : []),
     ...(heaviest ? [renderHeaviestRequests(heaviest)] : []),
+    ...(exportSlots ? [renderExportSlots(exportSlots)] : []),
     ...(partition ? [renderRedisPartition(partition)] : []),
     ...(streamsExport ? [renderStreamsExport([streamsExport])] : []),
     ...(forecasts ? [renderForecasts(forecasts)] : []),
+    ...(demoStart ? [renderDemoStart(demoStart)] : []),
   ];
   const fullReport = sections.length > 1 ? sections.join('\n\n') : report;
   console.log(fullReport);

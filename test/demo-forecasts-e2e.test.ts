@@ -11,8 +11,8 @@ import { ServeProcesses, type LogLine, type ServeProcess } from './support/proce
  * `gridco2 demo` with its default history (issues 19 and 23). Stopped with SIGTERM just after its
  * backfill, while the backtest over the history runs, it stops at once (it used to finish the
  * backtest first: minutes with a year of history). Started again in the same folder, once its
- * backfill is in: bands and a skill table for every zone within 60 s;
- * every band holds its value; and where a zone's day-ahead inputs end, its forecast hands over to
+ * backfill is in: bands and a skill table for every zone (how soon is a figure of `npm run
+ * bench`, bench/demo-start.ts); every band holds its value; and where a zone's day-ahead inputs end, its forecast hands over to
  * the next model without a step wider than the band.
  */
 
@@ -22,6 +22,12 @@ interface Interval {
   readonly p10: number | null;
   readonly p90: number | null;
 }
+
+/**
+ * How long a wait for the bands after the backfill may last: a net for a forecast engine that
+ * never gets there, wide enough for a machine busy with other work.
+ */
+const PATIENCE_MS = 180_000;
 
 const processes = new ServeProcesses();
 const cwd = mkdtempSync(join(tmpdir(), 'gridco2-demo-forecasts-'));
@@ -61,14 +67,14 @@ describe('the demo forecasts', () => {
     expect(after).not.toContain('forecasts: backtest done');
   }, 400_000);
 
-  it('has bands and a skill table for every zone within 60 s after the backfill of its default history', async () => {
+  it('has bands and a skill table for every zone after the backfill of its default history', async () => {
     demo = await startDemo();
     // Started again in the same folder: its backfill fetches only what the first left missing.
     await demo.waitForLog(backfilled, 300_000);
     const backfilledAt = Date.now();
     const unbanded = () => ZONES.map(({ code }) => code).filter((code) => !forecasts.has(code));
     let skilled = new Set<string>();
-    while (Date.now() - backfilledAt < 60_000) {
+    while (Date.now() - backfilledAt < PATIENCE_MS) {
       for (const zone of unbanded()) {
         const { status, body } = await getJson<{ data: Interval[] }>(forecastPath(zone));
         const banded = body.data?.every(({ p10, p90 }) => p10 !== null && p90 !== null);
@@ -88,8 +94,7 @@ describe('the demo forecasts', () => {
         `bands and skill of every zone ${Date.now() - backfilledAt} ms after the backfill`,
       );
     }
-    expect(Date.now() - backfilledAt).toBeLessThan(60_000);
-  }, 400_000);
+  }, 600_000);
 
   it('serves every band around its value (p10 <= value <= p90)', () => {
     expect(forecasts.size).toBe(ZONES.length);

@@ -107,6 +107,13 @@ describe('the invariants lint keeps', () => {
     expect((await ruleIds(filePath, code)).join('\n')).toContain('no-restricted-syntax');
   });
 
+  it('refuses a source file over 900 lines, and takes one of 900', async () => {
+    const lines = (count: number) =>
+      Array.from({ length: count }, (_, i) => `export const line${i} = ${i};`).join('\n');
+    expect((await ruleIds('src/core/long.ts', lines(901))).join('\n')).toContain('max-lines');
+    expect(await ruleIds('src/core/long.ts', lines(900))).toEqual([]);
+  });
+
   it('allows formatting for people in the presentation module', async () => {
     const code = 'export const text = (value: number) => value.toFixed(1);';
     expect(await ruleIds('src/forecast/report.ts', code)).toEqual([]);

@@ -2,14 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { eiaFuelTypeUrl, eiaHour, eiaInterchangeUrl } from './request.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
+/** A request for the first page of `window` with key `k`, at EIA's own base URL. */
+const firstPage = (respondents: string[], fromIso: string, toIso: string) => ({
+  baseUrl: 'https://api.eia.gov/v2',
+  apiKey: 'k',
+  respondents,
+  window: { fromTs: at(fromIso), toTs: at(toIso) },
+  offset: 0,
+});
 
 describe('eiaFuelTypeUrl', () => {
   it('turns hour starts [a, b) into the inclusive hour-ending labels a+1h … b (README §2.3)', () => {
     const url = eiaFuelTypeUrl({
-      baseUrl: 'https://api.eia.gov/v2',
+      ...firstPage(['US48', 'PJM'], '2025-04-20T00:00Z', '2025-04-21T00:00Z'),
       apiKey: 'k&y',
-      respondents: ['US48', 'PJM'],
-      window: { fromTs: at('2025-04-20T00:00Z'), toTs: at('2025-04-21T00:00Z') },
       offset: 5000,
     });
     expect(url).toBe(
@@ -25,26 +31,16 @@ describe('eiaFuelTypeUrl', () => {
   });
 
   it('asks a single hour as start = end', () => {
-    const url = eiaFuelTypeUrl({
-      baseUrl: 'http://h/v2',
-      apiKey: 'k',
-      respondents: ['CISO'],
-      window: { fromTs: at('2025-04-20T23:00Z'), toTs: at('2025-04-21T00:00Z') },
-      offset: 0,
-    });
+    const url = eiaFuelTypeUrl(firstPage(['CISO'], '2025-04-20T23:00Z', '2025-04-21T00:00Z'));
     expect(url).toContain('&start=2025-04-21T00&end=2025-04-21T00&');
   });
 });
 
 describe('eiaInterchangeUrl', () => {
   it('asks what the reporters give as fromba, sorted by period, reporter and neighbour', () => {
-    const url = eiaInterchangeUrl({
-      baseUrl: 'https://api.eia.gov/v2',
-      apiKey: 'k',
-      respondents: ['FPC', 'FPL'],
-      window: { fromTs: at('2020-01-06T05:00Z'), toTs: at('2020-01-07T06:00Z') },
-      offset: 0,
-    });
+    const url = eiaInterchangeUrl(
+      firstPage(['FPC', 'FPL'], '2020-01-06T05:00Z', '2020-01-07T06:00Z'),
+    );
     expect(url).toBe(
       'https://api.eia.gov/v2/electricity/rto/interchange-data/data/?api_key=k' +
         '&frequency=hourly&data[0]=value&facets[fromba][]=FPC&facets[fromba][]=FPL' +

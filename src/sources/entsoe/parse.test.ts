@@ -346,25 +346,24 @@ function hourly(result: A75Result, psrType: string, area = AREA): Record<string,
 
 const day = { start: '2025-01-01T00:00Z', end: '2025-01-01T04:00Z' };
 
+/** parseA75 of one B04 series of AREA with one Period over `day`. */
+function parseOneSeries(
+  points: PeriodSpec['points'],
+  { curveType = 'A01', resolution = 'PT60M' } = {},
+): A75Result {
+  return parseA75(
+    document(timeSeries({ psrType: 'B04', curveType, periods: [{ ...day, resolution, points }] })),
+  );
+}
+
 describe('parseA75 quirks (docs/upstreams.md §6)', () => {
   it('A03: a Point lasts until the next position, the last one until the Period end', () => {
-    const result = parseA75(
-      document(
-        timeSeries({
-          psrType: 'B04',
-          curveType: 'A03',
-          periods: [
-            {
-              ...day,
-              resolution: 'PT60M',
-              points: [
-                [1, 10],
-                [3, 20],
-              ],
-            },
-          ],
-        }),
-      ),
+    const result = parseOneSeries(
+      [
+        [1, 10],
+        [3, 20],
+      ],
+      { curveType: 'A03' },
     );
     expect(hourly(result, 'B04')).toEqual({
       '2025-01-01T00:00Z': 10,
@@ -375,24 +374,13 @@ describe('parseA75 quirks (docs/upstreams.md §6)', () => {
   });
 
   it('A03 at PT15M: blocks are expanded before the hourly mean', () => {
-    const result = parseA75(
-      document(
-        timeSeries({
-          psrType: 'B04',
-          curveType: 'A03',
-          periods: [
-            {
-              ...day,
-              resolution: 'PT15M',
-              points: [
-                [4, 8],
-                [1, 4],
-                [6, 12],
-              ],
-            },
-          ],
-        }),
-      ),
+    const result = parseOneSeries(
+      [
+        [4, 8],
+        [1, 4],
+        [6, 12],
+      ],
+      { curveType: 'A03', resolution: 'PT15M' },
     );
     expect(hourly(result, 'B04')).toEqual({
       '2025-01-01T00:00Z': (4 + 4 + 4 + 8) / 4,
@@ -574,27 +562,14 @@ describe('parseA75 quirks (docs/upstreams.md §6)', () => {
   });
 
   it('drops and lists a bad Point instead of failing the document', () => {
-    const result = parseA75(
-      document(
-        timeSeries({
-          psrType: 'B04',
-          periods: [
-            {
-              ...day,
-              resolution: 'PT60M',
-              points: [
-                [1, 10],
-                [2, 'n/a'],
-                [5, 30],
-                [0, 1],
-                [1, 11],
-                [3, 30],
-              ],
-            },
-          ],
-        }),
-      ),
-    );
+    const result = parseOneSeries([
+      [1, 10],
+      [2, 'n/a'],
+      [5, 30],
+      [0, 1],
+      [1, 11],
+      [3, 30],
+    ]);
     expect(hourly(result, 'B04')).toEqual({ '2025-01-01T00:00Z': 10, '2025-01-01T02:00Z': 30 });
     expect(result.kind === 'generation' && result.dropped).toEqual([
       'TimeSeries #1: Point 2 has no readable quantity',
@@ -605,24 +580,13 @@ describe('parseA75 quirks (docs/upstreams.md §6)', () => {
   });
 
   it('an unreadable A03 quantity ends the previous block instead of extending it', () => {
-    const result = parseA75(
-      document(
-        timeSeries({
-          psrType: 'B04',
-          curveType: 'A03',
-          periods: [
-            {
-              ...day,
-              resolution: 'PT60M',
-              points: [
-                [1, 10],
-                [2, ''],
-                [4, 40],
-              ],
-            },
-          ],
-        }),
-      ),
+    const result = parseOneSeries(
+      [
+        [1, 10],
+        [2, ''],
+        [4, 40],
+      ],
+      { curveType: 'A03' },
     );
     expect(hourly(result, 'B04')).toEqual({ '2025-01-01T00:00Z': 10, '2025-01-01T03:00Z': 40 });
   });

@@ -11,29 +11,30 @@ describe('nesoRangeUrl', () => {
       'https://api.carbonintensity.org.uk/intensity/2023-03-13T12:00Z/2023-03-14T12:30Z',
     );
   });
+});
 
+describe('nesoGenerationUrl', () => {
+  it('asks /generation/{from}/{to} with the same UTC instants', () => {
+    const window = { fromTs: at('2026-06-01T00:00Z'), toTs: at('2026-06-20T12:30Z') };
+    expect(nesoGenerationUrl('https://api.carbonintensity.org.uk', window)).toBe(
+      'https://api.carbonintensity.org.uk/generation/2026-06-01T00:00Z/2026-06-20T12:30Z',
+    );
+  });
+});
+
+describe.each([
+  ['intensity', nesoRangeUrl],
+  ['generation', nesoGenerationUrl],
+])('/%s', (path, url) => {
   it('is asked at most 14 days at a time', () => {
     const pieces = splitWindow(
       { fromTs: at('2023-01-01T00:00Z'), toTs: at('2023-01-31T00:00Z') },
       NESO_MAX_WINDOW_SECONDS,
-    ).map((window) => nesoRangeUrl('', window));
+    ).map((window) => url('', window));
     expect(pieces).toEqual([
-      '/intensity/2023-01-01T00:00Z/2023-01-15T00:00Z',
-      '/intensity/2023-01-15T00:00Z/2023-01-29T00:00Z',
-      '/intensity/2023-01-29T00:00Z/2023-01-31T00:00Z',
-    ]);
-  });
-});
-
-describe('nesoGenerationUrl', () => {
-  it('asks /generation/{from}/{to} with the same UTC instants, 14 days at most', () => {
-    const pieces = splitWindow(
-      { fromTs: at('2026-06-01T00:00Z'), toTs: at('2026-06-20T12:30Z') },
-      NESO_MAX_WINDOW_SECONDS,
-    ).map((window) => nesoGenerationUrl('https://api.carbonintensity.org.uk', window));
-    expect(pieces).toEqual([
-      'https://api.carbonintensity.org.uk/generation/2026-06-01T00:00Z/2026-06-15T00:00Z',
-      'https://api.carbonintensity.org.uk/generation/2026-06-15T00:00Z/2026-06-20T12:30Z',
+      `/${path}/2023-01-01T00:00Z/2023-01-15T00:00Z`,
+      `/${path}/2023-01-15T00:00Z/2023-01-29T00:00Z`,
+      `/${path}/2023-01-29T00:00Z/2023-01-31T00:00Z`,
     ]);
   });
 });
