@@ -25,8 +25,9 @@ export interface PeerMix {
  * /v1 serves. Each method is one answer's data, however many reads it takes; routes only shape.
  *
  * A peer whose own source publishes consumption-based values (Electricity Maps) reads them with
- * `preferred: 'consumption'`: a zone's consumption values where it has any, else its production
- * values (GB, or a server without flows).
+ * `preferred: 'consumption'`: a zone's consumption value of each hour where it has one, else its
+ * production value (GB, a server without flows, hours from before flows were ingested, or the
+ * newest hour until its consumption value is traced).
  */
 export class PeerReads {
   /** `maxPoints`: the most points one read hands out (the contract's MAX_POINTS). */
@@ -45,7 +46,36 @@ export class PeerReads {
 
   /** Published readings of a zone on `basis` with `from <= ts < to`. */
   async readingsIn(zone: Zone, from: number, to: number, basis: Basis): Promise<Reading[]> {
-    const accounting = await this.accountingOf(zone);
+    const produced = await this.windowOf(zone, from, to, basis, 'production');
+    if ((await this.accountingOf(zone)) === 'production') return produced;
+    const consumed = new Map(
+      (await this.windowOf(zone, from, to, basis, 'consumption')).map((reading) => [
+        reading.ts,
+        reading,
+      ]),
+    );
+    return produced.map((reading) => consumed.get(reading.ts) ?? reading);
+  }
+
+  /** The newest published reading of a zone on `basis`, if any. */
+  async newestReading(zone: Zone, basis: Basis): Promise<Reading | undefined> {
+    const newestOf = async (accounting: Accounting) =>
+      (await this.reads.current().latest(basis, accounting)).find(
+        (reading) => reading.zone === zone.code,
+      );
+    const produced = await newestOf('production');
+    if ((await this.accountingOf(zone)) === 'production') return produced;
+    const consumed = await newestOf('consumption');
+    return consumed && (!produced || consumed.ts >= produced.ts) ? consumed : produced;
+  }
+
+  private async windowOf(
+    zone: Zone,
+    from: number,
+    to: number,
+    basis: Basis,
+    accounting: Accounting,
+  ): Promise<Reading[]> {
     const { series, start, end } = await this.reads
       .current()
       .window(zone.code, from, to, this.maxPoints, basis, accounting);
@@ -54,13 +84,6 @@ export class PeerReads {
       readings.push({ ts: series.ts(i), value: series.value(i), method: series.method(i) });
     }
     return readings;
-  }
-
-  /** The newest published reading of a zone on `basis`, if any. */
-  async newestReading(zone: Zone, basis: Basis): Promise<Reading | undefined> {
-    const accounting = await this.accountingOf(zone);
-    const latest = await this.reads.current().latest(basis, accounting);
-    return latest.find((reading) => reading.zone === zone.code);
   }
 
   /**
