@@ -50,22 +50,8 @@ export class MemoryReadModel implements ReadModel {
   }
 
   /** A copy: the cache may take changes while the reader waits. */
-  async window(
-    zone: string,
-    from: number,
-    to: number,
-    limit: number,
-    basis: Basis | undefined,
-    accounting: Accounting = 'production',
-  ): Promise<SeriesWindow> {
-    const { series, start, end, complete } = this.windowNow(
-      zone,
-      from,
-      to,
-      limit,
-      basis,
-      accounting,
-    );
+  async window(...asked: Parameters<ReadModel['window']>): Promise<SeriesWindow> {
+    const { series, start, end, complete } = this.windowNow(...asked);
     return { series: series.slice(start, end), start: 0, end: end - start, complete };
   }
 
@@ -76,16 +62,14 @@ export class MemoryReadModel implements ReadModel {
     return this.latestNow(basis, accounting);
   }
 
-  mixes(zone: string, from: number, to: number, limit: number): Promise<MixPoint[]> {
-    return this.store.mixes(zone, from, to, limit);
+  // Mixes are read from the store, as they are stored.
+  mixes(...asked: Parameters<ReadModel['mixes']>): Promise<MixPoint[]> {
+    return this.store.mixes(...asked);
   }
 
   consumptionMixes(
-    zone: string,
-    from: number,
-    to: number,
-    limit: number,
+    ...asked: Parameters<ReadModel['consumptionMixes']>
   ): Promise<ConsumptionMixPoint[]> {
-    return this.store.consumptionMixes(zone, from, to, limit);
+    return this.store.consumptionMixes(...asked);
   }
 }

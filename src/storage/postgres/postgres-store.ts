@@ -502,13 +502,9 @@ export class PostgresStore implements Store {
   }
 
   async consumptionInWindow(
-    zone: string,
-    fromTs: number,
-    toTs: number,
-    limit: number,
-    basis: Basis,
+    ...asked: Parameters<Store['consumptionInWindow']>
   ): Promise<Reading[]> {
-    return this.consumption.inWindow(zone, fromTs, toTs, limit, basis);
+    return this.consumption.inWindow(...asked);
   }
 
   async latestConsumptionPerZone(basis: Basis): Promise<ZoneReading[]> {
@@ -516,12 +512,9 @@ export class PostgresStore implements Store {
   }
 
   async consumptionMixesInWindow(
-    zone: string,
-    fromTs: number,
-    toTs: number,
-    limit: number,
+    ...asked: Parameters<Store['consumptionMixesInWindow']>
   ): Promise<ConsumptionMixPoint[]> {
-    return this.consumption.mixesInWindow(zone, fromTs, toTs, limit);
+    return this.consumption.mixesInWindow(...asked);
   }
 
   async saveBacktest(run: BacktestRun): Promise<void> {
