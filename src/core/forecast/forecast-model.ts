@@ -89,19 +89,94 @@ export function forEachTrainingTarget(
   days = TRAINING_DAYS,
 ): void {
   const values = zone.series.values;
+  forEachTrainingIssue(zone, issue, bucket, days, (past) => {
+    const anchor = anchorOf(zone, past.visibleEnd);
+    if (!anchor) return;
+    for (let slot = past.firstSlot; slot < past.lastSlot; slot++) {
+      const actual = values[slot]!;
+      if (!Number.isNaN(actual)) visit(anchor, past.issueTs, slot, actual);
+    }
+  });
+}
+
+/** One past issue a model is fitted on, and the slots of one bucket it forecast. */
+interface TrainingIssue extends Issue {
+  /** The bucket's slots: `[firstSlot, bucketEnd)`, those before `lastSlot` published by now. */
+  readonly firstSlot: number;
+  readonly bucketEnd: number;
+  readonly lastSlot: number;
+}
+
+/** The daily issues of the previous `days` days that `forEachTrainingTarget` visits, in order. */
+function forEachTrainingIssue(
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+  days: number,
+  visit: (past: TrainingIssue) => void,
+): void {
   for (let day = 1; day <= days; day++) {
     const pastTs = issue.issueTs - day * DAY_SECONDS;
     const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
-    const anchor = anchorOf(zone, pastEnd);
-    if (!anchor) continue;
     const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
-    const firstSlot = bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd);
-    const lastSlot = Math.min(bucketEnd, issue.visibleEnd);
-    for (let slot = firstSlot; slot < lastSlot; slot++) {
-      const actual = values[slot]!;
-      if (!Number.isNaN(actual)) visit(anchor, pastTs, slot, actual);
-    }
+    visit({
+      issueTs: pastTs,
+      visibleEnd: pastEnd,
+      firstSlot: bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd),
+      bucketEnd,
+      lastSlot: Math.min(bucketEnd, issue.visibleEnd),
+    });
   }
+}
+
+/** What a model keeps of one past issue's targets: their slots, ascending, and its own rows. */
+export interface TrainingBlock {
+  readonly slots: Int32Array;
+}
+
+/** By zone, then by model (its key object), past issue and bucket: the blocks built so far. */
+const trainingBlockCache = new WeakMap<ZoneState, Map<object, Map<string, TrainingBlock>>>();
+
+/**
+ * `forEachTrainingTarget` a past issue at a time: calls `visit` with each past issue's block and
+ * how many of its targets are published by the present issue. A block holds every target of the
+ * bucket (what a later issue sees of them too), built by `build` from the past issue's anchor the
+ * first time any issue of the zone asks: a past issue's targets are the same for every issue that
+ * trains on it, only fewer are published to the nearest ones. `model` keys the blocks (one object
+ * per model, the same for every call).
+ */
+export function forEachTrainingBlock<B extends TrainingBlock>(
+  model: object,
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+  days: number,
+  build: (anchor: Anchor, pastTs: number, slots: readonly number[]) => B,
+  visit: (block: B, published: number) => void,
+): void {
+  let byZone = trainingBlockCache.get(zone);
+  if (!byZone) trainingBlockCache.set(zone, (byZone = new Map()));
+  let blocks = byZone.get(model);
+  if (!blocks) byZone.set(model, (blocks = new Map()));
+  const values = zone.series.values;
+  forEachTrainingIssue(zone, issue, bucket, days, (past) => {
+    const key = `${past.issueTs}:${past.visibleEnd}:${bucket}`;
+    let block = blocks.get(key) as B | undefined;
+    if (!block) {
+      const anchor = anchorOf(zone, past.visibleEnd);
+      if (!anchor) return;
+      const slots: number[] = [];
+      const end = Math.min(past.bucketEnd, values.length);
+      for (let slot = past.firstSlot; slot < end; slot++) {
+        if (!Number.isNaN(values[slot]!)) slots.push(slot);
+      }
+      block = build(anchor, past.issueTs, slots);
+      blocks.set(key, block);
+    }
+    let published = 0;
+    while (published < block.slots.length && block.slots[published]! < past.lastSlot) published++;
+    visit(block, published);
+  });
 }
 
 /** The last slot (exclusive) a forecast issued at `issueTs` reaches, `hours` ahead. */
