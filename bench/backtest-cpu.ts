@@ -94,7 +94,8 @@ function compare(result: ZoneBacktest, file: string): void {
     if (before === undefined) continue;
     const difference =
       before === value ? 0 : Math.abs(value - before) / Math.max(Math.abs(before), 1e-12);
-    const field = path.split('/').at(-1)!;
+    // Array entries count with their array (a band's 72 hours are one field).
+    const field = path.split('/').findLast((key) => !/^\d+$/.test(key))!;
     largest.set(field, Math.max(largest.get(field) ?? 0, difference));
   }
   for (const [field, difference] of largest) {

@@ -7,10 +7,14 @@ import {
   type ForecastModel,
   HISTORY_ONLY,
   nanArray,
-  type TrainingBlock,
 } from './forecast-model.js';
 import { blendHandOvers } from './hand-over.js';
-import { NormalEquations } from './linalg.js';
+import {
+  type DepartureBlock,
+  DepartureSums,
+  type IncludedRows,
+  SPARSE_STRIDE,
+} from './departure-sums.js';
 import {
   bucketIndex,
   DAY_SECONDS,
@@ -347,18 +351,6 @@ function readSlots(zone: ZoneState, fitTs: number): [start: number, end: number]
   return [Math.max(0, end - DEPARTURE_READ_SECONDS / zone.series.step), end];
 }
 
-/** Per training row: two (column, value) pairs of per-hour features, column -1 when unused. */
-const SPARSE_STRIDE = 4;
-
-/** One past issue's training rows of one bucket (forecast-model.ts `forEachTrainingBlock`). */
-interface DepartureBlock extends TrainingBlock {
-  readonly dense: Float64Array;
-  readonly sparse: Float64Array;
-  /** What the daily base missed. */
-  readonly residuals: Float64Array;
-  readonly slotsOfWeek: Int32Array;
-}
-
 function departureBlock(
   zone: ZoneState,
   variant: DepartureVariant,
@@ -392,6 +384,9 @@ function departureBlock(
   return block;
 }
 
+/** By zone: the sums of each chain of fits (variant, bucket, time of day) as last solved. */
+const departureSums = new WeakMap<ZoneState, Map<number, DepartureSums>>();
+
 function fitDeparture(
   zone: ZoneState,
   variant: DepartureVariant,
@@ -402,10 +397,8 @@ function fitDeparture(
   const perHourFeatures = (last - first + 1) * (bucket === 0 ? 2 : 1);
   const denseCount = denseOf(variant);
   // The hour of the week's mean miss follows the dense inputs.
-  const offsetColumn = denseCount;
-  const width = offsetColumn + 1 + perHourFeatures;
-  // Rows first (the offsets need every residual before the fit can use them).
-  const blocks: { block: DepartureBlock; rows: number }[] = [];
+  const width = denseCount + 1 + perHourFeatures;
+  const wanted = new Map<number, IncludedRows>();
   const issue = { issueTs: fitTs, visibleEnd: zone.visibleEndAt(fitTs) };
   forEachTrainingBlock(
     variant,
@@ -414,43 +407,16 @@ function fitDeparture(
     bucket,
     DEPARTURE_TRAINING_DAYS,
     (anchor, pastTs, slots) => departureBlock(zone, variant, bucket, anchor, pastTs, slots),
-    (block, rows) => blocks.push({ block, rows }),
+    (block, rows, pastTs) => wanted.set(pastTs, { block, rows }),
   );
-  const sums = new Float64Array(zone.slotsPerWeek);
-  const counts = new Float64Array(zone.slotsPerWeek);
-  for (const { block, rows } of blocks) {
-    for (let r = 0; r < rows; r++) {
-      sums[block.slotsOfWeek[r]!]! += block.residuals[r]!;
-      counts[block.slotsOfWeek[r]!]! += 1;
-    }
-  }
-  const offsets = sums.map((sum, k) => (counts[k]! > 1 ? sum / counts[k]! : 0));
-  const equations = new NormalEquations(width);
-  const { gram, moment } = equations;
-  const x = new Float64Array(offsetColumn + 1);
-  for (const { block, rows } of blocks) {
-    const { dense, sparse, residuals, slotsOfWeek } = block;
-    for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < denseCount; c++) x[c] = dense[r * denseCount + c]!;
-      const residual = residuals[r]!;
-      // Each row's offset leaves the row out: with few weeks of rows, an offset holding the row's
-      // own residual would fit it and earn a coefficient the next issue does not bear out.
-      const week = slotsOfWeek[r]!;
-      x[offsetColumn] = counts[week]! > 1 ? (sums[week]! - residual) / (counts[week]! - 1) : 0;
-      equations.add(x, residual);
-      // The row's per-hour features (the others are zero), past the dense ones and in order.
-      const at = r * SPARSE_STRIDE;
-      for (let k = 0; k < 2; k++) {
-        const index = sparse[at + 2 * k]!;
-        if (index < 0) continue;
-        const value = sparse[at + 2 * k + 1]!;
-        moment[index]! += value * residual;
-        for (let b = 0; b <= offsetColumn; b++) gram[index * width + b]! += value * x[b]!;
-        if (k === 1) gram[index * width + sparse[at]!]! += value * sparse[at + 1]!;
-        gram[index * width + index]! += value * value;
-      }
-    }
-  }
-  const coefficients = equations.solve();
-  return coefficients && { coefficients, offsets };
+  let byChain = departureSums.get(zone);
+  if (!byChain) departureSums.set(zone, (byChain = new Map()));
+  const chain =
+    (((fitTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS) * 2 * HORIZON_BUCKETS.length +
+    variantIndex(variant) * HORIZON_BUCKETS.length +
+    bucket;
+  let sums = byChain.get(chain);
+  if (!sums) byChain.set(chain, (sums = new DepartureSums(width, denseCount, zone.slotsPerWeek)));
+  sums.moveTo(wanted);
+  return sums.solve();
 }

@@ -134,8 +134,14 @@ export interface TrainingBlock {
   readonly slots: Int32Array;
 }
 
-/** By zone, then by model (its key object), past issue and bucket: the blocks built so far. */
-const trainingBlockCache = new WeakMap<ZoneState, Map<object, Map<string, TrainingBlock>>>();
+/**
+ * By zone, then by model (its key object) and past issue time, then by what the past issue saw
+ * and bucket: the blocks built so far.
+ */
+const trainingBlockCache = new WeakMap<
+  ZoneState,
+  Map<object, Map<number, Map<number, TrainingBlock>>>
+>();
 
 /**
  * `forEachTrainingTarget` a past issue at a time: calls `visit` with each past issue's block and
@@ -152,16 +158,19 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
   bucket: number,
   days: number,
   build: (anchor: Anchor, pastTs: number, slots: readonly number[]) => B,
-  visit: (block: B, published: number) => void,
+  visit: (block: B, published: number, pastTs: number) => void,
 ): void {
   let byZone = trainingBlockCache.get(zone);
   if (!byZone) trainingBlockCache.set(zone, (byZone = new Map()));
   let blocks = byZone.get(model);
   if (!blocks) byZone.set(model, (blocks = new Map()));
   const values = zone.series.values;
+  const buckets = HORIZON_BUCKETS.length;
   forEachTrainingIssue(zone, issue, bucket, days, (past) => {
-    const key = `${past.issueTs}:${past.visibleEnd}:${bucket}`;
-    let block = blocks.get(key) as B | undefined;
+    let ofIssue = blocks.get(past.issueTs);
+    if (!ofIssue) blocks.set(past.issueTs, (ofIssue = new Map()));
+    const key = past.visibleEnd * buckets + bucket;
+    let block = ofIssue.get(key) as B | undefined;
     if (!block) {
       const anchor = anchorOf(zone, past.visibleEnd);
       if (!anchor) return;
@@ -171,11 +180,11 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
         if (!Number.isNaN(values[slot]!)) slots.push(slot);
       }
       block = build(anchor, past.issueTs, slots);
-      blocks.set(key, block);
+      ofIssue.set(key, block);
     }
     let published = 0;
     while (published < block.slots.length && block.slots[published]! < past.lastSlot) published++;
-    visit(block, published);
+    visit(block, published, past.issueTs);
   });
 }
 

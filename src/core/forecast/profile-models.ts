@@ -119,10 +119,8 @@ function fitProfile(
     TRAINING_DAYS,
     (anchor, _pastTs, slots) => profileBlock(zone, windows, anchor, slots),
     (block, published) => {
-      const { squaredErrors } = block;
-      for (let at = 0; at < published * errors.length; at += errors.length) {
-        for (let k = 0; k < errors.length; k++) errors[k]! += squaredErrors[at + k]!;
-      }
+      const at = published * errors.length;
+      for (let k = 0; k < errors.length; k++) errors[k]! += block.summed[at + k]!;
     },
   );
   let best = 0;
@@ -131,11 +129,13 @@ function fitProfile(
 }
 
 /**
- * One past issue's squared errors per target, window and e-folding time (forecast-model.ts
- * `forEachTrainingBlock`); infinite for a window without enough history then (never chosen).
+ * One past issue's squared errors per window and e-folding time, summed over its first `p`
+ * targets at `p` times their count (forecast-model.ts `forEachTrainingBlock`): an issue adds a
+ * past issue's published targets at once. Infinite for a window without enough history then
+ * (never chosen).
  */
 interface ProfileBlock extends TrainingBlock {
-  readonly squaredErrors: Float64Array;
+  readonly summed: Float64Array;
 }
 
 function profileBlock(
@@ -146,7 +146,7 @@ function profileBlock(
 ): ProfileBlock {
   const decays = DECAY_HOURS.length;
   const width = windows.length * decays;
-  const squaredErrors = new Float64Array(slots.length * width);
+  const summed = new Float64Array((slots.length + 1) * width);
   const step = zone.series.step;
   const decay = new Float64Array(decays);
   const profiles = windows.map((window) => windowProfile(zone, anchor.visibleEnd, window));
@@ -157,19 +157,20 @@ function profileBlock(
     for (let k = 0; k < decays; k++) decay[k] = Math.exp(-hoursAfter / DECAY_HOURS[k]!);
     const ofWeek = zone.slotOfWeek(slot);
     for (let w = 0; w < windows.length; w++) {
-      const at = row * width + w * decays;
+      const before = row * width + w * decays;
+      const at = before + width;
       const profile = profiles[w];
       if (!profile) {
-        squaredErrors.fill(Number.POSITIVE_INFINITY, at, at + decays);
+        summed.fill(Number.POSITIVE_INFINITY, at, at + decays);
         continue;
       }
       const value = profile[ofWeek]!;
       const anomaly = anchor.latest - profile[latestOfWeek]!;
       for (let k = 0; k < decays; k++) {
         const forecast = value + anomaly * decay[k]!;
-        squaredErrors[at + k] = (forecast - actual) ** 2;
+        summed[at + k] = summed[before + k]! + (forecast - actual) ** 2;
       }
     }
   });
-  return { slots: Int32Array.from(slots), squaredErrors };
+  return { slots: Int32Array.from(slots), summed };
 }
