@@ -164,6 +164,10 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
   if (!byZone) trainingBlockCache.set(zone, (byZone = new Map()));
   let blocks = byZone.get(model);
   if (!blocks) byZone.set(model, (blocks = new Map()));
+  // Past issues older than the oldest this one trains on are no later issue's either (the
+  // backtest walks forward): dropped, or a long backtest would hold every past issue's rows.
+  const oldest = issue.issueTs - days * DAY_SECONDS;
+  for (const pastTs of blocks.keys()) if (pastTs < oldest) blocks.delete(pastTs);
   const values = zone.series.values;
   const buckets = HORIZON_BUCKETS.length;
   forEachTrainingIssue(zone, issue, bucket, days, (past) => {

@@ -85,14 +85,17 @@ function profileModel(id: string, windows: readonly ProfileWindow[]): ForecastMo
       const out = nanArray(end - issue.visibleEnd);
       const anchor = anchorOf(zone, issue.visibleEnd);
       if (!anchor) return out;
-      const fits = HORIZON_BUCKETS.map((_, bucket) => fitProfile(zone, issue, bucket, windows));
+      const fits = HORIZON_BUCKETS.map((_, bucket) => {
+        const { window, decayHours } = fitProfile(zone, issue, bucket, windows);
+        const profile = windowProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
+        return { profile, decayHours };
+      });
       const step = zone.series.step;
       const latestWeek = zone.slotOfWeek(anchor.latestSlot);
       for (let i = 0; i < out.length; i++) {
         const slot = issue.visibleEnd + i;
         const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-        const { window, decayHours } = fits[bucketIndex(hours)]!;
-        const profile = windowProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
+        const { profile, decayHours } = fits[bucketIndex(hours)]!;
         const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
         out[i] =
           profile[zone.slotOfWeek(slot)]! +
