@@ -695,14 +695,14 @@ export function spearman(a: readonly number[], b: readonly number[]): number | n
 }
 
 /** Ranks from 1, ties sharing their mean rank. */
-function ranks(values: readonly number[]): Float64Array {
-  const order = Uint32Array.from(values.keys()).sort((x, y) => values[x]! - values[y]!);
-  const result = new Float64Array(values.length);
+function ranks(values: readonly number[]): number[] {
+  const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
+  const result = new Array<number>(values.length);
   for (let start = 0; start < order.length;) {
     let end = start;
-    while (end + 1 < order.length && values[order[end + 1]!] === values[order[start]!]) end++;
+    while (end + 1 < order.length && order[end + 1]!.value === order[start]!.value) end++;
     const rank = (start + end) / 2 + 1;
-    for (let k = start; k <= end; k++) result[order[k]!] = rank;
+    for (let k = start; k <= end; k++) result[order[k]!.index] = rank;
     start = end + 1;
   }
   return result;

@@ -135,13 +135,17 @@ export interface TrainingBlock {
 }
 
 /**
- * By zone, then by model (its key object) and past issue time, then by what the past issue saw
- * and bucket: the blocks built so far.
+ * By zone, then by model (its key object) and past issue time (seconds after the zone's first
+ * slot: a small integer, which a Map hashes fastest), then by what the past issue saw and
+ * bucket: the blocks built so far.
  */
-const trainingBlockCache = new WeakMap<
-  ZoneState,
-  Map<object, Map<number, Map<number, TrainingBlock>>>
->();
+const trainingBlockCache = new WeakMap<ZoneState, Map<object, TrainingBlocks>>();
+
+interface TrainingBlocks {
+  readonly byIssue: Map<number, Map<number, TrainingBlock>>;
+  /** Blocks of past issues before this time have been dropped. */
+  droppedBefore: number;
+}
 
 /**
  * `forEachTrainingTarget` a past issue at a time: calls `visit` with each past issue's block and
@@ -162,17 +166,27 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
 ): void {
   let byZone = trainingBlockCache.get(zone);
   if (!byZone) trainingBlockCache.set(zone, (byZone = new Map()));
-  let blocks = byZone.get(model);
-  if (!blocks) byZone.set(model, (blocks = new Map()));
+  let cached = byZone.get(model);
+  if (!cached) {
+    cached = { byIssue: new Map(), droppedBefore: Number.NEGATIVE_INFINITY };
+    byZone.set(model, cached);
+  }
+  const blocks = cached.byIssue;
   // Past issues older than the oldest this one trains on are no later issue's either (the
-  // backtest walks forward): dropped, or a long backtest would hold every past issue's rows.
+  // backtest walks forward): dropped a day's worth at a time, or a long backtest would hold
+  // every past issue's rows.
   const oldest = issue.issueTs - days * DAY_SECONDS;
-  for (const pastTs of blocks.keys()) if (pastTs < oldest) blocks.delete(pastTs);
+  if (oldest - cached.droppedBefore >= DAY_SECONDS) {
+    const oldestKey = oldest - zone.series.startTs;
+    for (const pastKey of blocks.keys()) if (pastKey < oldestKey) blocks.delete(pastKey);
+    cached.droppedBefore = oldest;
+  }
   const values = zone.series.values;
   const buckets = HORIZON_BUCKETS.length;
   forEachTrainingIssue(zone, issue, bucket, days, (past) => {
-    let ofIssue = blocks.get(past.issueTs);
-    if (!ofIssue) blocks.set(past.issueTs, (ofIssue = new Map()));
+    const pastKey = past.issueTs - zone.series.startTs;
+    let ofIssue = blocks.get(pastKey);
+    if (!ofIssue) blocks.set(pastKey, (ofIssue = new Map()));
     const key = past.visibleEnd * buckets + bucket;
     let block = ofIssue.get(key) as B | undefined;
     if (!block) {
