@@ -164,7 +164,7 @@ export function backtestZone(
   }
 }
 
-/** A zone's inputs as plain data: what a worker thread receives (issue 21). */
+/** A zone's inputs as plain data: what a worker receives (issue 21). */
 export interface ZoneInputsData {
   readonly actual: RegularSeries;
   readonly upstream: Readonly<Partial<Record<keyof UpstreamInputs, IssuedSeriesData>>>;
@@ -184,8 +184,8 @@ export function zoneInputsData(inputs: ZoneInputs): ZoneInputsData {
 }
 
 /**
- * `backtestZone` on plain data in and out (models named by id), so that it can run in a worker
- * thread: nothing but typed arrays, numbers and strings crosses.
+ * `backtestZone` on plain data in and out (models named by id), so that it can run in a worker:
+ * nothing but typed arrays, numbers and strings crosses.
  */
 export function backtestZoneData(
   zone: string,
