@@ -107,9 +107,9 @@ export function renderDuringBacktest(result: DuringBacktestResult): string {
     `## \`latest\` while the backtest runs (${result.store})`,
     '',
     'A fresh gridco2 on a copy of the store without a stored backtest runs one at start-up ' +
-      '(on its forecast worker thread); rounds of `' +
+      '(in its forecast worker process, at a lower CPU priority); rounds of `' +
       result.path +
-      '` alternate with the bare server until it ends. Target (issue 21): at least 0.4x, ' +
+      '` alternate with the bare server until it ends. Target (issue 38): at least 0.8x, ' +
       '`/v1/health` p99 under 50 ms.',
     '',
     `Backtest: ${result.backtestSeconds === null ? 'still running when the rounds ended' : `done ${result.backtestSeconds.toFixed(1)} s after start-up`}.`,

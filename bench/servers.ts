@@ -208,7 +208,7 @@ const FORECAST_COMPUTING = /^gridco2_forecast_computing (\d+)$/m;
 
 /**
  * Waits until gridco2's forecast work is done: forecasts prepared and no backtest running. A
- * fresh store has no backtest, so gridco2 runs one at start on its worker thread, which the
+ * fresh store has no backtest, so gridco2 runs one at start in its worker process, which the
  * pinning puts on the served core: measured then, the steady state would be the during-backtest
  * case. Resolves with the milliseconds waited, or null when `maxMs` passed first (or gridco2 has
  * no such metrics).

@@ -12,7 +12,7 @@ import { runBacktest } from './run-backtest.js';
 /**
  * The forecast engine's CPU-heavy work, behind one interface: the walk-forward backtest and the
  * preparation of every zone's forecast. Run on the serving thread (inThreadCompute) or on a
- * worker thread (worker-compute.ts), which hands the same results back whole.
+ * worker process (worker-compute.ts), which hands the same results back whole.
  */
 
 export const forecastKey = (zone: string, basis: ForecastBasis): string => `${zone}|${basis}`;

@@ -1,21 +1,19 @@
-import { parentPort, workerData } from 'node:worker_threads';
 import { createStore } from '../storage/create-store.js';
 import { type CarriedFitsByForecast, prepareZones } from './compute.js';
 import { runBacktest } from './run-backtest.js';
-import type { ForecastJob, ForecastJobReply } from './worker-compute.js';
+import { type ForecastJob, type ForecastJobReply, WORKER_STORE_ENV } from './worker-compute.js';
 
 /**
- * The forecast worker thread started by worker-compute.ts: opens the store itself and runs the
+ * The forecast worker process started by worker-compute.ts: opens the store itself and runs the
  * jobs it is sent (the backtest, preparing every zone), replying with each result whole. It is
- * terminated to cancel.
+ * killed to cancel, and ends with the server (its channel closes).
  */
 
-const { databaseUrl } = workerData as { databaseUrl: string };
-const store = createStore(databaseUrl);
-const port = parentPort!;
+const store = createStore(process.env[WORKER_STORE_ENV]!);
 const carried: CarriedFitsByForecast = new Map();
 
-port.on('message', (job: ForecastJob) => void run(job));
+process.on('message', (job: ForecastJob) => void run(job));
+process.on('disconnect', () => process.exit(0));
 
 async function run(job: ForecastJob): Promise<void> {
   let reply: ForecastJobReply;
@@ -29,5 +27,5 @@ async function run(job: ForecastJob): Promise<void> {
   } catch (error) {
     reply = { type: 'failed', id: job.id, message: String(error) };
   }
-  port.postMessage(reply);
+  process.send!(reply);
 }

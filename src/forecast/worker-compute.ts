@@ -1,16 +1,20 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
+import { getPriority, setPriority } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { BacktestRun, ZoneBacktest } from '../core/forecast/backtest.js';
 import type { Store } from '../storage/store.js';
 import { type ForecastCompute, inThreadCompute, type PreparedZones } from './compute.js';
 
 /**
- * The forecast engine's work on a worker thread (issue 21): the backtest and the recomputes take
- * seconds of CPU on a long store, which on the serving thread would hold every request. The
- * worker opens the same store (a file or a server) on its own; messages carry one job each and
- * its result back whole. Stopping terminates the worker, which cancels whatever it was running.
+ * The forecast engine's work in a worker process (issue 21, a process since issue 38): the
+ * backtest and the recomputes take seconds of CPU on a long store, which on the serving thread
+ * would hold every request, and beside it as an equal would still halve serving on one core; a
+ * process runs at a lower CPU priority (a thread cannot). The worker opens the same store (a
+ * file or a server) on its own; messages carry one job each and its result back whole. Stopping
+ * kills the worker, which cancels whatever it was running.
  */
 
 /** Messages to the worker. */
@@ -29,35 +33,62 @@ export type ForecastJobReply =
   | { readonly type: 'failed'; readonly id: number; readonly message: string };
 
 const WORKER_EXTENSION = extname(fileURLToPath(import.meta.url));
-const WORKER_FILE = new URL(`./forecast-worker${WORKER_EXTENSION}`, import.meta.url);
+const WORKER_FILE = fileURLToPath(new URL(`./forecast-worker${WORKER_EXTENSION}`, import.meta.url));
+
+/**
+ * How much lower than the server's the worker's CPU priority is (its nice value, added): on a
+ * single core the scheduler then gives serving the CPU whenever it has a request, and the
+ * backtest the rest (issue 38: `latest` at 0.32-0.62x of a bare server beside an equal thread).
+ */
+const WORKER_NICENESS = 10;
+/** The highest nice value there is. */
+const LOWEST_PRIORITY = 19;
+
+/** The environment variable that hands the worker its store's URL (argv is public in `ps`). */
+export const WORKER_STORE_ENV = 'GRIDCO2_FORECAST_STORE';
 
 /**
  * Built, the worker is the compiled `.js`. From the TypeScript sources (tests, `tsx`), Node
- * cannot load the `.ts` itself: a small script registers tsx's loader in the worker first.
+ * cannot load the `.ts` itself: the worker process imports tsx's loader first.
  */
-function startWorker(databaseUrl: string): Worker {
-  const workerData = { databaseUrl };
-  if (WORKER_EXTENSION !== '.ts') return new Worker(WORKER_FILE, { workerData });
-  // The ESM build of tsx's API (require resolves its CommonJS twin, which cannot register).
-  const api = createRequire(import.meta.url)
-    .resolve('tsx/esm/api')
-    .replace(/\.cjs$/, '.mjs');
-  const script =
-    `import(${JSON.stringify(pathToFileURL(api).href)})` +
-    `.then(({ register }) => { register(); return import(${JSON.stringify(WORKER_FILE.href)}); })`;
-  return new Worker(script, { eval: true, workerData });
+function startWorker(databaseUrl: string): ChildProcess {
+  const execArgv =
+    WORKER_EXTENSION === '.ts'
+      ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href]
+      : [];
+  const child = fork(WORKER_FILE, [], {
+    execArgv,
+    env: { ...process.env, [WORKER_STORE_ENV]: databaseUrl },
+    // Typed arrays and Maps cross as themselves (structured clone), as they did to a thread.
+    serialization: 'advanced',
+  });
+  if (child.pid !== undefined) {
+    setPriority(child.pid, Math.min(LOWEST_PRIORITY, getPriority() + WORKER_NICENESS));
+  }
+  return child;
 }
 
-/** Whether another thread can open the store the URL names (an in-memory SQLite cannot). */
+/** Whether the worker keeps this process alive: only while it has a job. */
+function keepAlive(child: ChildProcess, alive: boolean): void {
+  if (alive) {
+    child.ref();
+    child.channel?.ref();
+  } else {
+    child.unref();
+    child.channel?.unref();
+  }
+}
+
+/** Whether another process can open the store the URL names (an in-memory SQLite cannot). */
 const shareable = (databaseUrl: string) => !/^sqlite:(?::memory:)?$/.test(databaseUrl);
 
-/** The engine's work on a worker thread when the store can be opened there, else in-thread. */
+/** The engine's work in a worker process when the store can be opened there, else in-thread. */
 export function forecastCompute(store: Store, databaseUrl: string): ForecastCompute {
   return shareable(databaseUrl) ? new WorkerCompute(databaseUrl) : inThreadCompute(store);
 }
 
 export class WorkerCompute implements ForecastCompute {
-  private worker: Worker | undefined;
+  private worker: ChildProcess | undefined;
   private nextId = 0;
   private readonly pending = new Map<
     number,
@@ -65,6 +96,11 @@ export class WorkerCompute implements ForecastCompute {
   >();
 
   constructor(private readonly databaseUrl: string) {}
+
+  /** The worker's process id while it runs. */
+  get pid(): number | undefined {
+    return this.worker?.pid;
+  }
 
   backtest(nowSeconds: number, signal: AbortSignal): Promise<BacktestRun> {
     return this.send(
@@ -89,7 +125,10 @@ export class WorkerCompute implements ForecastCompute {
     const worker = this.worker;
     this.worker = undefined;
     this.failAll(new Error('forecast worker stopped'));
-    await worker?.terminate();
+    if (!worker || worker.exitCode !== null || worker.signalCode !== null) return;
+    const exited = once(worker, 'exit');
+    worker.kill();
+    await exited;
   }
 
   private send(job: ForecastJob, signal: AbortSignal): Promise<BacktestRun | PreparedZones> {
@@ -108,19 +147,18 @@ export class WorkerCompute implements ForecastCompute {
           reject(error);
         },
       });
-      // Only a worker with a job keeps the process alive.
-      worker.ref();
-      worker.postMessage(job);
+      keepAlive(worker, true);
+      worker.send(job);
     });
   }
 
-  private start(): Worker {
+  private start(): ChildProcess {
     const worker = startWorker(this.databaseUrl);
-    worker.unref();
+    keepAlive(worker, false);
     worker.on('message', (reply: ForecastJobReply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
+      if (this.pending.size === 0) keepAlive(worker, false);
       if (reply.type === 'done') waiting?.resolve(reply.result);
       else waiting?.reject(new Error(reply.message));
     });
@@ -132,7 +170,9 @@ export class WorkerCompute implements ForecastCompute {
       this.failAll(error);
     };
     worker.on('error', lost);
-    worker.on('exit', (code) => lost(new Error(`forecast worker exited (${code})`)));
+    worker.on('exit', (code, signal) =>
+      lost(new Error(`forecast worker exited (${code ?? signal})`)),
+    );
     return worker;
   }
 

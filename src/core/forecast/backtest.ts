@@ -6,6 +6,7 @@ import { OPERATOR_FORECAST } from './operator-forecast.js';
 import { CLIMATOLOGY } from './profile-models.js';
 import { type UpstreamInputs, type ZoneInputs, ZoneState } from './zone-state.js';
 import { reshapeDay, weighDayShapes } from './day-shape.js';
+import { ErrorPools, type ScoredError } from './error-pools.js';
 import { blendHandOvers } from './hand-over.js';
 import {
   type BucketLabel,
@@ -136,12 +137,8 @@ export interface BacktestOptions {
   readonly onIssues?: (issues: readonly IssueForecasts[]) => void;
 }
 
-/** Days of issues whose errors make the band of the next one. */
-const BAND_DAYS = 90;
 /** At least this many earlier errors (pooled over neighbouring hours) before coverage counts. */
 const MIN_BAND_SAMPLES = 40;
-/** Hours either side pooled into one horizon's band. */
-const BAND_POOL_HOURS = 2;
 /** The band used for the next issues is refreshed this often. */
 const BAND_REFRESH_SECONDS = 7 * DAY_SECONDS;
 const JOB_HOURS = 4;
@@ -167,7 +164,7 @@ export function backtestZone(
   }
 }
 
-/** A zone's inputs as plain data: what a worker thread receives (issue 21). */
+/** A zone's inputs as plain data: what a worker receives (issue 21). */
 export interface ZoneInputsData {
   readonly actual: RegularSeries;
   readonly upstream: Readonly<Partial<Record<keyof UpstreamInputs, IssuedSeriesData>>>;
@@ -187,8 +184,8 @@ export function zoneInputsData(inputs: ZoneInputs): ZoneInputsData {
 }
 
 /**
- * `backtestZone` on plain data in and out (models named by id), so that it can run in a worker
- * thread: nothing but typed arrays, numbers and strings crosses.
+ * `backtestZone` on plain data in and out (models named by id), so that it can run in a worker:
+ * nothing but typed arrays, numbers and strings crosses.
  */
 export function backtestZoneData(
   zone: string,
@@ -520,6 +517,8 @@ function* scoreModel(
   const sums = HORIZON_BUCKETS.map(emptySums);
   // Errors by hour ahead (index hours - 1), in issue order.
   const errors: ScoredError[][] = Array.from({ length: HORIZON_HOURS }, () => []);
+  const bandPools = new ErrorPools(errors);
+  const issueTimes = issues.map((issue) => issue.issueTs);
   let pools: Float64Array[] = [];
   let poolsAt = Number.NEGATIVE_INFINITY;
   // Per bucket, the quantile levels of the band's edges, adapted so that a tenth of the outcomes
@@ -542,7 +541,7 @@ function* scoreModel(
       });
     }
     if (banded && issue.issueTs - poolsAt >= BAND_REFRESH_SECONDS) {
-      pools = errorPools(errors, issues, index, knownBy);
+      pools = bandPools.at(issueTimes, index, knownBy);
       poolsAt = issue.issueTs;
     }
     const forecast = issue.values.get(modelId)!;
@@ -630,7 +629,7 @@ function* scoreModel(
   });
   // The band served next: every error known after the last issue, at the levels reached.
   const finalPools = banded
-    ? errorPools(errors, issues, issues.length, Number.POSITIVE_INFINITY)
+    ? bandPools.at(issueTimes, issues.length, Number.POSITIVE_INFINITY)
     : [];
   const edge = (side: 0 | 1) =>
     Array.from({ length: HORIZON_HOURS }, (_, hour) => {
@@ -646,13 +645,6 @@ interface BucketMisses {
   below: number;
   above: number;
   banded: number;
-}
-
-interface ScoredError {
-  readonly issue: number;
-  /** When the interval scored ended (its value was published a lag later). */
-  readonly end: number;
-  readonly error: number;
 }
 
 /** The share of outcomes each edge of the band aims to leave outside. */
@@ -675,47 +667,6 @@ function adaptLevels(
     clamp(low + ADAPT_RATE * (TAIL - belowShare), 0.005, 0.3),
     clamp(high + ADAPT_RATE * (aboveShare - TAIL), 0.7, 0.995),
   ];
-}
-
-/**
- * Per hour ahead, sorted: the errors of the issues of the last BAND_DAYS before issue
- * `beforeIssue` whose intervals ended by `knownBy` (published by then), pooled with the
- * neighbouring hours.
- */
-function errorPools(
-  errors: readonly (readonly ScoredError[])[],
-  issues: readonly IssueForecasts[],
-  beforeIssue: number,
-  knownBy: number,
-): Float64Array[] {
-  const lastTs = issues[beforeIssue - 1]?.issueTs ?? Number.NEGATIVE_INFINITY;
-  const sinceTs = lastTs - BAND_DAYS * DAY_SECONDS;
-  // Each hour's errors in issue order: only the tail of each list is read.
-  const recent = errors.map((list) => {
-    const out: number[] = [];
-    for (let k = list.length - 1; k >= 0; k--) {
-      const entry = list[k]!;
-      if (issues[entry.issue]!.issueTs < sinceTs) break;
-      if (entry.issue < beforeIssue && entry.end <= knownBy) out.push(entry.error);
-    }
-    return out;
-  });
-  const pools: Float64Array[] = [];
-  for (let hour = 0; hour < HORIZON_HOURS; hour++) {
-    const from = Math.max(0, hour - BAND_POOL_HOURS);
-    const to = Math.min(HORIZON_HOURS - 1, hour + BAND_POOL_HOURS);
-    let size = 0;
-    for (let h = from; h <= to; h++) size += recent[h]!.length;
-    const pool = new Float64Array(size);
-    let at = 0;
-    for (let h = from; h <= to; h++) {
-      pool.set(recent[h]!, at);
-      at += recent[h]!.length;
-    }
-    // A typed array sorts numerically, natively: most of the band's cost otherwise.
-    pools.push(pool.sort());
-  }
-  return pools;
 }
 
 /** Linear interpolation between order statistics of a sorted array. */

@@ -3,13 +3,18 @@ import {
   type Anchor,
   anchorOf,
   dailyBase,
-  forEachTrainingTarget,
+  forEachTrainingBlock,
   type ForecastModel,
   HISTORY_ONLY,
   nanArray,
 } from './forecast-model.js';
 import { blendHandOvers } from './hand-over.js';
-import { NormalEquations } from './linalg.js';
+import {
+  type DepartureBlock,
+  DepartureSums,
+  type IncludedRows,
+  SPARSE_STRIDE,
+} from './departure-sums.js';
 import {
   bucketIndex,
   DAY_SECONDS,
@@ -346,8 +351,41 @@ function readSlots(zone: ZoneState, fitTs: number): [start: number, end: number]
   return [Math.max(0, end - DEPARTURE_READ_SECONDS / zone.series.step), end];
 }
 
-/** Per training row: two (column, value) pairs of per-hour features, column -1 when unused. */
-const SPARSE_STRIDE = 4;
+function departureBlock(
+  zone: ZoneState,
+  variant: DepartureVariant,
+  bucket: number,
+  anchor: Anchor,
+  pastTs: number,
+  slots: readonly number[],
+): DepartureBlock {
+  const denseCount = denseOf(variant);
+  const rows = slots.length;
+  const block = {
+    slots: Int32Array.from(slots),
+    dense: new Float64Array(rows * denseCount),
+    sparse: new Float64Array(rows * SPARSE_STRIDE),
+    residuals: new Float64Array(rows),
+    slotsOfWeek: new Int32Array(rows),
+  };
+  const recent = recentValues(zone, anchor);
+  const row = new DepartureRow(variant);
+  slots.forEach((slot, r) => {
+    const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, pastTs));
+    row.fill(zone, anchor, recent, slot, hours, bucket);
+    block.dense.set(row.dense, r * denseCount);
+    for (let k = 0; k < 2; k++) {
+      block.sparse[r * SPARSE_STRIDE + 2 * k] = k < row.sparse ? row.sparseIndex[k]! : -1;
+      block.sparse[r * SPARSE_STRIDE + 2 * k + 1] = row.sparseValue[k]!;
+    }
+    block.residuals[r] = zone.series.values[slot]! - row.base;
+    block.slotsOfWeek[r] = zone.slotOfWeek(slot);
+  });
+  return block;
+}
+
+/** By zone: the sums of each chain of fits (variant, bucket, time of day) as last solved. */
+const departureSums = new WeakMap<ZoneState, Map<number, DepartureSums>>();
 
 function fitDeparture(
   zone: ZoneState,
@@ -359,68 +397,26 @@ function fitDeparture(
   const perHourFeatures = (last - first + 1) * (bucket === 0 ? 2 : 1);
   const denseCount = denseOf(variant);
   // The hour of the week's mean miss follows the dense inputs.
-  const offsetColumn = denseCount;
-  const width = offsetColumn + 1 + perHourFeatures;
-  // Rows first (the offsets need every residual before the fit can use them).
-  const dense: number[] = [];
-  const sparse: number[] = [];
-  const residuals: number[] = [];
-  const slotsOfWeek: number[] = [];
-  const row = new DepartureRow(variant);
-  let recentOf: Anchor | undefined;
-  let recent: RecentValues | undefined;
+  const width = denseCount + 1 + perHourFeatures;
+  const wanted = new Map<number, IncludedRows>();
   const issue = { issueTs: fitTs, visibleEnd: zone.visibleEndAt(fitTs) };
-  forEachTrainingTarget(
+  forEachTrainingBlock(
+    variant,
     zone,
     issue,
     bucket,
-    (anchor, pastTs, slot, actual) => {
-      if (anchor !== recentOf) {
-        recentOf = anchor;
-        recent = recentValues(zone, anchor);
-      }
-      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, pastTs));
-      row.fill(zone, anchor, recent!, slot, hours, bucket);
-      for (let c = 0; c < denseCount; c++) dense.push(row.dense[c]!);
-      for (let k = 0; k < 2; k++) {
-        sparse.push(k < row.sparse ? row.sparseIndex[k]! : -1, row.sparseValue[k]!);
-      }
-      residuals.push(actual - row.base);
-      slotsOfWeek.push(zone.slotOfWeek(slot));
-    },
     DEPARTURE_TRAINING_DAYS,
+    (anchor, pastTs, slots) => departureBlock(zone, variant, bucket, anchor, pastTs, slots),
+    (block, rows, pastTs) => wanted.set(pastTs, { block, rows }),
   );
-  const rows = residuals.length;
-  const sums = new Float64Array(zone.slotsPerWeek);
-  const counts = new Float64Array(zone.slotsPerWeek);
-  for (let r = 0; r < rows; r++) {
-    sums[slotsOfWeek[r]!]! += residuals[r]!;
-    counts[slotsOfWeek[r]!]! += 1;
-  }
-  const offsets = sums.map((sum, k) => (counts[k]! > 1 ? sum / counts[k]! : 0));
-  const equations = new NormalEquations(width);
-  const { gram, moment } = equations;
-  const x = new Float64Array(offsetColumn + 1);
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < denseCount; c++) x[c] = dense[r * denseCount + c]!;
-    const residual = residuals[r]!;
-    // Each row's offset leaves the row out: with few weeks of rows, an offset holding the row's
-    // own residual would fit it and earn a coefficient the next issue does not bear out.
-    const week = slotsOfWeek[r]!;
-    x[offsetColumn] = counts[week]! > 1 ? (sums[week]! - residual) / (counts[week]! - 1) : 0;
-    equations.add(x, residual);
-    // The row's per-hour features (the others are zero), past the dense ones and in order.
-    const at = r * SPARSE_STRIDE;
-    for (let k = 0; k < 2; k++) {
-      const index = sparse[at + 2 * k]!;
-      if (index < 0) continue;
-      const value = sparse[at + 2 * k + 1]!;
-      moment[index]! += value * residual;
-      for (let b = 0; b <= offsetColumn; b++) gram[index * width + b]! += value * x[b]!;
-      if (k === 1) gram[index * width + sparse[at]!]! += value * sparse[at + 1]!;
-      gram[index * width + index]! += value * value;
-    }
-  }
-  const coefficients = equations.solve();
-  return coefficients && { coefficients, offsets };
+  let byChain = departureSums.get(zone);
+  if (!byChain) departureSums.set(zone, (byChain = new Map()));
+  const chain =
+    (((fitTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS) * 2 * HORIZON_BUCKETS.length +
+    variantIndex(variant) * HORIZON_BUCKETS.length +
+    bucket;
+  let sums = byChain.get(chain);
+  if (!sums) byChain.set(chain, (sums = new DepartureSums(width, denseCount, zone.slotsPerWeek)));
+  sums.moveTo(wanted);
+  return sums.solve();
 }

@@ -89,19 +89,121 @@ export function forEachTrainingTarget(
   days = TRAINING_DAYS,
 ): void {
   const values = zone.series.values;
+  forEachTrainingIssue(zone, issue, bucket, days, (past) => {
+    const anchor = anchorOf(zone, past.visibleEnd);
+    if (!anchor) return;
+    for (let slot = past.firstSlot; slot < past.lastSlot; slot++) {
+      const actual = values[slot]!;
+      if (!Number.isNaN(actual)) visit(anchor, past.issueTs, slot, actual);
+    }
+  });
+}
+
+/** One past issue a model is fitted on, and the slots of one bucket it forecast. */
+interface TrainingIssue extends Issue {
+  /** The bucket's slots: `[firstSlot, bucketEnd)`, those before `lastSlot` published by now. */
+  readonly firstSlot: number;
+  readonly bucketEnd: number;
+  readonly lastSlot: number;
+}
+
+/** The daily issues of the previous `days` days that `forEachTrainingTarget` visits, in order. */
+function forEachTrainingIssue(
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+  days: number,
+  visit: (past: TrainingIssue) => void,
+): void {
   for (let day = 1; day <= days; day++) {
     const pastTs = issue.issueTs - day * DAY_SECONDS;
     const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
-    const anchor = anchorOf(zone, pastEnd);
-    if (!anchor) continue;
     const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
-    const firstSlot = bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd);
-    const lastSlot = Math.min(bucketEnd, issue.visibleEnd);
-    for (let slot = firstSlot; slot < lastSlot; slot++) {
-      const actual = values[slot]!;
-      if (!Number.isNaN(actual)) visit(anchor, pastTs, slot, actual);
-    }
+    visit({
+      issueTs: pastTs,
+      visibleEnd: pastEnd,
+      firstSlot: bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd),
+      bucketEnd,
+      lastSlot: Math.min(bucketEnd, issue.visibleEnd),
+    });
   }
+}
+
+/** What a model keeps of one past issue's targets: their slots, ascending, and its own rows. */
+export interface TrainingBlock {
+  readonly slots: Int32Array;
+}
+
+/**
+ * By zone, then by model (its key object) and past issue time (seconds after the zone's first
+ * slot: a small integer, which a Map hashes fastest), then by what the past issue saw and
+ * bucket: the blocks built so far.
+ */
+const trainingBlockCache = new WeakMap<ZoneState, Map<object, TrainingBlocks>>();
+
+interface TrainingBlocks {
+  readonly byIssue: Map<number, Map<number, TrainingBlock>>;
+  /** Blocks of past issues before this time have been dropped. */
+  droppedBefore: number;
+}
+
+/**
+ * `forEachTrainingTarget` a past issue at a time: calls `visit` with each past issue's block and
+ * how many of its targets are published by the present issue. A block holds every target of the
+ * bucket (what a later issue sees of them too), built by `build` from the past issue's anchor the
+ * first time any issue of the zone asks: a past issue's targets are the same for every issue that
+ * trains on it, only fewer are published to the nearest ones. `model` keys the blocks (one object
+ * per model, the same for every call).
+ */
+export function forEachTrainingBlock<B extends TrainingBlock>(
+  model: object,
+  zone: ZoneState,
+  issue: Issue,
+  bucket: number,
+  days: number,
+  build: (anchor: Anchor, pastTs: number, slots: readonly number[]) => B,
+  visit: (block: B, published: number, pastTs: number) => void,
+): void {
+  let byZone = trainingBlockCache.get(zone);
+  if (!byZone) trainingBlockCache.set(zone, (byZone = new Map()));
+  let cached = byZone.get(model);
+  if (!cached) {
+    cached = { byIssue: new Map(), droppedBefore: Number.NEGATIVE_INFINITY };
+    byZone.set(model, cached);
+  }
+  const blocks = cached.byIssue;
+  // Past issues older than the oldest this one trains on are no later issue's either (the
+  // backtest walks forward): dropped a day's worth at a time, or a long backtest would hold
+  // every past issue's rows.
+  const oldest = issue.issueTs - days * DAY_SECONDS;
+  if (oldest - cached.droppedBefore >= DAY_SECONDS) {
+    const oldestKey = oldest - zone.series.startTs;
+    for (const pastKey of blocks.keys()) if (pastKey < oldestKey) blocks.delete(pastKey);
+    cached.droppedBefore = oldest;
+  }
+  const values = zone.series.values;
+  const buckets = HORIZON_BUCKETS.length;
+  forEachTrainingIssue(zone, issue, bucket, days, (past) => {
+    const pastKey = past.issueTs - zone.series.startTs;
+    let ofIssue = blocks.get(pastKey);
+    if (!ofIssue) blocks.set(pastKey, (ofIssue = new Map()));
+    const key = past.visibleEnd * buckets + bucket;
+    let block = ofIssue.get(key) as B | undefined;
+    if (!block) {
+      const anchor = anchorOf(zone, past.visibleEnd);
+      if (!anchor) return;
+      const slots: number[] = [];
+      const end = Math.min(past.bucketEnd, values.length);
+      for (let slot = past.firstSlot; slot < end; slot++) {
+        if (!Number.isNaN(values[slot]!)) slots.push(slot);
+      }
+      block = build(anchor, past.issueTs, slots);
+      ofIssue.set(key, block);
+    }
+    let published = 0;
+    while (published < block.slots.length && block.slots[published]! < past.lastSlot) published++;
+    visit(block, published, past.issueTs);
+  });
 }
 
 /** The last slot (exclusive) a forecast issued at `issueTs` reaches, `hours` ahead. */

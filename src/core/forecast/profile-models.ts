@@ -1,11 +1,13 @@
 import {
   type Anchor,
   anchorOf,
-  forEachTrainingTarget,
+  forEachTrainingBlock,
   type ForecastModel,
   HISTORY_ONLY,
   type Issue,
   nanArray,
+  type TrainingBlock,
+  TRAINING_DAYS,
 } from './forecast-model.js';
 import { bucketIndex, HORIZON_BUCKETS, HOUR_SECONDS, horizonHours, servedHours } from './series.js';
 import { CLIMATOLOGY_WEEKS, type ZoneState } from './zone-state.js';
@@ -83,14 +85,17 @@ function profileModel(id: string, windows: readonly ProfileWindow[]): ForecastMo
       const out = nanArray(end - issue.visibleEnd);
       const anchor = anchorOf(zone, issue.visibleEnd);
       if (!anchor) return out;
-      const fits = HORIZON_BUCKETS.map((_, bucket) => fitProfile(zone, issue, bucket, windows));
+      const fits = HORIZON_BUCKETS.map((_, bucket) => {
+        const { window, decayHours } = fitProfile(zone, issue, bucket, windows);
+        const profile = windowProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
+        return { profile, decayHours };
+      });
       const step = zone.series.step;
       const latestWeek = zone.slotOfWeek(anchor.latestSlot);
       for (let i = 0; i < out.length; i++) {
         const slot = issue.visibleEnd + i;
         const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-        const { window, decayHours } = fits[bucketIndex(hours)]!;
-        const profile = windowProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
+        const { profile, decayHours } = fits[bucketIndex(hours)]!;
         const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
         out[i] =
           profile[zone.slotOfWeek(slot)]! +
@@ -109,38 +114,66 @@ function fitProfile(
 ): { window: ProfileWindow; decayHours: number } {
   const decays = DECAY_HOURS.length;
   const errors = new Float64Array(windows.length * decays);
+  forEachTrainingBlock(
+    windows,
+    zone,
+    issue,
+    bucket,
+    TRAINING_DAYS,
+    (anchor, _pastTs, slots) => profileBlock(zone, windows, anchor, slots),
+    (block, published) => {
+      const at = published * errors.length;
+      for (let k = 0; k < errors.length; k++) errors[k]! += block.summed[at + k]!;
+    },
+  );
+  let best = 0;
+  for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
+  return { window: windows[Math.floor(best / decays)]!, decayHours: DECAY_HOURS[best % decays]! };
+}
+
+/**
+ * One past issue's squared errors per window and e-folding time, summed over its first `p`
+ * targets at `p` times their count (forecast-model.ts `forEachTrainingBlock`): an issue adds a
+ * past issue's published targets at once. Infinite for a window without enough history then
+ * (never chosen).
+ */
+interface ProfileBlock extends TrainingBlock {
+  readonly summed: Float64Array;
+}
+
+function profileBlock(
+  zone: ZoneState,
+  windows: readonly ProfileWindow[],
+  anchor: Anchor,
+  slots: readonly number[],
+): ProfileBlock {
+  const decays = DECAY_HOURS.length;
+  const width = windows.length * decays;
+  const summed = new Float64Array((slots.length + 1) * width);
   const step = zone.series.step;
   const decay = new Float64Array(decays);
-  // The past issues' profiles of each window, looked up once per past issue, not per target.
-  let profilesOf: Anchor | undefined;
-  const profiles: (Float64Array | null)[] = [];
-  forEachTrainingTarget(zone, issue, bucket, (anchor, _pastTs, slot, actual) => {
-    if (anchor !== profilesOf) {
-      profilesOf = anchor;
-      windows.forEach((window, w) => {
-        profiles[w] = windowProfile(zone, anchor.visibleEnd, window);
-      });
-    }
+  const profiles = windows.map((window) => windowProfile(zone, anchor.visibleEnd, window));
+  const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
+  slots.forEach((slot, row) => {
+    const actual = zone.series.values[slot]!;
     const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
     for (let k = 0; k < decays; k++) decay[k] = Math.exp(-hoursAfter / DECAY_HOURS[k]!);
     const ofWeek = zone.slotOfWeek(slot);
-    const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
     for (let w = 0; w < windows.length; w++) {
+      const before = row * width + w * decays;
+      const at = before + width;
       const profile = profiles[w];
       if (!profile) {
-        // Not enough history for this window then: it is not chosen.
-        errors.fill(Number.POSITIVE_INFINITY, w * decays, (w + 1) * decays);
+        summed.fill(Number.POSITIVE_INFINITY, at, at + decays);
         continue;
       }
       const value = profile[ofWeek]!;
       const anomaly = anchor.latest - profile[latestOfWeek]!;
       for (let k = 0; k < decays; k++) {
         const forecast = value + anomaly * decay[k]!;
-        errors[w * decays + k]! += (forecast - actual) ** 2;
+        summed[at + k] = summed[before + k]! + (forecast - actual) ** 2;
       }
     }
   });
-  let best = 0;
-  for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
-  return { window: windows[Math.floor(best / decays)]!, decayHours: DECAY_HOURS[best % decays]! };
+  return { slots: Int32Array.from(slots), summed };
 }

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { BAND_DAYS, ErrorPools, type ScoredError } from './error-pools.js';
+import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
+
+describe("the band's error pools carried from refresh to refresh", () => {
+  it('hold the same sorted errors as the pools sorted anew, as errors are published and age out', () => {
+    const issueTimes = Array.from({ length: 4 * (BAND_DAYS + 60) }, (_, k) => k * 6 * HOUR_SECONDS);
+    const errors: ScoredError[][] = Array.from({ length: HORIZON_HOURS }, () => []);
+    const carried = new ErrorPools(errors);
+    // Errors that repeat (ties, -0 and 0 among them) and are published hours after their issue.
+    const errorOf = (issue: number, hour: number) =>
+      issue % 7 === 0 ? (hour % 2 ? 0 : -0) : ((issue * 31 + hour * 17) % 23) - 11;
+    issueTimes.forEach((issueTs, index) => {
+      if (index % 28 === 0) {
+        const knownBy = issueTs - 3 * HOUR_SECONDS;
+        const sinceTs = (issueTimes[index - 1] ?? -Infinity) - BAND_DAYS * DAY_SECONDS;
+        const pools = carried.at(issueTimes, index, knownBy);
+        for (let hour = 0; hour < HORIZON_HOURS; hour++) {
+          const expected = errors
+            .slice(Math.max(0, hour - 2), hour + 3)
+            .flatMap((list) =>
+              list.filter((entry) => issueTimes[entry.issue]! >= sinceTs && entry.end <= knownBy),
+            )
+            .map((entry) => entry.error);
+          expect([...pools[hour]!]).toEqual([...Float64Array.from(expected).sort()]);
+        }
+      }
+      for (let hour = 1; hour <= HORIZON_HOURS; hour++) {
+        errors[hour - 1]!.push({
+          issue: index,
+          end: issueTs + hour * HOUR_SECONDS,
+          error: errorOf(index, hour),
+        });
+      }
+    });
+    expect(carried.at(issueTimes, issueTimes.length, Infinity)[0]!.length).toBeGreaterThan(1000);
+  });
+});
