@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { floorToHour, HOUR, type TimeWindow } from '../core/time.js';
 import { isServedZone, ZONES } from '../core/zones.js';
+import { graphsFedBy, keepConsumptionUp } from '../consumption/keep-up.js';
 import { planBackfill, type BackfillResult } from '../ingest/backfill.js';
+import { graphBackfillChunks } from '../ingest/backfill-graph.js';
 import { ingestSource } from '../ingest/ingest-source.js';
 import { DEFAULT_INITIAL_WINDOW_SECONDS, plural } from '../ingest/run-ingestion.js';
 import { createLogger, startServer } from '../server.js';
@@ -178,7 +180,7 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
   const chunksPerSource = new Map(
     adapters.map((adapter) => [
       adapter.source,
-      planBackfill(adapter, adapter.zones, window).length,
+      planBackfill(adapter, adapter.zones, window).length + graphBackfillChunks(adapter, window),
     ]),
   );
   const display = createBackfillDisplay(chunksPerSource);
@@ -210,12 +212,14 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
     skipped: sum((result) => result.skipped),
     pointsStored: sum((result) => result.pointsStored),
     forecastsStored: sum((result) => result.forecastsStored),
+    flowsStored: sum((result) => result.flowsStored ?? 0),
     errors: errors.length,
   };
   const line =
     `demo: backfill of ${plural(days, 'day')} done in ${seconds} s: ${fields.chunks} chunks ` +
     `(${fields.skipped} already stored), ${fields.pointsStored} points stored, ` +
-    `${fields.forecastsStored} upstream forecasts stored`;
+    `${fields.forecastsStored} upstream forecasts stored` +
+    (fields.flowsStored > 0 ? `, ${fields.flowsStored} flows stored` : '');
   if (errors.length === 0) logger.info(fields, line);
   else {
     logger.warn(
@@ -223,6 +227,11 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
       `${line}, ${plural(errors.length, 'error')}; start the demo again to retry them`,
     );
   }
+  // The workers wrote the history's mixes and flows: its consumption series, traced here.
+  await keepConsumptionUp(store, logger, [
+    ...new Set(adapters.flatMap((adapter) => graphsFedBy(adapter))),
+  ]);
+  if (signal.aborted) return;
   // Not awaited: a stop during it must not wait for a backtest of the whole history (minutes
   // for a year); the server's close interrupts it.
   void afterBackfill();
@@ -237,10 +246,14 @@ export function historyWindow(days: number, nowMs: number): TimeWindow {
 /**
  * One job per zone where each zone is its own request, so the workers share the heavy ENTSO-E
  * load evenly; one job for a source whose zones come in the same requests (EIA). The sources
- * with fewest jobs go first, so that every source is under way at once.
+ * with fewest jobs go first, so that every source is under way at once. Each source's part of
+ * its flow graph (FLOWS) is one job more, before all of them: the longest job starts first.
  */
 function backfillJobs(adapters: readonly SourceAdapter[]): BackfillJob[] {
-  return adapters
+  const graphs = adapters.flatMap(({ source, graph }): BackfillJob[] =>
+    graph ? [{ source, zones: [], graph: true }] : [],
+  );
+  const zones = adapters
     .map(({ source, zones, zonesShareRequests }): BackfillJob[] => {
       const codes = zones.map((zone) => zone.code);
       return zonesShareRequests
@@ -249,6 +262,7 @@ function backfillJobs(adapters: readonly SourceAdapter[]): BackfillJob[] {
     })
     .sort((a, b) => a.length - b.length)
     .flat();
+  return [...graphs, ...zones];
 }
 
 /**
