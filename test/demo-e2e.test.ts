@@ -151,6 +151,26 @@ describe('gridco2 demo', () => {
     expect(first - (nowS - DAYS * 24 * H)).toBeLessThan(2 * H);
   });
 
+  it('backfills the flows of the whole window too, and traces the consumption series after', async () => {
+    // The backfill's consumption update is the line after its own.
+    const traced = /demo: backfill of \d+ days done[^]*"msg":"consumption series of europe: /;
+    await outputMatching(() => traced.test(stdout), 120_000, 'consumption after the backfill');
+    const nowS = Math.floor(Date.now() / 1000);
+    const store = new SqliteStore(join(cwd, 'data', 'demo.db'));
+    try {
+      // Every border's flows from the window's start on (the first pass reaches back 7 days).
+      const borders = await store.flowBorders('europe');
+      expect(borders.length).toBeGreaterThan(200);
+      const firstFlow = Math.min(...borders.map((border) => border.firstTs));
+      expect(firstFlow - (nowS - DAYS * 24 * H)).toBeLessThan(2 * H);
+      const zones = (await store.latestConsumptionPerZone('lifecycle')).map(({ zone }) => zone);
+      expect(ZONES.filter(({ code }) => code !== 'GB' && !zones.includes(code))).toEqual([]);
+      expect(zones).not.toContain('GB');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('serves GB on every basis, from the simulated generation mix', async () => {
     for (const [basis, method] of [
       ['lifecycle', 'computed:v1'],
