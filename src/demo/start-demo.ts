@@ -159,10 +159,20 @@ interface HistoryOptions {
 async function fillHistory(options: HistoryOptions): Promise<void> {
   const { config, store, logger, days, signal, afterBackfill } = options;
   // The pass the scheduler and `gridco2 ingest` run; every source is configured in the demo.
+  // Its zones only: the flow graph (FLOWS) is the backfill's, over the whole window at once in
+  // the workers, so that every zone is current as soon as before.
   const ingestions = SOURCES.map((source) =>
-    ingestSource({ config, store, logger, source, localUpstream: true }),
+    ingestSource({
+      config: { ...config, flows: false },
+      store,
+      logger,
+      source,
+      localUpstream: true,
+    }),
   );
-  const adapters = ingestions.flatMap((ingestion) => ingestion.adapter ?? []);
+  const adapters = SOURCES.flatMap(
+    (source) => ingestSource({ config, store, logger, source, localUpstream: true }).adapter ?? [],
+  );
 
   const passStarted = performance.now();
   const initialWindowSeconds = Math.min(days * DAY, DEFAULT_INITIAL_WINDOW_SECONDS);
@@ -247,7 +257,8 @@ export function historyWindow(days: number, nowMs: number): TimeWindow {
  * One job per zone where each zone is its own request, so the workers share the heavy ENTSO-E
  * load evenly; one job for a source whose zones come in the same requests (EIA). The sources
  * with fewest jobs go first, so that every source is under way at once. Each source's part of
- * its flow graph (FLOWS) is one job more, before all of them: the longest job starts first.
+ * its flow graph (FLOWS) is one job more, after all of them: the zones' history (what forecasts
+ * need) is not held back by the graph's.
  */
 function backfillJobs(adapters: readonly SourceAdapter[]): BackfillJob[] {
   const graphs = adapters.flatMap(({ source, graph }): BackfillJob[] =>
@@ -262,7 +273,7 @@ function backfillJobs(adapters: readonly SourceAdapter[]): BackfillJob[] {
     })
     .sort((a, b) => a.length - b.length)
     .flat();
-  return [...graphs, ...zones];
+  return [...zones, ...graphs];
 }
 
 /**
