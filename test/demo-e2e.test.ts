@@ -152,8 +152,9 @@ describe('gridco2 demo', () => {
   });
 
   it('backfills the flows of the whole window too, and traces the consumption series after', async () => {
-    // The backfill's consumption update is the line after its own.
-    const traced = /demo: backfill of \d+ days done[^]*"msg":"consumption series of europe: /;
+    // The backfill's consumption updates come after its own line, Europe's then the US's.
+    const traced =
+      /demo: backfill of \d+ days done[^]*"consumption series of europe: [^]*"consumption series of us: /;
     await outputMatching(() => traced.test(stdout), 120_000, 'consumption after the backfill');
     const nowS = Math.floor(Date.now() / 1000);
     const store = new SqliteStore(join(cwd, 'data', 'demo.db'));
