@@ -31,8 +31,8 @@ describe('loadConfig', () => {
     );
   });
 
-  it('reads FLOWS, off by default', () => {
-    expect(loadConfig({}).flows).toBe(false);
+  it('reads FLOWS, on by default', () => {
+    expect(loadConfig({}).flows).toBe(true);
     expect(loadConfig({ FLOWS: 'off' }).flows).toBe(false);
     expect(loadConfig({ FLOWS: 'On' }).flows).toBe(true);
     expect(() => loadConfig({ FLOWS: 'no' })).toThrow('FLOWS must be one of on, off, got "no"');

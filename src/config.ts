@@ -28,9 +28,9 @@ export interface Config {
   readonly sources: Readonly<Record<SourceId, SourceSettings>>;
   /**
    * Whether ingestion and backfill fetch the cross-border flows of the two flow graphs and the
-   * generation of their extra nodes, which are stored but never served (extensions §15-16):
-   * FLOWS=off by default until consumption values are served (the flows would be fetched for
-   * nothing yet); FLOWS=on fetches both.
+   * generation of their extra nodes, which are stored but never served themselves: what the
+   * consumption values are traced from (extensions §15-16). On by default (§16); FLOWS=off
+   * fetches neither, and serves no consumption value.
    */
   readonly flows: boolean;
   /** Open connections in all, and from one client address (trusted proxies exempt). */
@@ -122,7 +122,7 @@ export function loadConfig(
         }),
       ) as Record<SourceId, SourceSettings>,
     ),
-    flows: oneOf(read('FLOWS'), 'FLOWS', ['on', 'off'], 'off') === 'on',
+    flows: oneOf(read('FLOWS'), 'FLOWS', ['on', 'off'], 'on') === 'on',
     connections: {
       ...maxConnections(read('MAX_CONNECTIONS'), openFileLimit),
       maxConnectionsPerAddress: integer(

@@ -71,6 +71,8 @@ function envFor(databaseUrl: string): Record<string, string> {
     NESO_BASE_URL: simulator.baseUrls['uk-operator'],
     ENTSOE_TOKEN: 'simulated',
     EIA_API_KEY: 'simulated',
+    // The zones' suite: the flow graphs (on by default) have theirs.
+    FLOWS: 'off',
   };
 }
 

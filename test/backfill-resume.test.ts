@@ -50,6 +50,8 @@ async function backfillAll(file: string, window: TimeWindow) {
     NESO_BASE_URL: simulator.baseUrls['uk-operator'],
     ENTSOE_TOKEN: 'simulated',
     EIA_API_KEY: 'simulated',
+    // The zones' suite: the flow graphs (on by default) have theirs.
+    FLOWS: 'off',
   });
   const store = new SqliteStore(file);
   const requests = {} as Record<SourceId, number>;

@@ -70,6 +70,8 @@ beforeAll(async () => {
     EIA_BASE_URL: `${simulator.url}/v2`,
     EIA_API_KEY: 'simulated',
     NESO_BASE_URL: simulator.url,
+    // The zones' suite: the flow graphs (on by default) have theirs.
+    FLOWS: 'off',
   });
   store = new SqliteStore(join(dir, 'forecasts.db'));
 });

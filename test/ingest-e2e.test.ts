@@ -77,6 +77,8 @@ function envFor(upstreams: ReplayUpstreams, database: string, overrides = {}) {
     ENTSOE_BASE_URL: upstreams.entsoeBaseUrl,
     EIA_BASE_URL: upstreams.eiaBaseUrl,
     NESO_BASE_URL: upstreams.nesoBaseUrl,
+    // The zones' suite, but for `the flow graphs` below (FLOWS, on by default).
+    FLOWS: 'off',
     ...overrides,
   };
 }

@@ -220,6 +220,8 @@ describe('levels on the demo data', () => {
       NESO_BASE_URL: simulator.baseUrls['uk-operator'],
       ENTSOE_TOKEN: 'simulated',
       EIA_API_KEY: 'simulated',
+      // The zones' suite: the flow graphs (on by default) have theirs.
+      FLOWS: 'off',
     });
     store = await createStore(databaseUrl);
     const logger = pino({ level: 'silent' });

@@ -102,6 +102,8 @@ beforeAll(async () => {
     EIA_BASE_URL: `${simulator.url}/v2`,
     EIA_API_KEY: 'simulated',
     NESO_BASE_URL: simulator.url,
+    // The zones' suite: the flow graphs (on by default) have theirs.
+    FLOWS: 'off',
   });
   // The API reads the store directly: what a pass stored is served at once.
   server = await startServer(config, { logger, clock: () => nowMs, cache: 'off' });

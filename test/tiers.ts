@@ -47,6 +47,7 @@ const NEEDS_PROCESSES_OR_SERVICES = [
  */
 const HEAVY_IN_PROCESS = [
   'test/backfill-resume.test.ts',
+  'test/consumption-loop.test.ts',
   'test/export-slots.test.ts',
   'test/forecast-api.test.ts',
   'test/forecast-ingest-e2e.test.ts',

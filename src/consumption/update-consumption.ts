@@ -4,6 +4,7 @@
  * from the stored mixes and flows, and their rows replaced; then the cursor moves on. Run after
  * each ingestion of mixes or flows; `gridco2 recompute` traces every hour again.
  */
+import { setImmediate } from 'node:timers/promises';
 import { aggregateConsumption } from '../core/consumption/aggregate.js';
 import { SHARES_LOOKBACK_HOURS } from '../core/consumption/estimates.js';
 import { CARRY_HOURS } from '../core/consumption/flows.js';
@@ -22,6 +23,9 @@ import { hasMixWithin, loadSeries } from './load-series.js';
 
 /** Hours of changed inputs read and traced together, with their margins. */
 const CHUNK_HOURS = 7 * 24;
+
+/** Hours traced and written together, between which the event loop runs. */
+const WRITE_HOURS = 24;
 
 /** Reading changes per query while collecting the changed hours. */
 const CHANGES_PAGE_ROWS = 10_000;
@@ -78,9 +82,14 @@ export async function updateConsumption(
     });
     const hours = hoursReached(series, chunk.inputs).filter((hour) => !traced.has(hour));
     const storedHours = storedHoursOf(series);
-    const rows = hours.flatMap((hour) => traceRows(graph, series, storedHours, hour));
-    changed += await store.replaceConsumption(graphId, { hours, rows });
-    for (const hour of hours) traced.add(hour);
+    // A day at a time, each its own write: `serve` answers requests in between.
+    for (let start = 0; start < hours.length; start += WRITE_HOURS) {
+      const some = hours.slice(start, start + WRITE_HOURS);
+      const rows = some.flatMap((hour) => traceRows(graph, series, storedHours, hour));
+      changed += await store.replaceConsumption(graphId, { hours: some, rows });
+      for (const hour of some) traced.add(hour);
+      await setImmediate();
+    }
   }
   if (changes.version !== stored) {
     await store.replaceConsumption(graphId, { hours: [], rows: [], cursor: changes.version });

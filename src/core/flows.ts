@@ -36,27 +36,38 @@ export interface FlowBorder {
   readonly firstTs: number;
 }
 
+/** One link's flows in one direction, and since when the link exists. */
+export interface LinkSeries {
+  readonly series: HourlySeries;
+  /**
+   * The first hour the link exists: its first published flow (earlier than the series when it
+   * published before it). Undefined while it has published none: it does not exist yet.
+   */
+  readonly since: number | undefined;
+}
+
 /**
  * The hourly flow of a border made of several links (the Corsica links, BE's borders with DE and
- * LU), summed per hour. A link with no value in the whole series is not counted (a link that did
- * not exist yet, or publishes nothing for the window); otherwise an hour is known only when every
- * counted link has it, so that a gap in one link never shows as a drop in the border's flow.
+ * LU), summed per hour, strictly: an hour is known only when every link that exists in it (from
+ * its first published flow on, like a border) has a value in it, so that a gap in one link never
+ * shows as a drop in the border's flow. An hour where no link exists yet has no flow.
  */
-export function sumLinks(links: readonly HourlySeries[]): HourlySeries {
-  const counted = links.filter((link) => link.size > 0);
-  const [first, ...others] = counted;
-  if (first === undefined) return new Map();
+export function sumLinks(links: readonly LinkSeries[]): HourlySeries {
+  const hours = [...new Set(links.flatMap(({ series }) => [...series.keys()]))].sort(
+    (a, b) => a - b,
+  );
   const summed = new Map<number, number>();
-  for (const [ts, mw] of first) {
-    const values = others.map((other) => other.get(ts));
+  for (const ts of hours) {
+    const existing = links.filter(({ since }) => since !== undefined && since <= ts);
+    const values = existing.map(({ series }) => series.get(ts));
     if (values.every((value): value is number => value !== undefined)) {
       summed.set(
         ts,
-        values.reduce((total, value) => total + value, mw),
+        values.reduce((total, value) => total + value, 0),
       );
     }
   }
-  return new Map([...summed].sort(([a], [b]) => a - b));
+  return summed;
 }
 
 /** One direction's hourly series as flows, keeping the hours inside `window`. */

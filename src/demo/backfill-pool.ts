@@ -14,15 +14,21 @@ import type { SourceId } from '../core/sources.js';
  * threads, and every process opens the shared SQLite file on its own like `gridco2 backfill` does.
  */
 
-/** Zones of one source backfilled by one worker in one go. */
+/**
+ * Zones of one source backfilled by one worker in one go; or, with `graph`, the source's part of
+ * its flow graph (its extra nodes, then its borders' flows: runGraphBackfill), and zones none.
+ */
 export interface BackfillJob {
   readonly source: SourceId;
   readonly zones: readonly string[];
+  readonly graph?: true;
 }
 
 /** One chunk a worker finished, as its progress is reported. */
 export interface ChunkProgress {
   readonly zones: readonly string[];
+  /** The border of a flow graph whose flows the chunk holds; its zones are then none. */
+  readonly border?: string;
   readonly window: TimeWindow;
   /** The chunk's hours were all stored already, so it was not fetched. */
   readonly skipped: boolean;
@@ -136,6 +142,7 @@ function combine(total: BackfillResult | undefined, result: BackfillResult): Bac
     pointsStored: total.pointsStored + result.pointsStored,
     incompleteHours: total.incompleteHours + result.incompleteHours,
     forecastsStored: total.forecastsStored + result.forecastsStored,
+    flowsStored: (total.flowsStored ?? 0) + (result.flowsStored ?? 0),
     errors: [...total.errors, ...result.errors],
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { findZone, type Zone } from '../core/zones.js';
-import { runBackfill } from '../ingest/backfill.js';
+import { runBackfill, type BackfillProgress } from '../ingest/backfill.js';
+import { runGraphBackfill } from '../ingest/backfill-graph.js';
 import { createSourceAdapter } from '../ingest/sources.js';
 import { createLogger } from '../server.js';
 import { openStore } from '../open-store.js';
@@ -37,26 +38,29 @@ async function runJob({ id, job, config, window }: Extract<WorkerRequest, { type
   try {
     logger ??= createLogger(config).child({ backfillWorker: process.pid });
     store ??= openStore(config, 'write');
-    const result = await runBackfill({
+    const options = {
       store: await store,
       adapter: createSourceAdapter(config, job.source, { logger, localUpstream: true }),
       logger,
-      zones: job.zones.map(zoneOf),
       window,
       signal: interrupt.signal,
-      onProgress: ({ chunk, skipped, pointsStored, errors }) =>
+      onProgress: ({ chunk, skipped, pointsStored, errors }: BackfillProgress) =>
         reply({
           type: 'progress',
           id,
           progress: {
             zones: chunk.zones.map((zone) => zone.code),
+            ...(chunk.border !== undefined && { border: chunk.border }),
             window: chunk.window,
             skipped,
             pointsStored,
             errors,
           },
         }),
-    });
+    };
+    const result = job.graph
+      ? await runGraphBackfill(options)
+      : await runBackfill({ ...options, zones: job.zones.map(zoneOf) });
     reply({ type: 'done', id, result });
   } catch (error) {
     if (!interrupt.signal.aborted) reply({ type: 'failed', id, message: String(error) });

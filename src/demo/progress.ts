@@ -31,8 +31,14 @@ export function createBackfillDisplay(
         const { zones, window, skipped, pointsStored, errors } = progress;
         const what = skipped
           ? 'already stored, skipped'
-          : `${pointsStored} points stored${errors.length > 0 ? `, ${errors.length} errors` : ''}`;
-        const zoneText = zones.length === 1 ? zones[0] : `${zones.length} zones`;
+          : `${pointsStored} ${progress.border === undefined ? 'points' : 'flows'} stored` +
+            (errors.length > 0 ? `, ${errors.length} errors` : '');
+        const zoneText =
+          progress.border !== undefined
+            ? `flows ${progress.border}`
+            : zones.length === 1
+              ? zones[0]
+              : `${zones.length} zones`;
         stream.write(
           `backfill ${source} ${chunksDone}/${total} ${zoneText} ` +
             `${formatTs(window.fromTs)}..${formatTs(window.toTs)}: ${what}\n`,

@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { floorToHour, HOUR, type TimeWindow } from '../core/time.js';
 import { isServedZone, ZONES } from '../core/zones.js';
+import { graphsFedBy, keepConsumptionUp } from '../consumption/keep-up.js';
 import { planBackfill, type BackfillResult } from '../ingest/backfill.js';
+import { graphBackfillChunks } from '../ingest/backfill-graph.js';
 import { ingestSource } from '../ingest/ingest-source.js';
 import { DEFAULT_INITIAL_WINDOW_SECONDS, plural } from '../ingest/run-ingestion.js';
 import { createLogger, startServer } from '../server.js';
@@ -150,17 +152,29 @@ interface HistoryOptions {
 }
 
 /**
- * Recent data first: one normal ingestion pass of every source (all zones current within
+ * Recent data first: one normal ingestion pass of every source's zones (all current within
  * seconds), then the whole window backfilled by worker processes while the API serves, then a
- * backtest over it. Only what an earlier demo did not store is fetched, whatever its `--days`.
+ * backtest over it; then (FLOWS) the flow graphs' nodes and borders over the window, and the
+ * consumption series traced from them. Only what an earlier demo did not store is fetched,
+ * whatever its `--days`.
  */
 async function fillHistory(options: HistoryOptions): Promise<void> {
   const { config, store, logger, days, signal, afterBackfill } = options;
   // The pass the scheduler and `gridco2 ingest` run; every source is configured in the demo.
+  // Its zones only: the flow graphs (FLOWS) are the backfill's, over the whole window in the
+  // workers, so that every zone is current as soon as without them.
   const ingestions = SOURCES.map((source) =>
-    ingestSource({ config, store, logger, source, localUpstream: true }),
+    ingestSource({
+      config: { ...config, flows: false },
+      store,
+      logger,
+      source,
+      localUpstream: true,
+    }),
   );
-  const adapters = ingestions.flatMap((ingestion) => ingestion.adapter ?? []);
+  const adapters = SOURCES.flatMap(
+    (source) => ingestSource({ config, store, logger, source, localUpstream: true }).adapter ?? [],
+  );
 
   const passStarted = performance.now();
   const initialWindowSeconds = Math.min(days * DAY, DEFAULT_INITIAL_WINDOW_SECONDS);
@@ -175,47 +189,98 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
   );
 
   const window = historyWindow(days, Date.now());
-  const chunksPerSource = new Map(
-    adapters.map((adapter) => [
-      adapter.source,
-      planBackfill(adapter, adapter.zones, window).length,
-    ]),
+  // The zones first, then (FLOWS) the flow graphs: forecasts need the zones' history only.
+  const chunksOf = (count: (adapter: SourceAdapter) => number) =>
+    new Map(adapters.map((adapter) => [adapter.source, count(adapter)]));
+  const zones = await backfillPhase(
+    options,
+    window,
+    zoneJobs(adapters),
+    chunksOf((adapter) => planBackfill(adapter, adapter.zones, window).length),
   );
-  const display = createBackfillDisplay(chunksPerSource);
-  const backfillStarted = performance.now();
-  let results: Map<SourceId, BackfillResult>;
+  if (zones === undefined) return;
+  logPhase(logger, zones, `demo: backfill of ${plural(days, 'day')}`, { days });
+  // Not awaited: a stop during it must not wait for a backtest of the whole history (minutes
+  // for a year); the server's close interrupts it.
+  void afterBackfill();
+
+  const graphJobs = adapters.flatMap(({ source, graph }): BackfillJob[] =>
+    graph ? [{ source, zones: [], graph: true }] : [],
+  );
+  if (graphJobs.length === 0) return;
+  const graphs = await backfillPhase(
+    options,
+    window,
+    graphJobs,
+    chunksOf((adapter) => graphBackfillChunks(adapter, window)),
+  );
+  if (graphs === undefined) return;
+  logPhase(logger, graphs, `demo: flow graphs of ${plural(days, 'day')} backfilled`, { days });
+  // The workers wrote the history's mixes and flows: its consumption series, traced here.
+  await keepConsumptionUp(store, logger, [
+    ...new Set(adapters.flatMap((adapter) => graphsFedBy(adapter))),
+  ]);
+}
+
+interface PhaseResult {
+  readonly results: readonly BackfillResult[];
+  readonly seconds: number;
+}
+
+/** Runs `jobs` on the backfill workers with a progress display; undefined once stopped. */
+async function backfillPhase(
+  { config, signal }: HistoryOptions,
+  window: TimeWindow,
+  jobs: readonly BackfillJob[],
+  chunksPerSource: ReadonlyMap<SourceId, number>,
+): Promise<PhaseResult | undefined> {
+  const sources = new Set(jobs.map((job) => job.source));
+  const display = createBackfillDisplay(
+    new Map([...chunksPerSource].filter(([source]) => sources.has(source))),
+  );
+  const started = performance.now();
   try {
-    results = await runBackfillPool({
+    const results = await runBackfillPool({
       config,
       window,
-      jobs: backfillJobs(adapters),
+      jobs,
       workers: backfillWorkers(),
       onChunk: display.chunk,
       signal,
     });
+    return signal.aborted
+      ? undefined
+      : { results: [...results.values()], seconds: secondsSince(started) };
   } finally {
     display.stop();
   }
-  if (signal.aborted) return;
+}
 
-  const all = [...results.values()];
+/** The one line of a backfill phase: what it stored, and its errors. */
+function logPhase(
+  logger: Logger,
+  { results, seconds }: PhaseResult,
+  what: string,
+  extra: Record<string, number>,
+): void {
   const sum = (pick: (result: BackfillResult) => number) =>
-    all.reduce((total, result) => total + pick(result), 0);
-  const errors = all.flatMap((result) => result.errors);
-  const seconds = secondsSince(backfillStarted);
+    results.reduce((total, result) => total + pick(result), 0);
+  const errors = results.flatMap((result) => result.errors);
   const fields = {
-    days,
+    ...extra,
     seconds,
     chunks: sum((result) => result.chunks),
     skipped: sum((result) => result.skipped),
     pointsStored: sum((result) => result.pointsStored),
     forecastsStored: sum((result) => result.forecastsStored),
+    flowsStored: sum((result) => result.flowsStored ?? 0),
     errors: errors.length,
   };
   const line =
-    `demo: backfill of ${plural(days, 'day')} done in ${seconds} s: ${fields.chunks} chunks ` +
+    `${what} done in ${seconds} s: ${fields.chunks} chunks ` +
     `(${fields.skipped} already stored), ${fields.pointsStored} points stored, ` +
-    `${fields.forecastsStored} upstream forecasts stored`;
+    `${fields.forecastsStored} upstream forecasts stored` +
+    (fields.flowsStored > 0 ? `, ${fields.flowsStored} flows stored` : '');
   if (errors.length === 0) logger.info(fields, line);
   else {
     logger.warn(
@@ -223,9 +288,6 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
       `${line}, ${plural(errors.length, 'error')}; start the demo again to retry them`,
     );
   }
-  // Not awaited: a stop during it must not wait for a backtest of the whole history (minutes
-  // for a year); the server's close interrupts it.
-  void afterBackfill();
 }
 
 /** The demo's history: `days` up to the end of the hour in progress at `nowMs`. */
@@ -239,7 +301,7 @@ export function historyWindow(days: number, nowMs: number): TimeWindow {
  * load evenly; one job for a source whose zones come in the same requests (EIA). The sources
  * with fewest jobs go first, so that every source is under way at once.
  */
-function backfillJobs(adapters: readonly SourceAdapter[]): BackfillJob[] {
+function zoneJobs(adapters: readonly SourceAdapter[]): BackfillJob[] {
   return adapters
     .map(({ source, zones, zonesShareRequests }): BackfillJob[] => {
       const codes = zones.map((zone) => zone.code);

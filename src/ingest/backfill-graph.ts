@@ -42,9 +42,7 @@ export async function runGraphBackfill(options: GraphBackfillOptions): Promise<B
   const { store, adapter, logger, window, onProgress, signal } = options;
   const { graph } = adapter;
   if (graph === undefined) return nothingBackfilled();
-  const borderChunks = graph.borders.flatMap((border) =>
-    splitWindow(window, graph.backfillChunkSeconds).map((piece) => ({ border, window: piece })),
-  );
+  const borderChunks = planBorderChunks(graph, window);
   const nodeChunks = planBackfill(adapter, graph.nodes, window).length;
   const total = nodeChunks + borderChunks.length;
   const nodes = await runBackfill({
@@ -107,6 +105,20 @@ export async function runGraphBackfill(options: GraphBackfillOptions): Promise<B
     flowsStored,
     errors,
   };
+}
+
+/** The chunks of a graph backfill over `window`: its nodes', then each border's. */
+export function graphBackfillChunks(adapter: SourceAdapter, window: TimeWindow): number {
+  const { graph } = adapter;
+  if (graph === undefined) return 0;
+  return planBackfill(adapter, graph.nodes, window).length + planBorderChunks(graph, window).length;
+}
+
+/** Border by border, oldest chunk first. */
+function planBorderChunks(graph: SourceGraph, window: TimeWindow) {
+  return graph.borders.flatMap((border) =>
+    splitWindow(window, graph.backfillChunkSeconds).map((piece) => ({ border, window: piece })),
+  );
 }
 
 /**

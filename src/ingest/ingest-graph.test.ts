@@ -115,6 +115,12 @@ function graphIngestion(
 }
 
 const documentType = (url: URL) => url.searchParams.get('documentType');
+/**
+ * A11 requests of the whole graph: two per link, and four more for FR-COR/IT-SARD, whose two
+ * links are recorded one each way and from after the window's start: each of its four is looked
+ * for in the year before the window (src/sources/entsoe/flows.ts `linkSince`).
+ */
+const A11_REQUESTS = 224 + 4;
 const a11 = (url: URL) => documentType(url) === 'A11';
 const replayedEurope = () => replayedFlows(replay.upstreams, 'europe');
 const replayedUs = () => replayedFlows(replay.upstreams, 'us');
@@ -142,11 +148,11 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
     expect(await storedFlows('europe')).toEqual(replayedEurope());
     expect(replayedEurope()).toHaveLength(2 * 44 + 2 * 47);
 
-    // An hourly cycle: 33 + 13 A75, 3 forecast documents of each served zone, two A11 per link.
+    // An hourly cycle: 33 + 13 A75, 3 forecast documents of each served zone, the A11.
     const count = (type: string) => run.asked().filter((url) => documentType(url) === type);
     expect(count('A75')).toHaveLength(46);
-    expect(count('A11')).toHaveLength(224);
-    expect(run.asked()).toHaveLength(46 + 3 * 33 + 224);
+    expect(count('A11')).toHaveLength(A11_REQUESTS);
+    expect(run.asked()).toHaveLength(46 + 3 * 33 + A11_REQUESTS);
     // The extra nodes' generation, never their forecasts.
     const areas = (type: string) => count(type).map((url) => url.searchParams.get('in_Domain'));
     expect(areas('A75').filter((eic) => extraEics.has(eic))).toHaveLength(13);
@@ -225,7 +231,7 @@ describe('runIngestion with the flow graph (FLOWS=on)', () => {
     expect(runOutcome(garbled)).toBe('partial');
     // DK-1/GB's other direction is not asked once one failed; every later border is.
     const flowRequests = replay.upstreams.requests.filter(({ url }) => a11(url));
-    expect(flowRequests).toHaveLength(224 - 1);
+    expect(flowRequests).toHaveLength(A11_REQUESTS - 1);
     expect(flowRequests.at(-1)?.url.searchParams.get('out_Domain')).toBe(SARD);
     expect(
       logLines.some((line) => line.includes('"border":"DK-1/GB"') && line.includes('"level":40')),
@@ -404,8 +410,8 @@ describe('runGraphBackfill', () => {
     expect(await storedFlows('europe')).toEqual(replayedEurope());
     const types = run.asked().map((url) => documentType(url));
     expect(types.filter((type) => type === 'A75')).toHaveLength(13);
-    expect(types.filter((type) => type === 'A11')).toHaveLength(224);
-    expect(types).toHaveLength(13 + 224);
+    expect(types.filter((type) => type === 'A11')).toHaveLength(A11_REQUESTS);
+    expect(types).toHaveLength(13 + A11_REQUESTS);
   });
 
   it('skips a chunk filled by an earlier run, and fetches the rest again', async () => {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { graphsFedBy, keepConsumptionUp } from '../consumption/keep-up.js';
 import type { IngestReport } from '../core/reading.js';
 import type { SourceAdapter } from '../sources/adapter.js';
 import { systemClock } from '../sources/http.js';
@@ -23,8 +24,10 @@ export interface SourceIngestion {
   /** Its adapter, undefined when it is disabled: its facts plan a backfill (`gridco2 demo`). */
   readonly adapter: SourceAdapter | undefined;
   /**
-   * One ingestion pass (runIngestion), or for a disabled source the log line and the stored
-   * report that say why it did not run. Either way the report is returned.
+   * One ingestion pass (runIngestion), then the consumption series of the flow graphs the source
+   * feeds brought up to date (keepConsumptionUp; not after an interrupted pass: the next one
+   * does it); or for a disabled source the log line and the stored report that say why it did not
+   * run. Either way the report is returned.
    */
   pass(signal: AbortSignal, initialWindowSeconds?: number): Promise<IngestReport>;
 }
@@ -57,13 +60,15 @@ export function ingestSource(options: IngestSourceOptions): SourceIngestion {
         logger.warn({ source }, `${source} disabled: ${reason}`);
         return reportDisabledSource(store, source, reason, clock);
       }
-      return runIngestion({
+      const report = await runIngestion({
         store,
         adapter,
         logger,
         signal,
         ...(initialWindowSeconds !== undefined && { initialWindowSeconds }),
       });
+      if (!signal.aborted) await keepConsumptionUp(store, logger, graphsFedBy(adapter));
+      return report;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { answerInterchange, EIA_INTERCHANGE_ROUTE } from './eia-interchange.js';
 import { forecastError } from './forecast-model.js';
-import { computeDemand, computeMix, hourGap, isReported } from './mix-model.js';
+import { publishedMix } from './flow-model.js';
+import { computeDemand, hourGap, isReported } from './mix-model.js';
 import { NOISE_CHANNEL, unitNoise } from './noise.js';
 import { jsonReply, type ReplyContext, type SourceReply } from './reply.js';
 import {
@@ -144,7 +145,7 @@ function page(request: EiaRequest, context: EiaContext): unknown {
         for (let f = 0; f < flags.length; f++) if (flags[f] && isReported(gap, f)) count++;
       }
       if (total + count > request.offset && rows.length < request.length) {
-        const mix = computeMix(profile, context.seed, periodMs - HOUR_MS, HOUR_MS, 1);
+        const mix = publishedMix(profile, context.seed, periodMs - HOUR_MS, HOUR_MS, 1);
         const ageMs = context.nowMs - (periodMs + profile.publicationLagMs);
         const period = new Date(periodMs).toISOString().slice(0, 13);
         let position = total;
@@ -281,7 +282,7 @@ function regionValue(profile: UsProfile, type: RegionType, periodMs: number, see
     );
     return demand * (1 + 0.05 * error);
   }
-  const generation = computeMix(profile, seed, startMs, HOUR_MS, 1).reduce(
+  const generation = publishedMix(profile, seed, startMs, HOUR_MS, 1).reduce(
     (sum, values) => sum + (values[0] ?? 0),
     0,
   );

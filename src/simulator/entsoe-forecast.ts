@@ -8,7 +8,8 @@ import {
 } from './entsoe-document.js';
 import type { EntsoeForecastDocument } from '../core/sources.js';
 import { forecastError, marketDayStart, nextMarketDayStart } from './forecast-model.js';
-import { computeDemand, computeMix } from './mix-model.js';
+import { publishedMix } from './flow-model.js';
+import { computeDemand } from './mix-model.js';
 import { CHANNELS_PER_FUEL, hashString, NOISE_CHANNEL, noiseHex } from './noise.js';
 import { formatMinute, type ReplyContext, type SourceReply } from './reply.js';
 import { EUROPE_BY_EIC } from './node-profiles.js';
@@ -23,7 +24,7 @@ import { EUROPE_DATA_START_MS, type EuropeProfile } from './zone-profiles.js';
  * As the real platform: every whole market day (CET/CEST, 23 to 25 hours) the window touches, one
  * TimeSeries per day and type, the zone's own resolution and curve type. A market day's forecast
  * is published six hours before the day starts; days not published yet are not in the reply.
- * Values are the synthetic actuals of the same model (computeMix, computeDemand) plus the
+ * Values are the synthetic actuals of the same model (publishedMix, computeDemand) plus the
  * persistent errors of forecast-model.ts, issued at the publication.
  */
 
@@ -208,7 +209,7 @@ function seriesOfDay(
   seed: number,
   error: (channel: number, i: number) => number,
 ): Series[] {
-  const mix = documentType === 'A65' ? [] : computeMix(profile, seed, startMs, stepMs, count);
+  const mix = documentType === 'A65' ? [] : publishedMix(profile, seed, startMs, stepMs, count);
   if (documentType === 'A65') {
     const load = computeDemand(profile, seed, startMs, stepMs, count);
     const values = load.map((mw, i) => mw * (1 + 0.05 * error(NOISE_CHANNEL.loadError, i)));

@@ -1,6 +1,7 @@
 import { EUROPE_NODES } from '../core/grid-graph/europe.js';
 import { isEntsoeForecastDocument } from '../core/sources.js';
-import { computeMix, hourGap, isReported, type HourGap } from './mix-model.js';
+import { publishedMix } from './flow-model.js';
+import { hourGap, isReported, type HourGap } from './mix-model.js';
 import { hashString, noiseHex } from './noise.js';
 import { formatMinute, textReply, type ReplyContext, type SourceReply } from './reply.js';
 import {
@@ -117,7 +118,7 @@ function generationDocument(
   }
 
   const count = (dataEnd - dataStart) / stepMs;
-  const mix = computeMix(profile, context.seed, dataStart, stepMs, count);
+  const mix = publishedMix(profile, context.seed, dataStart, stepMs, count);
   const gaps = hourGaps(profile, context.seed, dataStart, dataEnd);
   const firstHour = Math.floor(dataStart / HOUR_MS);
   const decimals = profile.resolution === 'PT15M' ? 100 : 1;

@@ -7,23 +7,34 @@ import { EUROPE_EXTRA_PROFILES, US_EXTRA_PROFILES } from './node-profiles.js';
 import { EUROPE_PROFILES, GB_PROFILE, US_PROFILES } from './zone-profiles.js';
 
 /**
- * The physical flows between the simulated nodes (extensions §16). In every hour each node's net
- * position is its generation minus its load, from the same model as the mix it publishes; the
- * flows on the graph's borders are a trade on every border (smooth noise, either way) plus the
- * least-squares correction that balances every node (`generation - exports + imports = load`),
- * a DC-power-flow-like distribution:
+ * The physical flows between the simulated nodes (extensions §16), and the dispatch that makes
+ * them plausible. Every hour of a graph is one market:
+ *
+ * 1. Each node's plants meet its own load (mix-model.ts), which leaves a surplus where must-run
+ *    plants, sun and wind exceed it (noon) and a deficit where its plants fall short (peaks).
+ * 2. Each node would rather import or export a little (up to POSITION_SHARE of its size, moving
+ *    over hours; the nodes' wishes sum to 0), within how far its generation can move.
+ * 3. What the graph still has too much of is taken off every node's flexible generation alike
+ *    (dispatchable plants down to minimum load, then curtailed sun and wind); what it lacks is
+ *    added to every node's spare dispatchable capacity alike, then to the short nodes' peakers.
+ *
+ * Each node's published mix is its own dispatch moved by what the market gave it
+ * (`publishedMix`), so its generation is its load plus its net exports and the graph's nodes
+ * balance among themselves. The flows on the borders are a trade on every border (smooth noise,
+ * either way) plus the least-squares correction that balances every node
+ * (`generation - exports + imports = load`), a DC-power-flow-like distribution:
  *
  *     minimise sum over borders of correction² / weight, subject to every node's balance
  *     => correction(a -> b) = weight * (potential[a] - potential[b]),
  *        Laplacian * potential = net position - what the trade already takes out
  *
  * Boundary nodes (Türkiye, Ukraine, Canadian and Mexican balancing authorities, ...) have no
- * mix upstream and no balance to keep: their potential is 0 and they take whatever the simulated
- * nodes do not balance among themselves (the rest of the interconnected world). The mix model
- * balances no zone against its neighbours (a sunny noon leaves Europe with a surplus of tens of
- * GW), so flows towards boundary nodes are often far larger than real ones.
+ * mix upstream and no balance to keep: their potential is 0 and they take what the simulated
+ * nodes do not balance among themselves (only when sun and wind are curtailed to nothing), and
+ * their borders' trade.
  *
- * A border's weight is the smaller of its two nodes' sizes: a small node's borders carry less.
+ * A border's weight is the smaller of its two nodes' sizes, within LINK_MW (BOUNDARY_LINK_MW to
+ * a boundary node): a small node's borders carry less.
  * Everything is a pure function of (seed, hour); the solved days are memoised (bounded), so the
  * order of requests changes nothing.
  */
@@ -49,8 +60,18 @@ interface SimulatedNode {
   readonly sizeMw: number;
 }
 
+/** One solved UTC day of a graph. */
+interface SolvedDay {
+  /** The net flow a -> b of every border, at `hour * borders + border`. */
+  readonly flows: Float64Array;
+  /** What the market moves each simulated node's generation by (MW), at `row * 24 + hour`. */
+  readonly adjust: Float64Array;
+}
+
 interface FlowModel {
   readonly nodes: readonly SimulatedNode[];
+  /** Each simulated node's index by code. */
+  readonly index: ReadonlyMap<string, number>;
   /** Node indexes, a -> b positive; `key` seeds the border's trade. */
   readonly borders: readonly {
     readonly a: number;
@@ -64,7 +85,7 @@ interface FlowModel {
   readonly row: Int32Array;
   /** Lower-triangular Cholesky factor of the Laplacian, row-major n x n. */
   readonly factor: Float64Array;
-  readonly solvedDays: Map<string, Float64Array>;
+  readonly solvedDays: Map<string, SolvedDay>;
 }
 
 const HOUR_MS = 3_600_000;
@@ -74,6 +95,17 @@ const SOLVED_DAYS_KEPT = 400;
 // Trade on a border: up to this share of its weight, a new direction every few hours.
 const TRADE_SHARE = 0.15;
 const TRADE_HOURS = 7;
+// What a node would rather import or export: up to this share of its size, over some hours.
+const POSITION_SHARE = 0.12;
+const POSITION_HOURS = 5;
+
+/**
+ * The most a border weighs, about its links' capacity: a border between two large nodes is a few
+ * lines, not their size; one to a boundary node (a neighbour outside the graph) fewer still, so
+ * that flows through the rest of the world stay what an interconnector carries.
+ */
+const LINK_MW = 5000;
+const BOUNDARY_LINK_MW = 1000;
 
 /** Sizes of the boundary nodes (MW), for the weights of their borders only. */
 const BOUNDARY_SIZE_MW: Readonly<Record<string, number>> = {
@@ -137,9 +169,11 @@ function buildModel(
     const ia = index.get(a);
     const ib = index.get(b);
     if (ia === undefined || ib === undefined) return [];
+    const boundary = !(nodes[ia] as SimulatedNode).profile || !(nodes[ib] as SimulatedNode).profile;
     const weight = Math.min(
       (nodes[ia] as SimulatedNode).sizeMw,
       (nodes[ib] as SimulatedNode).sizeMw,
+      boundary ? BOUNDARY_LINK_MW : LINK_MW,
     );
     return [{ a: ia, b: ib, weight, key: hashString(`${a} ${b}`) }];
   });
@@ -160,6 +194,7 @@ function buildModel(
   }
   return {
     nodes,
+    index,
     borders,
     interior,
     row,
@@ -216,42 +251,129 @@ const MODELS: Readonly<Record<FlowGraphName, FlowModel>> = {
   us: buildModel(simulatedNodes(US_NODES, [...US_PROFILES, ...US_EXTRA_PROFILES]), US_INTERCHANGES),
 };
 
-/** Generation and load of every simulated node over `hours` hours from `startMs`. */
+/** Hourly means of every simulated node (by row), MW. */
+interface HourlyBalance {
+  readonly generation: Float64Array;
+  readonly load: Float64Array;
+  /** How far generation could fall and rise (before any adjustment). */
+  readonly down: Float64Array;
+  readonly up: Float64Array;
+}
+
+/**
+ * Generation and load of every simulated node over `hours` hours from `startMs`, its dispatch
+ * moved by `adjust` (at `row * hours + hour`) when given.
+ */
 function hourlyBalances(
   model: FlowModel,
   seed: number,
   startMs: number,
   hours: number,
-): { generation: Float64Array; load: Float64Array }[] {
-  return model.interior.map((nodeIndex) => {
+  adjust?: Float64Array,
+): HourlyBalance[] {
+  return model.interior.map((nodeIndex, r) => {
     const { profile, samplesPerHour, generationFuels } = model.nodes[nodeIndex] as SimulatedNode;
     const samples = hours * samplesPerHour;
     const stepMs = HOUR_MS / samplesPerHour;
-    const mix = computeMix(profile as MixProfile, seed, startMs, stepMs, samples);
+    const flexibility = { down: new Float64Array(samples), up: new Float64Array(samples) };
+    const mix = computeMix(profile as MixProfile, seed, startMs, stepMs, samples, {
+      flexibility,
+      ...(adjust && {
+        adjust: (i: number) => adjust[r * hours + Math.floor(i / samplesPerHour)] as number,
+      }),
+    });
     const demand = computeDemand(profile as MixProfile, seed, startMs, stepMs, samples);
-    const generation = new Float64Array(hours);
-    const load = new Float64Array(hours);
+    const mean = () => new Float64Array(hours);
+    const balance = { generation: mean(), load: mean(), down: mean(), up: mean() };
     for (let i = 0; i < samples; i++) {
       const hour = Math.floor(i / samplesPerHour);
-      for (const fuel of generationFuels) addAt(generation, hour, mix[fuel]?.[i] as number);
-      addAt(load, hour, demand[i] as number);
+      for (const fuel of generationFuels) addAt(balance.generation, hour, mix[fuel]?.[i] as number);
+      addAt(balance.load, hour, demand[i] as number);
+      addAt(balance.down, hour, flexibility.down[i] as number);
+      addAt(balance.up, hour, flexibility.up[i] as number);
     }
-    for (let hour = 0; hour < hours; hour++) {
-      generation[hour] = (generation[hour] as number) / samplesPerHour;
-      load[hour] = (load[hour] as number) / samplesPerHour;
+    for (const series of Object.values(balance)) {
+      for (let hour = 0; hour < hours; hour++) series[hour] = series[hour]! / samplesPerHour;
     }
-    return { generation, load };
+    return balance;
   });
 }
 
 /**
- * The net flow a -> b of every border in every hour of one UTC day, at `hour * borders + border`:
- * a trade on every border (up to TRADE_SHARE of its weight either way, moving over hours), plus
- * the least-squares flows that balance every simulated node given that trade. Without the trade
- * most flows would be 0: the mix model meets each node's load with its own plants whenever it
- * can, so generation equals load in most hours.
+ * The market of each hour (see the top of this file): what it moves each node's generation by,
+ * at `row * hours + hour`, from the nodes' own dispatch.
  */
-function solvedDay(model: FlowModel, seed: number, day: number): Float64Array {
+function marketAdjustments(
+  model: FlowModel,
+  seed: number,
+  firstHour: number,
+  own: readonly HourlyBalance[],
+): Float64Array {
+  const hours = own[0]?.generation.length ?? 0;
+  const adjust = new Float64Array(own.length * hours);
+  const sizes = model.interior.map((node) => (model.nodes[node] as SimulatedNode).sizeMw);
+  const totalSize = sizes.reduce((sum, size) => sum + size, 0);
+  const down = new Float64Array(own.length);
+  const up = new Float64Array(own.length);
+  for (let hour = 0; hour < hours; hour++) {
+    // The nodes' wishes, summing to 0, within what each can move.
+    const wishes = own.map((_, r) => {
+      const code = (model.nodes[model.interior[r] as number] as SimulatedNode).code;
+      const swing = smoothNoise(
+        seed,
+        hashString(code),
+        NOISE_CHANNEL.position,
+        (firstHour + hour) / POSITION_HOURS,
+      );
+      return (2 * swing - 1) * POSITION_SHARE * (sizes[r] as number);
+    });
+    const meanWish = wishes.reduce((sum, wish) => sum + wish, 0) / totalSize;
+    let excess = 0;
+    own.forEach((balance, r) => {
+      const wish = (wishes[r] as number) - meanWish * (sizes[r] as number);
+      const moved = Math.min(balance.up[hour] as number, Math.max(-balance.down[hour]!, wish));
+      adjust[r * hours + hour] = moved;
+      down[r] = (balance.down[hour] as number) + moved;
+      up[r] = (balance.up[hour] as number) - moved;
+      excess += (balance.generation[hour] as number) - (balance.load[hour] as number) + moved;
+    });
+    if (excess > 0) {
+      // Too much: every node's flexible generation down alike.
+      const totalDown = down.reduce((sum, mw) => sum + mw, 0);
+      const share = totalDown > 0 ? Math.min(1, excess / totalDown) : 0;
+      own.forEach((_, r) => addAt(adjust, r * hours + hour, -(down[r] as number) * share));
+    } else if (excess < 0) {
+      // Too little: every node's spare capacity up alike, then the short nodes' peakers.
+      const totalUp = up.reduce((sum, mw) => sum + mw, 0);
+      const share = totalUp > 0 ? Math.min(1, -excess / totalUp) : 0;
+      own.forEach((_, r) => addAt(adjust, r * hours + hour, (up[r] as number) * share));
+      const rest = -excess - totalUp * share;
+      if (rest > 0) {
+        const shortOf = own.map((balance, r) =>
+          Math.max(0, balance.load[hour]! - balance.generation[hour]! - adjust[r * hours + hour]!),
+        );
+        const totalShort = shortOf.reduce((sum, mw) => sum + mw, 0);
+        own.forEach((balance, r) => {
+          const part =
+            totalShort > 0 ? shortOf[r]! / totalShort : balance.load[hour]! / totalLoad(own, hour);
+          addAt(adjust, r * hours + hour, rest * part);
+        });
+      }
+    }
+  }
+  return adjust;
+}
+
+function totalLoad(balances: readonly HourlyBalance[], hour: number): number {
+  return balances.reduce((sum, balance) => sum + (balance.load[hour] as number), 0);
+}
+
+/**
+ * One UTC day of a graph: the market's adjustments, then the net flow a -> b of every border in
+ * every hour: a trade on every border (up to TRADE_SHARE of its weight either way, moving over
+ * hours), plus the least-squares flows that balance every simulated node given that trade.
+ */
+function solvedDay(model: FlowModel, seed: number, day: number): SolvedDay {
   const key = `${seed}:${day}`;
   const cached = model.solvedDays.get(key);
   if (cached) {
@@ -260,7 +382,9 @@ function solvedDay(model: FlowModel, seed: number, day: number): Float64Array {
     model.solvedDays.set(key, cached);
     return cached;
   }
-  const balances = hourlyBalances(model, seed, day * DAY_MS, 24);
+  const own = hourlyBalances(model, seed, day * DAY_MS, 24);
+  const adjust = marketAdjustments(model, seed, day * 24, own);
+  const balances = hourlyBalances(model, seed, day * DAY_MS, 24, adjust);
   const n = model.interior.length;
   const count = model.borders.length;
   const flows = new Float64Array(24 * count);
@@ -290,11 +414,12 @@ function solvedDay(model: FlowModel, seed: number, day: number): Float64Array {
       flows[hour * count + border] = (trade[border] as number) + weight * (at(a) - at(b));
     });
   }
-  model.solvedDays.set(key, flows);
+  const solved = { flows, adjust };
+  model.solvedDays.set(key, solved);
   if (model.solvedDays.size > SOLVED_DAYS_KEPT) {
     model.solvedDays.delete(model.solvedDays.keys().next().value as string);
   }
-  return flows;
+  return solved;
 }
 
 /** A simulated border: its two nodes by code, positive flows going from `a` to `b`. */
@@ -321,7 +446,39 @@ export function netFlows(graph: FlowGraphName, seed: number, hourStartMs: number
   const day = Math.floor(hourStartMs / DAY_MS);
   const hour = Math.floor((hourStartMs - day * DAY_MS) / HOUR_MS);
   const count = model.borders.length;
-  return solvedDay(model, seed, day).subarray(hour * count, (hour + 1) * count);
+  return solvedDay(model, seed, day).flows.subarray(hour * count, (hour + 1) * count);
+}
+
+/** The graph a zone or extra node is simulated in, with its row, if any. */
+function placeOf(zone: string): { readonly model: FlowModel; readonly row: number } | undefined {
+  for (const model of Object.values(MODELS)) {
+    const index = model.index.get(zone);
+    const row = index === undefined ? -1 : (model.row[index] as number);
+    if (row >= 0) return { model, row };
+  }
+  return undefined;
+}
+
+/**
+ * The mix a zone or node publishes (computeMix's arguments): its own dispatch moved by what its
+ * graph's market gave it in each hour, so that its generation less its net exports is its load.
+ */
+export function publishedMix(
+  profile: MixProfile,
+  seed: number,
+  startMs: number,
+  stepMs: number,
+  count: number,
+): Float64Array[] {
+  const place = placeOf(profile.zone);
+  if (!place) return computeMix(profile, seed, startMs, stepMs, count);
+  const adjust = (i: number) => {
+    const hourMs = Math.floor((startMs + (i + 0.5) * stepMs) / HOUR_MS) * HOUR_MS;
+    const day = Math.floor(hourMs / DAY_MS);
+    const hour = (hourMs - day * DAY_MS) / HOUR_MS;
+    return solvedDay(place.model, seed, day).adjust[place.row * 24 + hour] as number;
+  };
+  return computeMix(profile, seed, startMs, stepMs, count, { adjust });
 }
 
 /**
@@ -334,7 +491,16 @@ export function nodeBalances(
   hourStartMs: number,
 ): ReadonlyMap<string, NodeBalance> {
   const model = MODELS[graph];
-  const balances = hourlyBalances(model, seed, hourStartMs, 1);
+  const day = Math.floor(hourStartMs / DAY_MS);
+  const hour = Math.floor((hourStartMs - day * DAY_MS) / HOUR_MS);
+  const { adjust } = solvedDay(model, seed, day);
+  const balances = hourlyBalances(
+    model,
+    seed,
+    hourStartMs,
+    1,
+    Float64Array.from(model.interior, (_, r) => adjust[r * 24 + hour] as number),
+  );
   return new Map(
     model.interior.map((node, r) => {
       const { generation, load } = balances[r] as (typeof balances)[number];

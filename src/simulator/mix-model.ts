@@ -123,9 +123,23 @@ const PARTIAL_MIX_RATE = 1 / 2000;
 // How often a solar plant reports a small negative value (station load) in a night hour.
 const NEGATIVE_NIGHT_RATE = 0.04;
 
+/** How the zone's own dispatch is moved to trade with its neighbours (flow-model.ts). */
+export interface DispatchOptions {
+  /**
+   * MW the zone generates beyond (positive) or below (negative) what its own load asks, in
+   * interval `i`: its net exports. More comes from its dispatchable plants in merit order, past
+   * their availability when it must (peakers); less from them down to their minimum load, then
+   * from curtailed solar and wind.
+   */
+  readonly adjust?: (i: number) => number;
+  /** Filled per interval, before the adjustment: how far generation could fall and rise. */
+  readonly flexibility?: { readonly down: Float64Array; readonly up: Float64Array };
+}
+
 /**
  * Average MW of every fuel over `count` consecutive intervals of `stepMs` from `startMs`, one
- * array per fuel in profile order. Storage is negative while charging.
+ * array per fuel in profile order. Storage is negative while charging. The zone's plants meet its
+ * own load, moved by `options.adjust`: the published mix is flow-model.ts `publishedMix`.
  */
 export function computeMix(
   profile: MixProfile,
@@ -133,6 +147,7 @@ export function computeMix(
   startMs: number,
   stepMs: number,
   count: number,
+  options: DispatchOptions = {},
 ): Float64Array[] {
   const { fuels, zoneKey } = profile;
   const values = fuels.map(() => new Float64Array(count));
@@ -141,6 +156,10 @@ export function computeMix(
     .filter(({ index }) => fuels[index]?.kind === 'dispatchable')
     .sort((a, b) => a.meritRank - b.meritRank);
   const available = new Float64Array(dispatchOrder.length);
+  const minimum = new Float64Array(dispatchOrder.length);
+  const curtailable = fuels.flatMap((fuel, index) =>
+    fuel.kind === 'solar' || fuel.kind === 'wind' ? [index] : [],
+  );
   const sinLatitude = Math.sin(profile.latitude * DEGREE);
   const cosLatitude = Math.cos(profile.latitude * DEGREE);
 
@@ -214,20 +233,82 @@ export function computeMix(
       const availability =
         0.8 + 0.2 * smoothNoise(seed, zoneKey, index * CHANNELS_PER_FUEL + 1, days / 6);
       available[k] = fuel.capacityMw * availability;
-      const minimum = (available[k] as number) * minShare;
-      (values[index] as Float64Array)[i] = minimum;
-      residual -= minimum;
+      minimum[k] = (available[k] as number) * minShare;
+      (values[index] as Float64Array)[i] = minimum[k] as number;
+      residual -= minimum[k] as number;
     }
-    for (let k = 0; k < dispatchOrder.length && residual > 0; k++) {
-      const series = values[
-        (dispatchOrder[k] as (typeof dispatchOrder)[number]).index
-      ] as Float64Array;
-      const added = Math.min(residual, (available[k] as number) - (series[i] as number));
-      series[i] = (series[i] as number) + added;
-      residual -= added;
+    const dispatched = dispatchOrder.map(({ index }) => values[index] as Float64Array);
+    raise(dispatched, available, i, residual);
+    if (options.flexibility) {
+      let down = 0;
+      let up = 0;
+      dispatched.forEach((series, k) => {
+        down += (series[i] as number) - (minimum[k] as number);
+        up += Math.max(0, (available[k] as number) - (series[i] as number));
+      });
+      for (const f of curtailable) down += Math.max(0, (values[f] as Float64Array)[i] as number);
+      options.flexibility.down[i] = down;
+      options.flexibility.up[i] = up;
+    }
+    const adjustment = options.adjust?.(i) ?? 0;
+    if (adjustment > 0) {
+      const short = raise(dispatched, available, i, adjustment);
+      // Past every plant's availability: the last in merit order (peakers) makes it up.
+      const peaker = dispatched.at(-1);
+      if (peaker && short > 0) peaker[i] = (peaker[i] as number) + short;
+    } else if (adjustment < 0) {
+      lower(values, dispatched, minimum, curtailable, i, -adjustment);
     }
   }
   return values;
+}
+
+/** Adds up to `mw` to the dispatchable plants in merit order, within availability; the rest. */
+function raise(
+  dispatched: readonly Float64Array[],
+  available: Float64Array,
+  i: number,
+  mw: number,
+): number {
+  let rest = mw;
+  for (let k = 0; k < dispatched.length && rest > 0; k++) {
+    const series = dispatched[k] as Float64Array;
+    const added = Math.max(0, Math.min(rest, (available[k] as number) - (series[i] as number)));
+    series[i] = (series[i] as number) + added;
+    rest -= added;
+  }
+  return rest;
+}
+
+/**
+ * Takes up to `mw` off: the dispatchable plants down to their minimum, last in merit order
+ * first, then solar and wind curtailed alike.
+ */
+function lower(
+  values: readonly Float64Array[],
+  dispatched: readonly Float64Array[],
+  minimum: Float64Array,
+  curtailable: readonly number[],
+  i: number,
+  mw: number,
+): void {
+  let rest = mw;
+  for (let k = dispatched.length - 1; k >= 0 && rest > 0; k--) {
+    const series = dispatched[k] as Float64Array;
+    const cut = Math.max(0, Math.min(rest, (series[i] as number) - (minimum[k] as number)));
+    series[i] = (series[i] as number) - cut;
+    rest -= cut;
+  }
+  const renewable = curtailable.reduce(
+    (sum, f) => sum + Math.max(0, (values[f] as Float64Array)[i] as number),
+    0,
+  );
+  if (rest <= 0 || renewable <= 0) return;
+  const kept = 1 - Math.min(1, rest / renewable);
+  for (const f of curtailable) {
+    const series = values[f] as Float64Array;
+    if ((series[i] as number) > 0) series[i] = (series[i] as number) * kept;
+  }
 }
 
 function meritOf(fuel: Fuel): { readonly meritRank: number; readonly minShare: number } {

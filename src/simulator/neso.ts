@@ -1,4 +1,4 @@
-import { computeMix } from './mix-model.js';
+import { publishedMix } from './flow-model.js';
 import { forecastError } from './forecast-model.js';
 import { NOISE_CHANNEL, unitNoise } from './noise.js';
 import { formatMinute, jsonReply, type ReplyContext, type SourceReply } from './reply.js';
@@ -158,7 +158,7 @@ interface MixEntry {
  */
 function mixEntries(firstStart: number, lastStart: number, context: ReplyContext): MixEntry[] {
   const count = Math.max(0, (lastStart - firstStart) / HALF_HOUR_MS + 1);
-  const mix = computeMix(GB_PROFILE, context.seed, firstStart, HALF_HOUR_MS, count);
+  const mix = publishedMix(GB_PROFILE, context.seed, firstStart, HALF_HOUR_MS, count);
   const data: MixEntry[] = [];
   for (let i = 0; i < count; i++) {
     const start = firstStart + i * HALF_HOUR_MS;
@@ -200,7 +200,7 @@ function entries(a: number, b: number, context: ReplyContext): SourceReply {
     currentStart + FORECAST_HORIZON_MS - HALF_HOUR_MS,
   );
   const count = Math.max(0, (lastStart - firstStart) / HALF_HOUR_MS + 1);
-  const mix = computeMix(GB_PROFILE, context.seed, firstStart, HALF_HOUR_MS, count);
+  const mix = publishedMix(GB_PROFILE, context.seed, firstStart, HALF_HOUR_MS, count);
   const data: IntensityEntry[] = [];
   for (let i = 0; i < count; i++) {
     const start = firstStart + i * HALF_HOUR_MS;

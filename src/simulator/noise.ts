@@ -28,6 +28,8 @@ export const NOISE_CHANNEL = {
   flowGap: 5000,
   /** The trade on each border of the flow graphs (per border). */
   trade: 6000,
+  /** How much each node of a flow graph would rather import or export (per node). */
+  position: 6100,
 } as const;
 
 export function hashString(text: string): number {

@@ -4,7 +4,8 @@ import { parseFuelTypeData } from '../sources/eia/parse.js';
 import { parseA75 } from '../sources/entsoe/parse.js';
 import { operatorMixes } from '../core/uk-operator.js';
 import { parseGeneration, parseIntensity } from '../sources/neso/parse.js';
-import { computeMix, hourGap, isReported } from './mix-model.js';
+import { publishedMix } from './flow-model.js';
+import { hourGap, isReported } from './mix-model.js';
 
 /** The project's real parsers (src/sources/*\/parse.ts) read what the simulator serves. */
 
@@ -40,7 +41,7 @@ describe('parseA75 on simulated documents', () => {
     if (result.kind !== 'generation') throw new Error(`got ${result.kind}`);
     expect(result.dropped).toEqual([]);
     const generation = result.areas.get(profile.eic);
-    const quarters = computeMix(profile, SEED, start, HOUR_MS / 4, hours * 4);
+    const quarters = publishedMix(profile, SEED, start, HOUR_MS / 4, hours * 4);
     let gaps = 0;
     profile.fuels.forEach((fuel, f) => {
       const series = generation?.get(fuel.code);
@@ -68,7 +69,7 @@ describe('parseA75 on simulated documents', () => {
     if (result.kind !== 'generation') throw new Error(`got ${result.kind}`);
     expect(result.dropped).toEqual([]);
     const pumped = profile.fuels.findIndex((fuel) => fuel.code === 'B10');
-    const model = computeMix(profile, SEED, start, HOUR_MS, 24)[pumped] as Float64Array;
+    const model = publishedMix(profile, SEED, start, HOUR_MS, 24)[pumped] as Float64Array;
     const generating = [...model].flatMap((mw, h) =>
       mw >= 0 && isReported(hourGap(profile, SEED, start / HOUR_MS + h), pumped)
         ? [(start + h * HOUR_MS) / 1000]

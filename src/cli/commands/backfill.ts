@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
+import { graphsFedBy, keepConsumptionUp } from '../../consumption/keep-up.js';
 import { floorToHour, formatTs, HOUR, parseInstant } from '../../core/time.js';
 import { findZone } from '../../core/zones.js';
 import { runBackfill, type BackfillProgress } from '../../ingest/backfill.js';
@@ -90,6 +91,8 @@ export function registerBackfill(program: Command): void {
             );
             errors.push(...graph.errors);
           }
+          // What was stored, failures or not: the consumption series of its graphs.
+          await keepConsumptionUp(store, logger, graphsFedBy(adapter));
           if (errors.length > 0) {
             throw new Error(
               `${plural(errors.length, 'failure')} (first: ${errors[0]}); ` +

@@ -3,6 +3,7 @@ import { readFixture } from '../../../test/fixtures.js';
 import { EUROPE_BORDERS, type EntsoeBorder } from '../../core/grid-graph/europe.js';
 import { createUpstreamHttp, UpstreamError } from '../http.js';
 import { fetchEntsoeBorder } from './flows.js';
+import { parseA11 } from './parse-flows.js';
 import type { EntsoeClient } from './index.js';
 
 const T = (text: string) => Date.parse(text) / 1000;
@@ -14,15 +15,19 @@ const NO_DATA = readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-da
 /** What the fake platform answers a direction `out -> in` with: a body, or a body and a status. */
 type Answer = string | { readonly status: number; readonly body: string };
 
-/** A client whose upstream answers each direction from `answers` (else "no matching data"). */
+/**
+ * A client whose upstream answers each direction from `answers`, by `out -> in start-end` first,
+ * then by `out -> in` (else "no matching data").
+ */
 function clientAnswering(answers: Readonly<Record<string, Answer>>) {
   const asked: string[] = [];
   const fakeFetch = async (input: string | URL | Request): Promise<Response> => {
     const query = new URL(String(input)).searchParams;
     expect(query.get('documentType')).toBe('A11');
     const direction = `${query.get('out_Domain')} -> ${query.get('in_Domain')}`;
-    asked.push(`${direction} ${query.get('periodStart')}-${query.get('periodEnd')}`);
-    const answer = answers[direction] ?? NO_DATA;
+    const request = `${direction} ${query.get('periodStart')}-${query.get('periodEnd')}`;
+    asked.push(request);
+    const answer = answers[request] ?? answers[direction] ?? NO_DATA;
     const { status, body } = typeof answer === 'string' ? { status: 200, body: answer } : answer;
     return new Response(body, { status, headers: { 'content-type': 'text/xml' } });
   };
@@ -50,6 +55,29 @@ const GB = '10YGB----------A';
 const SARD = '10Y1001A1001A74G';
 const SACO_AC = '10Y1001A1001A885';
 const SACO_DC = '10Y1001A1001A893';
+
+const SACODC_TO_SARD = readFixture(
+  'europe-tso',
+  'entsoe_A11_IT-SACODC_to_IT-SARD_2023-12-27T1000Z_PT60M.xml',
+);
+const SARD_TO_SACOAC = readFixture(
+  'europe-tso',
+  'entsoe_A11_IT-SARD_to_IT-SACOAC_2023-12-27T1000Z_PT60M.xml',
+);
+/** The recorded SACOI flows into Sardinia as SARCO's, `days` later (or earlier). */
+function sarcoIntoSardinia(days: number): string {
+  const moved = (text: string) => new Date(Date.parse(text) + days * 24 * H * 1000);
+  return SACODC_TO_SARD.replaceAll(SACO_DC, SACO_AC).replace(
+    /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z/g,
+    (text) => `${moved(text).toISOString().slice(0, 16)}Z`,
+  );
+}
+/** The recorded document's flows, by hour. */
+const flowsOf = (xml: string, outEic: string, inEic: string) => {
+  const parsed = parseA11(xml);
+  if (parsed.kind !== 'flows') throw new Error(parsed.kind);
+  return parsed.directions.get(outEic)!.get(inEic)!;
+};
 
 const DK1_TO_GB = readFixture(
   'europe-tso',
@@ -89,25 +117,23 @@ describe('fetchEntsoeBorder', () => {
   it('sums the links of a border: Corsica and Sardinia over SACOI and SARCO', async () => {
     // The two halves recorded; the platform's other two are answered "no matching data".
     const { client, asked } = clientAnswering({
-      [`${SACO_DC} -> ${SARD}`]: readFixture(
-        'europe-tso',
-        'entsoe_A11_IT-SACODC_to_IT-SARD_2023-12-27T1000Z_PT60M.xml',
-      ),
-      [`${SARD} -> ${SACO_AC}`]: readFixture(
-        'europe-tso',
-        'entsoe_A11_IT-SARD_to_IT-SACOAC_2023-12-27T1000Z_PT60M.xml',
-      ),
+      [`${SACO_DC} -> ${SARD}`]: SACODC_TO_SARD,
+      [`${SARD} -> ${SACO_AC}`]: SARD_TO_SACOAC,
     });
     const at10 = T('2023-12-27T10:00Z');
     const flows = await fetchEntsoeBorder(client, borderOf('FR-COR', 'IT-SARD'), {
       fromTs: at10,
       toTs: at10 + 72 * H,
     });
-    expect(asked.map((request) => request.split(' ').slice(0, 3).join(' '))).toEqual([
-      `${SACO_AC} -> ${SARD}`,
-      `${SARD} -> ${SACO_AC}`,
-      `${SACO_DC} -> ${SARD}`,
-      `${SARD} -> ${SACO_DC}`,
+    // Each link silent at the window's start is looked for in the year before: it published
+    // nothing, so it does not exist yet.
+    expect(asked).toEqual([
+      `${SACO_AC} -> ${SARD} 202312271000-202312301000`,
+      `${SARD} -> ${SACO_AC} 202312271000-202312301000`,
+      `${SACO_DC} -> ${SARD} 202312271000-202312301000`,
+      `${SARD} -> ${SACO_DC} 202312271000-202312301000`,
+      `${SACO_AC} -> ${SARD} 202212271000-202312271000`,
+      `${SARD} -> ${SACO_DC} 202212271000-202312271000`,
     ]);
     const at = (from: string, ts: number) =>
       flows.find((flow) => flow.from === from && flow.ts === ts)?.mw;
@@ -116,6 +142,54 @@ describe('fetchEntsoeBorder', () => {
     // Electricity Maps' aggregated net FR-COR -> IT-SAR at 10:00Z.
     expect(at('FR-COR', at10)! - at('IT-SARD', at10)!).toBe(37);
     expect(flows).toHaveLength(2 * 47);
+  });
+
+  it('knows no flow of a direction where a link that published before is silent (BE-DE, FR-COR-IT-SARD)', async () => {
+    const at10 = T('2023-12-27T10:00Z');
+    // SARCO published into Sardinia a month before the window, and nothing in it.
+    const { client } = clientAnswering({
+      [`${SACO_DC} -> ${SARD}`]: SACODC_TO_SARD,
+      [`${SACO_AC} -> ${SARD} 202212271000-202312271000`]: sarcoIntoSardinia(-30),
+      [`${SARD} -> ${SACO_AC}`]: SARD_TO_SACOAC,
+    });
+    const flows = await fetchEntsoeBorder(client, borderOf('FR-COR', 'IT-SARD'), {
+      fromTs: at10,
+      toTs: at10 + 72 * H,
+    });
+    // Not SACOI's flow alone, which would show as a drop: no flow into Sardinia at all.
+    expect(flows.filter((flow) => flow.from === 'FR-COR')).toEqual([]);
+    // The other direction: SARCO alone, SACOI never having published out of Sardinia.
+    const out = flows.filter((flow) => flow.from === 'IT-SARD');
+    expect(new Map(out.map((flow) => [flow.ts, flow.mw]))).toEqual(
+      flowsOf(SARD_TO_SACOAC, SARD, SACO_AC),
+    );
+  });
+
+  it('counts a link from its first published flow on, and knows no hour one link lacks', async () => {
+    const at10 = T('2023-12-27T10:00Z');
+    // SARCO's first flow ever a day into the window; both links then run for 47 hours each.
+    const { client } = clientAnswering({
+      [`${SACO_DC} -> ${SARD}`]: SACODC_TO_SARD,
+      [`${SACO_AC} -> ${SARD}`]: sarcoIntoSardinia(1),
+      [`${SACO_AC} -> ${SARD} 202212271000-202312271000`]: NO_DATA,
+    });
+    const flows = await fetchEntsoeBorder(client, borderOf('FR-COR', 'IT-SARD'), {
+      fromTs: at10,
+      toTs: at10 + 72 * H,
+    });
+    const sacoi = flowsOf(SACODC_TO_SARD, SACO_DC, SARD);
+    const sarco = flowsOf(sarcoIntoSardinia(1), SACO_AC, SARD);
+    const into = new Map(
+      flows.filter((flow) => flow.from === 'FR-COR').map((flow) => [flow.ts, flow.mw]),
+    );
+    // SACOI alone for the first day, then both; SACOI's last hour is 09:00Z on the 29th, so
+    // from 10:00Z on SARCO's flows are no border flow.
+    const expected = new Map<number, number>();
+    for (let ts = at10; ts < at10 + 47 * H; ts += H) {
+      expected.set(ts, sacoi.get(ts)! + (ts >= at10 + 24 * H ? sarco.get(ts)! : 0));
+    }
+    expect(into).toEqual(expected);
+    expect(sarco.has(at10 + 47 * H)).toBe(true);
   });
 
   it('reads "no matching data" as no flow, also when it comes with HTTP 400', async () => {

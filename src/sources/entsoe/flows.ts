@@ -1,4 +1,4 @@
-import { directedFlows, sumLinks, type DirectedFlow } from '../../core/flows.js';
+import { directedFlows, sumLinks, type DirectedFlow, type LinkSeries } from '../../core/flows.js';
 import type { HourlySeries } from '../../core/generation.js';
 import type { EntsoeBorder } from '../../core/grid-graph/europe.js';
 import { splitWindow, type TimeWindow } from '../../core/time.js';
@@ -23,16 +23,66 @@ export async function fetchEntsoeBorder(
   limits: RequestLimits = {},
 ): Promise<DirectedFlow[]> {
   const where = `europe-tso: flows ${border.a}-${border.b}`;
-  const aToB: HourlySeries[] = [];
-  const bToA: HourlySeries[] = [];
+  const aToB: Direction[] = [];
+  const bToA: Direction[] = [];
   for (const { eicA, eicB } of border.links) {
-    aToB.push(await fetchDirection(client, { outEic: eicA, inEic: eicB }, window, limits, where));
-    bToA.push(await fetchDirection(client, { outEic: eicB, inEic: eicA }, window, limits, where));
+    const there = { outEic: eicA, inEic: eicB };
+    const back = { outEic: eicB, inEic: eicA };
+    aToB.push({ ...there, series: await fetchDirection(client, there, window, limits, where) });
+    bToA.push({ ...back, series: await fetchDirection(client, back, window, limits, where) });
   }
+  const sum = async (directions: readonly Direction[]): Promise<HourlySeries> => {
+    // No link with a flow in the window: no flow, whichever links exist.
+    if (directions.every(({ series }) => series.size === 0)) return new Map();
+    const links: LinkSeries[] = [];
+    for (const direction of directions) {
+      links.push({
+        series: direction.series,
+        since:
+          directions.length > 1
+            ? await linkSince(client, direction, window, limits, where)
+            : window.fromTs,
+      });
+    }
+    return sumLinks(links);
+  };
   return [
-    ...directedFlows(border.a, border.b, sumLinks(aToB), window),
-    ...directedFlows(border.b, border.a, sumLinks(bToA), window),
+    ...directedFlows(border.a, border.b, await sum(aToB), window),
+    ...directedFlows(border.b, border.a, await sum(bToA), window),
   ];
+}
+
+/** One link of a border in one direction, and its flows over the window asked. */
+interface Direction {
+  readonly outEic: string;
+  readonly inEic: string;
+  readonly series: HourlySeries;
+}
+
+/**
+ * How far back a link of a border of several links is looked for when it published nothing at
+ * the start of the window: one request.
+ */
+const LINK_LOOKBACK_SECONDS = ENTSOE_MAX_WINDOW_SECONDS;
+
+/**
+ * Since when a link of a border of several links exists (src/core/flows.ts `sumLinks`): from the
+ * window's start when it has a flow there, or any in the year before it (one request more, only
+ * for a link silent at the window's start while another has flows in the window); else from its
+ * first flow in the window, or not yet.
+ */
+async function linkSince(
+  client: EntsoeClient,
+  direction: Direction,
+  window: TimeWindow,
+  limits: RequestLimits,
+  where: string,
+): Promise<number | undefined> {
+  const first = direction.series.size > 0 ? Math.min(...direction.series.keys()) : undefined;
+  if (first === window.fromTs) return first;
+  const before = { fromTs: window.fromTs - LINK_LOOKBACK_SECONDS, toTs: window.fromTs };
+  const earlier = await fetchDirection(client, direction, before, limits, where);
+  return earlier.size > 0 ? window.fromTs : first;
 }
 
 async function fetchDirection(
