@@ -123,16 +123,11 @@ class ApiProblem extends Error {
   }
 }
 
-/**
- * Why a consumption value cannot be had, when that is what `error` says: the server ingests no
- * border flows (FLOWS=off: 400 on `accounting`), or the zone has no consumption series (GB: 404).
- */
-export function consumptionRefusal(error: unknown): 'server' | 'zone' | null {
-  if (!(error instanceof ApiProblem)) return null;
-  if (error.status === 400 && error.apiError === 'unsupported param: accounting') return 'server';
-  if (error.status === 404 && error.apiError.startsWith('no consumption series')) return 'zone';
-  return null;
-}
+/** Whether `error` is a server's refusal of consumption values: it ingests no border flows (FLOWS=off). */
+const consumptionOff = (error: unknown): boolean =>
+  error instanceof ApiProblem &&
+  error.status === 400 &&
+  error.apiError === 'unsupported param: accounting';
 
 export const HOUR_MS = 3_600_000;
 const toSeconds = (iso: string): number => Date.parse(iso) / 1000;
@@ -320,7 +315,7 @@ const preferring = <T extends { zone: string }>(production: T[], consumption: T[
 /** A consumption answer, or null where the server serves none; other failures stay failures. */
 const orRefused = <T>(asked: Promise<T>): Promise<T | null> =>
   asked.catch((error: unknown) => {
-    if (consumptionRefusal(error) === 'server') return null;
+    if (consumptionOff(error)) return null;
     throw error;
   });
 

@@ -3,8 +3,6 @@ import 'uplot/dist/uPlot.min.css';
 import {
   type Accounting,
   api,
-  type Basis,
-  consumptionRefusal,
   type Forecast,
   HOUR_MS,
   levelsOf,
@@ -178,27 +176,6 @@ interface Series {
   /** Production where consumption values were asked for and the zone has none. */
   readonly productionInstead: boolean;
 }
-
-/** A zone's readings: consumption values where asked for and the zone has them, else production. */
-async function readingsOf(
-  zone: string,
-  fromMs: number,
-  toMs: number,
-  basis: Basis,
-  accounting: Accounting,
-): Promise<{ points: Point[]; productionInstead: boolean }> {
-  if (accounting === 'consumption') {
-    try {
-      const points = await api.history(zone, fromMs, toMs, basis, 'consumption');
-      return { points, productionInstead: false };
-    } catch (error) {
-      if (consumptionRefusal(error) === null) throw error;
-    }
-  }
-  const points = await api.history(zone, fromMs, toMs, basis);
-  return { points, productionInstead: accounting === 'consumption' };
-}
-
 function intensityChart(
   series: Series[],
   forecast: Forecast | null,
@@ -599,12 +576,6 @@ function csvOf(series: Series[], forecast: Forecast | null): string {
 }
 
 /** The traced mix, or null for a zone without a consumption series (GB). */
-const tracedMixOf = (zone: string, fromMs: number, toMs: number) =>
-  api.tracedMix(zone, fromMs, toMs).catch((error: unknown) => {
-    if (consumptionRefusal(error) !== null) return null;
-    throw error;
-  });
-
 /** Why production values stand where consumption values were asked for, in one calm line. */
 function accountingNotes(
   zone: string,
@@ -629,8 +600,7 @@ function consumedSection(
     problem: string | null;
   },
   hours: number,
-): HTMLElement | null {
-  if (!traced.value && !traced.problem) return null;
+): HTMLElement {
   const section = el(
     'section',
     { class: 'panel', 'aria-labelledby': 'consumed-title' },
@@ -739,15 +709,21 @@ export async function renderZone(
 
   // The year of the heatmap is the longest read (two pages or more): the page is drawn without
   // waiting for it, and the heatmap, at the bottom, is filled in when it arrives.
-  const year =
-    range === '1y' ? null : settle(readingsOf(zone.zone, yearFrom, toMs, basis, counted));
+  // A zone is asked for consumption values only when it has some (GB never has: no 404 asked for).
+  const countedFor = (code: string): Accounting =>
+    consumptionShown && values.consumed.has(code) ? 'consumption' : 'production';
+  const historyOf = (code: string, from: number) =>
+    settle(api.history(code, from, toMs, basis, countedFor(code)));
+  const year = range === '1y' ? null : historyOf(zone.zone, yearFrom);
   const loading = Promise.all([
-    Promise.all(shown.map((z) => settle(readingsOf(z.zone, fromMs, toMs, basis, counted)))),
+    Promise.all(shown.map((z) => historyOf(z.zone, fromMs))),
     features.forecast
       ? settle(api.forecast(zone.zone, basis, horizonFor(hours)))
       : Promise.resolve(null),
     settle(api.mix(zone.zone, mixFrom, toMs)),
-    consumptionShown ? settle(tracedMixOf(zone.zone, mixFrom, toMs)) : Promise.resolve(null),
+    countedFor(zone.zone) === 'consumption'
+      ? settle(api.tracedMix(zone.zone, mixFrom, toMs))
+      : Promise.resolve(null),
   ]);
 
   // Heading and controls.
@@ -870,8 +846,8 @@ export async function renderZone(
 
   const series: Series[] = shown.map((z, i) => ({
     zone: z.zone,
-    points: histories[i]!.value?.points ?? [],
-    productionInstead: histories[i]!.value?.productionInstead ?? false,
+    points: histories[i]!.value ?? [],
+    productionInstead: consumptionShown && countedFor(z.zone) === 'production',
   }));
   const problems = histories.flatMap((h) => (h.problem ? [h.problem] : []));
 
@@ -912,7 +888,7 @@ export async function renderZone(
   if (instead.length > 0 && !newestInstead)
     intensity.append(
       missing(
-        `Production values for ${instead.join(', ')}, marked so: ${instead.includes('GB') ? `GB ${NO_GB_SERIES}` : 'no consumption series'}.`,
+        `Production values for ${instead.join(', ')}, marked so: ${instead.includes('GB') ? `GB ${NO_GB_SERIES}` : 'no consumption values'}.`,
       ),
     );
   const empty = series.filter((s) => s.points.length === 0).map((s) => s.zone);
@@ -975,8 +951,8 @@ export async function renderZone(
     text: 'When is it greenest? Hour of day by month',
   });
   const heat = el('section', { class: 'panel', 'aria-labelledby': 'heat-title' }, heatTitle);
-  const yearOf = (read: { value: { points: Point[] } | null; problem: string | null }) =>
-    fillHeat(read.value?.points ?? [], read.problem);
+  const yearOf = (read: { value: Point[] | null; problem: string | null }) =>
+    fillHeat(read.value ?? [], read.problem);
   const fillHeat = (yearPoints: Point[], problem: string | null) => {
     if (problem) heat.replaceChildren(heatTitle, missing(problem));
     else if (yearPoints.length === 0)
