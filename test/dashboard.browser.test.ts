@@ -407,7 +407,7 @@ describe('the dashboard in Chromium', () => {
       45 - consumed.size,
     );
     await expect(page.locator('.notes').textContent()).resolves.toContain(
-      'GB shows its production value, marked so: it has no consumption series',
+      'Production value for GB, marked so: GB has no consumption series',
     );
     await expect(page.locator('.notes').textContent()).resolves.toContain(
       "The forecasts (the hours ahead, each tile's greenest hour) are of production values",
@@ -490,7 +490,7 @@ describe('the dashboard in Chromium', () => {
     await rendered(zonePage, 'zone', before);
     await expect(zonePage.locator('.zone-now').textContent()).resolves.toContain('(production)');
     await expect(zonePage.locator('.missing').allTextContents()).resolves.toContain(
-      'GB shows production values: it has no consumption series (its operator publishes generation shares, not quantities, so its flows cannot be traced).',
+      'Production values: GB has no consumption series (its operator publishes generation shares, not quantities, so its flows cannot be traced).',
     );
     await expect(zonePage.locator('svg.flows').count()).resolves.toBe(0);
     expect(asked.filter((a) => a.includes('zone=GB') && a.includes('accounting'))).toEqual([]);

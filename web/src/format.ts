@@ -61,7 +61,7 @@ export const ACCOUNTING_EXPLAINED = {
 
 /** Why GB has no consumption values (the API's 404 says the same). */
 export const NO_GB_SERIES =
-  'it has no consumption series (its operator publishes generation shares, not quantities, so its flows cannot be traced)';
+  'GB has no consumption series (its operator publishes generation shares, not quantities, so its flows cannot be traced)';
 
 /** Said once where consumption values were asked for from a server that serves none. */
 export const NO_FLOWS =

@@ -558,7 +558,7 @@ function consumptionNotes(
   const notes: HTMLElement[] = [];
   const instead = tiles.filter((t) => t.productionInstead).map((t) => t.zone.zone);
   if (instead.includes('GB'))
-    notes.push(missing(`GB shows its production value, marked so: ${NO_GB_SERIES}.`));
+    notes.push(missing(`Production value for GB, marked so: ${NO_GB_SERIES}.`));
   const waiting = instead.filter((zone) => zone !== 'GB');
   if (waiting.length > 0) {
     notes.push(

@@ -586,8 +586,8 @@ function accountingNotes(
   if (accounting === 'production') return [];
   if (refused) return [missing(NO_FLOWS)];
   if (newestInstead) {
-    const why = zone === 'GB' ? NO_GB_SERIES : 'it has no consumption value yet';
-    return [missing(`${zone} shows production values: ${why}.`)];
+    const why = zone === 'GB' ? NO_GB_SERIES : `${zone} has no consumption value yet`;
+    return [missing(`Production values: ${why}.`)];
   }
   return [];
 }
@@ -888,7 +888,7 @@ export async function renderZone(
   if (instead.length > 0 && !newestInstead)
     intensity.append(
       missing(
-        `Production values for ${instead.join(', ')}, marked so: ${instead.includes('GB') ? `GB ${NO_GB_SERIES}` : 'no consumption values'}.`,
+        `Production values for ${instead.join(', ')}, marked so: ${instead.includes('GB') ? NO_GB_SERIES : 'no consumption values yet'}.`,
       ),
     );
   const empty = series.filter((s) => s.points.length === 0).map((s) => s.zone);
