@@ -8,13 +8,17 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateConsumption } from '../src/consumption/update-consumption.js';
+import { createStore } from '../src/storage/create-store.js';
 import { chromiumForTests } from './support/chromium.js';
 
 /**
  * The dashboard in a real browser: the headless Chromium shipped inside an npm package (or
  * CHROME_PATH's; see test/support/chromium.ts) driven by playwright-core, against `gridco2 demo` started as a user starts it (the
  * CLI through tsx, in an empty folder), serving the page built by `npm run build` and synthetic
- * data for all 45 zones. Screenshots at 1280 and 360 px are kept in test/artefacts/.
+ * data for all 45 zones, border flows included (FLOWS=on), from which the consumption series are
+ * traced here into the demo's store once its backfill is done. Screenshots at 1280 and 360 px are
+ * kept in test/artefacts/.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -107,6 +111,27 @@ async function untilLevelsServed(): Promise<void> {
   throw new Error('/v1/intensity/level never gave a level to more than 40 zones');
 }
 
+/**
+ * Traces the consumption series of both flow graphs from the demo's stored mixes and flows (the
+ * demo's ingestion stores the flows but traces nothing), then waits until the server serves them.
+ */
+async function traceConsumption(): Promise<void> {
+  const store = await createStore(`sqlite:${join(cwd, 'data', 'demo.db')}`);
+  try {
+    for (const graph of ['europe', 'us'] as const) await updateConsumption(store, graph);
+  } finally {
+    await store.close();
+  }
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const body = (await (
+      await fetch(`${url}/v1/intensity/latest?accounting=consumption`)
+    ).json()) as { data: unknown[] };
+    if (body.data.length > 40) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('/v1/intensity/latest?accounting=consumption never listed more than 40 zones');
+}
+
 /** No tile cuts its code or name, and no value (number and unit) takes two lines. */
 async function expectTilesWhole(page: Page): Promise<void> {
   const faults = await page.$$eval('a.tile[data-zone]', (tiles) =>
@@ -180,6 +205,7 @@ beforeAll(async () => {
       PORT: '0',
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '100000',
+      FLOWS: 'on',
     },
   });
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -190,6 +216,7 @@ beforeAll(async () => {
   await waitForOutput(/demo: backfill of \d+ days done/, 120_000);
   await untilForecastsServed();
   await untilLevelsServed();
+  await traceConsumption();
   browser = await chromium.launch({
     executablePath: chromiumUsed.executablePath,
     env: chromiumUsed.env,
@@ -347,6 +374,160 @@ describe('the dashboard in Chromium', () => {
     // Direct factors are lower for every fuel: most zones change, and DE (coal, gas) must.
     expect(changed.length).toBeGreaterThan(30);
     expect(Number(direct['DE'])).toBeLessThan(Number(lifecycle['DE']));
+  });
+
+  it('switches the values to consumption, keeps the choice in the URL, and marks GB', async () => {
+    const before = Number(await page.evaluate(() => document.body.dataset['ready']));
+    await page.getByLabel('Consumption').check();
+    await rendered(page, 'overview', before);
+    expect(page.url()).toContain('accounting=consumption');
+    expect(page.url()).toContain('basis=direct');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('accounting-consumption');
+    const shown = await tileValues(page);
+    const newest = async (query: string) =>
+      new Map(
+        (
+          (await (await fetch(`${url}/v1/intensity/latest?${query}`)).json()) as {
+            data: { zone: string; gco2eq_kwh: number }[];
+          }
+        ).data.map((r) => [r.zone, r.gco2eq_kwh]),
+      );
+    const consumed = await newest('basis=direct&accounting=consumption');
+    const produced = await newest('basis=direct');
+    expect(consumed.size).toBeGreaterThan(40);
+    expect(consumed.has('GB')).toBe(false);
+    // Each tile shows the API's consumption value, GB its production value marked so.
+    for (const [zone, value] of consumed)
+      expect(Math.abs(Number(shown[zone]) - value), zone).toBeLessThanOrEqual(0.5);
+    expect(Math.abs(Number(shown['GB']) - produced.get('GB')!)).toBeLessThanOrEqual(0.5);
+    await expect(
+      page.locator('a.tile[data-zone="GB"] .badge').allTextContents(),
+    ).resolves.toContain('production');
+    await expect(page.locator('a.tile .badge', { hasText: 'production' }).count()).resolves.toBe(
+      45 - consumed.size,
+    );
+    await expect(page.locator('.notes').textContent()).resolves.toContain(
+      'Production value for GB, marked so: GB has no consumption series',
+    );
+    await expect(page.locator('.notes').textContent()).resolves.toContain(
+      "The forecasts (the hours ahead, each tile's greenest hour) are of production values",
+    );
+    await expect(page.locator('h1').textContent()).resolves.toContain('of consumption');
+    // Imports move values: some zone's consumption value is not its production value.
+    expect([...consumed].some(([zone, value]) => Math.abs(value - produced.get(zone)!) > 1)).toBe(
+      true,
+    );
+    // A tile's link keeps the choice.
+    await expect(page.locator('a.tile[data-zone="DE"]').getAttribute('href')).resolves.toBe(
+      '#/zone/DE?basis=direct&accounting=consumption',
+    );
+    await page.screenshot({ path: join(ARTEFACTS, 'dashboard-consumption-1280.png') });
+    const back = Number(await page.evaluate(() => document.body.dataset['ready']));
+    await page.getByLabel('Production').check();
+    await rendered(page, 'overview', back);
+    expect(page.url()).not.toContain('accounting');
+  });
+
+  it("draws a zone's cross-border flows and consumed mix of the newest hour", async () => {
+    const zonePage = await openPage(1280);
+    await zonePage.goto(`${url}/#/zone/DE?range=24h&accounting=consumption`);
+    await rendered(zonePage, 'zone');
+    const traced = (await (await fetch(`${url}/v1/mix?zone=DE&accounting=consumption`)).json()) as {
+      data: { ts: string; imports: Record<string, number>; exports: Record<string, number> }[];
+    };
+    const hour = traced.data.at(-1)!;
+    const flows = zonePage.locator('svg.flows');
+    await expect(flows.getAttribute('role')).resolves.toBe('img');
+    await expect(flows.locator('title').textContent()).resolves.toBe(
+      `Cross-border flows of DE at ${hour.ts.slice(0, 16).replace('T', ' ')} UTC, MWh`,
+    );
+    const description = (await flows.locator('desc').textContent())!;
+    expect(description).toMatch(/^Imports [\d.]+ MWh.*; exports [\d.]+ MWh/);
+    // One bar per flow: imports left of the axis, exports right of it.
+    const bars = await flows.evaluate((svg) => {
+      const axis = svg.querySelector('line.flows-axis')!.getBoundingClientRect().x;
+      return Array.from(svg.querySelectorAll('rect')).map((rect) => {
+        const box = rect.getBoundingClientRect();
+        // By its middle: a bar a tenth of a pixel wide touches the axis on both sides.
+        const middle = box.left + box.width / 2;
+        return {
+          left: middle < axis && box.right <= axis + 1,
+          right: middle > axis && box.left >= axis - 1,
+        };
+      });
+    });
+    const imports = Object.values(hour.imports).filter((mwh) => mwh > 0);
+    const exports = Object.values(hour.exports).filter((mwh) => mwh > 0);
+    expect(imports.length + exports.length).toBeGreaterThan(1);
+    expect(bars.filter((bar) => bar.left)).toHaveLength(imports.length);
+    expect(bars.filter((bar) => bar.right)).toHaveLength(exports.length);
+    for (const [neighbour] of Object.entries(hour.imports).filter(([, v]) => v > 0))
+      expect(description).toContain(`${neighbour} `);
+    const codes = await flows.locator('text.flows-code').allTextContents();
+    expect(new Set(codes)).toEqual(
+      new Set(
+        [...Object.entries(hour.imports), ...Object.entries(hour.exports)]
+          .filter(([, mwh]) => mwh > 0)
+          .map(([code]) => code),
+      ),
+    );
+    const consumed = zonePage.locator('section[aria-labelledby="consumed-title"]');
+    await expect(consumed.locator('.mix-bars li').count()).resolves.toBeGreaterThan(2);
+    await expect(consumed.locator('.chart canvas').count()).resolves.toBe(1);
+    await expect(zonePage.locator('#intensity-title').textContent()).resolves.toBe(
+      'Intensity of consumption, last 24 h',
+    );
+    await expect(zonePage.locator('.zone-now').textContent()).resolves.toContain('consumed');
+    await expect(zonePage.locator('#forecast-note').textContent()).resolves.toContain(
+      'of production values',
+    );
+    await consumed.screenshot({ path: join(ARTEFACTS, 'zone-consumption-1280.png') });
+    // GB has no consumption series: its production values, said so, and no consumption asked for.
+    const asked: string[] = [];
+    zonePage.on('request', (request) => asked.push(request.url()));
+    const before = Number(await zonePage.evaluate(() => document.body.dataset['ready']));
+    await zonePage.goto(`${url}/#/zone/GB?accounting=consumption`);
+    await rendered(zonePage, 'zone', before);
+    await expect(zonePage.locator('.zone-now').textContent()).resolves.toContain('(production)');
+    await expect(zonePage.locator('.missing').allTextContents()).resolves.toContain(
+      'Production values: GB has no consumption series (its operator publishes generation shares, not quantities, so its flows cannot be traced).',
+    );
+    await expect(zonePage.locator('svg.flows').count()).resolves.toBe(0);
+    expect(asked.filter((a) => a.includes('zone=GB') && a.includes('accounting'))).toEqual([]);
+    await zonePage.close();
+  });
+
+  it('shows production values, said in one line, where the server serves no consumption', async () => {
+    // A page of its own: the 400 answers made up here would be console errors on the others.
+    const flowsOff = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await flowsOff.route(/accounting=consumption/, (route) =>
+      route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          error: 'unsupported param: accounting',
+          hint: 'this server runs with FLOWS=off: it ingests no border flows',
+        }),
+      }),
+    );
+    await flowsOff.goto(`${url}/#/?accounting=consumption`);
+    await rendered(flowsOff, 'overview');
+    await expect(flowsOff.locator('.notes .missing').allTextContents()).resolves.toContain(
+      'This server serves no consumption values (it ingests no border flows: FLOWS=off), so production values are shown.',
+    );
+    expect(await flowsOff.locator('a.tile[data-zone]').count()).toBe(45);
+    await expect(
+      flowsOff.locator('a.tile .badge', { hasText: 'production' }).count(),
+    ).resolves.toBe(0);
+    await expect(flowsOff.locator('#accounting-consumption').isChecked()).resolves.toBe(true);
+    await flowsOff.goto(`${url}/#/zone/DE?accounting=consumption&range=24h`);
+    await rendered(flowsOff, 'zone');
+    await expect(flowsOff.locator('.missing').first().textContent()).resolves.toContain(
+      'FLOWS=off',
+    );
+    await expect(flowsOff.locator('.chart canvas').count()).resolves.toBeGreaterThan(0);
+    await expect(flowsOff.locator('svg.flows').count()).resolves.toBe(0);
+    await flowsOff.close();
   });
 
   it('goes to a zone by keyboard and draws its chart', async () => {

@@ -5,6 +5,9 @@
 
 export type Basis = 'default' | 'lifecycle' | 'direct';
 export const BASES: readonly Basis[] = ['lifecycle', 'direct', 'default'];
+/** What a value counts: a zone's own plants (production) or what its consumers use (imports traced). */
+export type Accounting = 'production' | 'consumption';
+export const ACCOUNTINGS: readonly Accounting[] = ['production', 'consumption'];
 
 export interface Zone {
   readonly zone: string;
@@ -46,6 +49,17 @@ export interface Index {
 export interface MixPoint {
   readonly ts: string;
   readonly generation: Readonly<Record<string, number>>;
+  readonly renewable_pct: number;
+  readonly low_carbon_pct: number;
+}
+/** An hour of `/v1/mix?accounting=consumption`: the mix consumed, and the flows per neighbour. */
+export interface TracedMixPoint {
+  readonly ts: string;
+  readonly consumption: Readonly<Record<string, number>>;
+  readonly imports: Readonly<Record<string, number>>;
+  readonly exports: Readonly<Record<string, number>>;
+  readonly estimated_pct: number;
+  readonly estimated_borders: readonly string[];
   readonly renewable_pct: number;
   readonly low_carbon_pct: number;
 }
@@ -102,16 +116,26 @@ class ApiProblem extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The API's own `error`, when it sent one. */
+    readonly apiError = '',
   ) {
     super(message);
   }
 }
+
+/** Whether `error` is a server's refusal of consumption values: it ingests no border flows (FLOWS=off). */
+const consumptionOff = (error: unknown): boolean =>
+  error instanceof ApiProblem &&
+  error.status === 400 &&
+  error.apiError === 'unsupported param: accounting';
 
 export const HOUR_MS = 3_600_000;
 const toSeconds = (iso: string): number => Date.parse(iso) / 1000;
 const isoMinute = (ms: number): string => new Date(ms).toISOString().slice(0, 16) + 'Z';
 
 const basisQuery = (basis: Basis): string => (basis === 'default' ? '' : `&basis=${basis}`);
+const accountingQuery = (accounting: Accounting): string =>
+  accounting === 'production' ? '' : `&accounting=${accounting}`;
 
 /** A failed answer, in words: what the API said, or what happened instead. */
 async function problem(response: Response, what: string): Promise<ApiProblem> {
@@ -123,8 +147,10 @@ async function problem(response: Response, what: string): Promise<ApiProblem> {
     );
   }
   let said = '';
+  let apiError = '';
   try {
     const body = (await response.json()) as { error?: string; hint?: string };
+    apiError = body.error ?? '';
     said = [body.error, body.hint].filter(Boolean).join(': ');
   } catch {
     // Not the API's JSON error: the status says enough.
@@ -132,6 +158,7 @@ async function problem(response: Response, what: string): Promise<ApiProblem> {
   return new ApiProblem(
     response.status,
     `${what} failed: the API answered ${response.status}${said ? ` (${said})` : ''}.`,
+    apiError,
   );
 }
 
@@ -175,41 +202,69 @@ async function pages<T>(first: string, what: string, maxPages = 12): Promise<T[]
   return out;
 }
 
+async function mixOf<T>(
+  zone: string,
+  fromMs: number,
+  toMs: number,
+  accounting: Accounting,
+  what: string,
+): Promise<{ unit: string; data: T[] }> {
+  const first = `/v1/mix?zone=${encodeURIComponent(zone)}&from=${isoMinute(fromMs)}&to=${isoMinute(toMs)}${accountingQuery(accounting)}`;
+  const response = await request(first, what);
+  const body = (await response.json()) as { unit: string; data: T[] };
+  const rest = nextLink(response.headers.get('link'));
+  const more = rest ? await pages<T>(rest, what) : [];
+  return { unit: body.unit, data: [...body.data, ...more] };
+}
+
 export const api = {
   index: () => getJson<Index>('/v1', 'Reading the API index'),
   zones: async () => (await getJson<{ data: Zone[] }>('/v1/zones', 'Listing the zones')).data,
-  latest: async (basis: Basis) =>
-    (
+  latest: async (basis: Basis, accounting: Accounting = 'production') => {
+    // The query as the page preloads it (`?basis=lifecycle`): the same URL uses that answer.
+    const query = `${basisQuery(basis)}${accountingQuery(accounting)}`.slice(1);
+    return (
       await getJson<{ data: Reading[] }>(
-        `/v1/intensity/latest${basis === 'default' ? '' : `?basis=${basis}`}`,
-        'Reading the newest values',
+        `/v1/intensity/latest${query ? `?${query}` : ''}`,
+        accounting === 'consumption'
+          ? 'Reading the newest consumption values'
+          : 'Reading the newest values',
       )
-    ).data,
+    ).data;
+  },
   /** 503 is a Status body too (a source behind), not a failure. */
   status: () => getJson<Status>('/v1/status', 'Reading the status', [200, 503]),
-  history: async (zone: string, fromMs: number, toMs: number, basis: Basis): Promise<Point[]> =>
+  history: async (
+    zone: string,
+    fromMs: number,
+    toMs: number,
+    basis: Basis,
+    accounting: Accounting = 'production',
+  ): Promise<Point[]> =>
     (
       await pages<{ ts: string; gco2eq_kwh: number; method: string }>(
-        `/v1/intensity?zone=${encodeURIComponent(zone)}&from=${isoMinute(fromMs)}&to=${isoMinute(toMs)}${basisQuery(basis)}`,
+        `/v1/intensity?zone=${encodeURIComponent(zone)}&from=${isoMinute(fromMs)}&to=${isoMinute(toMs)}${basisQuery(basis)}${accountingQuery(accounting)}`,
         `Reading the history of ${zone}`,
       )
     ).map((row) => ({ t: toSeconds(row.ts), v: row.gco2eq_kwh, method: row.method })),
-  mix: async (zone: string, fromMs: number, toMs: number) => {
-    const first = `/v1/mix?zone=${encodeURIComponent(zone)}&from=${isoMinute(fromMs)}&to=${isoMinute(toMs)}`;
-    const response = await request(first, `Reading the generation mix of ${zone}`);
-    const body = (await response.json()) as { unit: string; data: MixPoint[] };
-    const rest = nextLink(response.headers.get('link'));
-    const more = rest ? await pages<MixPoint>(rest, `Reading the generation mix of ${zone}`) : [];
-    return { unit: body.unit, data: [...body.data, ...more] };
-  },
+  mix: (zone: string, fromMs: number, toMs: number) =>
+    mixOf<MixPoint>(zone, fromMs, toMs, 'production', `Reading the generation mix of ${zone}`),
+  /** The mix consumed, traced through the border flows (always in MWh). */
+  tracedMix: (zone: string, fromMs: number, toMs: number) =>
+    mixOf<TracedMixPoint>(zone, fromMs, toMs, 'consumption', `Reading the consumed mix of ${zone}`),
   /**
    * Readings of many zones in one request (`/v1/export`, CSV): one call counts once against the
    * rate limit where 45 history calls would spend most of it.
    */
-  export: async (zones: readonly string[], fromMs: number, basis: Basis) => {
+  export: async (
+    zones: readonly string[],
+    fromMs: number,
+    basis: Basis,
+    accounting: Accounting = 'production',
+  ) => {
     const text = await (
       await request(
-        `/v1/export?zones=${zones.join(',')}&from=${isoMinute(fromMs)}${basisQuery(basis)}`,
+        `/v1/export?zones=${zones.join(',')}&from=${isoMinute(fromMs)}${basisQuery(basis)}${accountingQuery(accounting)}`,
         'Reading the last 24 hours of every zone',
       )
     ).text();
@@ -229,9 +284,9 @@ export const api = {
       `Reading the forecast of ${zone}`,
     ),
   /** The newest reading's level only (horizon 0): all the page shows. */
-  levels: (basis: Basis) =>
+  levels: (basis: Basis, accounting: Accounting = 'production') =>
     getJson<Levels>(
-      `/v1/intensity/level?zones=all&horizon_hours=0${basisQuery(basis)}`,
+      `/v1/intensity/level?zones=all&horizon_hours=0${basisQuery(basis)}${accountingQuery(accounting)}`,
       'Reading the level of every zone',
     ),
   schedule: (basis: Basis) =>
@@ -240,6 +295,55 @@ export const api = {
       'Finding the greenest hour of each zone',
     ),
 };
+
+/** The newest values shown: consumption values where asked for and served, else production. */
+export interface Values {
+  readonly readings: Reading[];
+  /** The zones whose reading is a consumption value. */
+  readonly consumed: ReadonlySet<string>;
+  /** Consumption was asked for and this server serves none (FLOWS=off). */
+  readonly refused: boolean;
+}
+
+/** `production` and, where given, `consumption` merged: a zone's consumption entry first. */
+const preferring = <T extends { zone: string }>(production: T[], consumption: T[] | null): T[] => {
+  if (!consumption) return production;
+  const consumed = new Set(consumption.map((entry) => entry.zone));
+  return [...consumption, ...production.filter((entry) => !consumed.has(entry.zone))];
+};
+
+/** A consumption answer, or null where the server serves none; other failures stay failures. */
+const orRefused = <T>(asked: Promise<T>): Promise<T | null> =>
+  asked.catch((error: unknown) => {
+    if (consumptionOff(error)) return null;
+    throw error;
+  });
+
+export async function valuesOf(basis: Basis, accounting: Accounting): Promise<Values> {
+  const production = api.latest(basis);
+  if (accounting === 'production') {
+    return { readings: await production, consumed: new Set(), refused: false };
+  }
+  const [own, consumption] = await Promise.all([
+    production,
+    orRefused(api.latest(basis, 'consumption')),
+  ]);
+  return {
+    readings: preferring(own, consumption),
+    consumed: new Set((consumption ?? []).map((r) => r.zone)),
+    refused: consumption === null,
+  };
+}
+
+export async function levelsOf(basis: Basis, accounting: Accounting): Promise<Levels> {
+  const production = api.levels(basis);
+  if (accounting === 'production') return production;
+  const [own, consumption] = await Promise.all([
+    production,
+    orRefused(api.levels(basis, 'consumption')),
+  ]);
+  return { ...own, data: preferring([...own.data], consumption && [...consumption.data]) };
+}
 
 export interface Features {
   readonly forecast: boolean;

@@ -1,6 +1,6 @@
-import type { Basis, Features, Index, Status, Zone } from './api.js';
-import { BASES } from './api.js';
-import { BASIS_LABEL, el } from './format.js';
+import type { Accounting, Basis, Features, Index, Status, Zone } from './api.js';
+import { ACCOUNTINGS, BASES } from './api.js';
+import { ACCOUNTING_LABEL, BASIS_LABEL, el } from './format.js';
 
 /**
  * What the shell (main.ts) hands each view: the data every view shares, the route it draws, and
@@ -19,7 +19,14 @@ export interface Route {
   readonly zone: string;
   readonly params: URLSearchParams;
   readonly basis: Basis;
+  readonly accounting: Accounting;
 }
+
+/** The options a link to another view keeps (its defaults left out of the URL). */
+export const kept = (route: Pick<Route, 'basis' | 'accounting'>) => ({
+  basis: route.basis === 'lifecycle' ? null : route.basis,
+  accounting: route.accounting === 'production' ? null : route.accounting,
+});
 
 /** The hash of `route` with some parameters changed (null removes one). */
 export function hrefWith(
@@ -36,14 +43,30 @@ export function hrefWith(
   return `#${path}${query ? `?${query}` : ''}`;
 }
 
-/** Radio buttons for the basis: native inputs, so arrows and Tab work and readers announce them. */
-export function basisControl(current: Basis, onChange: (basis: Basis) => void): HTMLElement {
-  const group = el('fieldset', { class: 'segmented' }, el('legend', { text: 'Basis' }));
-  for (const basis of BASES) {
-    const input = el('input', { type: 'radio', name: 'basis', value: basis, id: `basis-${basis}` });
-    input.checked = basis === current;
-    input.addEventListener('change', () => input.checked && onChange(basis));
-    group.append(el('label', { for: `basis-${basis}` }, input, BASIS_LABEL[basis]));
+/** Radio buttons: native inputs, so arrows and Tab work and readers announce them. */
+function radios<T extends string>(
+  name: string,
+  legend: string,
+  options: readonly T[],
+  labels: Readonly<Record<T, string>>,
+  current: T,
+  onChange: (value: T) => void,
+): HTMLElement {
+  const group = el('fieldset', { class: 'segmented' }, el('legend', { text: legend }));
+  for (const value of options) {
+    const input = el('input', { type: 'radio', name, value, id: `${name}-${value}` });
+    input.checked = value === current;
+    input.addEventListener('change', () => input.checked && onChange(value));
+    group.append(el('label', { for: `${name}-${value}` }, input, labels[value]));
   }
   return group;
 }
+
+export const basisControl = (current: Basis, onChange: (basis: Basis) => void): HTMLElement =>
+  radios('basis', 'Basis', BASES, BASIS_LABEL, current, onChange);
+
+export const accountingControl = (
+  current: Accounting,
+  onChange: (accounting: Accounting) => void,
+): HTMLElement =>
+  radios('accounting', 'Accounting', ACCOUNTINGS, ACCOUNTING_LABEL, current, onChange);

@@ -47,6 +47,26 @@ export const BASIS_LABEL = {
   default: "Each zone's own",
 } as const;
 
+export const ACCOUNTING_LABEL = {
+  production: 'Production',
+  consumption: 'Consumption',
+} as const;
+
+/** What the accounting counts, in one sentence. */
+export const ACCOUNTING_EXPLAINED = {
+  production: "Production values: what a zone's own power plants emit per kWh they generate.",
+  consumption:
+    "Consumption values: what a zone's consumers use per kWh, its own generation and its imports traced hour by hour through the cross-border flows.",
+} as const;
+
+/** Why GB has no consumption values (the API's 404 says the same). */
+export const NO_GB_SERIES =
+  'GB has no consumption series (its operator publishes generation shares, not quantities, so its flows cannot be traced)';
+
+/** Said once where consumption values were asked for from a server that serves none. */
+export const NO_FLOWS =
+  'This server serves no consumption values (it ingests no border flows: FLOWS=off), so production values are shown.';
+
 /** The method and the basis, in two sentences. */
 export const BASIS_EXPLAINED = {
   lifecycle:

@@ -1,5 +1,5 @@
 import './style.css';
-import { api, BASES, features } from './api.js';
+import { ACCOUNTINGS, api, BASES, features } from './api.js';
 import { el, missing } from './format.js';
 import type { Route, Shared } from './controls.js';
 import { renderOverview } from './overview.js';
@@ -7,7 +7,7 @@ import { renderStatus } from './status-page.js';
 
 /**
  * The dashboard's shell: a hash router (`#/`, `#/zone/DE?range=7d&compare=FR,PL`, `#/status`,
- * each with `basis=`) so that every view is a permalink served by the one page at `/`.
+ * each with `basis=` and `accounting=`) so that every view is a permalink served by the one page at `/`.
  */
 
 const main = document.getElementById('main')!;
@@ -43,10 +43,13 @@ function parseRoute(): Route {
   const params = new URLSearchParams(query);
   const asked = params.get('basis');
   const basis = BASES.find((b) => b === asked) ?? 'lifecycle';
+  const counted = params.get('accounting');
+  const accounting = ACCOUNTINGS.find((a) => a === counted) ?? 'production';
+  const options = { params, basis, accounting };
   const zoneMatch = /^\/zone\/([^/]+)$/.exec(path);
-  if (zoneMatch) return { view: 'zone', zone: decodeURIComponent(zoneMatch[1]!), params, basis };
-  if (path === '/status') return { view: 'status', zone: '', params, basis };
-  return { view: 'overview', zone: '', params, basis };
+  if (zoneMatch) return { view: 'zone', zone: decodeURIComponent(zoneMatch[1]!), ...options };
+  if (path === '/status') return { view: 'status', zone: '', ...options };
+  return { view: 'overview', zone: '', ...options };
 }
 
 let rendered = 0;

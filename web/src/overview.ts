@@ -1,16 +1,23 @@
 import {
+  type Accounting,
   api,
   type Basis,
+  levelsOf,
   type Features,
   HOUR_MS,
   type Levels,
   type Point,
   type Reading,
   type Status,
+  type Values,
+  valuesOf,
   type Window,
   type Zone,
 } from './api.js';
 import {
+  ACCOUNTING_EXPLAINED,
+  NO_FLOWS,
+  NO_GB_SERIES,
   BASIS_EXPLAINED,
   el,
   fmtAge,
@@ -23,7 +30,14 @@ import {
   placedReading,
   SOURCE_GROUPS,
 } from './format.js';
-import { basisControl, hrefWith, type Route, type Shared } from './controls.js';
+import {
+  accountingControl,
+  basisControl,
+  hrefWith,
+  kept,
+  type Route,
+  type Shared,
+} from './controls.js';
 import { colourFor, LEGEND_GRADIENT, LEGEND_TICKS, SCALE_MAX, textOn } from './scale.js';
 
 /**
@@ -48,22 +62,34 @@ const queued = <T>(task: () => Promise<T>): Promise<T> => {
 
 const sparkCache = new Map<string, Promise<Map<string, Point[]>>>();
 
-/** The 24 hours before each zone's newest reading: one export per group of similar lag. */
-function sparklines(zones: Zone[], latest: Reading[], basis: Basis): Promise<Map<string, Point[]>> {
-  const key = basis;
+/**
+ * The 24 hours before each zone's newest reading: one export per group of similar lag, and per
+ * accounting shown (a zone without consumption values keeps its production line).
+ */
+function sparklines(zones: Zone[], values: Values, basis: Basis): Promise<Map<string, Point[]>> {
+  const key = `${basis}|${[...values.consumed].join(',')}`;
   const cached = sparkCache.get(key);
   if (cached) return cached;
-  const newest = new Map(latest.map((r) => [r.zone, Date.parse(r.ts)]));
+  const newest = new Map(values.readings.map((r) => [r.zone, Date.parse(r.ts)]));
+  const counted = (zone: Zone): Accounting =>
+    values.consumed.has(zone.zone) ? 'consumption' : 'production';
   // US data lag a day behind Europe's: asking both for one window would double Europe's rows.
   const groups = [
     zones.filter((z) => z.source !== 'us-agency'),
     zones.filter((z) => z.source === 'us-agency'),
-  ].filter((group) => group.some((z) => newest.has(z.zone)));
+  ].flatMap((group) =>
+    (['consumption', 'production'] as const)
+      .map((accounting) => ({
+        accounting,
+        zones: group.filter((z) => newest.has(z.zone) && counted(z) === accounting),
+      }))
+      .filter((part) => part.zones.length > 0),
+  );
   const loading = Promise.all(
-    groups.map((group) => {
-      const from = Math.min(...group.map((z) => newest.get(z.zone) ?? Infinity)) - 24 * HOUR_MS;
-      const codes = group.filter((z) => newest.has(z.zone)).map((z) => z.zone);
-      return queued(() => api.export(codes, from, basis));
+    groups.map(({ accounting, zones: members }) => {
+      const from = Math.min(...members.map((z) => newest.get(z.zone)!)) - 24 * HOUR_MS;
+      const codes = members.map((z) => z.zone);
+      return queued(() => api.export(codes, from, basis, accounting));
     }),
   ).then((maps) => new Map(maps.flatMap((map) => [...map])));
   loading.catch(() => sparkCache.delete(key));
@@ -110,6 +136,8 @@ interface TileData {
   readonly stale: boolean;
   /** Whether a greenest hour is to come: its lines are held open until it does. */
   readonly greenPending: boolean;
+  /** A production value shown where consumption values were asked for. */
+  readonly productionInstead: boolean;
 }
 
 /** A tile's parts drawn once its sparkline and greenest hour have arrived. */
@@ -131,9 +159,7 @@ const greenLine = (green: Window): HTMLElement =>
 
 function tile(data: TileData, route: Route, slots: Map<string, Slots>): HTMLElement {
   const { zone, reading } = data;
-  const href = hrefWith(`/zone/${zone.zone}`, new URLSearchParams(), {
-    basis: route.basis === 'lifecycle' ? null : route.basis,
-  });
+  const href = hrefWith(`/zone/${zone.zone}`, new URLSearchParams(), kept(route));
   if (!reading) {
     return el(
       'li',
@@ -174,6 +200,12 @@ function tile(data: TileData, route: Route, slots: Map<string, Slots>): HTMLElem
       { class: 'age' },
       `${fmtAge(data.ageHours)} old`,
       data.stale && el('span', { class: 'badge', text: 'stale' }),
+      data.productionInstead &&
+        el('span', {
+          class: 'badge',
+          title: 'No consumption value: production value shown',
+          text: 'production',
+        }),
     ),
   );
   const newestTs = Date.parse(reading.ts) / 1000;
@@ -188,10 +220,8 @@ function tile(data: TileData, route: Route, slots: Map<string, Slots>): HTMLElem
   return el('li', {}, a);
 }
 
-const zoneHref = (zone: string, basis: Basis): string =>
-  hrefWith(`/zone/${zone}`, new URLSearchParams(), {
-    basis: basis === 'lifecycle' ? null : basis,
-  });
+const zoneHref = (zone: string, route: Route): string =>
+  hrefWith(`/zone/${zone}`, new URLSearchParams(), kept(route));
 
 /**
  * The legend: the scale with labelled ticks and the words at its ends, so it reads without
@@ -233,7 +263,7 @@ function answer(
   windows: readonly Window[],
   scheduleServed: boolean,
   partial: boolean,
-  basis: Basis,
+  route: Route,
 ): HTMLElement {
   const where = el(
     'div',
@@ -246,7 +276,7 @@ function answer(
         el(
           'li',
           {},
-          el('a', { href: zoneHref(t.zone.zone, basis), text: t.zone.zone }),
+          el('a', { href: zoneHref(t.zone.zone, route), text: t.zone.zone }),
           // Left out on a phone, where the line must stay one line (the tiles name every zone).
           el('span', { class: 'answer-name', text: ` ${t.zone.name}` }),
           ': ',
@@ -269,7 +299,7 @@ function answer(
             el(
               'li',
               {},
-              el('a', { href: zoneHref(w.zone, basis), text: w.zone }),
+              el('a', { href: zoneHref(w.zone, route), text: w.zone }),
               ` ${dayOf(w.start)} ${fmtHourUtc(w.start)} UTC: `,
               el('strong', { text: `${fmtValue(w.gco2eq_kwh)} g` }),
             ),
@@ -304,20 +334,20 @@ export async function renderOverview(
   isCurrent: () => boolean,
   show: () => void,
 ): Promise<void> {
-  const basis = route.basis;
+  const { basis, accounting } = route;
   // The level words come with the values (the page preloads both): no word pops in later.
   const noLevels: FirstData['levelResult'] = { value: null, problem: null };
   const levels = shared.features.then((features) =>
     features.level
-      ? api.levels(basis).then(
+      ? levelsOf(basis, accounting).then(
           (value) => ({ value, problem: null }),
           (error: Error) => ({ value: null, problem: error.message }),
         )
       : noLevels,
   );
-  const [zones, latest, features, levelResult] = await Promise.all([
+  const [zones, values, features, levelResult] = await Promise.all([
     shared.zones,
-    api.latest(basis),
+    valuesOf(basis, accounting),
     shared.features,
     levels,
   ]);
@@ -326,11 +356,11 @@ export async function renderOverview(
     (error: Error) => ({ status: null, problem: error.message }),
   );
   // The tiles at once with their values; sparklines and greenest hours when they arrive.
-  const data = { zones, latest, features, statusResult, levelResult };
+  const data = { zones, values, features, statusResult, levelResult };
   const drawn = draw(target, route, data);
   show();
   const [spark, schedule] = await Promise.all([
-    sparklines(zones, latest, basis).then(
+    sparklines(zones, values, basis).then(
       (map) => ({ map, problem: null }),
       (error: Error) => ({ map: new Map<string, Point[]>(), problem: error.message }),
     ),
@@ -342,7 +372,7 @@ export async function renderOverview(
       : Promise.resolve({ options: [] as readonly Window[], problem: null }),
   ]);
   if (!isCurrent()) return;
-  complete(target, drawn, data.features, spark, schedule, route.basis);
+  complete(target, drawn, data.features, spark, schedule, route);
 }
 
 /** What the first draw leaves to fill in: the tiles' slots, the answer, the notes. */
@@ -363,7 +393,7 @@ function complete(
   features: Features,
   spark: { map: Map<string, Point[]>; problem: string | null },
   schedule: { options: readonly Window[]; problem: string | null },
-  basis: Basis,
+  route: Route,
 ): void {
   const greens = new Map(schedule.options.map((w) => [w.zone, w]));
   for (const [zone, slots] of drawn.slots) {
@@ -373,7 +403,7 @@ function complete(
     if (slots.green && green) slots.green.replaceWith(greenLine(green));
     else if (slots.green) slots.green.remove();
   }
-  const answered = answer(drawn.ranked, schedule.options, features.schedule, false, basis);
+  const answered = answer(drawn.ranked, schedule.options, features.schedule, false, route);
   drawn.answer.replaceWith(answered);
   if (spark.problem) drawn.notes.append(missing(`No sparklines: ${spark.problem}`));
   if (features.schedule && schedule.problem) {
@@ -385,7 +415,7 @@ function complete(
 /** What the first draw waits for: the values, the zones, and what says how to read them. */
 interface FirstData {
   readonly zones: Zone[];
-  readonly latest: Reading[];
+  readonly values: Values;
   readonly features: Features;
   readonly statusResult: { status: Status | null; problem: string | null };
   readonly levelResult: { value: Levels | null; problem: string | null };
@@ -394,11 +424,12 @@ interface FirstData {
 function draw(
   target: HTMLElement,
   route: Route,
-  { zones, latest, features, statusResult, levelResult }: FirstData,
+  { zones, values, features, statusResult, levelResult }: FirstData,
 ): Drawn {
-  const basis = route.basis;
+  const { basis, accounting } = route;
   const now = Date.now();
-  const byZone = new Map(latest.map((r) => [r.zone, r]));
+  const byZone = new Map(values.readings.map((r) => [r.zone, r]));
+  const consumptionShown = accounting === 'consumption' && !values.refused;
   const thresholds = new Map(
     (statusResult.status?.sources ?? []).map((s) => [s.source, s.stale_after_hours]),
   );
@@ -413,6 +444,8 @@ function draw(
       ageHours,
       stale: reading !== undefined && threshold !== undefined && ageHours > threshold,
       greenPending: features.schedule,
+      productionInstead:
+        consumptionShown && reading !== undefined && !values.consumed.has(zone.zone),
     };
   });
 
@@ -420,11 +453,19 @@ function draw(
     'div',
     { class: 'controls' },
     basisControl(basis, (next) => {
-      location.hash = hrefWith('/', route.params, { basis: next === 'lifecycle' ? null : next });
+      location.hash = hrefWith('/', route.params, kept({ basis: next, accounting }));
+    }),
+    accountingControl(accounting, (next) => {
+      location.hash = hrefWith('/', route.params, kept({ basis, accounting: next }));
     }),
     legend(),
   );
-  const notes = el('div', { class: 'notes' }, el('p', { text: BASIS_EXPLAINED[basis] }));
+  const notes = el(
+    'div',
+    { class: 'notes' },
+    el('p', { text: `${ACCOUNTING_EXPLAINED[accounting]} ${BASIS_EXPLAINED[basis]}` }),
+  );
+  if (accounting === 'consumption') notes.append(...consumptionNotes(tiles, values, features));
   if (levelResult.value) {
     notes.append(
       el('p', {
@@ -474,12 +515,7 @@ function draw(
         el(
           'li',
           {},
-          el('a', {
-            href: hrefWith(`/zone/${t.zone.zone}`, new URLSearchParams(), {
-              basis: basis === 'lifecycle' ? null : basis,
-            }),
-            text: t.zone.zone,
-          }),
+          el('a', { href: zoneHref(t.zone.zone, route), text: t.zone.zone }),
           el(
             'span',
             { class: 'bar-track', 'aria-hidden': 'true' },
@@ -495,13 +531,49 @@ function draw(
     ),
   );
 
-  const answered = answer(ranked, [], features.schedule, true, basis);
+  const answered = answer(ranked, [], features.schedule, true, route);
   target.replaceChildren(
-    el('h1', { text: 'Newest published carbon intensity, gCO2eq/kWh' }),
+    el('h1', {
+      text: consumptionShown
+        ? 'Newest published carbon intensity of consumption, gCO2eq/kWh'
+        : 'Newest published carbon intensity, gCO2eq/kWh',
+    }),
     answered,
     controls,
     notes,
     el('div', { class: 'overview' }, el('div', { class: 'groups' }, ...groups), ranking),
   );
   return { slots, ranked, answer: answered, notes };
+}
+
+/** What the consumption values leave out, each in one calm line. */
+function consumptionNotes(
+  tiles: readonly TileData[],
+  values: Values,
+  features: Features,
+): HTMLElement[] {
+  if (values.refused) {
+    return [missing(NO_FLOWS)];
+  }
+  const notes: HTMLElement[] = [];
+  const instead = tiles.filter((t) => t.productionInstead).map((t) => t.zone.zone);
+  if (instead.includes('GB'))
+    notes.push(missing(`Production value for GB, marked so: ${NO_GB_SERIES}.`));
+  const waiting = instead.filter((zone) => zone !== 'GB');
+  if (waiting.length > 0) {
+    notes.push(
+      missing(
+        `Production values, marked so, for ${waiting.join(', ')}: no consumption value of theirs yet.`,
+      ),
+    );
+  }
+  if (features.schedule) {
+    notes.push(
+      el('p', {
+        class: 'hint',
+        text: "The forecasts (the hours ahead, each tile's greenest hour) are of production values: consumption values are not forecast.",
+      }),
+    );
+  }
+  return notes;
 }

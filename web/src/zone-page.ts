@@ -1,7 +1,19 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { api, type Forecast, HOUR_MS, type MixPoint, type Point, type Reading } from './api.js';
 import {
+  type Accounting,
+  api,
+  type Forecast,
+  HOUR_MS,
+  levelsOf,
+  type MixPoint,
+  type Point,
+  type TracedMixPoint,
+  type Values,
+  valuesOf,
+} from './api.js';
+import {
+  ACCOUNTING_EXPLAINED,
   BASIS_EXPLAINED,
   BASIS_LABEL,
   el,
@@ -11,9 +23,18 @@ import {
   levelBands,
   levelChip,
   missing,
+  NO_FLOWS,
+  NO_GB_SERIES,
   placedReading,
 } from './format.js';
-import { basisControl, hrefWith, type Route, type Shared } from './controls.js';
+import {
+  accountingControl,
+  basisControl,
+  hrefWith,
+  kept,
+  type Route,
+  type Shared,
+} from './controls.js';
 import { colourFor, levelWord, textOn } from './scale.js';
 
 /**
@@ -49,9 +70,12 @@ const CATEGORY_COLOURS: Readonly<Record<string, string>> = {
   wind_offshore: '#1f5f8b',
   marine: '#17becf',
   other: '#999999',
+  // Imports from neighbours that publish no hourly mix, at an annual intensity.
+  imported_estimated: '#d4b9a0',
 };
 const CATEGORIES = Object.keys(CATEGORY_COLOURS);
-const label = (category: string) => category.replace('_', ' ');
+const label = (category: string) =>
+  category === 'imported_estimated' ? 'imported, estimated' : category.replace('_', ' ');
 // A mix in % (GB) whose categories sum below 100: the rest (imports, ...) drawn in grey.
 const REST = 'imports / not itemised';
 const REST_COLOUR = '#c7c7c7';
@@ -149,9 +173,14 @@ const stats = (values: number[]) =>
 interface Series {
   readonly zone: string;
   readonly points: Point[];
+  /** Production where consumption values were asked for and the zone has none. */
+  readonly productionInstead: boolean;
 }
-
-function intensityChart(series: Series[], forecast: Forecast | null): HTMLElement {
+function intensityChart(
+  series: Series[],
+  forecast: Forecast | null,
+  accounting: Accounting,
+): HTMLElement {
   const times = new Set<number>();
   for (const s of series) for (const p of s.points) times.add(p.t);
   const fc = forecast?.data ?? [];
@@ -168,7 +197,7 @@ function intensityChart(series: Series[], forecast: Forecast | null): HTMLElemen
     series: [
       TIME_SERIES,
       ...series.map((s, i) => ({
-        label: s.zone,
+        label: s.productionInstead ? `${s.zone} (production)` : s.zone,
         stroke: LINE_COLOURS[i]!,
         width: 2,
         spanGaps: true,
@@ -201,7 +230,7 @@ function intensityChart(series: Series[], forecast: Forecast | null): HTMLElemen
     }
     const base = series.length + 1;
     opts.series.push({
-      label: `${series[0]!.zone} forecast`,
+      label: `${series[0]!.zone} forecast${accounting === 'consumption' ? ' (production)' : ''}`,
       stroke: LINE_COLOURS[0]!,
       width: 2,
       dash: [6, 4],
@@ -242,7 +271,12 @@ function intensityChart(series: Series[], forecast: Forecast | null): HTMLElemen
   );
 }
 
-function mixChart(zone: string, unit: string, points: readonly MixPoint[]): HTMLElement {
+function mixChart(
+  zone: string,
+  unit: string,
+  points: readonly MixPoint[],
+  what = 'Generation mix',
+): HTMLElement {
   const gens = points.map(generationOf);
   const present = CATEGORIES.filter((c) => gens.some((g) => (g[c] ?? 0) > 0));
   const xs = points.map((p) => Date.parse(p.ts) / 1000);
@@ -277,7 +311,7 @@ function mixChart(zone: string, unit: string, points: readonly MixPoint[]): HTML
   };
   const last = points[points.length - 1];
   return chart(
-    `Generation mix of ${zone}, ${unit === '%' ? '% of generation' : 'MWh per interval'}, stacked`,
+    `${what} of ${zone}, ${unit === '%' ? '% of generation' : 'MWh per interval'}, stacked`,
     opts,
     [xs, ...order.map((k) => cumulative[k]!)] as uPlot.AlignedData,
     last
@@ -324,6 +358,132 @@ function currentMix(point: MixPoint, unit: string): HTMLElement {
         );
       }),
     ),
+  );
+}
+
+/** A traced hour as a mix: what was consumed, by the category it was generated as. */
+const consumedMix = (point: TracedMixPoint): MixPoint => ({
+  ts: point.ts,
+  generation: point.consumption,
+  renewable_pct: point.renewable_pct,
+  low_carbon_pct: point.low_carbon_pct,
+});
+
+const SVG = 'http://www.w3.org/2000/svg';
+const FLOW_ROW = 26;
+const FLOW_HEAD = 24;
+// Imports and exports in Okabe-Ito blue and vermillion: told apart with colour-vision deficiencies.
+const IMPORT_COLOUR = '#0072B2';
+const EXPORT_COLOUR = '#D55E00';
+// The longest bar's share of its half: the rest holds its value.
+const BAR_SHARE = 0.7;
+
+function svgEl(tag: string, attributes: Readonly<Record<string, string | number>>, text?: string) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const flowList = (flows: readonly (readonly [string, number])[]) =>
+  flows.map(([neighbour, mwh]) => `${neighbour} ${fmtValue(mwh)}`).join(', ');
+
+/**
+ * The hour's flows with each neighbour as a diverging bar chart: imports to the left of the
+ * axis, exports to the right, the neighbour's code in a column of its own. Drawn in percentages
+ * of the width, so the bars follow the page's width and the text keeps its size.
+ */
+function flowsPicture(zone: string, point: TracedMixPoint): HTMLElement {
+  const neighbours = [...new Set([...Object.keys(point.imports), ...Object.keys(point.exports)])];
+  const rows = neighbours
+    .map((code) => ({
+      code,
+      imported: point.imports[code] ?? 0,
+      exported: point.exports[code] ?? 0,
+    }))
+    .filter((row) => row.imported > 0 || row.exported > 0)
+    .sort((a, b) => b.imported - b.exported - (a.imported - a.exported));
+  if (rows.length === 0)
+    return missing(`No flows between ${zone} and its neighbours in this hour.`);
+  const largest = Math.max(...rows.flatMap((row) => [row.imported, row.exported]));
+  const imports = rows.filter((row) => row.imported > 0).map((r) => [r.code, r.imported] as const);
+  const exports = [...rows]
+    .reverse()
+    .filter((row) => row.exported > 0)
+    .map((r) => [r.code, r.exported] as const);
+  const sum = (flows: readonly (readonly [string, number])[]) =>
+    flows.reduce((total, [, mwh]) => total + mwh, 0);
+  const when = fmtUtc(Date.parse(point.ts) / 1000);
+  const described =
+    `Imports ${fmtValue(sum(imports))} MWh${imports.length ? ` (${flowList(imports)})` : ''}; ` +
+    `exports ${fmtValue(sum(exports))} MWh${exports.length ? ` (${flowList(exports)})` : ''}.`;
+
+  const svg = svgEl('svg', {
+    class: 'flows',
+    width: '100%',
+    height: FLOW_HEAD + rows.length * FLOW_ROW,
+    role: 'img',
+    'aria-labelledby': 'flows-title flows-desc',
+  });
+  svg.append(
+    svgEl('title', { id: 'flows-title' }, `Cross-border flows of ${zone} at ${when}, MWh`),
+    svgEl('desc', { id: 'flows-desc' }, described),
+  );
+  // The bars' area, right of the codes' column; its own percentages are of its width.
+  const area = svgEl('svg', { x: '18%', width: '82%', height: '100%', overflow: 'visible' });
+  area.append(
+    svgEl(
+      'text',
+      { x: '50%', dx: -6, y: 14, 'text-anchor': 'end', class: 'flows-head' },
+      '← imports',
+    ),
+    svgEl('text', { x: '50%', dx: 6, y: 14, class: 'flows-head' }, 'exports →'),
+    svgEl('line', { x1: '50%', x2: '50%', y1: FLOW_HEAD - 4, y2: '100%', class: 'flows-axis' }),
+  );
+  rows.forEach((row, i) => {
+    const y = FLOW_HEAD + i * FLOW_ROW;
+    const middle = y + FLOW_ROW / 2 + 4;
+    svg.append(svgEl('text', { x: 0, y: middle, class: 'flows-code' }, row.code));
+    for (const [mwh, side] of [
+      [row.imported, -1],
+      [row.exported, 1],
+    ] as const) {
+      if (mwh <= 0) continue;
+      const length = (mwh / largest) * 50 * BAR_SHARE;
+      const start = side < 0 ? 50 - length : 50;
+      area.append(
+        svgEl('rect', {
+          x: `${start}%`,
+          y: y + 4,
+          width: `${length}%`,
+          height: FLOW_ROW - 8,
+          fill: side < 0 ? IMPORT_COLOUR : EXPORT_COLOUR,
+        }),
+        svgEl(
+          'text',
+          {
+            x: `${50 + side * length}%`,
+            dx: side * 4,
+            y: middle,
+            'text-anchor': side < 0 ? 'end' : 'start',
+          },
+          fmtValue(mwh),
+        ),
+      );
+    }
+  });
+  svg.append(area);
+  return el(
+    'figure',
+    { class: 'figure' },
+    el(
+      'figcaption',
+      {},
+      el('strong', { text: `Cross-border flows at ${when}, MWh in the hour` }),
+      ' ',
+      el('span', { class: 'summary', text: described }),
+    ),
+    svg,
   );
 }
 
@@ -415,6 +575,65 @@ function csvOf(series: Series[], forecast: Forecast | null): string {
   return rows.join('\n') + '\n';
 }
 
+/** The traced mix, or null for a zone without a consumption series (GB). */
+/** Why production values stand where consumption values were asked for, in one calm line. */
+function accountingNotes(
+  zone: string,
+  accounting: Accounting,
+  refused: boolean,
+  newestInstead: boolean,
+): HTMLElement[] {
+  if (accounting === 'production') return [];
+  if (refused) return [missing(NO_FLOWS)];
+  if (newestInstead) {
+    const why = zone === 'GB' ? NO_GB_SERIES : `${zone} has no consumption value yet`;
+    return [missing(`Production values: ${why}.`)];
+  }
+  return [];
+}
+
+/** The newest traced hour: its flows per neighbour, what was consumed; then the consumed mix over time. */
+function consumedSection(
+  zone: string,
+  traced: {
+    value: { unit: string; data: TracedMixPoint[] } | null;
+    problem: string | null;
+  },
+  hours: number,
+): HTMLElement {
+  const section = el(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'consumed-title' },
+    el('h2', { id: 'consumed-title', text: 'Consumed mix and cross-border flows' }),
+  );
+  const points = traced.value?.data ?? [];
+  const newest = points[points.length - 1];
+  if (traced.problem) section.append(missing(traced.problem));
+  else if (!newest) section.append(missing(`No consumed mix of ${zone} in this window.`));
+  else {
+    section.append(flowsPicture(zone, newest));
+    if (newest.estimated_borders.length > 0)
+      section.append(
+        el('p', {
+          class: 'hint',
+          text: `Estimated flows (held at their value of the previous hours until published): ${newest.estimated_borders.join(', ')}.`,
+        }),
+      );
+    section.append(el('h3', { text: 'Consumed mix' }), currentMix(consumedMix(newest), 'MWh'));
+    if (newest.estimated_pct > 0)
+      section.append(
+        el('p', {
+          class: 'hint',
+          text: `${fmtValue(newest.estimated_pct)} % imported from neighbours that publish no hourly mix, counted at their annual intensity.`,
+        }),
+      );
+    if (hours > MIX_MAX_HOURS)
+      section.append(el('p', { class: 'hint', text: 'The mix chart shows the last 30 days.' }));
+    section.append(mixChart(zone, 'MWh', points.map(consumedMix), 'Consumed mix'));
+  }
+  return section;
+}
+
 // The id of the control to focus once the next zone page is drawn (its old one went away).
 let refocus: string | null = null;
 
@@ -449,7 +668,7 @@ export async function renderZone(
     );
     return;
   }
-  const { params, basis } = route;
+  const { params, basis, accounting } = route;
   const asked = params.get('range');
   const range: RangeKey = asked && asked in RANGES ? (asked as RangeKey) : '7d';
   const askedCompare = (params.get('compare') ?? '')
@@ -466,13 +685,20 @@ export async function renderZone(
     location.hash = hrefWith(path, params, changes);
   };
 
-  const [latest, features, index, levels] = await Promise.all([
-    api.latest(basis).catch(() => [] as Reading[]),
+  const noValues: Values = { readings: [], consumed: new Set(), refused: false };
+  const [values, features, index, levels] = await Promise.all([
+    valuesOf(basis, accounting).catch(() => noValues),
     shared.features,
     shared.index,
-    shared.features.then((served) => (served.level ? api.levels(basis).catch(() => null) : null)),
+    shared.features.then((served) =>
+      served.level ? levelsOf(basis, accounting).catch(() => null) : null,
+    ),
   ]);
-  const newest = latest.find((r) => r.zone === zone.zone);
+  const newest = values.readings.find((r) => r.zone === zone.zone);
+  // Consumption values where asked for and served; a server without them (FLOWS=off) is asked
+  // for production values only.
+  const counted: Accounting = values.refused ? 'production' : accounting;
+  const consumptionShown = counted === 'consumption';
   // The window ends with the zone's newest reading (US data lag a day), not at the clock.
   const toMs =
     (newest ? Date.parse(newest.ts) : Math.floor(Date.now() / HOUR_MS) * HOUR_MS) + HOUR_MS;
@@ -483,13 +709,21 @@ export async function renderZone(
 
   // The year of the heatmap is the longest read (two pages or more): the page is drawn without
   // waiting for it, and the heatmap, at the bottom, is filled in when it arrives.
-  const year = range === '1y' ? null : settle(api.history(zone.zone, yearFrom, toMs, basis));
+  // A zone is asked for consumption values only when it has some (GB never has: no 404 asked for).
+  const countedFor = (code: string): Accounting =>
+    consumptionShown && values.consumed.has(code) ? 'consumption' : 'production';
+  const historyOf = (code: string, from: number) =>
+    settle(api.history(code, from, toMs, basis, countedFor(code)));
+  const year = range === '1y' ? null : historyOf(zone.zone, yearFrom);
   const loading = Promise.all([
-    Promise.all(shown.map((z) => settle(api.history(z.zone, fromMs, toMs, basis)))),
+    Promise.all(shown.map((z) => historyOf(z.zone, fromMs))),
     features.forecast
       ? settle(api.forecast(zone.zone, basis, horizonFor(hours)))
       : Promise.resolve(null),
     settle(api.mix(zone.zone, mixFrom, toMs)),
+    countedFor(zone.zone) === 'consumption'
+      ? settle(api.tracedMix(zone.zone, mixFrom, toMs))
+      : Promise.resolve(null),
   ]);
 
   // Heading and controls.
@@ -550,6 +784,7 @@ export async function renderZone(
   }
 
   const placed = newest && placedReading(levels, zone.zone, newest.ts);
+  const newestInstead = consumptionShown && newest !== undefined && !values.consumed.has(zone.zone);
   const value = newest
     ? el(
         'p',
@@ -559,6 +794,7 @@ export async function renderZone(
         },
         el('strong', { text: fmtValue(newest.gco2eq_kwh) }),
         ' gCO2eq/kWh',
+        consumptionShown && (newestInstead ? ' (production)' : ' consumed'),
         placed && ' ',
         placed && levelChip(placed, zone.zone),
         `, newest published: ${fmtUtc(Date.parse(newest.ts) / 1000)}, ${fmtAge((Date.now() - Date.parse(newest.ts)) / 3_600_000)} old`,
@@ -581,10 +817,7 @@ export async function renderZone(
     el(
       'p',
       { class: 'crumbs' },
-      el('a', {
-        href: hrefWith('/', new URLSearchParams(), { basis: basis === 'lifecycle' ? null : basis }),
-        text: '← All zones',
-      }),
+      el('a', { href: hrefWith('/', new URLSearchParams(), kept(route)), text: '← All zones' }),
     ),
     el('h1', { text: zoneTitle(zone.name, zone.zone) }),
     value,
@@ -592,9 +825,11 @@ export async function renderZone(
     el(
       'div',
       { class: 'controls' },
-      basisControl(basis, (next) => go({ basis: next === 'lifecycle' ? null : next })),
+      basisControl(basis, (next) => go(kept({ basis: next, accounting }))),
+      accountingControl(accounting, (next) => go(kept({ basis, accounting: next }))),
       rangeGroup,
     ),
+    ...accountingNotes(zone.zone, accounting, values.refused, newestInstead),
     compareBox,
   );
   show();
@@ -604,7 +839,7 @@ export async function renderZone(
     document.getElementById(id)?.focus();
   }
 
-  const [histories, forecast, mix] = await loading;
+  const [histories, forecast, mix, traced] = await loading;
   if (!isCurrent()) return;
   // A year that came with the rest is drawn with it: one layout, not a second one at once.
   const yearNow = year && (await Promise.race([year, Promise.resolve(undefined)]));
@@ -612,6 +847,7 @@ export async function renderZone(
   const series: Series[] = shown.map((z, i) => ({
     zone: z.zone,
     points: histories[i]!.value ?? [],
+    productionInstead: consumptionShown && countedFor(z.zone) === 'production',
   }));
   const problems = histories.flatMap((h) => (h.problem ? [h.problem] : []));
 
@@ -624,7 +860,7 @@ export async function renderZone(
     const blob = new Blob([csvOf(series, forecast?.value ?? null)], { type: 'text/csv' });
     const link = el('a', {
       href: URL.createObjectURL(blob),
-      download: `gridco2-${shown.map((z) => z.zone).join('_')}-${range}-${basis}.csv`,
+      download: `gridco2-${shown.map((z) => z.zone).join('_')}-${range}-${basis}${consumptionShown ? '-consumption' : ''}.csv`,
     });
     document.body.append(link);
     link.click();
@@ -636,13 +872,23 @@ export async function renderZone(
   const intensity = el(
     'section',
     { class: 'panel', 'aria-labelledby': 'intensity-title' },
-    el('h2', { id: 'intensity-title', text: `Intensity, last ${RANGES[range].label}` }),
+    el('h2', {
+      id: 'intensity-title',
+      text: `Intensity${consumptionShown ? ' of consumption' : ''}, last ${RANGES[range].label}`,
+    }),
   );
   for (const problem of problems) intensity.append(missing(problem));
   if (unknownCompare.length > 0)
     intensity.append(
       missing(
         `Not compared: there is no zone ${unknownCompare.map((c) => `"${c}"`).join(', ')} (the 45 zones are on the first page).`,
+      ),
+    );
+  const instead = series.filter((s) => s.productionInstead).map((s) => s.zone);
+  if (instead.length > 0 && !newestInstead)
+    intensity.append(
+      missing(
+        `Production values for ${instead.join(', ')}, marked so: ${instead.includes('GB') ? NO_GB_SERIES : 'no consumption values yet'}.`,
       ),
     );
   const empty = series.filter((s) => s.points.length === 0).map((s) => s.zone);
@@ -665,7 +911,7 @@ export async function renderZone(
       ),
     );
   } else if (forecast?.value) {
-    const computed = `Forecast by ${forecast.value.model}, computed ${fmtUtc(Date.parse(forecast.value.generated_at) / 1000)}`;
+    const computed = `Forecast${consumptionShown ? ' of production values (consumption values are not forecast)' : ''} by ${forecast.value.model}, computed ${fmtUtc(Date.parse(forecast.value.generated_at) / 1000)}`;
     const banded = forecast.value.data.some((f) => f.p10 !== null && f.p90 !== null);
     intensity.append(
       el('p', {
@@ -678,7 +924,7 @@ export async function renderZone(
     );
   }
   if (series.some((s) => s.points.length > 0) || (forecast?.value?.count ?? 0) > 0) {
-    intensity.append(intensityChart(series, forecast?.value ?? null));
+    intensity.append(intensityChart(series, forecast?.value ?? null, counted));
   }
   intensity.append(el('div', { class: 'actions' }, download));
 
@@ -705,6 +951,8 @@ export async function renderZone(
     text: 'When is it greenest? Hour of day by month',
   });
   const heat = el('section', { class: 'panel', 'aria-labelledby': 'heat-title' }, heatTitle);
+  const yearOf = (read: { value: Point[] | null; problem: string | null }) =>
+    fillHeat(read.value ?? [], read.problem);
   const fillHeat = (yearPoints: Point[], problem: string | null) => {
     if (problem) heat.replaceChildren(heatTitle, missing(problem));
     else if (yearPoints.length === 0)
@@ -717,22 +965,23 @@ export async function renderZone(
       );
   };
   if (year === null) fillHeat(series[0]!.points, histories[0]!.problem);
-  else if (yearNow) fillHeat(yearNow.value ?? [], yearNow.problem);
+  else if (yearNow) yearOf(yearNow);
   else heat.append(el('p', { class: 'hint', text: `Reading the last year of ${zone.zone}…` }));
 
   const about = el(
     'section',
     { class: 'panel', 'aria-labelledby': 'about-title' },
     el('h2', { id: 'about-title', text: 'Method and data' }),
-    el('p', { text: BASIS_EXPLAINED[basis] }),
+    el('p', { text: `${ACCOUNTING_EXPLAINED[counted]} ${BASIS_EXPLAINED[basis]}` }),
     el('p', {
       class: 'attribution',
       text: index?.attribution ?? 'Generation data: ENTSO-E, the US EIA and NESO (CC BY 4.0).',
     }),
   );
 
-  target.append(intensity, mixSection, heat, about);
+  const consumed = traced && consumedSection(zone.zone, traced, hours);
+  target.append(intensity, ...(consumed ? [consumed] : []), mixSection, heat, about);
   if (year === null || yearNow) return;
   const read = await year;
-  if (isCurrent()) fillHeat(read.value ?? [], read.problem);
+  if (isCurrent()) yearOf(read);
 }
