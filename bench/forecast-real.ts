@@ -154,6 +154,8 @@ async function main(): Promise<void> {
     ENTSOE_TOKEN: 'replay',
     EIA_BASE_URL: replay.baseUrls['us-agency'],
     EIA_API_KEY: 'replay',
+    // The real history holds the zones' generation only: no border flows, no neighbours to fetch.
+    FLOWS: 'off',
     LOG_LEVEL: 'warn',
   };
   const log = (text: string) =>
