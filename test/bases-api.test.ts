@@ -12,6 +12,7 @@ import { createStore } from '../src/storage/create-store.js';
 import { ApiClient } from './support/api-client.js';
 import { gbForecast, H, HOUR_NOW, iso, NOW } from './support/fixed-store.js';
 import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres.js';
+import { computedReading } from './support/computed-reading.js';
 
 /**
  * Black-box suite of the extensions' sections 0 to 3 (basis, /v1/mix, /v1/factors, Link on
@@ -31,24 +32,11 @@ const mixOf = (zoneIndex: number, hour: number): Record<string, number> => ({
   'wind-onshore': amount(zoneIndex * 11 + hour * 7),
   solar: hour === 1 ? 0 : amount(zoneIndex + hour),
 });
-const computedRow = (zone: string, ts: number, mix: Record<string, number>): StoredReading => {
-  const lifecycle = intensityOfMix(mix, 'lifecycle');
-  return {
-    zone,
-    ts,
-    value: lifecycle,
-    method: 'computed:v1',
-    complete: true,
-    mix,
-    lifecycle,
-    direct: intensityOfMix(mix, 'direct'),
-  };
-};
 const READINGS: StoredReading[] = [];
 ZONES.forEach((zone, zoneIndex) => {
   if (zone.code === 'GB') return;
   for (let hour = 0; hour < 3; hour++) {
-    READINGS.push(computedRow(zone.code, FIRST + hour * H, mixOf(zoneIndex, hour)));
+    READINGS.push(computedReading(zone.code, FIRST + hour * H, mixOf(zoneIndex, hour)));
   }
   READINGS.push({
     zone: zone.code,
@@ -65,7 +53,7 @@ ZONES.forEach((zone, zoneIndex) => {
 const FR_LONG = 5100;
 const FR_START = FIRST - FR_LONG * H;
 for (let i = 0; i < FR_LONG; i++) {
-  READINGS.push(computedRow('FR', FR_START + i * H, { gas: 10 + (i % 5), nuclear: 90 }));
+  READINGS.push(computedReading('FR', FR_START + i * H, { gas: 10 + (i % 5), nuclear: 90 }));
 }
 // GB: the operator's figures for 6 half-hours, then a forecast; its mix (in %) for 5 of them
 // and for one half-hour the operator has not settled; one with no included share at all.

@@ -5,10 +5,11 @@ import { updateConsumption } from '../src/consumption/update-consumption.js';
 import type { Basis } from '../src/core/factors.js';
 import type { DirectedFlow } from '../src/core/flows.js';
 import { intensityOfMix } from '../src/core/method.js';
-import type { Mix, StoredReading } from '../src/core/reading.js';
+import type { Mix } from '../src/core/reading.js';
 import { formatTs } from '../src/core/time.js';
 import { round1 } from '../src/core/units.js';
 import { buildApp } from '../src/http/app.js';
+import { computedReading } from './support/computed-reading.js';
 import { ZONES } from '../src/core/zones.js';
 import { ReadingCache } from '../src/read/reading-cache.js';
 import { createStore } from '../src/storage/create-store.js';
@@ -41,20 +42,6 @@ const CONSUMED: Readonly<Record<string, Mix>> = {
 const consumed = (zone: string, basis: Basis = 'lifecycle') =>
   round1(intensityOfMix(zone === 'PL' ? { coal: 1 } : CONSUMED[zone]!, basis)!);
 
-function reading(zone: string, ts: number, mix: Mix): StoredReading {
-  const lifecycle = intensityOfMix(mix)!;
-  return {
-    zone,
-    ts,
-    value: lifecycle,
-    method: 'computed:v1',
-    complete: true,
-    mix,
-    lifecycle,
-    direct: intensityOfMix(mix, 'direct'),
-  };
-}
-
 /** A border's two directions in one hour, as A11 publishes them: `mwh` one way, 0 back. */
 const flow = (from: string, to: string, ts: number, mwh: number): DirectedFlow[] => [
   { from, to, ts, mw: mwh },
@@ -76,7 +63,9 @@ const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '1000000', METRICS: 'off', FL
 beforeAll(async () => {
   store = await createStore('sqlite::memory:');
   await store.upsertReadings(
-    HOURS.flatMap((ts) => Object.entries(MIXES).map(([zone, mix]) => reading(zone, ts, mix))),
+    HOURS.flatMap((ts) =>
+      Object.entries(MIXES).map(([zone, mix]) => computedReading(zone, ts, mix)),
+    ),
   );
   await store.upsertReadings(
     HOURS.map((ts) => ({
@@ -327,7 +316,7 @@ describe('accounting=consumption', () => {
     // PL's export to CZ in the last hour doubles; AT's mix of that hour becomes incomplete.
     await store.upsertFlows('europe', flow('PL', 'CZ', LAST, 200));
     await store.upsertReadings([
-      { ...reading('AT', LAST, MIXES.AT!), complete: false, lifecycle: null, direct: null },
+      { ...computedReading('AT', LAST, MIXES.AT!), complete: false, lifecycle: null, direct: null },
     ]);
     await updateConsumption(store, 'europe');
     await cache.refresh();

@@ -1,6 +1,6 @@
 import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../../core/time.js';
 import { hasConsumptionSeries, ZONES, type Zone } from '../../core/zones.js';
-import { type Accounting, CONSUMPTION_DEFAULT_BASIS } from '../../core/reading.js';
+import { type Accounting, ACCOUNTINGS, CONSUMPTION_DEFAULT_BASIS } from '../../core/reading.js';
 import type { Config } from '../../config.js';
 import { resolveZone } from '../../core/zone-names.js';
 import { isCloudRegionForm } from '../../core/cloud-regions.js';
@@ -344,9 +344,7 @@ function interpretAccounting(
   offered: Offered,
   zones: readonly Zone[] | undefined,
 ): Accounting {
-  const given = params.get('accounting');
-  if (given === undefined || given === 'production') return 'production';
-  if (given !== 'consumption') throw API_ERRORS.invalidAccounting();
+  if (accountingAsked(params) === 'production') return 'production';
   if (!offered.consumption) throw API_ERRORS.consumptionOff();
   const untraced = zones?.find((zone) => !hasConsumptionSeries(zone));
   if (untraced) throw API_ERRORS.noConsumptionSeries(untraced.code);
@@ -368,10 +366,15 @@ export function basisOfBody(asked: {
 
 /** The endpoints of production values only: `accounting=consumption` is 400 there. */
 function refuseConsumption(params: ReadonlyMap<string, string>): void {
-  const given = params.get('accounting');
-  if (given === undefined || given === 'production') return;
-  if (given !== 'consumption') throw API_ERRORS.invalidAccounting();
-  throw API_ERRORS.unsupportedAccounting();
+  if (accountingAsked(params) === 'consumption') throw API_ERRORS.unsupportedAccounting();
+}
+
+/** `accounting` as given: production when absent; any other value than the two is 400. */
+function accountingAsked(params: ReadonlyMap<string, string>): Accounting {
+  const given = params.get('accounting') ?? 'production';
+  const accounting = ACCOUNTINGS.find((candidate) => candidate === given);
+  if (!accounting) throw API_ERRORS.invalidAccounting();
+  return accounting;
 }
 
 function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined {
