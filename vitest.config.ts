@@ -1,5 +1,18 @@
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { ALL_SUITES, INTEGRATION_SUITES } from './test/tiers.js';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { ALL_SUITES, HEAVIEST_UNIT_SUITES, INTEGRATION_SUITES } from './test/tiers.js';
+
+/** vitest's order (longest first when it has timed them, else largest first), heaviest known first. */
+class HeaviestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = HEAVIEST_UNIT_SUITES.indexOf(relative(file.project.config.root, file.moduleId));
+      return index < 0 ? HEAVIEST_UNIT_SUITES.length : index;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
@@ -15,6 +28,7 @@ export default defineConfig({
     poolOptions: { threads: { isolate: false } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: HeaviestFirst },
     // Two tiers (test/tiers.ts): `npm run test:unit` is the fast loop, `npm test` runs both.
     projects: [
       {
