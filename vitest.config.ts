@@ -38,10 +38,10 @@ export default defineConfig({
           include: ALL_SUITES,
           exclude: [...INTEGRATION_SUITES],
           // One module graph per worker thread, not per file: importing Fastify, Ajv and the
-          // sources again for each of 102 files was most of the tier's CPU (267 -> 107 CPU s,
-          // all 1,262 tests passing, measured under the same load). Its suites keep no state in
-          // modules (no mocks, no stubbed globals, no env: test/tiers.test.ts) and start no
-          // child process, so threads serve them as processes would.
+          // sources again for each of 102 files was most of the tier's CPU (267 -> 119 CPU s
+          // at a load of 15-19 on 2 cores). Its suites keep no state in modules (no mocks, no
+          // stubbed globals, no env: test/tiers.test.ts) and start no child process, so
+          // threads serve them as processes would.
           pool: 'threads',
           isolate: false,
         },
