@@ -69,6 +69,25 @@ describe('the layering lint rules', () => {
       "import { value } from '../http/contract/limits.js';",
       'sit below HTTP',
     ],
+    ['src/read/reads.ts', "import { value } from '../queries/peer-reads.js';", 'data layers'],
+    ['src/forecast/compute.ts', "import { value } from '../http/app.js';", 'data layers'],
+    ['src/ingest/run-ingestion.ts', "import { value } from '../stream/hub.js';", 'data layers'],
+    ['src/consumption/update.ts', "import { value } from 'fastify';", 'data layers'],
+    ['src/config.ts', "import { value } from './webhooks/deliverer.js';", 'data layers'],
+    ['src/storage/store.ts', "import { value } from '../read/reads.js';", 'storage sits under'],
+    ['src/storage/store.ts', "import { value } from '../http/app.js';", 'data layers'],
+    [
+      'src/sources/entsoe/index.ts',
+      "import { value } from '../../storage/store.js';",
+      'upstream adapter',
+    ],
+    ['src/sources/registry.ts', "import { value } from '../config.js';", 'upstream adapter'],
+    [
+      'src/simulator/entsoe.ts',
+      "import { value } from '../ingest/scheduler.js';",
+      'upstream adapter',
+    ],
+    ['src/sources/neso/index.ts', "import { value } from '../../http/app.js';", 'data layers'],
   ])('refuses, in %s, %s', async (filePath, line, reason) => {
     const messages = await restrictedImports(filePath, line);
     expect(messages.join('\n')).toContain(reason);
@@ -84,6 +103,11 @@ describe('the layering lint rules', () => {
     ['src/http/routes/stream.ts', "import { value } from '../../stream/hub.js';"],
     ['src/core/webhooks/addresses.ts', "import { value } from 'node:net';"],
     ['src/webhooks/deliverer.ts', "import { value } from '../queries/signal-reads.js';"],
+    ['src/read/reads.ts', "import { value } from '../storage/store.js';"],
+    ['src/read/reads.ts', "import { value } from '../core/webhooks/conditions.js';"],
+    ['src/ingest/run-ingestion.ts', "import { value } from '../sources/registry.js';"],
+    ['src/sources/entsoe/index.ts', "import { value } from '../http.js';"],
+    ['src/sources/entsoe/index.ts', "import { value } from '../../core/forecast/series.js';"],
   ])('allows, in %s, %s', async (filePath, line) => {
     expect(await restrictedImports(filePath, line)).toEqual([]);
   });

@@ -270,12 +270,7 @@ export function interpretSchedule(
   }
   const estimator = params.get('estimator') ?? 'expected';
   if (estimator !== 'expected' && estimator !== 'p90') throw API_ERRORS.invalidEstimator();
-  const energyText = params.get('energy_kwh')?.trim();
-  let energyKwh: number | undefined;
-  if (energyText !== undefined) {
-    energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(energyText) ? Number(energyText) : Number.NaN;
-    if (!(energyKwh > 0 && energyKwh <= limits.maxEnergyKwh)) throw API_ERRORS.invalidEnergy();
-  }
+  const energyKwh = interpretEnergy(params);
   const zones = interpretZones(given, 'listed');
   const now = Math.floor(nowMs / 1000);
   // The job cannot start before a given earliest (rounded up to a whole second), and must end by
@@ -508,14 +503,16 @@ export function interpretStats(
   if (window.to - window.from > MAX_STATS_DAYS * 24 * HOUR) {
     throw API_ERRORS.statsWindowTooLong(MAX_STATS_DAYS);
   }
+  return { ...window, energyKwh: interpretEnergy(params) };
+}
+
+/** `energy_kwh` of the schedule and the stats: a plain decimal above 0, at most maxEnergyKwh. */
+function interpretEnergy(params: ReadonlyMap<string, string>): number | undefined {
   const text = params.get('energy_kwh')?.trim();
-  let energyKwh: number | undefined;
-  if (text !== undefined) {
-    // The same rule as /v1/schedule's energy_kwh.
-    energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
-    if (!(energyKwh > 0 && energyKwh <= SCHEDULE_LIMITS.maxEnergyKwh)) {
-      throw API_ERRORS.invalidEnergy();
-    }
+  if (text === undefined) return undefined;
+  const energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  if (!(energyKwh > 0 && energyKwh <= SCHEDULE_LIMITS.maxEnergyKwh)) {
+    throw API_ERRORS.invalidEnergy();
   }
-  return { ...window, energyKwh };
+  return energyKwh;
 }
