@@ -433,6 +433,17 @@ export function registerMetrics(
   });
 
   // The stored reports: every instance shows the newest run of each source, whoever ran it.
+  const eachReport = async (
+    gauge: { reset(): void },
+    set: (source: SourceId, report: IngestReport) => void,
+  ) => {
+    const { reports } = await snapshot();
+    gauge.reset();
+    for (const source of SOURCES) {
+      const report = reports[source];
+      if (report) set(source, report);
+    }
+  };
   const reportGauge = (name: string, help: string, pick: (report: IngestReport) => number) =>
     new Gauge({
       name: `gridco2_ingest_report_${name}`,
@@ -440,12 +451,7 @@ export function registerMetrics(
       labelNames: ['source'] as const,
       registers,
       async collect() {
-        const { reports } = await snapshot();
-        this.reset();
-        for (const source of SOURCES) {
-          const report = reports[source];
-          if (report) this.set({ source }, pick(report));
-        }
+        await eachReport(this, (source, report) => this.set({ source }, pick(report)));
       },
     });
   reportGauge(
@@ -469,15 +475,12 @@ export function registerMetrics(
     labelNames: ['source', 'outcome'] as const,
     registers,
     async collect() {
-      const { reports } = await snapshot();
-      this.reset();
-      for (const source of SOURCES) {
-        const report = reports[source];
-        if (!report) continue;
+      await eachReport(this, (source, report) => {
         const outcome = runOutcome(report);
-        for (const each of RUN_OUTCOMES)
+        for (const each of RUN_OUTCOMES) {
           this.set({ source, outcome: each }, each === outcome ? 1 : 0);
-      }
+        }
+      });
     },
   });
 
