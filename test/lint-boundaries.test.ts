@@ -69,27 +69,56 @@ describe('the layering lint rules', () => {
       "import { value } from '../http/contract/limits.js';",
       'sit below HTTP',
     ],
-    ['src/read/reads.ts', "import { value } from '../queries/peer-reads.js';", 'data layers'],
-    ['src/forecast/compute.ts', "import { value } from '../http/app.js';", 'data layers'],
-    ['src/ingest/run-ingestion.ts', "import { value } from '../stream/hub.js';", 'data layers'],
-    ['src/consumption/update.ts', "import { value } from 'fastify';", 'data layers'],
-    ['src/config.ts', "import { value } from './webhooks/deliverer.js';", 'data layers'],
-    ['src/storage/store.ts', "import { value } from '../read/reads.js';", 'storage sits under'],
-    ['src/storage/store.ts', "import { value } from '../http/app.js';", 'data layers'],
-    [
-      'src/sources/entsoe/index.ts',
-      "import { value } from '../../storage/store.js';",
-      'upstream adapter',
-    ],
-    ['src/sources/registry.ts', "import { value } from '../config.js';", 'upstream adapter'],
-    [
-      'src/simulator/entsoe.ts',
-      "import { value } from '../ingest/scheduler.js';",
-      'upstream adapter',
-    ],
-    ['src/sources/neso/index.ts', "import { value } from '../../http/app.js';", 'data layers'],
   ])('refuses, in %s, %s', async (filePath, line, reason) => {
     const messages = await restrictedImports(filePath, line);
+    expect(messages.join('\n')).toContain(reason);
+  });
+
+  // Every data layer against every serving layer, each file with the way up to src/ from it.
+  const dataLayers = [
+    ['src/read/reads.ts', '../'],
+    ['src/forecast/compute.ts', '../'],
+    ['src/ingest/run-ingestion.ts', '../'],
+    ['src/consumption/update-consumption.ts', '../'],
+    ['src/storage/sqlite/sqlite-store.ts', '../../'],
+    ['src/config.ts', './'],
+    ['src/sources/entsoe/index.ts', '../../'],
+    ['src/simulator/entsoe.ts', '../'],
+  ] as const;
+  const servingLayers = [
+    'http/app.js',
+    'stream/hub.js',
+    'queries/peer-reads.js',
+    'webhooks/deliverer.js',
+  ];
+  it.each(
+    dataLayers.flatMap(([filePath, up]) => [
+      ...servingLayers.map((target) => [filePath, `${up}${target}`] as const),
+      [filePath, 'fastify'] as const,
+    ]),
+  )('refuses, in %s, an import of %s: the data layers sit below', async (filePath, target) => {
+    const messages = await restrictedImports(filePath, `import { value } from '${target}';`);
+    expect(messages.join('\n')).toContain('the data layers sit below the serving ones');
+  });
+
+  // Storage under the layers that use it; an upstream's adapter and fake under everything else.
+  it.each([
+    ...[
+      'read/reads.js',
+      'ingest/scheduler.js',
+      'forecast/compute.js',
+      'consumption/keep-up.js',
+    ].map((target) => ['src/storage/store.ts', `../${target}`, 'storage sits under'] as const),
+    ...[
+      ['src/sources/entsoe/index.ts', '../../'],
+      ['src/simulator/entsoe.ts', '../'],
+    ].flatMap(([filePath, up]) =>
+      ['config.js', 'storage/store.js', 'read/reads.js', 'ingest/scheduler.js'].map(
+        (target) => [filePath!, `${up}${target}`, 'upstream adapter'] as const,
+      ),
+    ),
+  ])('refuses, in %s, an import of %s', async (filePath, target, reason) => {
+    const messages = await restrictedImports(filePath, `import { value } from '${target}';`);
     expect(messages.join('\n')).toContain(reason);
   });
 
