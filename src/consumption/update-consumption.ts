@@ -13,16 +13,20 @@ import {
   type ChangedInputs,
   type GraphSeries,
   hoursReached,
-  traceWindow,
+  traceHours,
 } from '../core/consumption/trace-series.js';
+import type { HourTrace } from '../core/consumption/trace-hour.js';
 import type { FlowGraphId } from '../core/flows.js';
 import { floorToHour, HOUR } from '../core/time.js';
 import type { Store, StoreKey } from '../storage/store.js';
 import { FLOW_GRAPHS, type FlowGraph } from './flow-graphs.js';
 import { hasMixWithin, loadSeries } from './load-series.js';
 
-/** Hours of changed inputs read and traced together, with their margins. */
-const CHUNK_HOURS = 7 * 24;
+/**
+ * Hours of changed inputs read and traced together, with their margins: two weeks, so that
+ * re-solving everything reads each input little more than once.
+ */
+const CHUNK_HOURS = 14 * 24;
 
 /** Hours traced and written together, between which the event loop runs. */
 const WRITE_HOURS = 24;
@@ -85,7 +89,9 @@ export async function updateConsumption(
     // A day at a time, each its own write: `serve` answers requests in between.
     for (let start = 0; start < hours.length; start += WRITE_HOURS) {
       const some = hours.slice(start, start + WRITE_HOURS);
-      const rows = some.flatMap((hour) => traceRows(graph, series, storedHours, hour));
+      const rows = traceHours(series, some).flatMap((trace) =>
+        traceRows(graph, trace, storedHours),
+      );
       changed += await store.replaceConsumption(graphId, { hours: some, rows });
       for (const hour of some) traced.add(hour);
       await setImmediate();
@@ -114,17 +120,16 @@ export async function recomputeConsumption(store: Store): Promise<ConsumptionUpd
 /** The rows of one traced hour: each solved node's, and each aggregate's when it is published. */
 function traceRows(
   graph: FlowGraph,
-  series: GraphSeries,
+  trace: HourTrace,
   storedHours: ReadonlyMap<string, readonly number[]>,
-  hour: number,
 ): ConsumptionRow[] {
-  const [trace] = traceWindow(series, { fromTs: hour, toTs: hour + HOUR });
-  const rows = [...trace!.solved.values()].map((node) => nodeRow(hour, node));
+  const hour = trace.ts;
+  const rows = [...trace.solved.values()].map((node) => nodeRow(hour, node));
   for (const { zone, nodes, memberLookbackHours } of graph.aggregates) {
     const members = nodes.filter((id) =>
       hasMixWithin(storedHours.get(id), hour, memberLookbackHours),
     );
-    const aggregate = aggregateConsumption(trace!, members);
+    const aggregate = aggregateConsumption(trace, members);
     if (aggregate !== undefined) rows.push(aggregateRow(zone, hour, aggregate));
   }
   return rows;
