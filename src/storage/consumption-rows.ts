@@ -9,6 +9,27 @@ import type { ConsumptionWrite } from './store.js';
 
 /** What both backends do with the consumption series of one write before and after storing it. */
 
+/**
+ * Writes of consumption series listed for followers (`consumptionChangedFrom`): the newest this
+ * many. A follower more writes behind reloads from the first hour of the oldest pruned write, kept
+ * in meta with the newest version pruned.
+ */
+export const CONSUMPTION_WRITES_KEPT = 500;
+export const PRUNED_VERSION_KEY = 'consumption_writes_pruned_version';
+export const PRUNED_FROM_KEY = 'consumption_writes_pruned_from';
+
+/**
+ * `consumptionChangedFrom` of both backends, `since` the follower's version: the first hour of
+ * the writes after it, or the first hour of every pruned write if it is older than one of them.
+ */
+export const changedFromSql = (since: string): string => `
+  SELECT min(from_ts) AS from_ts FROM (
+    SELECT from_ts FROM consumption_writes WHERE version > ${since}
+    UNION ALL
+    SELECT value FROM meta WHERE key = '${PRUNED_FROM_KEY}'
+      AND ${since} < (SELECT value FROM meta WHERE key = '${PRUNED_VERSION_KEY}')
+  ) AS replaced`;
+
 /** The meta key of a graph's consumption cursor. */
 export const consumptionCursorKey = (graph: FlowGraphId): string => `consumption_cursor:${graph}`;
 
