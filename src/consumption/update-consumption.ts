@@ -4,7 +4,9 @@
  * from the stored mixes and flows, and their rows replaced; then the cursor moves on. Run after
  * each ingestion of mixes or flows; `gridco2 recompute` traces every hour again.
  */
-import { setImmediate } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as delay, setImmediate } from 'node:timers/promises';
 import { aggregateConsumption } from '../core/consumption/aggregate.js';
 import { SHARES_LOOKBACK_HOURS } from '../core/consumption/estimates.js';
 import { CARRY_HOURS } from '../core/consumption/flows.js';
@@ -52,16 +54,51 @@ export interface ConsumptionUpdateOptions {
   readonly everything?: boolean;
 }
 
+/** The store lease an update of a graph holds from reading its cursor to its last write. */
+export const consumptionLease = (graph: FlowGraphId): string => `consumption:${graph}`;
+
+/** How long the lease lasts unless renewed: it is renewed at each write (a day of hours). */
+const LEASE_MS = 60_000;
+
+/** How often an update waiting for the lease asks again. */
+const LEASE_RETRY_MS = 200;
+
 /**
  * Traces again the hours of `graphId` whose inputs changed after its cursor (every hour when the
  * graph was never traced, or with `everything`), replaces their rows, and moves the cursor to the
  * data version the changes were read at. A write between that read and the end is traced again by
  * the next update.
+ *
+ * One update of a graph at a time on the store, whichever process runs it (a `gridco2 backfill`
+ * beside `serve`): it waits for the graph's lease, so that it reads the inputs after the previous
+ * update wrote, and an older trace never lands after a newer one. A holder that dies loses the
+ * lease when it expires; an update that finds its lease taken from it stops before writing more.
  */
 export async function updateConsumption(
   store: Store,
   graphId: FlowGraphId,
   options: ConsumptionUpdateOptions = {},
+): Promise<ConsumptionUpdate> {
+  const lease = consumptionLease(graphId);
+  const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
+  while (!(await store.acquireLease(lease, holder, LEASE_MS))) await delay(LEASE_RETRY_MS);
+  try {
+    return await updateHoldingLease(store, graphId, options, async () => {
+      if (!(await store.acquireLease(lease, holder, LEASE_MS))) {
+        throw new Error(`consumption series of ${graphId}: lease ${lease} taken by another holder`);
+      }
+    });
+  } finally {
+    await store.releaseLease(lease, holder).catch(() => undefined);
+  }
+}
+
+/** updateConsumption once it holds the lease; `renew` before each write renews it. */
+async function updateHoldingLease(
+  store: Store,
+  graphId: FlowGraphId,
+  options: ConsumptionUpdateOptions,
+  renew: () => Promise<void>,
 ): Promise<ConsumptionUpdate> {
   const graph = FLOW_GRAPHS[graphId];
   const borders = await store.flowBorders(graphId);
@@ -92,12 +129,14 @@ export async function updateConsumption(
       const rows = traceHours(series, some).flatMap((trace) =>
         traceRows(graph, trace, storedHours),
       );
+      await renew();
       changed += await store.replaceConsumption(graphId, { hours: some, rows });
       for (const hour of some) traced.add(hour);
       await setImmediate();
     }
   }
   if (changes.version !== stored) {
+    await renew();
     await store.replaceConsumption(graphId, { hours: [], rows: [], cursor: changes.version });
   }
   return {
