@@ -71,6 +71,11 @@ export interface ConsumptionColumns {
   readonly low_carbon_pct: number;
 }
 
+function allFinite(record: Readonly<Record<string, number | undefined>>): boolean {
+  for (const key in record) if (!Number.isFinite(record[key])) return false;
+  return true;
+}
+
 const compareKeys = (a: ConsumptionRow, b: ConsumptionRow): number =>
   (a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : 0) || a.ts - b.ts;
 
@@ -89,17 +94,16 @@ export function consumptionColumns(write: ConsumptionWrite): ConsumptionColumns[
     if (next !== undefined && compareKeys(row, next) === 0) {
       throw new RangeError(`${where} is given twice`);
     }
-    const numbers = [
-      row.lifecycle,
-      row.direct,
-      row.estimatedPct,
-      row.renewablePct,
-      row.lowCarbonPct,
-      ...Object.values(row.consumption),
-      ...Object.values(row.imports),
-      ...Object.values(row.exports),
-    ];
-    if (!numbers.every(Number.isFinite)) throw new RangeError(`${where} has a value not finite`);
+    const finite =
+      Number.isFinite(row.lifecycle) &&
+      Number.isFinite(row.direct) &&
+      Number.isFinite(row.estimatedPct) &&
+      Number.isFinite(row.renewablePct) &&
+      Number.isFinite(row.lowCarbonPct) &&
+      allFinite(row.consumption) &&
+      allFinite(row.imports) &&
+      allFinite(row.exports);
+    if (!finite) throw new RangeError(`${where} has a value not finite`);
     return {
       zone: row.zone,
       ts: row.ts,
