@@ -49,7 +49,7 @@ export const consumptionDays = (quick: boolean): number => (quick ? 7 : 35);
 export const consumptionSeconds = (quick: boolean): number =>
   consumptionDays(quick) * 15 + (quick ? 120 : 300);
 
-export interface SolveRun {
+interface SolveRun {
   readonly hours: number;
   readonly changed: number;
   readonly wallSeconds: number;

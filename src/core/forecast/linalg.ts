@@ -65,7 +65,7 @@ function solve(matrix: Float64Array, vector: Float64Array, size: number): Float6
 }
 
 /** A square matrix factored as P A = L U (partial pivoting), solvable for any right-hand side. */
-export interface LuFactors {
+interface LuFactors {
   /** The x of A x = `vector`; undefined if it is not finite. */
   solve(vector: Float64Array): Float64Array | undefined;
 }
@@ -76,7 +76,7 @@ export interface LuFactors {
  * operations, in the same order, of elimination with the right-hand side carried along, so a
  * result does not depend on whether the matrix was factored once or per right-hand side.
  */
-export function factorLu(matrix: Float64Array, size: number): LuFactors | undefined {
+function factorLu(matrix: Float64Array, size: number): LuFactors | undefined {
   const lu = Float64Array.from(matrix);
   const pivots = new Int32Array(size);
   if (!factorLuInPlace(lu, size, pivots)) return undefined;
