@@ -196,6 +196,10 @@ interface Changes {
 async function changedInputs(store: Store, graph: FlowGraph, since: number): Promise<Changes> {
   const flows = await store.flowChangesSince(graph.id, since);
   const zones = new Set([...graph.nodes, ...graph.sharesOnly]);
+  const flowHours = new Set(flows.hours);
+  if (since < 0) {
+    return { version: flows.version, flowHours, mixHours: await everyStoredHour(store, zones) };
+  }
   const mixHours = new Map<string, Set<number>>();
   let sinceVersion = since;
   let after: StoreKey | undefined;
@@ -212,7 +216,23 @@ async function changedInputs(store: Store, graph: FlowGraph, since: number): Pro
     sinceVersion = last.version - 1;
     after = { zone: last.zone, ts: last.ts };
   }
-  return { version: flows.version, flowHours: new Set(flows.hours), mixHours };
+  return { version: flows.version, flowHours, mixHours };
+}
+
+/**
+ * Every hour with a stored row of one of `zones`: what changed since the very start, read zone
+ * by zone. `changesSince` would page through every row of the store, every zone's.
+ */
+async function everyStoredHour(
+  store: Store,
+  zones: ReadonlySet<string>,
+): Promise<Map<string, Set<number>>> {
+  const mixHours = new Map<string, Set<number>>();
+  for (const zone of zones) {
+    const rows = await store.readStored(zone, 0, Number.MAX_SAFE_INTEGER);
+    if (rows.length > 0) mixHours.set(zone, new Set(rows.map(({ ts }) => floorToHour(ts))));
+  }
+  return mixHours;
 }
 
 interface Chunk {
