@@ -19,6 +19,13 @@ import { captureResponse, verifyReplay, type CapturedResponse } from './capture.
 import { LARGE_STORE, SMALL_STORE, type StoreSpec } from './dataset.js';
 import { defencesPlan, defencesSeconds, measureDefences, type DefencesResult } from './defences.js';
 import {
+  consumptionDays,
+  consumptionSeconds,
+  measureConsumption,
+  renderConsumption,
+  type ConsumptionResult,
+} from './consumption.js';
+import {
   demoStartSeconds,
   measureDemoStart,
   renderDemoStart,
@@ -174,7 +181,8 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     (options.quick ? 60 : 180) +
     // Forecasts and the scheduler on a store of their own: about 10 s quick, 60 s full.
     forecastsSeconds(options.rounds, options.duration, warmup) +
-    demoStartSeconds;
+    demoStartSeconds +
+    consumptionSeconds(options.quick);
   return options.quick ? measuring + 60 : 2 * measuring + 1200;
 }
 
@@ -407,6 +415,7 @@ async function main(): Promise<void> {
   let streamsExport: StreamsExportResult | undefined;
   let forecasts: ForecastsResult | undefined;
   let demoStart: DemoStartResult | undefined;
+  let consumption: ConsumptionResult | undefined;
   let exportSlots: ExportSlotsResult | undefined;
   let duringBacktest: DuringBacktestResult | undefined;
   let heaviest: HeaviestRequestsResult | undefined;
@@ -535,6 +544,13 @@ async function main(): Promise<void> {
     });
     log('demo: from its spawn to serving every zone and every forecast');
     demoStart = await measureDemoStart({ repoDir: REPO_DIR, scratchDir, log });
+    log('consumption: re-solving the European graph, and serve with every node');
+    consumption = await measureConsumption({
+      repoDir: REPO_DIR,
+      scratchDir,
+      days: consumptionDays(options.quick),
+      log,
+    });
   } finally {
     await removeScratch();
   }
@@ -573,6 +589,7 @@ async function main(): Promise<void> {
     ...(streamsExport ? [renderStreamsExport([streamsExport])] : []),
     ...(forecasts ? [renderForecasts(forecasts)] : []),
     ...(demoStart ? [renderDemoStart(demoStart)] : []),
+    ...(consumption ? [renderConsumption(consumption)] : []),
   ];
   const fullReport = sections.length > 1 ? sections.join('\n\n') : report;
   console.log(fullReport);

@@ -7,6 +7,7 @@ import type { ConsumptionRow } from '../src/core/consumption/series-row.js';
 import type { DirectedFlow } from '../src/core/flows.js';
 import type { BacktestRun } from '../src/core/forecast/backtest.js';
 import type { IngestReport, StoredForecast, StoredReading } from '../src/core/reading.js';
+import { CONSUMPTION_WRITES_KEPT } from '../src/storage/consumption-rows.js';
 import type { Store } from '../src/storage/store.js';
 import type { QueuedDelivery, StoredSubscription } from '../src/storage/webhook-store.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
@@ -746,6 +747,48 @@ describe.each(backends)('store contract: $name', (backend) => {
       });
       expect(await store.consumptionChangedFrom(afterFirst)).toBe(T0 + 2 * H);
       expect(await store.consumptionChangedFrom(start)).toBe(T0 + 2 * H);
+    });
+
+    it('lists only its newest writes; a follower older than a pruned one reloads from its first hour', async () => {
+      const start = await store.dataVersion();
+      // Two writes that will be pruned, the first of an early hour, then the kept ones, later.
+      await store.replaceConsumption('europe', { hours: [T0], rows: [row('SK', T0, 1)] });
+      const afterEarly = await store.dataVersion();
+      await store.replaceConsumption('europe', {
+        hours: [T0 + 300 * H],
+        rows: [row('SK', T0 + 300 * H, 1)],
+      });
+      const afterPruned = await store.dataVersion();
+      for (let k = 0; k < CONSUMPTION_WRITES_KEPT; k++) {
+        const ts = T0 + (400 + k) * H;
+        await store.replaceConsumption('europe', { hours: [ts], rows: [row('SK', ts, k)] });
+      }
+      // Every write is listed to a follower from before them all, as before any pruning.
+      expect(await store.consumptionChangedFrom(start)).toBe(T0);
+      // The follower after the first write missed the second, pruned: it reloads from the first
+      // pruned write's hour, T0, where the listed writes would say T0 + 300 h.
+      expect(await store.consumptionChangedFrom(afterEarly)).toBe(T0);
+      // A follower after the pruned writes is told exactly.
+      expect(await store.consumptionChangedFrom(afterPruned)).toBe(T0 + 400 * H);
+      expect(await store.consumptionChangedFrom(await store.dataVersion())).toBeNull();
+    });
+
+    it('replaces only the hours written, not those between them', async () => {
+      await store.replaceConsumption('europe', {
+        hours: [T0, T0 + H, T0 + 2 * H],
+        rows: [row('SI', T0, 1), row('SI', T0 + H, 2), row('SI', T0 + 2 * H, 3)],
+      });
+      expect(
+        await store.replaceConsumption('europe', {
+          hours: [T0, T0 + 2 * H],
+          rows: [row('SI', T0, 1), row('SI', T0 + 2 * H, 4)],
+        }),
+      ).toBe(1);
+      expect(
+        (await store.consumptionInWindow('SI', T0, T0 + 3 * H, 10, 'lifecycle')).map(
+          (point) => point.value,
+        ),
+      ).toEqual([1, 2, 4]);
     });
 
     it('refuses a row outside the hours written, twice, or not finite, storing nothing of it', async () => {

@@ -1,7 +1,7 @@
 /**
  * Keeps the consumption series up to date after ingestion and backfill (extensions §15): the
  * graphs a source feeds are traced again from their cursor (updateConsumption), one update of a
- * graph at a time in this process. A failed update is logged and leaves the store as it was (the
+ * graph at a time on the store. A failed update is logged and leaves the store as it was (the
  * cursor moves only once every traced hour is written): the next update traces it again.
  */
 import type { Logger } from 'pino';
@@ -14,7 +14,9 @@ import { type ConsumptionUpdate, updateConsumption } from './update-consumption.
 
 /**
  * The update in progress of each graph of each store. Two updates of a graph at once could
- * write one's older rows after the other's newer ones and then the newer cursor: serialized.
+ * write one's older rows after the other's newer ones and then the newer cursor: serialized here
+ * in this process without polling, and across processes by the graph's store lease
+ * (updateConsumption).
  */
 const inProgress = new WeakMap<Store, Map<FlowGraphId, Promise<unknown>>>();
 

@@ -7,7 +7,7 @@ import { intensityOfMix } from '../core/method.js';
 import type { Mix, StoredReading } from '../core/reading.js';
 import { HOUR } from '../core/time.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
-import { recomputeConsumption, updateConsumption } from './update-consumption.js';
+import { consumptionLease, recomputeConsumption, updateConsumption } from './update-consumption.js';
 
 const H0 = Date.UTC(2026, 5, 1, 12) / 1000;
 const hour = (k: number) => H0 + k * HOUR;
@@ -285,3 +285,67 @@ async function storedTrace(ts: number, zones: readonly string[]): Promise<HourTr
   }
   return { ts, solved } as unknown as HourTrace;
 }
+
+describe('updateConsumption: one update of a graph at a time on the store', () => {
+  it("waits for the graph's lease held by another process, then reads and writes after it", async () => {
+    await storeExample();
+    // A `gridco2 backfill` in another process holds Europe's lease while it updates.
+    expect(await store.acquireLease(consumptionLease('europe'), 'backfill', 600_000)).toBe(true);
+    const asked: string[] = [];
+    const watched = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property !== 'acquireLease') return Reflect.get(target, property, receiver) as unknown;
+        return (name: string, holder: string, ttlMs: number) => {
+          asked.push(name);
+          return target.acquireLease(name, holder, ttlMs);
+        };
+      },
+    });
+    const update = updateConsumption(watched, 'europe');
+    while (asked.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Refused and asked again: nothing written meanwhile, the cursor not moved.
+    expect(asked.every((name) => name === consumptionLease('europe'))).toBe(true);
+    expect(await valuesOf('EE')).toEqual([]);
+    expect(await store.consumptionCursor('europe')).toBeNull();
+    // The other holder writes and lets go: the waiting update goes on with the inputs as stored.
+    await store.upsertReadings([reading('EE', hour(0), { gas: 200 })]);
+    await store.releaseLease(consumptionLease('europe'), 'backfill');
+    expect((await update).hours).toEqual([hour(0), hour(1), hour(2)]);
+    const [ee] = await store.consumptionMixesInWindow('EE', hour(0), hour(1), 1);
+    expect(Object.keys(ee!.consumption)).toEqual(['gas']);
+    // And it let go of the lease in turn.
+    expect(await store.acquireLease(consumptionLease('europe'), 'backfill', 600_000)).toBe(true);
+  });
+
+  it('stops before writing more once its lease is taken from it', async () => {
+    await storeExample();
+    const holders: string[] = [];
+    const watched = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === 'acquireLease') {
+          return (name: string, holder: string, ttlMs: number) => {
+            holders.push(holder);
+            return target.acquireLease(name, holder, ttlMs);
+          };
+        }
+        if (property !== 'replaceConsumption') {
+          return Reflect.get(target, property, receiver) as unknown;
+        }
+        // After its first write, its lease lapses and another process takes it.
+        return async (...args: Parameters<SqliteStore['replaceConsumption']>) => {
+          const changed = await target.replaceConsumption(...args);
+          await target.releaseLease(consumptionLease('europe'), holders[0]!);
+          expect(await target.acquireLease(consumptionLease('europe'), 'backfill', 600_000)).toBe(
+            true,
+          );
+          return changed;
+        };
+      },
+    });
+    await expect(updateConsumption(watched, 'europe')).rejects.toThrow(/taken by another holder/);
+    // The three hours were written in one write; the cursor did not move: the next update
+    // traces them again.
+    expect((await valuesOf('EE')).length).toBe(3);
+    expect(await store.consumptionCursor('europe')).toBeNull();
+  });
+});

@@ -4,7 +4,9 @@
  * from the stored mixes and flows, and their rows replaced; then the cursor moves on. Run after
  * each ingestion of mixes or flows; `gridco2 recompute` traces every hour again.
  */
-import { setImmediate } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as delay, setImmediate } from 'node:timers/promises';
 import { aggregateConsumption } from '../core/consumption/aggregate.js';
 import { SHARES_LOOKBACK_HOURS } from '../core/consumption/estimates.js';
 import { CARRY_HOURS } from '../core/consumption/flows.js';
@@ -13,16 +15,20 @@ import {
   type ChangedInputs,
   type GraphSeries,
   hoursReached,
-  traceWindow,
+  traceHours,
 } from '../core/consumption/trace-series.js';
+import type { HourTrace } from '../core/consumption/trace-hour.js';
 import type { FlowGraphId } from '../core/flows.js';
 import { floorToHour, HOUR } from '../core/time.js';
 import type { Store, StoreKey } from '../storage/store.js';
 import { FLOW_GRAPHS, type FlowGraph } from './flow-graphs.js';
 import { hasMixWithin, loadSeries } from './load-series.js';
 
-/** Hours of changed inputs read and traced together, with their margins. */
-const CHUNK_HOURS = 7 * 24;
+/**
+ * Hours of changed inputs read and traced together, with their margins: two weeks, so that
+ * re-solving everything reads each input little more than once.
+ */
+const CHUNK_HOURS = 14 * 24;
 
 /** Hours traced and written together, between which the event loop runs. */
 const WRITE_HOURS = 24;
@@ -48,16 +54,51 @@ export interface ConsumptionUpdateOptions {
   readonly everything?: boolean;
 }
 
+/** The store lease an update of a graph holds from reading its cursor to its last write. */
+export const consumptionLease = (graph: FlowGraphId): string => `consumption:${graph}`;
+
+/** How long the lease lasts unless renewed: it is renewed at each write (a day of hours). */
+const LEASE_MS = 60_000;
+
+/** How often an update waiting for the lease asks again. */
+const LEASE_RETRY_MS = 200;
+
 /**
  * Traces again the hours of `graphId` whose inputs changed after its cursor (every hour when the
  * graph was never traced, or with `everything`), replaces their rows, and moves the cursor to the
  * data version the changes were read at. A write between that read and the end is traced again by
  * the next update.
+ *
+ * One update of a graph at a time on the store, whichever process runs it (a `gridco2 backfill`
+ * beside `serve`): it waits for the graph's lease, so that it reads the inputs after the previous
+ * update wrote, and an older trace never lands after a newer one. A holder that dies loses the
+ * lease when it expires; an update that finds its lease taken from it stops before writing more.
  */
 export async function updateConsumption(
   store: Store,
   graphId: FlowGraphId,
   options: ConsumptionUpdateOptions = {},
+): Promise<ConsumptionUpdate> {
+  const lease = consumptionLease(graphId);
+  const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
+  while (!(await store.acquireLease(lease, holder, LEASE_MS))) await delay(LEASE_RETRY_MS);
+  try {
+    return await updateHoldingLease(store, graphId, options, async () => {
+      if (!(await store.acquireLease(lease, holder, LEASE_MS))) {
+        throw new Error(`consumption series of ${graphId}: lease ${lease} taken by another holder`);
+      }
+    });
+  } finally {
+    await store.releaseLease(lease, holder).catch(() => undefined);
+  }
+}
+
+/** updateConsumption once it holds the lease; `renew` before each write renews it. */
+async function updateHoldingLease(
+  store: Store,
+  graphId: FlowGraphId,
+  options: ConsumptionUpdateOptions,
+  renew: () => Promise<void>,
 ): Promise<ConsumptionUpdate> {
   const graph = FLOW_GRAPHS[graphId];
   const borders = await store.flowBorders(graphId);
@@ -85,13 +126,17 @@ export async function updateConsumption(
     // A day at a time, each its own write: `serve` answers requests in between.
     for (let start = 0; start < hours.length; start += WRITE_HOURS) {
       const some = hours.slice(start, start + WRITE_HOURS);
-      const rows = some.flatMap((hour) => traceRows(graph, series, storedHours, hour));
+      const rows = traceHours(series, some).flatMap((trace) =>
+        traceRows(graph, trace, storedHours),
+      );
+      await renew();
       changed += await store.replaceConsumption(graphId, { hours: some, rows });
       for (const hour of some) traced.add(hour);
       await setImmediate();
     }
   }
   if (changes.version !== stored) {
+    await renew();
     await store.replaceConsumption(graphId, { hours: [], rows: [], cursor: changes.version });
   }
   return {
@@ -114,17 +159,16 @@ export async function recomputeConsumption(store: Store): Promise<ConsumptionUpd
 /** The rows of one traced hour: each solved node's, and each aggregate's when it is published. */
 function traceRows(
   graph: FlowGraph,
-  series: GraphSeries,
+  trace: HourTrace,
   storedHours: ReadonlyMap<string, readonly number[]>,
-  hour: number,
 ): ConsumptionRow[] {
-  const [trace] = traceWindow(series, { fromTs: hour, toTs: hour + HOUR });
-  const rows = [...trace!.solved.values()].map((node) => nodeRow(hour, node));
+  const hour = trace.ts;
+  const rows = [...trace.solved.values()].map((node) => nodeRow(hour, node));
   for (const { zone, nodes, memberLookbackHours } of graph.aggregates) {
     const members = nodes.filter((id) =>
       hasMixWithin(storedHours.get(id), hour, memberLookbackHours),
     );
-    const aggregate = aggregateConsumption(trace!, members);
+    const aggregate = aggregateConsumption(trace, members);
     if (aggregate !== undefined) rows.push(aggregateRow(zone, hour, aggregate));
   }
   return rows;
@@ -152,6 +196,10 @@ interface Changes {
 async function changedInputs(store: Store, graph: FlowGraph, since: number): Promise<Changes> {
   const flows = await store.flowChangesSince(graph.id, since);
   const zones = new Set([...graph.nodes, ...graph.sharesOnly]);
+  const flowHours = new Set(flows.hours);
+  if (since < 0) {
+    return { version: flows.version, flowHours, mixHours: await everyStoredHour(store, zones) };
+  }
   const mixHours = new Map<string, Set<number>>();
   let sinceVersion = since;
   let after: StoreKey | undefined;
@@ -168,7 +216,23 @@ async function changedInputs(store: Store, graph: FlowGraph, since: number): Pro
     sinceVersion = last.version - 1;
     after = { zone: last.zone, ts: last.ts };
   }
-  return { version: flows.version, flowHours: new Set(flows.hours), mixHours };
+  return { version: flows.version, flowHours, mixHours };
+}
+
+/**
+ * Every hour with a stored row of one of `zones`: what changed since the very start, read zone
+ * by zone. `changesSince` would page through every row of the store, every zone's.
+ */
+async function everyStoredHour(
+  store: Store,
+  zones: ReadonlySet<string>,
+): Promise<Map<string, Set<number>>> {
+  const mixHours = new Map<string, Set<number>>();
+  for (const zone of zones) {
+    const rows = await store.readStored(zone, 0, Number.MAX_SAFE_INTEGER);
+    if (rows.length > 0) mixHours.set(zone, new Set(rows.map(({ ts }) => floorToHour(ts))));
+  }
+  return mixHours;
 }
 
 interface Chunk {

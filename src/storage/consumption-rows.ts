@@ -9,6 +9,27 @@ import type { ConsumptionWrite } from './store.js';
 
 /** What both backends do with the consumption series of one write before and after storing it. */
 
+/**
+ * Writes of consumption series listed for followers (`consumptionChangedFrom`): the newest this
+ * many. A follower more writes behind reloads from the first hour of the oldest pruned write, kept
+ * in meta with the newest version pruned.
+ */
+export const CONSUMPTION_WRITES_KEPT = 500;
+export const PRUNED_VERSION_KEY = 'consumption_writes_pruned_version';
+export const PRUNED_FROM_KEY = 'consumption_writes_pruned_from';
+
+/**
+ * `consumptionChangedFrom` of both backends, `since` the follower's version: the first hour of
+ * the writes after it, or the first hour of every pruned write if it is older than one of them.
+ */
+export const changedFromSql = (since: string): string => `
+  SELECT min(from_ts) AS from_ts FROM (
+    SELECT from_ts FROM consumption_writes WHERE version > ${since}
+    UNION ALL
+    SELECT value FROM meta WHERE key = '${PRUNED_FROM_KEY}'
+      AND ${since} < (SELECT value FROM meta WHERE key = '${PRUNED_VERSION_KEY}')
+  ) AS replaced`;
+
 /** The meta key of a graph's consumption cursor. */
 export const consumptionCursorKey = (graph: FlowGraphId): string => `consumption_cursor:${graph}`;
 
@@ -50,6 +71,11 @@ export interface ConsumptionColumns {
   readonly low_carbon_pct: number;
 }
 
+function allFinite(record: Readonly<Record<string, number | undefined>>): boolean {
+  for (const key in record) if (!Number.isFinite(record[key])) return false;
+  return true;
+}
+
 const compareKeys = (a: ConsumptionRow, b: ConsumptionRow): number =>
   (a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : 0) || a.ts - b.ts;
 
@@ -68,17 +94,16 @@ export function consumptionColumns(write: ConsumptionWrite): ConsumptionColumns[
     if (next !== undefined && compareKeys(row, next) === 0) {
       throw new RangeError(`${where} is given twice`);
     }
-    const numbers = [
-      row.lifecycle,
-      row.direct,
-      row.estimatedPct,
-      row.renewablePct,
-      row.lowCarbonPct,
-      ...Object.values(row.consumption),
-      ...Object.values(row.imports),
-      ...Object.values(row.exports),
-    ];
-    if (!numbers.every(Number.isFinite)) throw new RangeError(`${where} has a value not finite`);
+    const finite =
+      Number.isFinite(row.lifecycle) &&
+      Number.isFinite(row.direct) &&
+      Number.isFinite(row.estimatedPct) &&
+      Number.isFinite(row.renewablePct) &&
+      Number.isFinite(row.lowCarbonPct) &&
+      allFinite(row.consumption) &&
+      allFinite(row.imports) &&
+      allFinite(row.exports);
+    if (!finite) throw new RangeError(`${where} has a value not finite`);
     return {
       zone: row.zone,
       ts: row.ts,

@@ -224,7 +224,9 @@ export interface Store {
   /**
    * The first hour replaced by a write of consumption series after data version `sinceVersion`
    * (rows inserted, changed or removed), or null when none changed any: a follower of the store
-   * reads the series again from that hour.
+   * reads the series again from that hour. The store lists only its newest writes: for a
+   * follower older than one it no longer lists, an hour at or before the first hour of any write
+   * it pruned.
    */
   consumptionChangedFrom(sinceVersion: number): Promise<number | null>;
 

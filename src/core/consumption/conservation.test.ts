@@ -11,6 +11,7 @@ import {
   type NetFlow,
   TRACED_CATEGORIES,
   traceHour,
+  TraceWorkspace,
 } from './trace-hour.js';
 
 /**
@@ -70,7 +71,7 @@ function randomGraph(next: () => number, ts: number): HourGraph {
 describe('flow tracing on randomized graphs', () => {
   const next = seededRandom(20261202);
   const graphs = Array.from({ length: GRAPHS }, (_, hour) => randomGraph(next, 3600 * hour));
-  const traces = graphs.map(traceHour);
+  const traces = graphs.map((graph) => traceHour(graph));
 
   it('solves a fair share of nodes, with imports of every kind', () => {
     const solvedNodes = traces.reduce((sum, trace) => sum + trace.solved.size, 0);
@@ -125,5 +126,12 @@ describe('flow tracing on randomized graphs', () => {
     expect(worst.residual, worst.at).toBeLessThan(1e-9);
     expect(furthestSum).toBeLessThan(1e-12);
     expect(lowestShare).toBeGreaterThan(-1e-12);
+  });
+
+  it('traces every hour alike in one workspace reused across graphs of every size', () => {
+    // Graphs of 1 to 14 nodes in random order: the workspace grows and is reused, never cleared.
+    const workspace = new TraceWorkspace();
+    const reused = graphs.map((graph) => traceHour(graph, workspace));
+    expect(reused).toEqual(traces);
   });
 });

@@ -24,7 +24,7 @@ import {
   FACTORS,
   isCategory,
 } from '../factors.js';
-import { factorLu } from '../forecast/linalg.js';
+import { factorLuInPlace, solveLuInto } from '../forecast/linalg.js';
 import type { Mix } from '../reading.js';
 import { estimateIntensity, type ImportEstimate } from './estimates.js';
 
@@ -127,33 +127,71 @@ interface Link {
 
 /** Adds up the flows of each pair of nodes and orients each pair along its net flow. */
 export function netLinks(flows: readonly NetFlow[]): Link[] {
-  const pairs = new Map<string, { from: string; to: string; mwh: number; estimated: boolean }>();
+  // Pairs in the order they first appear: the order every later sum over them runs in.
+  const pairs: { from: string; to: string; mwh: number; estimated: boolean }[] = [];
+  const byFrom = new Map<string, Map<string, (typeof pairs)[number]>>();
   for (const flow of flows) {
     if (flow.from === flow.to) throw new RangeError(`a flow from ${flow.from} to itself`);
     if (!Number.isFinite(flow.mwh))
       throw new RangeError(`flow ${flow.from}->${flow.to} is not finite`);
     const forward = flow.from < flow.to;
-    const key = forward ? `${flow.from}\u0000${flow.to}` : `${flow.to}\u0000${flow.from}`;
-    const pair = pairs.get(key) ?? {
-      from: forward ? flow.from : flow.to,
-      to: forward ? flow.to : flow.from,
-      mwh: 0,
-      estimated: false,
-    };
+    const from = forward ? flow.from : flow.to;
+    const to = forward ? flow.to : flow.from;
+    const ofFrom = byFrom.get(from) ?? new Map<string, (typeof pairs)[number]>();
+    byFrom.set(from, ofFrom);
+    let pair = ofFrom.get(to);
+    if (pair === undefined) {
+      pair = { from, to, mwh: 0, estimated: false };
+      ofFrom.set(to, pair);
+      pairs.push(pair);
+    }
     pair.mwh += forward ? flow.mwh : -flow.mwh;
     pair.estimated ||= flow.estimated;
-    pairs.set(key, pair);
   }
-  return [...pairs.values()].map(({ from, to, mwh, estimated }) =>
+  return pairs.map(({ from, to, mwh, estimated }) =>
     mwh < 0 ? { from: to, to: from, mwh: -mwh, estimated } : { from, to, mwh, estimated },
   );
 }
 
-/** Per solved node, what its borders carry in the hour. */
+/** Per solved node, what its borders carry in the hour, in the order of netLinks. */
 interface Borders {
-  readonly imports: Map<string, number>;
-  readonly exports: Map<string, number>;
-  readonly estimated: Set<string>;
+  readonly imports: [neighbour: string, mwh: number][];
+  readonly exports: [neighbour: string, mwh: number][];
+  readonly estimated: string[];
+}
+
+/** Right-hand sides an hour solves at most: one per category, imported-estimated, two bases. */
+const SOLUTIONS = CATEGORIES.length + 3;
+
+/**
+ * The buffers one hour is solved in, kept from hour to hour: a window of hours traced with one
+ * workspace allocates no typed array per hour. What an hour returns holds nothing of it.
+ */
+export class TraceWorkspace {
+  private capacity = -1;
+  private buffers!: ReturnType<typeof allocate>;
+
+  reserve(size: number): ReturnType<typeof allocate> {
+    if (size > this.capacity) {
+      this.capacity = Math.max(size, 2 * this.capacity);
+      this.buffers = allocate(this.capacity);
+    }
+    return this.buffers;
+  }
+}
+
+function allocate(capacity: number) {
+  const vector = () => new Float64Array(capacity);
+  return {
+    matrix: new Float64Array(capacity * capacity),
+    pivots: new Int32Array(capacity),
+    throughflow: vector(),
+    estimatedInflow: vector(),
+    estimatedEmissions: { lifecycle: vector(), direct: vector() },
+    categoryRhs: vector(),
+    rhs: vector(),
+    solutions: Array.from({ length: SOLUTIONS }, vector),
+  };
 }
 
 /**
@@ -163,72 +201,95 @@ interface Borders {
  * 1e-12 of what flows through them, which consistent data never gives (every solved node
  * generates, so the system always has one solution).
  */
-export function traceHour(graph: HourGraph): HourTrace {
+export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): HourTrace {
   const seen = new Set<string>();
+  const nodes: HourNode[] = [];
+  const generation: number[] = [];
   for (const node of graph.nodes) {
     if (seen.has(node.id)) throw new RangeError(`node ${node.id} is listed twice`);
     seen.add(node.id);
+    if (!node.complete) continue;
+    const total = totalOf(node.generation);
+    if (!(total > 0)) continue;
+    nodes.push(node);
+    generation.push(total);
   }
-  const nodes = graph.nodes.filter(isSolvable);
-  const index = new Map(nodes.map((node, i) => [node.id, i]));
   const size = nodes.length;
-  const borders: Borders[] = nodes.map(() => ({
-    imports: new Map(),
-    exports: new Map(),
-    estimated: new Set(),
-  }));
+  const index = new Map(nodes.map((node, i) => [node.id, i]));
+  const borders: Borders[] = nodes.map(() => ({ imports: [], exports: [], estimated: [] }));
   for (const link of netLinks(graph.flows)) {
     const from = index.get(link.from);
     const to = index.get(link.to);
-    if (from !== undefined && link.estimated) borders[from]!.estimated.add(link.to);
-    if (to !== undefined && link.estimated) borders[to]!.estimated.add(link.from);
+    if (from !== undefined && link.estimated) borders[from]!.estimated.push(link.to);
+    if (to !== undefined && link.estimated) borders[to]!.estimated.push(link.from);
     if (link.mwh === 0) continue;
-    if (from !== undefined) borders[from]!.exports.set(link.to, link.mwh);
-    if (to !== undefined) borders[to]!.imports.set(link.from, link.mwh);
+    if (from !== undefined) borders[from]!.exports.push([link.to, link.mwh]);
+    if (to !== undefined) borders[to]!.imports.push([link.from, link.mwh]);
   }
+  if (size === 0) return { ts: graph.ts, solved: new Map() };
 
   // Each row divided by T[i], so the diagonal is 1 and a pivot is small only for a nearly
   // singular system, whatever the node's size.
-  const generation = nodes.map((node) => totalOf(node.generation));
-  const throughflow = nodes.map((_, i) => generation[i]! + sumOf(borders[i]!.imports.values()));
-  const matrix = new Float64Array(size * size);
-  const estimatedInflow = new Float64Array(size);
-  const estimatedEmissions = { lifecycle: new Float64Array(size), direct: new Float64Array(size) };
+  const work = workspace.reserve(size);
+  const { matrix, throughflow, estimatedInflow, estimatedEmissions } = work;
+  matrix.fill(0, 0, size * size);
+  estimatedInflow.fill(0, 0, size);
+  for (const basis of BASES) estimatedEmissions[basis].fill(0, 0, size);
+  // Each unsolved neighbour's intensity, once per hour however many nodes it exports to.
+  const intensities = new Map<string, Readonly<Record<Basis, number>>>();
   for (let i = 0; i < size; i++) {
+    const imports = borders[i]!.imports;
+    let imported = 0;
+    for (const [, mwh] of imports) imported += mwh;
+    const through = generation[i]! + imported;
+    throughflow[i] = through;
     matrix[i * size + i] = 1;
-    for (const [neighbour, mwh] of borders[i]!.imports) {
+    for (const [neighbour, mwh] of imports) {
       const j = index.get(neighbour);
       if (j !== undefined) {
-        matrix[i * size + j] = -mwh / throughflow[i]!;
+        matrix[i * size + j] = -mwh / through;
         continue;
       }
-      const intensity = estimateIntensity(graph.estimates.get(neighbour) ?? { kind: 'other' });
-      estimatedInflow[i]! += mwh / throughflow[i]!;
+      let intensity = intensities.get(neighbour);
+      if (intensity === undefined) {
+        intensity = estimateIntensity(graph.estimates.get(neighbour) ?? { kind: 'other' });
+        intensities.set(neighbour, intensity);
+      }
+      estimatedInflow[i]! += mwh / through;
       for (const basis of BASES) {
-        estimatedEmissions[basis][i]! += (mwh * intensity[basis]) / throughflow[i]!;
+        estimatedEmissions[basis][i]! += (mwh * intensity[basis]) / through;
       }
     }
   }
-  if (size === 0) return { ts: graph.ts, solved: new Map() };
-  const lu = factorLu(matrix, size);
+  const factored = factorLuInPlace(matrix, size, work.pivots);
+  // The k-th solution of the hour, into the workspace's k-th vector.
+  let solutions = 0;
   const solve = (rhs: Float64Array): Float64Array => {
-    const x = lu?.solve(rhs);
-    if (x === undefined) throw new RangeError(`flow tracing: singular system at ${graph.ts}`);
+    const x = work.solutions[solutions++]!;
+    for (let i = 0; i < size; i++) work.rhs[i] = rhs[i]!;
+    if (!factored || !solveLuInto(matrix, work.pivots, size, work.rhs, x)) {
+      throw new RangeError(`flow tracing: singular system at ${graph.ts}`);
+    }
     return x;
   };
 
-  const shares = new Map<TracedCategory, Float64Array>();
+  // m[., f] per traced category, in the order of TRACED_CATEGORIES; undefined: 0 everywhere.
+  const shares: (Float64Array | undefined)[] = [];
+  const rhs = work.categoryRhs;
   for (const category of CATEGORIES) {
-    const rhs = Float64Array.from(
-      nodes,
-      (node, i) => (node.generation[category] ?? 0) / throughflow[i]!,
-    );
-    if (rhs.some((value) => value !== 0)) shares.set(category, solve(rhs));
+    let any = false;
+    for (let i = 0; i < size; i++) {
+      rhs[i] = (nodes[i]!.generation[category] ?? 0) / throughflow[i]!;
+      if (rhs[i] !== 0) any = true;
+    }
+    shares.push(any ? solve(rhs) : undefined);
   }
   // Emissions traced per MWh through each node, from the imports of unsolved neighbours.
   let tracedEmissions: Record<Basis, Float64Array> | undefined;
-  if (estimatedInflow.some((value) => value !== 0)) {
-    shares.set(IMPORTED_ESTIMATED, solve(estimatedInflow));
+  let anyEstimated = false;
+  for (let i = 0; i < size; i++) if (estimatedInflow[i] !== 0) anyEstimated = true;
+  if (anyEstimated) {
+    shares.push(solve(estimatedInflow));
     tracedEmissions = {
       lifecycle: solve(estimatedEmissions.lifecycle),
       direct: solve(estimatedEmissions.direct),
@@ -236,20 +297,28 @@ export function traceHour(graph: HourGraph): HourTrace {
   }
 
   const solved = new Map<string, TracedNode>();
-  nodes.forEach((node, i) => {
+  for (let i = 0; i < size; i++) {
+    const node = nodes[i]!;
     const { imports, exports, estimated } = borders[i]!;
-    const exportsMwh = sumOf(exports.values());
+    let exportsMwh = 0;
+    let exportsToUnsolvedMwh = 0;
+    for (const [neighbour, mwh] of exports) {
+      exportsMwh += mwh;
+      if (!index.has(neighbour)) exportsToUnsolvedMwh += mwh;
+    }
     const consumptionMwh = throughflow[i]! - exportsMwh;
     const mix: Partial<Record<TracedCategory, number>> = {};
     const consumption: Partial<Record<TracedCategory, number>> = {};
-    for (const category of TRACED_CATEGORIES) {
-      const share = shares.get(category)?.[i] ?? 0;
+    let totalShare = 0;
+    for (let c = 0; c < TRACED_CATEGORIES.length; c++) {
+      const category = TRACED_CATEGORIES[c]!;
+      const share = shares[c]?.[i] ?? 0;
       if (share === 0 && node.generation[category] === undefined) continue;
       mix[category] = share;
       consumption[category] = share * consumptionMwh;
+      totalShare += share;
     }
     const estimatedShare = mix[IMPORTED_ESTIMATED] ?? 0;
-    const totalShare = sumOf(Object.values(mix));
     const intensity = {} as Record<Basis, number>;
     const estimatedFactor = {} as Record<Basis, number>;
     for (const basis of BASES) {
@@ -268,26 +337,26 @@ export function traceHour(graph: HourGraph): HourTrace {
       generationMwh: generation[i]!,
       throughflowMwh: throughflow[i]!,
       exportsMwh,
-      exportsToUnsolvedMwh: sumOf(
-        [...exports].filter(([neighbour]) => !index.has(neighbour)).map(([, mwh]) => mwh),
-      ),
+      exportsToUnsolvedMwh,
       consumptionMwh,
       consumption,
-      imports: Object.fromEntries(imports),
-      exports: Object.fromEntries(exports),
+      imports: byNeighbour(imports),
+      exports: byNeighbour(exports),
       intensity,
       estimatedFactor: estimatedShare > 0 ? estimatedFactor : null,
       estimatedPct: (100 * estimatedShare) / totalShare,
-      estimatedBorders: [...estimated].sort(),
+      estimatedBorders: estimated.sort(),
       renewablePct,
       lowCarbonPct,
     });
-  });
+  }
   return { ts: graph.ts, solved };
 }
 
-function sumOf(values: Iterable<number>): number {
-  let sum = 0;
-  for (const value of values) sum += value;
-  return sum;
+/** MWh per neighbour, keyed in sorted order: rows store the same text whatever the flows' order. */
+function byNeighbour(flows: [neighbour: string, mwh: number][]): Record<string, number> {
+  flows.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const record: Record<string, number> = {};
+  for (const [neighbour, mwh] of flows) record[neighbour] = mwh;
+  return record;
 }

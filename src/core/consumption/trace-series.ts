@@ -17,6 +17,7 @@ import {
   isSolvable,
   type NetFlow,
   traceHour,
+  TraceWorkspace,
 } from './trace-hour.js';
 
 /** One stored hour of a node: its mix (MWh per category) and whether it is complete. */
@@ -40,11 +41,17 @@ export interface GraphSeries {
 
 /** Traces every hour that starts in `[fromTs, toTs)`, in order. */
 export function traceWindow(series: GraphSeries, window: TimeWindow): HourTrace[] {
-  const traces: HourTrace[] = [];
+  const hours: number[] = [];
   for (let hour = Math.ceil(window.fromTs / HOUR) * HOUR; hour < window.toTs; hour += HOUR) {
-    traces.push(traceHour(hourGraph(series, hour)));
+    hours.push(hour);
   }
-  return traces;
+  return traceHours(series, hours);
+}
+
+/** Traces each of `hours` (hour starts), in their order, in one workspace. */
+export function traceHours(series: GraphSeries, hours: readonly number[]): HourTrace[] {
+  const workspace = new TraceWorkspace();
+  return hours.map((hour) => traceHour(hourGraph(series, hour), workspace));
 }
 
 function hourGraph(series: GraphSeries, hour: number): HourGraph {

@@ -65,7 +65,7 @@ function solve(matrix: Float64Array, vector: Float64Array, size: number): Float6
 }
 
 /** A square matrix factored as P A = L U (partial pivoting), solvable for any right-hand side. */
-export interface LuFactors {
+interface LuFactors {
   /** The x of A x = `vector`; undefined if it is not finite. */
   solve(vector: Float64Array): Float64Array | undefined;
 }
@@ -76,16 +76,31 @@ export interface LuFactors {
  * operations, in the same order, of elimination with the right-hand side carried along, so a
  * result does not depend on whether the matrix was factored once or per right-hand side.
  */
-export function factorLu(matrix: Float64Array, size: number): LuFactors | undefined {
-  // U on and above the diagonal, L's multipliers below it; rows swapped whole, multipliers too.
+function factorLu(matrix: Float64Array, size: number): LuFactors | undefined {
   const lu = Float64Array.from(matrix);
   const pivots = new Int32Array(size);
+  if (!factorLuInPlace(lu, size, pivots)) return undefined;
+  return {
+    solve(vector: Float64Array): Float64Array | undefined {
+      const x = new Float64Array(size);
+      return solveLuInto(lu, pivots, size, Float64Array.from(vector), x) ? x : undefined;
+    },
+  };
+}
+
+/**
+ * factorLu on buffers the caller keeps (flow tracing reuses them hour after hour): factors the
+ * first `size` x `size` row-major entries of `lu` in place and fills `pivots`; false when a pivot
+ * is below 1e-12.
+ */
+export function factorLuInPlace(lu: Float64Array, size: number, pivots: Int32Array): boolean {
+  // U on and above the diagonal, L's multipliers below it; rows swapped whole, multipliers too.
   for (let column = 0; column < size; column++) {
     let pivot = column;
     for (let r = column + 1; r < size; r++) {
       if (Math.abs(lu[r * size + column]!) > Math.abs(lu[pivot * size + column]!)) pivot = r;
     }
-    if (Math.abs(lu[pivot * size + column]!) < 1e-12) return undefined;
+    if (Math.abs(lu[pivot * size + column]!) < 1e-12) return false;
     pivots[column] = pivot;
     if (pivot !== column) {
       for (let c = 0; c < size; c++) {
@@ -101,28 +116,38 @@ export function factorLu(matrix: Float64Array, size: number): LuFactors | undefi
       for (let c = column + 1; c < size; c++) lu[r * size + c]! -= factor * lu[column * size + c]!;
     }
   }
-  return {
-    solve(vector: Float64Array): Float64Array | undefined {
-      const b = Float64Array.from(vector);
-      for (let column = 0; column < size; column++) {
-        const pivot = pivots[column]!;
-        const held = b[column]!;
-        b[column] = b[pivot]!;
-        b[pivot] = held;
-      }
-      for (let r = 1; r < size; r++) {
-        for (let c = 0; c < r; c++) {
-          const factor = lu[r * size + c]!;
-          if (factor !== 0) b[r]! -= factor * b[c]!;
-        }
-      }
-      const x = new Float64Array(size);
-      for (let r = size - 1; r >= 0; r--) {
-        let sum = b[r]!;
-        for (let c = r + 1; c < size; c++) sum -= lu[r * size + c]! * x[c]!;
-        x[r] = sum / lu[r * size + r]!;
-      }
-      return x.every(Number.isFinite) ? x : undefined;
-    },
-  };
+  return true;
+}
+
+/**
+ * The x of A x = b into `x`, A factored by factorLuInPlace; `b` is overwritten. False when x is
+ * not finite.
+ */
+export function solveLuInto(
+  lu: Float64Array,
+  pivots: Int32Array,
+  size: number,
+  b: Float64Array,
+  x: Float64Array,
+): boolean {
+  for (let column = 0; column < size; column++) {
+    const pivot = pivots[column]!;
+    const held = b[column]!;
+    b[column] = b[pivot]!;
+    b[pivot] = held;
+  }
+  for (let r = 1; r < size; r++) {
+    for (let c = 0; c < r; c++) {
+      const factor = lu[r * size + c]!;
+      if (factor !== 0) b[r]! -= factor * b[c]!;
+    }
+  }
+  let finite = true;
+  for (let r = size - 1; r >= 0; r--) {
+    let sum = b[r]!;
+    for (let c = r + 1; c < size; c++) sum -= lu[r * size + c]! * x[c]!;
+    x[r] = sum / lu[r * size + r]!;
+    if (!Number.isFinite(x[r])) finite = false;
+  }
+  return finite;
 }

@@ -4,9 +4,13 @@ import type { Basis } from '../../core/factors.js';
 import type { FlowGraphId } from '../../core/flows.js';
 import { CONSUMPTION_METHOD, type Reading, type ZoneReading } from '../../core/reading.js';
 import {
+  changedFromSql,
+  CONSUMPTION_WRITES_KEPT,
   type ConsumptionColumns,
   consumptionColumns,
   consumptionCursorKey,
+  PRUNED_FROM_KEY,
+  PRUNED_VERSION_KEY,
   toConsumptionMixPoint,
   updateValues,
   VALUE_COLUMNS,
@@ -36,6 +40,23 @@ const UPSERT_SQL = `
     renewable_pct double precision, low_carbon_pct double precision)
   ON CONFLICT (zone, ts) DO UPDATE SET ${updateValues('excluded')}
   WHERE ${valuesDiffer('consumption', 'excluded', 'IS DISTINCT FROM')}`;
+
+// Keeps the $1 newest writes listed: the first hour of those pruned (the lowest yet) and the
+// newest version pruned go to meta, in one statement.
+const PRUNE_WRITES_SQL = `
+  WITH horizon AS (
+    SELECT version FROM consumption_writes ORDER BY version DESC LIMIT 1 OFFSET $1
+  ), pruned AS (
+    DELETE FROM consumption_writes WHERE version <= (SELECT version FROM horizon)
+    RETURNING version, from_ts
+  ), lowest AS (
+    INSERT INTO meta (key, value) SELECT '${PRUNED_FROM_KEY}', min(from_ts) FROM pruned
+    HAVING count(*) > 0
+    ON CONFLICT (key) DO UPDATE SET value = least(meta.value, excluded.value)
+  )
+  INSERT INTO meta (key, value) SELECT '${PRUNED_VERSION_KEY}', max(version) FROM pruned
+  HAVING count(*) > 0
+  ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 
 const SET_CURSOR_SQL = `
   INSERT INTO meta (key, value) VALUES ($1, $2)
@@ -68,6 +89,7 @@ export class PostgresConsumptionTable implements ConsumptionTable {
           `INSERT INTO consumption_writes (version, graph, from_ts) VALUES ($1, $2, $3)`,
           [version, graph, Math.min(...write.hours)],
         );
+        await client.query(PRUNE_WRITES_SQL, [CONSUMPTION_WRITES_KEPT]);
       }
       if (write.cursor !== undefined) {
         await client.query(SET_CURSOR_SQL, [consumptionCursorKey(graph), write.cursor]);
@@ -77,10 +99,9 @@ export class PostgresConsumptionTable implements ConsumptionTable {
   }
 
   async changedFrom(sinceVersion: number): Promise<number | null> {
-    const { rows } = await this.pool.query<{ from_ts: number | null }>(
-      `SELECT min(from_ts) AS from_ts FROM consumption_writes WHERE version > $1`,
-      [sinceVersion],
-    );
+    const { rows } = await this.pool.query<{ from_ts: number | null }>(changedFromSql('$1'), [
+      sinceVersion,
+    ]);
     return rows[0]?.from_ts ?? null;
   }
 

@@ -4,18 +4,62 @@ import type { Basis } from '../../core/factors.js';
 import type { FlowGraphId } from '../../core/flows.js';
 import { CONSUMPTION_METHOD, type Reading, type ZoneReading } from '../../core/reading.js';
 import {
+  changedFromSql,
+  CONSUMPTION_WRITES_KEPT,
   type ConsumptionColumns,
   consumptionColumns,
   consumptionCursorKey,
+  PRUNED_FROM_KEY,
+  PRUNED_VERSION_KEY,
   toConsumptionMixPoint,
-  updateValues,
   VALUE_COLUMNS,
-  valuesDiffer,
 } from '../consumption-rows.js';
 import type { ConsumptionTable } from '../sql-store-base.js';
 import type { ConsumptionWrite } from '../store.js';
 
-const KEYS = VALUE_COLUMNS.map((column) => `@${column}`).join(', ');
+const keyOf = (zone: string, ts: number): string => `${zone}\u0000${ts}`;
+
+/**
+ * Whether a stored row (zone, ts, then VALUE_COLUMNS, as `storedRows` reads it) holds `row`'s
+ * values: its JSON columns parsed and compared, keys in order, which costs less than writing
+ * `row`'s numbers out as text.
+ */
+function sameRow(stored: readonly unknown[], graph: FlowGraphId, row: ConsumptionColumns): boolean {
+  return (
+    stored[2] === graph &&
+    stored[3] === row.lifecycle &&
+    stored[4] === row.direct &&
+    stored[8] === row.estimated_pct &&
+    stored[10] === row.renewable_pct &&
+    stored[11] === row.low_carbon_pct &&
+    sameJson(stored[5] as string, row.mix) &&
+    sameJson(stored[6] as string, row.imports) &&
+    sameJson(stored[7] as string, row.exports) &&
+    sameJson(stored[9] as string, row.estimated_borders)
+  );
+}
+
+/** Whether JSON `text` is `value`: the same keys in the same order, the same numbers. */
+function sameJson(
+  text: string,
+  value: Readonly<Record<string, number>> | readonly string[],
+): boolean {
+  const parsed: unknown = JSON.parse(text);
+  if (Array.isArray(value)) {
+    return (
+      Array.isArray(parsed) &&
+      parsed.length === value.length &&
+      value.every((item, i) => parsed[i] === item)
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
+  const record = value as Readonly<Record<string, number>>;
+  const keys = Object.keys(record);
+  const storedKeys = Object.keys(parsed);
+  if (keys.length !== storedKeys.length) return false;
+  const storedRecord = parsed as Record<string, unknown>;
+  return keys.every((key, i) => storedKeys[i] === key && storedRecord[key] === record[key]);
+}
 
 interface MixRow {
   ts: number;
@@ -42,28 +86,39 @@ export class SqliteConsumptionTable implements ConsumptionTable {
       direct: make('direct'),
     });
     this.statements = {
-      // Rows of the hour no longer solved; the JSON array lists the zones solved.
-      removeUnsolved: db.prepare(
-        `DELETE FROM consumption WHERE graph = ? AND ts = ?
-         AND zone NOT IN (SELECT value FROM json_each(?))`,
-      ),
-      // A row stored again with the same values keeps its version: it did not change.
+      // The stored rows of a write's hours (and of the hours between them), to compare.
+      storedRows: db
+        .prepare(
+          `SELECT zone, ts, ${VALUE_COLUMNS.join(', ')} FROM consumption
+           WHERE graph = ? AND ts >= ? AND ts <= ?`,
+        )
+        .raw(),
+      remove: db.prepare(`DELETE FROM consumption WHERE zone = ? AND ts = ?`),
+      // Only rows that differ from the stored ones are written: each replaces its row whole.
       upsert: db.prepare(
-        `INSERT INTO consumption (zone, ts, ${VALUE_COLUMNS.join(', ')}, version)
-         VALUES (@zone, @ts, ${KEYS}, @version)
-         ON CONFLICT (zone, ts) DO UPDATE SET ${updateValues('excluded')}
-         WHERE ${valuesDiffer('consumption', 'excluded', 'IS NOT')}`,
+        `INSERT OR REPLACE INTO consumption (zone, ts, ${VALUE_COLUMNS.join(', ')}, version)
+         VALUES (${Array.from({ length: VALUE_COLUMNS.length + 3 }, () => '?').join(', ')})`,
       ),
       recordWrite: db.prepare(
         `INSERT INTO consumption_writes (version, graph, from_ts) VALUES (?, ?, ?)`,
       ),
-      changedFrom: db
-        .prepare(`SELECT min(from_ts) FROM consumption_writes WHERE version > ?`)
+      changedFrom: db.prepare(changedFromSql('@since')).pluck(),
+      // The version of the newest write past the CONSUMPTION_WRITES_KEPT newest.
+      pruneHorizon: db
+        .prepare(`SELECT version FROM consumption_writes ORDER BY version DESC LIMIT 1 OFFSET ?`)
         .pluck(),
+      prunedFrom: db
+        .prepare(`SELECT min(from_ts) FROM consumption_writes WHERE version <= ?`)
+        .pluck(),
+      prune: db.prepare(`DELETE FROM consumption_writes WHERE version <= ?`),
+      keepLowest: db.prepare(
+        `INSERT INTO meta (key, value) VALUES (?, ?)
+         ON CONFLICT (key) DO UPDATE SET value = min(value, excluded.value)`,
+      ),
       dataVersion: db.prepare(`SELECT value FROM meta WHERE key = 'data_version'`).pluck(),
       bumpVersion: db.prepare(`UPDATE meta SET value = value + 1 WHERE key = 'data_version'`),
       cursor: db.prepare(`SELECT value FROM meta WHERE key = ?`).pluck(),
-      setCursor: db.prepare(
+      setMeta: db.prepare(
         `INSERT INTO meta (key, value) VALUES (?, ?)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       ),
@@ -102,42 +157,74 @@ export class SqliteConsumptionTable implements ConsumptionTable {
     return this.inWriteTransaction(() => this.replaceLocked(graph, write, columns));
   }
 
+  /**
+   * Runs inside the store's write transaction, which holds the write lock. Reads the stored rows
+   * of the hours first and writes only those that differ: re-solving hours whose inputs did not
+   * change writes nothing.
+   */
   private replaceLocked(
     graph: FlowGraphId,
     write: ConsumptionWrite,
     columns: readonly ConsumptionColumns[],
   ): number {
-    const { removeUnsolved, upsert, recordWrite, dataVersion, bumpVersion, setCursor } =
+    const { storedRows, remove, upsert, recordWrite, dataVersion, bumpVersion, setMeta } =
       this.statements;
     // The version this write takes if it changes a row.
     const version = (dataVersion.get() as number) + 1;
-    const solved = new Map<number, string[]>(write.hours.map((hour) => [hour, []]));
-    for (const row of columns) solved.get(row.ts)!.push(row.zone);
+    const hours = new Set(write.hours);
+    const stored = new Map<string, unknown[]>();
+    if (hours.size > 0) {
+      const rows = storedRows.all(graph, Math.min(...hours), Math.max(...hours)) as unknown[][];
+      for (const row of rows) {
+        if (hours.has(row[1] as number)) stored.set(keyOf(row[0] as string, row[1] as number), row);
+      }
+    }
     let changed = 0;
-    for (const [hour, zones] of solved) {
-      changed += removeUnsolved.run(graph, hour, JSON.stringify(zones)).changes;
-    }
     for (const row of columns) {
-      changed += upsert.run({
-        ...row,
+      const key = keyOf(row.zone, row.ts);
+      const before = stored.get(key);
+      stored.delete(key);
+      if (before !== undefined && sameRow(before, graph, row)) continue;
+      upsert.run(
+        row.zone,
+        row.ts,
         graph,
-        mix: JSON.stringify(row.mix),
-        imports: JSON.stringify(row.imports),
-        exports: JSON.stringify(row.exports),
-        estimated_borders: JSON.stringify(row.estimated_borders),
+        row.lifecycle,
+        row.direct,
+        JSON.stringify(row.mix),
+        JSON.stringify(row.imports),
+        JSON.stringify(row.exports),
+        row.estimated_pct,
+        JSON.stringify(row.estimated_borders),
+        row.renewable_pct,
+        row.low_carbon_pct,
         version,
-      }).changes;
+      );
+      changed++;
     }
+    // What is left of the stored rows: zones no longer solved in their hour.
+    for (const [zone, ts] of stored.values()) changed += remove.run(zone, ts).changes;
     if (changed > 0) {
       bumpVersion.run();
       recordWrite.run(version, graph, Math.min(...write.hours));
+      this.pruneWrites();
     }
-    if (write.cursor !== undefined) setCursor.run(consumptionCursorKey(graph), write.cursor);
+    if (write.cursor !== undefined) setMeta.run(consumptionCursorKey(graph), write.cursor);
     return changed;
   }
 
+  /** Keeps the CONSUMPTION_WRITES_KEPT newest writes listed, and what the others leave. */
+  private pruneWrites(): void {
+    const { pruneHorizon, prunedFrom, prune, setMeta, keepLowest } = this.statements;
+    const horizon = pruneHorizon.get(CONSUMPTION_WRITES_KEPT) as number | undefined;
+    if (horizon === undefined) return;
+    keepLowest.run(PRUNED_FROM_KEY, prunedFrom.get(horizon) as number);
+    setMeta.run(PRUNED_VERSION_KEY, horizon);
+    prune.run(horizon);
+  }
+
   changedFrom(sinceVersion: number): number | null {
-    return (this.statements.changedFrom.get(sinceVersion) as number | null) ?? null;
+    return (this.statements.changedFrom.get({ since: sinceVersion }) as number | null) ?? null;
   }
 
   cursor(graph: FlowGraphId): number | null {
