@@ -376,9 +376,9 @@ describe('the extra nodes, stored beside the zones', () => {
       expect(applied[0]).toEqual([]);
       expect(cache.zone('US-AECI')).toBeUndefined();
       const served = (zone: string) => CONTRACT_REGISTRY.has(zone);
-      expect(new PreparedEvents(changes, served).on(undefined).map((event) => event.zone)).not.toContain(
-        'US-AECI',
-      );
+      expect(
+        new PreparedEvents(changes, served).on(undefined).map((event) => event.zone),
+      ).not.toContain('US-AECI');
       expect(new PreparedEvents(changes, served).on(undefined).length).toBeGreaterThan(0);
     } finally {
       await fromMemory.close();

@@ -209,8 +209,7 @@ export function interpretStream(
   offered: Pick<Offered, 'zones'>,
 ): StreamRequest {
   const given = params.get('zones');
-  const zones =
-    given === undefined ? offered.zones.zones : interpretZones(given, offered.zones);
+  const zones = given === undefined ? offered.zones.zones : interpretZones(given, offered.zones);
   const basis = interpretBasis(params);
   refuseConsumption(params);
   return { zones, basis };
