@@ -137,6 +137,11 @@ describe('ZONES=all against the simulator (extensions §16)', () => {
       );
     }
     expect((await injected(allFromStore, '/v1/zones')).body).toEqual(body);
+    // The replaced service's prefix serves them too, under its source names.
+    const gridcarbon = await getJson('/compat/gridcarbon/v1/zones');
+    expect((gridcarbon.body.data as { zone: string }[]).find((zone) => zone.zone === 'SK')).toEqual(
+      { zone: 'SK', name: 'Slovakia', source: 'entsoe', resolution_min: 60 },
+    );
   });
 
   it("serves an extra node's newest production and consumption values, as stored", async () => {

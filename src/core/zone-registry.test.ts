@@ -10,6 +10,9 @@ const codes = (registry: ZoneRegistry) => registry.zones.map((zone) => zone.code
 describe('the extra zones (extensions §16)', () => {
   it('are the extra nodes of both graphs, Europe first, under codes no zone has', () => {
     const extra = EXTRA_ZONES.map((zone) => zone.code);
+    // docs/deploy.md: 13 European bidding zones and 56 US balancing authorities.
+    expect(EXTRA_ZONES.filter((zone) => zone.source === 'europe-tso')).toHaveLength(13);
+    expect(EXTRA_ZONES.filter((zone) => zone.source === 'us-agency')).toHaveLength(56);
     expect(extra.slice(0, 4)).toEqual(['EE', 'LV', 'LT', 'SK']);
     expect(extra).toContain('US-AECI');
     expect(extra.indexOf('MD')).toBeLessThan(extra.indexOf('US-AECI'));
