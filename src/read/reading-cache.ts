@@ -96,7 +96,8 @@ export class ReadingCache {
   private unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
   private readonly pollMs: number;
   private readonly maxChanges: number;
-  private readonly zones: readonly Zone[];
+  /** The zones held and followed (ReadingCacheOptions.zones). */
+  readonly zones: readonly Zone[];
   private readonly held: ReadonlySet<string>;
   /** The zones with a consumption series, which the cache holds beside their production ones. */
   private readonly consumptionZones: readonly Zone[];
