@@ -16,7 +16,7 @@ export const ZONES_MODES = ['contract', 'all'] as const;
 export type ZonesMode = (typeof ZONES_MODES)[number];
 
 /** An extra node is served while its newest complete mix is at most this old. */
-export const EXTRA_NODE_RECENT_HOURS = 7 * 24;
+const EXTRA_NODE_RECENT_HOURS = 7 * 24;
 
 /**
  * The extra nodes of both graphs as zones of the source that publishes their generation, in the
