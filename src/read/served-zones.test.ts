@@ -59,6 +59,12 @@ describe('ServedZones (extensions §16)', () => {
     await served.resolve();
     expect(extraCodes(served)).toEqual(['US-AECI']);
     expect(changes).toBe(2);
+
+    // Stopped (the server closes its store next): nothing is read again.
+    await served.stop();
+    await store.upsertReadings([computedReading('LV', now - HOUR, { hydro: 10 })]);
+    await served.resolve();
+    expect(extraCodes(served)).toEqual(['US-AECI']);
   });
 
   it('by default serves the 45 and never reads the store', async () => {

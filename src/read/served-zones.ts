@@ -26,6 +26,8 @@ export class ServedZones {
   /** A resolve asked while one runs: the data may have changed after it read. */
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Stopped: the store is closing, nothing reads it any more. */
+  private stopped = false;
 
   constructor(
     readonly mode: ZonesMode,
@@ -53,7 +55,7 @@ export class ServedZones {
    * no-op otherwise). Never rejects: an unreadable store keeps the zones served until then.
    */
   resolve(): Promise<void> {
-    if (this.mode !== 'all' || !this.store) return Promise.resolve();
+    if (this.mode !== 'all' || !this.store || this.stopped) return Promise.resolve();
     if (this.resolving) {
       this.again = true;
       return this.resolving;
@@ -62,7 +64,7 @@ export class ServedZones {
       do {
         this.again = false;
         await this.resolveOnce();
-      } while (this.again);
+      } while (this.again && !this.stopped);
     })().finally(() => (this.resolving = undefined));
     return this.resolving;
   }
@@ -76,6 +78,7 @@ export class ServedZones {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.resolving;
