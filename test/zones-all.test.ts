@@ -15,6 +15,7 @@ import { ReadingCache } from '../src/read/reading-cache.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
+import { EventStreamClient } from './support/event-stream.js';
 import { loggerInto } from './support/log-lines.js';
 
 /**
@@ -207,6 +208,26 @@ describe('ZONES=all against the simulator (extensions §16)', () => {
     const lines = (await exported.text()).trim().split('\n');
     expect(lines.some((line) => line.startsWith('SK,'))).toBe(true);
     expect(lines.some((line) => line.startsWith('US-AECI,'))).toBe(true);
+  });
+
+  it('streams the readings of an extra node, asked by name or with every zone', async () => {
+    const zoneOf = (data: string) => (JSON.parse(data) as { zone: string }).zone;
+    const every = await EventStreamClient.open(`${allFromMemory}/v1/stream`, {
+      'last-event-id': '0',
+    });
+    const one = await EventStreamClient.open(`${allFromMemory}/v1/stream?zones=us-aeci`, {
+      'last-event-id': '0',
+    });
+    try {
+      const readings = (client: EventStreamClient) =>
+        client.events.filter((event) => event.event === 'reading').map((e) => zoneOf(e.data));
+      await every.until('a reading of SK', () => readings(every).includes('SK'));
+      await one.until('readings of US-AECI', () => readings(one).length >= 10);
+      expect(new Set(readings(one))).toEqual(new Set(['US-AECI']));
+    } finally {
+      every.close();
+      one.close();
+    }
   });
 
   it("gives an extra node without a forecast the forecast endpoint's usual empty answer", async () => {
