@@ -2,6 +2,14 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** What the layers under HTTP never import: the serving layers above them (docs/architecture.md). */
+const SERVING_LAYERS = {
+  regex: '^\\.\\.?/(\\.\\./)*(http|stream|queries|webhooks)/|^fastify',
+  message:
+    'the data layers sit below the serving ones: never http/, stream/, queries/, webhooks/ or ' +
+    'Fastify (docs/architecture.md)',
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/', 'coverage/'] },
   js.configs.recommended,
@@ -120,6 +128,48 @@ export default tseslint.config(
               message:
                 'storage never reads the configuration or an upstream (docs/architecture.md)',
             },
+            {
+              regex: '^(\\.\\./)+(read|ingest|forecast|consumption)/',
+              message:
+                'storage sits under the layers that read and write through it (docs/architecture.md)',
+            },
+            SERVING_LAYERS,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The data layers under the serving ones; src/core/ and src/storage/ have stricter rules.
+    files: [
+      'src/read/**/*.ts',
+      'src/forecast/**/*.ts',
+      'src/ingest/**/*.ts',
+      'src/consumption/**/*.ts',
+      'src/config.ts',
+      'src/redact.ts',
+      'src/open-store.ts',
+    ],
+    ignores: ['src/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SERVING_LAYERS] }] },
+  },
+  {
+    // An upstream's adapter fetches and parses, and its fake answers as it would: neither
+    // reads the configuration, stores or serves.
+    files: ['src/sources/**/*.ts', 'src/simulator/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(config(\\.js)?$|(storage|read|ingest|forecast|consumption)/)',
+              message:
+                'an upstream adapter or its fake imports only the core and its own folder ' +
+                '(docs/architecture.md)',
+            },
+            SERVING_LAYERS,
           ],
         },
       ],

@@ -4,6 +4,7 @@ import { ApiError } from '../src/http/contract/errors.js';
 import {
   FORECAST_HORIZON,
   LEVEL_HORIZON,
+  limitText,
   MAX_EXPORT_DAYS,
   MAX_STATS_DAYS,
   SCHEDULE_LIMITS,
@@ -32,6 +33,7 @@ import {
   LevelQuery,
   ScheduleQuery,
   ScheduleResponse,
+  StatsQuery,
 } from '../src/http/contract/schemas.js';
 
 /**
@@ -234,5 +236,62 @@ describe('the query interpreter and the schemas', () => {
         RUNS,
       );
     }
+  });
+
+  it('energy_kwh of the schedule and the stats: a plain decimal above 0, at most the stated maximum', () => {
+    const { maxEnergyKwh } = SCHEDULE_LIMITS;
+    for (const schema of [ScheduleQuery, StatsQuery]) {
+      expect(schema.properties.energy_kwh.description).toContain(
+        `above 0 (at most ${limitText(maxEnergyKwh)})`,
+      );
+    }
+    const cases = [
+      (url: string) =>
+        interpretSchedule(readParams(`/?zones=DE&${url}`, SCHEDULE_PARAMS), NOW, OFFERED),
+      (url: string) => interpretStats(readParams(`/?zone=DE&${url}`, STATS_PARAMS), NOW, OFFERED),
+    ];
+    const energyText = fc.oneof(
+      fc.double({ min: -10, max: 2 * maxEnergyKwh, noNaN: true }).map(String),
+      fc.constantFrom('0', '0.0', '.5', '5.', '1e3', '-1', '', 'abc', String(maxEnergyKwh)),
+      fc.constantFrom(String(maxEnergyKwh + 1e4), '1000000000000.5', ' 12.5 '),
+    );
+    for (const run of cases) {
+      fc.assert(
+        fc.property(energyText, (text) => {
+          const plain = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text.trim());
+          const allowed = plain && Number(text) > 0 && Number(text) <= maxEnergyKwh;
+          const attempt = () => run(`energy_kwh=${encodeURIComponent(text)}`);
+          expect(refused(attempt), text).toBe(!allowed);
+          if (allowed) expect(attempt().energyKwh).toBe(Number(text));
+        }),
+        RUNS,
+      );
+    }
+  });
+
+  it('the schedule deadline: at most the stated hours after the request time and after earliest', () => {
+    const { maxAheadHours, maxWindowHours } = SCHEDULE_LIMITS;
+    const description = ScheduleQuery.properties.deadline.description;
+    expect(description).toContain(`at most ${maxAheadHours} hours after the request time`);
+    const now = Math.floor(NOW / 1000);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -48 * 60, max: 96 * 60 }),
+        fc.integer({ min: 1, max: 100 * 60 }),
+        (earliestMinutes, windowMinutes) => {
+          const earliest = now + earliestMinutes * 60;
+          const deadline = earliest + windowMinutes * 60;
+          const url =
+            `/?zones=DE&duration_minutes=1&earliest=${new Date(earliest * 1000).toISOString()}` +
+            `&deadline=${new Date(deadline * 1000).toISOString()}`;
+          const allowed =
+            deadline <= now + maxAheadHours * 3600 && deadline - earliest <= maxWindowHours * 3600;
+          const attempt = () => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW, OFFERED);
+          expect(refused(attempt)).toBe(!allowed);
+          if (allowed) expect(attempt().deadline).toBe(deadline);
+        },
+      ),
+      RUNS,
+    );
   });
 });

@@ -74,6 +74,54 @@ describe('the layering lint rules', () => {
     expect(messages.join('\n')).toContain(reason);
   });
 
+  // Every data layer against every serving layer, each file with the way up to src/ from it.
+  const dataLayers = [
+    ['src/read/reads.ts', '../'],
+    ['src/forecast/compute.ts', '../'],
+    ['src/ingest/run-ingestion.ts', '../'],
+    ['src/consumption/update-consumption.ts', '../'],
+    ['src/storage/sqlite/sqlite-store.ts', '../../'],
+    ['src/config.ts', './'],
+    ['src/sources/entsoe/index.ts', '../../'],
+    ['src/simulator/entsoe.ts', '../'],
+  ] as const;
+  const servingLayers = [
+    'http/app.js',
+    'stream/hub.js',
+    'queries/peer-reads.js',
+    'webhooks/deliverer.js',
+  ];
+  it.each(
+    dataLayers.flatMap(([filePath, up]) => [
+      ...servingLayers.map((target) => [filePath, `${up}${target}`] as const),
+      [filePath, 'fastify'] as const,
+    ]),
+  )('refuses, in %s, an import of %s: the data layers sit below', async (filePath, target) => {
+    const messages = await restrictedImports(filePath, `import { value } from '${target}';`);
+    expect(messages.join('\n')).toContain('the data layers sit below the serving ones');
+  });
+
+  // Storage under the layers that use it; an upstream's adapter and fake under everything else.
+  it.each([
+    ...[
+      'read/reads.js',
+      'ingest/scheduler.js',
+      'forecast/compute.js',
+      'consumption/keep-up.js',
+    ].map((target) => ['src/storage/store.ts', `../${target}`, 'storage sits under'] as const),
+    ...[
+      ['src/sources/entsoe/index.ts', '../../'],
+      ['src/simulator/entsoe.ts', '../'],
+    ].flatMap(([filePath, up]) =>
+      ['config.js', 'storage/store.js', 'read/reads.js', 'ingest/scheduler.js'].map(
+        (target) => [filePath!, `${up}${target}`, 'upstream adapter'] as const,
+      ),
+    ),
+  ])('refuses, in %s, an import of %s', async (filePath, target, reason) => {
+    const messages = await restrictedImports(filePath, `import { value } from '${target}';`);
+    expect(messages.join('\n')).toContain(reason);
+  });
+
   it.each([
     ['src/core/zones.ts', "import { value } from './zones.js';"],
     ['src/core/forecast/prepare.ts', "import { value } from '../reading.js';"],
@@ -84,6 +132,11 @@ describe('the layering lint rules', () => {
     ['src/http/routes/stream.ts', "import { value } from '../../stream/hub.js';"],
     ['src/core/webhooks/addresses.ts', "import { value } from 'node:net';"],
     ['src/webhooks/deliverer.ts', "import { value } from '../queries/signal-reads.js';"],
+    ['src/read/reads.ts', "import { value } from '../storage/store.js';"],
+    ['src/read/reads.ts', "import { value } from '../core/webhooks/conditions.js';"],
+    ['src/ingest/run-ingestion.ts', "import { value } from '../sources/registry.js';"],
+    ['src/sources/entsoe/index.ts', "import { value } from '../http.js';"],
+    ['src/sources/entsoe/index.ts', "import { value } from '../../core/forecast/series.js';"],
   ])('allows, in %s, %s', async (filePath, line) => {
     expect(await restrictedImports(filePath, line)).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { INTEGRATION_SUITES } from './tiers.js';
+import { HEAVIEST_UNIT_SUITES, INTEGRATION_SUITES } from './tiers.js';
 
 /**
  * The unit tier (test/tiers.ts) keeps its promise by tool: no suite of it imports, itself or
@@ -73,6 +73,10 @@ describe('the test tiers', () => {
 
   it('lists only suites that exist in the integration tier', () => {
     expect(INTEGRATION_SUITES.filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
+  });
+
+  it('starts first only suites of the unit tier', () => {
+    expect(HEAVIEST_UNIT_SUITES.filter((file) => !unit.includes(file))).toEqual([]);
   });
 
   it('finds the unit suites', () => {

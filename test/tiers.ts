@@ -68,3 +68,25 @@ export const INTEGRATION_SUITES: readonly string[] = [
 ];
 
 export const ALL_SUITES = ['src/**/*.test.ts', 'test/**/*.test.ts'];
+
+/**
+ * The unit suites that take longest, longest first (CPU measured one by one): the unit tier
+ * starts them first (vitest.config.ts), so that its two workers end together rather than one
+ * running a heavy suite alone at the end. Without this, a clean clone (no vitest cache) starts
+ * the largest files first, whatever their time.
+ */
+export const HEAVIEST_UNIT_SUITES: readonly string[] = [
+  'src/ingest/ingest-graph.test.ts',
+  'src/simulator/entsoe.test.ts',
+  'src/core/forecast/backtest.test.ts',
+  'test/compat.test.ts',
+  'test/request-cost.test.ts',
+  'test/lint-boundaries.test.ts',
+  'src/core/forecast/departure-regression.test.ts',
+  'src/simulator/eia.test.ts',
+  'src/core/units.test.ts',
+  'test/golden.test.ts',
+  'src/ingest/ingest.test.ts',
+  'test/gridcarbon-compat.test.ts',
+  'src/core/forecast/prepare.test.ts',
+];

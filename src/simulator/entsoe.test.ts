@@ -377,9 +377,11 @@ describe('ENTSO-E refusals', () => {
   });
 
   it('accepts exactly one year', async () => {
-    // The year the feed-quirks test simulated: its days are solved already.
+    // The zone and year the feed-quirks test asked: its days are solved already, and ES at
+    // PT60M is a quarter of FI's year at PT15M to write and read.
     const { response, body } = await a75({
       ...valid,
+      in_Domain: europeProfileOf('ES').eic,
       periodStart: '202410010000',
       periodEnd: '202510010000',
     });

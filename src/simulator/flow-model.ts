@@ -1,7 +1,13 @@
 import { EUROPE_BORDERS, EUROPE_NODES } from '../core/grid-graph/europe.js';
 import type { GraphNode } from '../core/grid-graph/graph.js';
 import { US_INTERCHANGES, US_NODES } from '../core/grid-graph/us.js';
-import { computeDemand, computeMix, type MixProfile } from './mix-model.js';
+import {
+  adjustedMix,
+  computeMix,
+  ownDispatch,
+  type MixProfile,
+  type OwnDispatch,
+} from './mix-model.js';
 import { hashString, NOISE_CHANNEL, smoothNoise } from './noise.js';
 import { EUROPE_EXTRA_PROFILES, US_EXTRA_PROFILES } from './node-profiles.js';
 import { EUROPE_PROFILES, GB_PROFILE, US_PROFILES } from './zone-profiles.js';
@@ -60,12 +66,12 @@ interface SimulatedNode {
   readonly sizeMw: number;
 }
 
-/** One solved UTC day of a graph. */
+/** One solved UTC day of a graph: its market, and its flows once asked (a mix needs only the market). */
 interface SolvedDay {
-  /** The net flow a -> b of every border, at `hour * borders + border`. */
-  readonly flows: Float64Array;
   /** What the market moves each simulated node's generation by (MW), at `row * 24 + hour`. */
   readonly adjust: Float64Array;
+  /** The net flow a -> b of every border, at `hour * borders + border`. */
+  flows?: Float64Array;
 }
 
 interface FlowModel {
@@ -260,37 +266,44 @@ interface HourlyBalance {
   readonly up: Float64Array;
 }
 
-/**
- * Generation and load of every simulated node over `hours` hours from `startMs`, its dispatch
- * moved by `adjust` (at `row * hours + hour`) when given.
- */
-function hourlyBalances(
+/** Every simulated node's own dispatch (by row) over `hours` hours from `startMs`. */
+function ownDispatches(
   model: FlowModel,
   seed: number,
   startMs: number,
   hours: number,
+): OwnDispatch[] {
+  return model.interior.map((nodeIndex) => {
+    const { profile, samplesPerHour } = model.nodes[nodeIndex] as SimulatedNode;
+    const samples = hours * samplesPerHour;
+    return ownDispatch(profile as MixProfile, seed, startMs, HOUR_MS / samplesPerHour, samples);
+  });
+}
+
+/**
+ * Generation and load of every simulated node over the hours of `dispatches`, its dispatch moved
+ * by `adjust` (at `row * hours + hour`) when given.
+ */
+function hourlyBalances(
+  model: FlowModel,
+  dispatches: readonly OwnDispatch[],
+  hours: number,
   adjust?: Float64Array,
 ): HourlyBalance[] {
   return model.interior.map((nodeIndex, r) => {
-    const { profile, samplesPerHour, generationFuels } = model.nodes[nodeIndex] as SimulatedNode;
-    const samples = hours * samplesPerHour;
-    const stepMs = HOUR_MS / samplesPerHour;
-    const flexibility = { down: new Float64Array(samples), up: new Float64Array(samples) };
-    const mix = computeMix(profile as MixProfile, seed, startMs, stepMs, samples, {
-      flexibility,
-      ...(adjust && {
-        adjust: (i: number) => adjust[r * hours + Math.floor(i / samplesPerHour)] as number,
-      }),
-    });
-    const demand = computeDemand(profile as MixProfile, seed, startMs, stepMs, samples);
+    const { samplesPerHour, generationFuels } = model.nodes[nodeIndex] as SimulatedNode;
+    const own = dispatches[r] as OwnDispatch;
+    const mix = adjust
+      ? adjustedMix(own, (i) => adjust[r * hours + Math.floor(i / samplesPerHour)] as number)
+      : own.values;
     const mean = () => new Float64Array(hours);
     const balance = { generation: mean(), load: mean(), down: mean(), up: mean() };
-    for (let i = 0; i < samples; i++) {
+    for (let i = 0; i < hours * samplesPerHour; i++) {
       const hour = Math.floor(i / samplesPerHour);
       for (const fuel of generationFuels) addAt(balance.generation, hour, mix[fuel]?.[i] as number);
-      addAt(balance.load, hour, demand[i] as number);
-      addAt(balance.down, hour, flexibility.down[i] as number);
-      addAt(balance.up, hour, flexibility.up[i] as number);
+      addAt(balance.load, hour, own.demand[i] as number);
+      addAt(balance.down, hour, own.down[i] as number);
+      addAt(balance.up, hour, own.up[i] as number);
     }
     for (const series of Object.values(balance)) {
       for (let hour = 0; hour < hours; hour++) series[hour] = series[hour]! / samplesPerHour;
@@ -368,11 +381,7 @@ function totalLoad(balances: readonly HourlyBalance[], hour: number): number {
   return balances.reduce((sum, balance) => sum + (balance.load[hour] as number), 0);
 }
 
-/**
- * One UTC day of a graph: the market's adjustments, then the net flow a -> b of every border in
- * every hour: a trade on every border (up to TRADE_SHARE of its weight either way, moving over
- * hours), plus the least-squares flows that balance every simulated node given that trade.
- */
+/** One UTC day of a graph: the market's adjustments (see the top of this file). */
 function solvedDay(model: FlowModel, seed: number, day: number): SolvedDay {
   const key = `${seed}:${day}`;
   const cached = model.solvedDays.get(key);
@@ -382,9 +391,26 @@ function solvedDay(model: FlowModel, seed: number, day: number): SolvedDay {
     model.solvedDays.set(key, cached);
     return cached;
   }
-  const own = hourlyBalances(model, seed, day * DAY_MS, 24);
-  const adjust = marketAdjustments(model, seed, day * 24, own);
-  const balances = hourlyBalances(model, seed, day * DAY_MS, 24, adjust);
+  const dispatches = ownDispatches(model, seed, day * DAY_MS, 24);
+  const adjust = marketAdjustments(model, seed, day * 24, hourlyBalances(model, dispatches, 24));
+  const solved: SolvedDay = { adjust };
+  model.solvedDays.set(key, solved);
+  if (model.solvedDays.size > SOLVED_DAYS_KEPT) {
+    model.solvedDays.delete(model.solvedDays.keys().next().value as string);
+  }
+  return solved;
+}
+
+/**
+ * The net flow a -> b of every border in every hour of one UTC day: a trade on every border (up
+ * to TRADE_SHARE of its weight either way, moving over hours), plus the least-squares flows that
+ * balance every simulated node given that trade.
+ */
+function dayFlows(model: FlowModel, seed: number, day: number): Float64Array {
+  const solved = solvedDay(model, seed, day);
+  if (solved.flows) return solved.flows;
+  const dispatches = ownDispatches(model, seed, day * DAY_MS, 24);
+  const balances = hourlyBalances(model, dispatches, 24, solved.adjust);
   const n = model.interior.length;
   const count = model.borders.length;
   const flows = new Float64Array(24 * count);
@@ -414,12 +440,8 @@ function solvedDay(model: FlowModel, seed: number, day: number): SolvedDay {
       flows[hour * count + border] = (trade[border] as number) + weight * (at(a) - at(b));
     });
   }
-  const solved = { flows, adjust };
-  model.solvedDays.set(key, solved);
-  if (model.solvedDays.size > SOLVED_DAYS_KEPT) {
-    model.solvedDays.delete(model.solvedDays.keys().next().value as string);
-  }
-  return solved;
+  solved.flows = flows;
+  return flows;
 }
 
 /** A simulated border: its two nodes by code, positive flows going from `a` to `b`. */
@@ -446,7 +468,7 @@ export function netFlows(graph: FlowGraphName, seed: number, hourStartMs: number
   const day = Math.floor(hourStartMs / DAY_MS);
   const hour = Math.floor((hourStartMs - day * DAY_MS) / HOUR_MS);
   const count = model.borders.length;
-  return solvedDay(model, seed, day).flows.subarray(hour * count, (hour + 1) * count);
+  return dayFlows(model, seed, day).subarray(hour * count, (hour + 1) * count);
 }
 
 /** The graph a zone or extra node is simulated in, with its row, if any. */
@@ -478,7 +500,7 @@ export function publishedMix(
     const hour = (hourMs - day * DAY_MS) / HOUR_MS;
     return solvedDay(place.model, seed, day).adjust[place.row * 24 + hour] as number;
   };
-  return computeMix(profile, seed, startMs, stepMs, count, { adjust });
+  return computeMix(profile, seed, startMs, stepMs, count, adjust);
 }
 
 /**
@@ -496,8 +518,7 @@ export function nodeBalances(
   const { adjust } = solvedDay(model, seed, day);
   const balances = hourlyBalances(
     model,
-    seed,
-    hourStartMs,
+    ownDispatches(model, seed, hourStartMs, 1),
     1,
     Float64Array.from(model.interior, (_, r) => adjust[r * 24 + hour] as number),
   );

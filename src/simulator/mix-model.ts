@@ -1,4 +1,4 @@
-import { CHANNELS_PER_FUEL, NOISE_CHANNEL, smoothNoise, unitNoise } from './noise.js';
+import { CHANNELS_PER_FUEL, NOISE_CHANNEL, SmoothNoiseTrack, unitNoise } from './noise.js';
 
 /**
  * The synthetic generation model: per zone a fuel mix with a daily and seasonal shape (solar by
@@ -123,23 +123,32 @@ const PARTIAL_MIX_RATE = 1 / 2000;
 // How often a solar plant reports a small negative value (station load) in a night hour.
 const NEGATIVE_NIGHT_RATE = 0.04;
 
-/** How the zone's own dispatch is moved to trade with its neighbours (flow-model.ts). */
-export interface DispatchOptions {
-  /**
-   * MW the zone generates beyond (positive) or below (negative) what its own load asks, in
-   * interval `i`: its net exports. More comes from its dispatchable plants in merit order, past
-   * their availability when it must (peakers); less from them down to their minimum load, then
-   * from curtailed solar and wind.
-   */
-  readonly adjust?: (i: number) => number;
-  /** Filled per interval, before the adjustment: how far generation could fall and rise. */
-  readonly flexibility?: { readonly down: Float64Array; readonly up: Float64Array };
+/**
+ * A zone's own dispatch over `count` consecutive intervals: its plants meeting its own load,
+ * before the market moves it (`adjustedMix`). Read-only once made.
+ */
+export interface OwnDispatch {
+  /** Average MW of every fuel, one array per fuel in profile order. */
+  readonly values: readonly Float64Array[];
+  /** The zone's load in each interval (computeDemand's values). */
+  readonly demand: Float64Array;
+  /** How far generation could fall and rise in each interval. */
+  readonly down: Float64Array;
+  readonly up: Float64Array;
+  /** The dispatchable fuels (indexes into `values`) in merit order. */
+  readonly plants: readonly number[];
+  /** Each plant's availability and minimum load, at `interval * plants.length + plant`. */
+  readonly available: Float64Array;
+  readonly minimum: Float64Array;
+  /** The fuels that can be curtailed (solar and wind). */
+  readonly curtailable: readonly number[];
 }
 
 /**
  * Average MW of every fuel over `count` consecutive intervals of `stepMs` from `startMs`, one
  * array per fuel in profile order. Storage is negative while charging. The zone's plants meet its
- * own load, moved by `options.adjust`: the published mix is flow-model.ts `publishedMix`.
+ * own load, moved by `adjust` when given (see `adjustedMix`): the published mix is flow-model.ts
+ * `publishedMix`.
  */
 export function computeMix(
   profile: MixProfile,
@@ -147,21 +156,47 @@ export function computeMix(
   startMs: number,
   stepMs: number,
   count: number,
-  options: DispatchOptions = {},
+  adjust?: (i: number) => number,
 ): Float64Array[] {
+  const own = ownDispatch(profile, seed, startMs, stepMs, count);
+  const values = [...own.values];
+  if (adjust) adjustInPlace(own, values, adjust);
+  return values;
+}
+
+/**
+ * The zone's own dispatch (see `OwnDispatch`). The slow noises are drawn once per knot
+ * (`SmoothNoiseTrack`): a year of a zone asks each of them about a hundred times, not 35,000.
+ */
+export function ownDispatch(
+  profile: MixProfile,
+  seed: number,
+  startMs: number,
+  stepMs: number,
+  count: number,
+): OwnDispatch {
   const { fuels, zoneKey } = profile;
   const values = fuels.map(() => new Float64Array(count));
-  const dispatchOrder = fuels
+  const plants = fuels
     .map((fuel, index) => ({ index, ...meritOf(fuel) }))
     .filter(({ index }) => fuels[index]?.kind === 'dispatchable')
     .sort((a, b) => a.meritRank - b.meritRank);
-  const available = new Float64Array(dispatchOrder.length);
-  const minimum = new Float64Array(dispatchOrder.length);
+  const dispatched = plants.map(({ index }) => values[index] as Float64Array);
+  const perInterval = plants.length;
+  const available = new Float64Array(count * perInterval);
+  const minimum = new Float64Array(count * perInterval);
+  const demand = new Float64Array(count);
+  const down = new Float64Array(count);
+  const up = new Float64Array(count);
   const curtailable = fuels.flatMap((fuel, index) =>
     fuel.kind === 'solar' || fuel.kind === 'wind' ? [index] : [],
   );
   const sinLatitude = Math.sin(profile.latitude * DEGREE);
   const cosLatitude = Math.cos(profile.latitude * DEGREE);
+  const track = (channel: number) => new SmoothNoiseTrack(seed, zoneKey, channel);
+  const slow = fuels.map((_, f) => track(f * CHANNELS_PER_FUEL + 1));
+  const slower = fuels.map((_, f) => track(f * CHANNELS_PER_FUEL + 2));
+  const weather = demandWeather(seed, zoneKey);
 
   for (let i = 0; i < count; i++) {
     const t = startMs + (i + 0.5) * stepMs;
@@ -182,40 +217,37 @@ export function computeMix(
       if (fuel.kind === 'dispatchable') continue;
       const channel = f * CHANNELS_PER_FUEL;
       const jitter = unitNoise(seed, zoneKey, channel, minute) - 0.5;
+      const noise = slow[f] as SmoothNoiseTrack;
       let capacityFactor: number;
       switch (fuel.kind) {
         case 'baseload':
           // Availability moves with outages that last days, not minutes.
-          capacityFactor =
-            (0.7 + 0.28 * smoothNoise(seed, zoneKey, channel + 1, days / 9)) * (1 + 0.002 * jitter);
+          capacityFactor = (0.7 + 0.28 * noise.at(days / 9)) * (1 + 0.002 * jitter);
           break;
         case 'solar': {
-          const clearSky = 0.25 + 0.75 * smoothNoise(seed, zoneKey, channel + 1, days * 1.5) ** 0.6;
+          const clearSky = 0.25 + 0.75 * noise.at(days * 1.5) ** 0.6;
           capacityFactor = Math.max(sinElevation, 0) ** 1.2 * 0.9 * clearSky * (1 + 0.04 * jitter);
           break;
         }
         case 'wind': {
-          const weather =
-            0.65 * smoothNoise(seed, zoneKey, channel + 1, days / 1.7) +
-            0.35 * smoothNoise(seed, zoneKey, channel + 2, days * 3);
+          const wind =
+            0.65 * noise.at(days / 1.7) + 0.35 * (slower[f] as SmoothNoiseTrack).at(days * 3);
           capacityFactor =
-            Math.min(0.93, 0.03 + 1.1 * weather ** 2.2 * (1 + 0.3 * winter)) * (1 + 0.02 * jitter);
+            Math.min(0.93, 0.03 + 1.1 * wind ** 2.2 * (1 + 0.3 * winter)) * (1 + 0.02 * jitter);
           break;
         }
         case 'run-of-river': {
           const snowmelt = Math.cos((TAU * (days - 160)) / YEAR_DAYS);
-          const rain = smoothNoise(seed, zoneKey, channel + 1, days / 5) - 0.5;
+          const rain = noise.at(days / 5) - 0.5;
           capacityFactor = (0.45 + 0.2 * snowmelt + 0.2 * rain) * (1 + 0.01 * jitter);
           break;
         }
         case 'steady':
-          capacityFactor =
-            (0.55 + 0.35 * smoothNoise(seed, zoneKey, channel + 1, days / 3)) * (1 + 0.02 * jitter);
+          capacityFactor = (0.55 + 0.35 * noise.at(days / 3)) * (1 + 0.02 * jitter);
           break;
         case 'storage':
           capacityFactor =
-            (STORAGE_DUTY[Math.floor(localHour)] as number) *
-            (0.55 + 0.45 * smoothNoise(seed, zoneKey, channel + 1, days * 2));
+            (STORAGE_DUTY[Math.floor(localHour)] as number) * (0.55 + 0.45 * noise.at(days * 2));
           break;
       }
       let mw = capacityFactor * fuel.capacityMw;
@@ -225,55 +257,95 @@ export function computeMix(
       supply += mw;
     }
 
-    let residual = demandAt(profile, seed, t, localHour, winter) - supply;
+    const load = demandAt(profile, weather, t, localHour, winter);
+    demand[i] = load;
+    let residual = load - supply;
     // Plants on minimum load first, then the rest in merit order until the demand is met.
-    for (let k = 0; k < dispatchOrder.length; k++) {
-      const { index, minShare } = dispatchOrder[k] as (typeof dispatchOrder)[number];
+    const at = i * perInterval;
+    for (let k = 0; k < perInterval; k++) {
+      const { index, minShare } = plants[k] as (typeof plants)[number];
       const fuel = fuels[index] as Fuel;
-      const availability =
-        0.8 + 0.2 * smoothNoise(seed, zoneKey, index * CHANNELS_PER_FUEL + 1, days / 6);
-      available[k] = fuel.capacityMw * availability;
-      minimum[k] = (available[k] as number) * minShare;
-      (values[index] as Float64Array)[i] = minimum[k] as number;
-      residual -= minimum[k] as number;
+      const availability = 0.8 + 0.2 * (slow[index] as SmoothNoiseTrack).at(days / 6);
+      const plantAvailable = fuel.capacityMw * availability;
+      const plantMinimum = plantAvailable * minShare;
+      available[at + k] = plantAvailable;
+      minimum[at + k] = plantMinimum;
+      (values[index] as Float64Array)[i] = plantMinimum;
+      residual -= plantMinimum;
     }
-    const dispatched = dispatchOrder.map(({ index }) => values[index] as Float64Array);
-    raise(dispatched, available, i, residual);
-    if (options.flexibility) {
-      let down = 0;
-      let up = 0;
-      dispatched.forEach((series, k) => {
-        down += (series[i] as number) - (minimum[k] as number);
-        up += Math.max(0, (available[k] as number) - (series[i] as number));
-      });
-      for (const f of curtailable) down += Math.max(0, (values[f] as Float64Array)[i] as number);
-      options.flexibility.down[i] = down;
-      options.flexibility.up[i] = up;
+    raise(dispatched, available, at, i, residual);
+    let canFall = 0;
+    let canRise = 0;
+    for (let k = 0; k < perInterval; k++) {
+      const mw = (dispatched[k] as Float64Array)[i] as number;
+      canFall += mw - (minimum[at + k] as number);
+      canRise += Math.max(0, (available[at + k] as number) - mw);
     }
-    const adjustment = options.adjust?.(i) ?? 0;
+    for (const f of curtailable) canFall += Math.max(0, (values[f] as Float64Array)[i] as number);
+    down[i] = canFall;
+    up[i] = canRise;
+  }
+  return {
+    values,
+    demand,
+    down,
+    up,
+    plants: plants.map(({ index }) => index),
+    available,
+    minimum,
+    curtailable,
+  };
+}
+
+/**
+ * The zone's dispatch moved by the market (flow-model.ts): `adjust(i)` MW the zone generates
+ * beyond (positive) or below (negative) what its own load asks in interval `i`, its net exports.
+ * More comes from its dispatchable plants in merit order, past their availability when it must
+ * (peakers); less from them down to their minimum load, then from curtailed solar and wind.
+ * New arrays: `own` is left as it was.
+ */
+export function adjustedMix(own: OwnDispatch, adjust: (i: number) => number): Float64Array[] {
+  const values = own.values.map((series) => series.slice());
+  adjustInPlace(own, values, adjust);
+  return values;
+}
+
+function adjustInPlace(
+  own: OwnDispatch,
+  values: readonly Float64Array[],
+  adjust: (i: number) => number,
+): void {
+  const dispatched = own.plants.map((index) => values[index] as Float64Array);
+  const perInterval = own.plants.length;
+  for (let i = 0; i < own.demand.length; i++) {
+    const adjustment = adjust(i);
+    const at = i * perInterval;
     if (adjustment > 0) {
-      const short = raise(dispatched, available, i, adjustment);
+      const short = raise(dispatched, own.available, at, i, adjustment);
       // Past every plant's availability: the last in merit order (peakers) makes it up.
       const peaker = dispatched.at(-1);
       if (peaker && short > 0) peaker[i] = (peaker[i] as number) + short;
     } else if (adjustment < 0) {
-      lower(values, dispatched, minimum, curtailable, i, -adjustment);
+      lower(values, dispatched, own.minimum, at, own.curtailable, i, -adjustment);
     }
   }
-  return values;
 }
 
 /** Adds up to `mw` to the dispatchable plants in merit order, within availability; the rest. */
 function raise(
   dispatched: readonly Float64Array[],
   available: Float64Array,
+  at: number,
   i: number,
   mw: number,
 ): number {
   let rest = mw;
   for (let k = 0; k < dispatched.length && rest > 0; k++) {
     const series = dispatched[k] as Float64Array;
-    const added = Math.max(0, Math.min(rest, (available[k] as number) - (series[i] as number)));
+    const added = Math.max(
+      0,
+      Math.min(rest, (available[at + k] as number) - (series[i] as number)),
+    );
     series[i] = (series[i] as number) + added;
     rest -= added;
   }
@@ -288,6 +360,7 @@ function lower(
   values: readonly Float64Array[],
   dispatched: readonly Float64Array[],
   minimum: Float64Array,
+  at: number,
   curtailable: readonly number[],
   i: number,
   mw: number,
@@ -295,7 +368,7 @@ function lower(
   let rest = mw;
   for (let k = dispatched.length - 1; k >= 0 && rest > 0; k--) {
     const series = dispatched[k] as Float64Array;
-    const cut = Math.max(0, Math.min(rest, (series[i] as number) - (minimum[k] as number)));
+    const cut = Math.max(0, Math.min(rest, (series[i] as number) - (minimum[at + k] as number)));
     series[i] = (series[i] as number) - cut;
     rest -= cut;
   }
@@ -335,22 +408,34 @@ function nightSolar(
  */
 function demandAt(
   profile: MixProfile,
-  seed: number,
+  weather: DemandWeather,
   t: number,
   localHour: number,
   winter: number,
 ): number {
   const seasonSign = profile.peakSeason === 'winter' ? 1 : -1;
   const days = t / DAY_MS;
-  const weather =
-    0.05 * (2 * smoothNoise(seed, profile.zoneKey, NOISE_CHANNEL.demand, days / 2.5) - 1) +
-    0.015 * (2 * smoothNoise(seed, profile.zoneKey, NOISE_CHANNEL.demand + 1, days * 3) - 1);
+  const deviation =
+    0.05 * (2 * weather.days.at(days / 2.5) - 1) + 0.015 * (2 * weather.hours.at(days * 3) - 1);
   return (
     profile.meanOutputMw *
     demandFactor(t, localHour, profile.longitude) *
     (1 + 0.12 * seasonSign * winter) *
-    (1 + weather)
+    (1 + deviation)
   );
+}
+
+/** The weather's deviation of a zone's load: over days, and swings of hours on top. */
+interface DemandWeather {
+  readonly days: SmoothNoiseTrack;
+  readonly hours: SmoothNoiseTrack;
+}
+
+function demandWeather(seed: number, zoneKey: number): DemandWeather {
+  return {
+    days: new SmoothNoiseTrack(seed, zoneKey, NOISE_CHANNEL.demand),
+    hours: new SmoothNoiseTrack(seed, zoneKey, NOISE_CHANNEL.demand + 1),
+  };
 }
 
 /**
@@ -365,11 +450,12 @@ export function computeDemand(
   count: number,
 ): Float64Array {
   const values = new Float64Array(count);
+  const weather = demandWeather(seed, profile.zoneKey);
   for (let i = 0; i < count; i++) {
     const t = startMs + (i + 0.5) * stepMs;
     const localHour = (((t / HOUR_MS + profile.longitude / 15) % 24) + 24) % 24;
     const winter = Math.cos((TAU * (t / DAY_MS - 15)) / YEAR_DAYS);
-    values[i] = demandAt(profile, seed, t, localHour, winter);
+    values[i] = demandAt(profile, weather, t, localHour, winter);
   }
   return values;
 }

@@ -60,8 +60,38 @@ export function unitNoise(a: number, b: number, c: number, d: number): number {
  */
 export function smoothNoise(a: number, b: number, c: number, x: number): number {
   const knot = Math.floor(x);
-  const ease = (1 - Math.cos(Math.PI * (x - knot))) / 2;
-  return unitNoise(a, b, c, knot) * (1 - ease) + unitNoise(a, b, c, knot + 1) * ease;
+  return eased(unitNoise(a, b, c, knot), unitNoise(a, b, c, knot + 1), x - knot);
+}
+
+function eased(low: number, high: number, fraction: number): number {
+  const ease = (1 - Math.cos(Math.PI * fraction)) / 2;
+  return low * (1 - ease) + high * ease;
+}
+
+/**
+ * `smoothNoise(a, b, c, x)` for a series of `x`, drawing each knot once while `x` moves slowly
+ * (a year of hours asks a noise of days per day, not per hour): the same values.
+ */
+export class SmoothNoiseTrack {
+  private knot = Number.NaN;
+  private low = 0;
+  private high = 0;
+
+  constructor(
+    private readonly a: number,
+    private readonly b: number,
+    private readonly c: number,
+  ) {}
+
+  at(x: number): number {
+    const knot = Math.floor(x);
+    if (knot !== this.knot) {
+      this.low = knot === this.knot + 1 ? this.high : unitNoise(this.a, this.b, this.c, knot);
+      this.high = unitNoise(this.a, this.b, this.c, knot + 1);
+      this.knot = knot;
+    }
+    return eased(this.low, this.high, x - knot);
+  }
 }
 
 /** 32 lowercase hex digits, like the mRID of a real ENTSO-E document. */

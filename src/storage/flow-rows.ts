@@ -1,4 +1,5 @@
 import type { DirectedFlow, FlowBorder } from '../core/flows.js';
+import { lastPerKey } from './last-per-key.js';
 
 /** What both backends do with the flows of one write before they store them. */
 
@@ -12,13 +13,8 @@ const compareFlows = (a: DirectedFlow, b: DirectedFlow): number =>
  * PostgreSQL updates a row once per statement, and concurrent writers that lock rows in the same
  * order cannot deadlock. Both backends count changed rows alike from it.
  */
-export function lastFlowPerKey(flows: readonly DirectedFlow[]): DirectedFlow[] {
-  const sorted = [...flows].sort(compareFlows); // stable: equal keys keep their order
-  return sorted.filter((flow, i) => {
-    const next = sorted[i + 1];
-    return next === undefined || compareFlows(flow, next) !== 0;
-  });
-}
+export const lastFlowPerKey = (flows: readonly DirectedFlow[]): DirectedFlow[] =>
+  lastPerKey(flows, compareFlows);
 
 /** Each direction's earliest hour among `flows`, in (from, to) order. */
 export function firstHours(flows: readonly DirectedFlow[]): FlowBorder[] {

@@ -49,6 +49,17 @@ export interface SubscriptionCaps {
   readonly total: number;
 }
 
+/** What a new subscription gets, given the subscriptions already held in all, by its address and network. */
+export function createOutcome(
+  held: { readonly total: number; readonly address: number; readonly network: number },
+  caps: SubscriptionCaps,
+): CreateOutcome {
+  if (held.total >= caps.total) return 'total-cap';
+  if (held.address >= caps.perAddress) return 'address-cap';
+  if (held.network >= caps.perNetwork) return 'network-cap';
+  return 'created';
+}
+
 export interface WebhookStore {
   /**
    * Stores a subscription unless the store already holds `total` subscriptions, its address

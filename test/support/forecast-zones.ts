@@ -37,6 +37,12 @@ const grid: Grid = { startTs: START, step: H, length };
 /** Twelve weeks of hourly slots from START and three days past them: most test zones' grid. */
 export const TWELVE_WEEKS = { weeks, length, grid };
 
+/** The newest issue of the twelve weeks (three days before the grid's end): it sees them all. */
+export const LAST_ISSUE = {
+  issueTs: START + (length - 72) * H,
+  visibleEnd: length - 72,
+} as const;
+
 // A daily and weekly cycle, exactly repeating.
 export const periodic = (slot: number) =>
   300 + 80 * Math.sin((2 * Math.PI * slot) / 24) + (Math.floor(slot / 24) % 7 >= 5 ? -40 : 0);

@@ -3,6 +3,7 @@ import {
   DAY,
   H,
   historyZone,
+  LAST_ISSUE,
   periodic,
   START,
   TWELVE_WEEKS,
@@ -24,8 +25,7 @@ describe('the models', () => {
       value: periodic(slot),
     }));
     const zone = historyZone(points, 3 * H);
-    const issueTs = START + (length - 72) * H;
-    const issue = { issueTs, visibleEnd: length - 72 };
+    const issue = LAST_ISSUE;
     const end = length;
     const climatology = CLIMATOLOGY.predict(zone, issue, end);
     const profile = WEEKLY_PROFILE.predict(zone, issue, end);

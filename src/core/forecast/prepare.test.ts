@@ -4,6 +4,7 @@ import {
   DAY,
   H,
   historyZone,
+  LAST_ISSUE,
   START,
   TWELVE_WEEKS,
 } from '../../../test/support/forecast-zones.js';
@@ -51,8 +52,8 @@ describe('the forecast served', () => {
     // Fitted on 60 days of published days, the day shape weighs the wind-reading candidates.
     const dayShape = result.dayShapeWeights!;
     expect(dayShape[UPSTREAM_REGRESSION.id]! + dayShape[DAILY_UPSTREAM.id]!).toBeGreaterThan(0.5);
-    const issueTs = START + (length - 72) * H;
-    const issue = { issueTs, visibleEnd: length - 72 };
+    const issue = LAST_ISSUE;
+    const { issueTs } = issue;
     const end = length + 1;
     // All weight on the newest candidate: it serves (it once was left out, and the climatology
     // served in its place), and without a day shape it serves unchanged.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY, H, START, TWELVE_WEEKS, windyZone } from '../../../test/support/forecast-zones.js';
+import { DAY, LAST_ISSUE, TWELVE_WEEKS, windyZone } from '../../../test/support/forecast-zones.js';
 import { spearman } from './backtest.js';
 import { DEPARTURE_REGRESSION } from './departure-regression.js';
 import { DAILY_PROFILE } from './profile-models.js';
@@ -12,10 +12,9 @@ describe('the models corrected by upstream forecasts', () => {
   it('the daily profile corrected by the wind forecast orders the next day by the wind', () => {
     const { inputs, truth } = windyZone(100);
     const zone = new ZoneState(inputs);
-    const issueTs = START + (length - 72) * H;
-    const visibleEnd = length - 72;
-    const corrected = DAILY_UPSTREAM.predict(zone, { issueTs, visibleEnd }, length);
-    const daily = DAILY_PROFILE.predict(zone, { issueTs, visibleEnd }, length);
+    const { visibleEnd } = LAST_ISSUE;
+    const corrected = DAILY_UPSTREAM.predict(zone, LAST_ISSUE, length);
+    const daily = DAILY_PROFILE.predict(zone, LAST_ISSUE, length);
     const next = (forecast: Float64Array) => [...forecast.subarray(0, 24)];
     const outcome = [...truth.subarray(visibleEnd, visibleEnd + 24)];
     expect(spearman(next(corrected), outcome)!).toBeGreaterThan(0.8);
@@ -35,7 +34,7 @@ describe('the models corrected by upstream forecasts', () => {
     // Over the next 24 hours of ten daily issues: what the wind forecast explains is removed.
     const squared = new Map([DEPARTURE_UPSTREAM, DEPARTURE_REGRESSION].map(({ id }) => [id, 0]));
     for (let day = 10; day > 0; day--) {
-      const issueTs = START + (length - 72) * H - day * DAY;
+      const issueTs = LAST_ISSUE.issueTs - day * DAY;
       const issue = { issueTs, visibleEnd: zone.visibleEndAt(issueTs) };
       for (const model of [DEPARTURE_UPSTREAM, DEPARTURE_REGRESSION]) {
         const forecast = model.predict(zone, issue, issue.visibleEnd + 24);
@@ -48,10 +47,9 @@ describe('the models corrected by upstream forecasts', () => {
     expect(squared.get(DEPARTURE_UPSTREAM.id)!).toBeLessThan(
       0.5 * squared.get(DEPARTURE_REGRESSION.id)!,
     );
-    const issueTs = START + (length - 72) * H;
-    const visibleEnd = length - 72;
-    const corrected = DEPARTURE_UPSTREAM.predict(zone, { issueTs, visibleEnd }, length);
-    const plain = DEPARTURE_REGRESSION.predict(zone, { issueTs, visibleEnd }, length);
+    const { visibleEnd } = LAST_ISSUE;
+    const corrected = DEPARTURE_UPSTREAM.predict(zone, LAST_ISSUE, length);
+    const plain = DEPARTURE_REGRESSION.predict(zone, LAST_ISSUE, length);
     const outcome = truth.subarray(visibleEnd, visibleEnd + 24);
     expect(spearman([...corrected.subarray(0, 24)], [...outcome])!).toBeGreaterThan(0.8);
     // Beyond the day-ahead's reach (25 h), the regression alone, handed over without a gap.

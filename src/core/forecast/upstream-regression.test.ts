@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { H, START, TWELVE_WEEKS, windyZone } from '../../../test/support/forecast-zones.js';
+import { LAST_ISSUE, TWELVE_WEEKS, windyZone } from '../../../test/support/forecast-zones.js';
 import { CLIMATOLOGY } from './profile-models.js';
 import { UPSTREAM_REGRESSION } from './upstream-regression.js';
 import { ZoneState } from './zone-state.js';
@@ -10,10 +10,9 @@ describe('the upstream regression', () => {
   it('the regression learns intensity from the forecast wind share and beats the climatology', () => {
     const { inputs, truth } = windyZone(100);
     const zone = new ZoneState(inputs);
-    const issueTs = START + (length - 72) * H;
-    const visibleEnd = length - 72;
-    const regression = UPSTREAM_REGRESSION.predict(zone, { issueTs, visibleEnd }, length);
-    const climatology = CLIMATOLOGY.predict(zone, { issueTs, visibleEnd }, length);
+    const { visibleEnd } = LAST_ISSUE;
+    const regression = UPSTREAM_REGRESSION.predict(zone, LAST_ISSUE, length);
+    const climatology = CLIMATOLOGY.predict(zone, LAST_ISSUE, length);
     const rmse = (forecast: Float64Array, from: number, to: number) => {
       let sum = 0;
       for (let i = from; i < to; i++) sum += (forecast[i]! - truth[visibleEnd + i]!) ** 2;

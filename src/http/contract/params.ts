@@ -131,13 +131,30 @@ export function interpretWindow(
   nowMs: number,
   offered: Offered,
 ): WindowRequest {
-  const given = requiredParam(params, 'zone');
+  const {
+    zones: zone,
+    from,
+    to,
+  } = zonesAndWindow(params, nowMs, 'zone', (given) => requireZone(given, offered.zones));
+  const basis = interpretBasis(params);
+  return { zone, from, to, basis, accounting: interpretAccounting(params, offered, [zone]) };
+}
+
+/**
+ * The zone (or zones) and the window `from <= ts < to` of a request, in the contract's error
+ * order: the zones given, `from` and `to` well formed, the zones known, the window servable.
+ */
+function zonesAndWindow<Z>(
+  params: ReadonlyMap<string, string>,
+  nowMs: number,
+  name: 'zone' | 'zones',
+  readZones: (given: string) => Z,
+): { given: string; zones: Z; from: number; to: number } {
+  const given = requiredParam(params, name);
   const fromMs = instant(params, 'from');
   const toMs = instant(params, 'to');
-  const zone = requireZone(given, offered.zones);
-  const window = servableWindow(fromMs, toMs, nowMs);
-  const basis = interpretBasis(params);
-  return { zone, ...window, basis, accounting: interpretAccounting(params, offered, [zone]) };
+  const zones = readZones(given);
+  return { given, zones, ...servableWindow(fromMs, toMs, nowMs) };
 }
 
 /** The window `from <= ts < to` asked for, with its defaults; throws when it cannot be served. */
@@ -178,11 +195,11 @@ export function interpretExport(
   nowMs: number,
   offered: Offered,
 ): ExportRequest {
-  const given = requiredParam(params, 'zones');
-  const fromMs = instant(params, 'from');
-  const toMs = instant(params, 'to');
-  const asked = interpretZones(given, offered.zones);
-  const window = servableWindow(fromMs, toMs, nowMs);
+  const {
+    given,
+    zones: asked,
+    ...window
+  } = zonesAndWindow(params, nowMs, 'zones', (listed) => interpretZones(listed, offered.zones));
   if (window.to - window.from > MAX_EXPORT_DAYS * 24 * HOUR) {
     throw API_ERRORS.exportWindowTooLong(MAX_EXPORT_DAYS);
   }
@@ -288,12 +305,7 @@ export function interpretSchedule(
   }
   const estimator = params.get('estimator') ?? 'expected';
   if (estimator !== 'expected' && estimator !== 'p90') throw API_ERRORS.invalidEstimator();
-  const energyText = params.get('energy_kwh')?.trim();
-  let energyKwh: number | undefined;
-  if (energyText !== undefined) {
-    energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(energyText) ? Number(energyText) : Number.NaN;
-    if (!(energyKwh > 0 && energyKwh <= limits.maxEnergyKwh)) throw API_ERRORS.invalidEnergy();
-  }
+  const energyKwh = interpretEnergy(params);
   const zones = interpretZones(given, offered.zones, 'listed');
   const now = Math.floor(nowMs / 1000);
   // The job cannot start before a given earliest (rounded up to a whole second), and must end by
@@ -535,14 +547,16 @@ export function interpretStats(
   if (window.to - window.from > MAX_STATS_DAYS * 24 * HOUR) {
     throw API_ERRORS.statsWindowTooLong(MAX_STATS_DAYS);
   }
+  return { ...window, energyKwh: interpretEnergy(params) };
+}
+
+/** `energy_kwh` of the schedule and the stats: a plain decimal above 0, at most maxEnergyKwh. */
+function interpretEnergy(params: ReadonlyMap<string, string>): number | undefined {
   const text = params.get('energy_kwh')?.trim();
-  let energyKwh: number | undefined;
-  if (text !== undefined) {
-    // The same rule as /v1/schedule's energy_kwh.
-    energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
-    if (!(energyKwh > 0 && energyKwh <= SCHEDULE_LIMITS.maxEnergyKwh)) {
-      throw API_ERRORS.invalidEnergy();
-    }
+  if (text === undefined) return undefined;
+  const energyKwh = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  if (!(energyKwh > 0 && energyKwh <= SCHEDULE_LIMITS.maxEnergyKwh)) {
+    throw API_ERRORS.invalidEnergy();
   }
-  return { ...window, energyKwh };
+  return energyKwh;
 }

@@ -178,14 +178,15 @@ export class ServiceMetrics {
         this.inc(limited());
       },
     });
-    this.runs = new Counter({
-      name: 'gridco2_ingest_runs_total',
-      help:
-        'Ingestion runs this process made (it holds the ingestion lease), by source and outcome: ' +
+    // Counted by this process as things happen, unlike the two above, counted when scraped.
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+      new Counter({ name, help, labelNames, registers });
+    this.runs = counter(
+      'gridco2_ingest_runs_total',
+      'Ingestion runs this process made (it holds the ingestion lease), by source and outcome: ' +
         'ok, partial (some zones failed), failed (no zone read, or the run threw).',
-      labelNames: ['source', 'outcome'] as const,
-      registers,
-    });
+      ['source', 'outcome'],
+    );
     for (const source of SOURCES) {
       // Present from the start at zero, so that rate() and absence alerts see every series.
       for (const outcome of ['ok', 'partial', 'failed'] as const) {
@@ -200,29 +201,24 @@ export class ServiceMetrics {
       labelNames: ['source'] as const,
       registers,
     });
-    this.pointsStored = new Counter({
-      name: 'gridco2_ingest_points_stored_total',
-      help: 'Points written by the ingestion runs of this process, by source.',
-      labelNames: ['source'] as const,
-      registers,
-    });
-    this.webhookDeliveries = new Counter({
-      name: 'gridco2_webhook_deliveries_total',
-      help:
-        'Webhook delivery attempts this process made (it held the webhooks lease), by outcome: ' +
+    this.pointsStored = counter(
+      'gridco2_ingest_points_stored_total',
+      'Points written by the ingestion runs of this process, by source.',
+      ['source'],
+    );
+    this.webhookDeliveries = counter(
+      'gridco2_webhook_deliveries_total',
+      'Webhook delivery attempts this process made (it held the webhooks lease), by outcome: ' +
         'delivered (2xx), failed (retried later), dropped (failing 24 hours after the event: ' +
         'given up).',
-      labelNames: ['outcome'] as const,
-      registers,
-    });
-    this.incompleteIntervals = new Counter({
-      name: 'gridco2_ingest_incomplete_intervals_total',
-      help:
-        'Intervals the ingestion runs of this process stored as incomplete (a mix lacking data: ' +
+      ['outcome'],
+    );
+    this.incompleteIntervals = counter(
+      'gridco2_ingest_incomplete_intervals_total',
+      'Intervals the ingestion runs of this process stored as incomplete (a mix lacking data: ' +
         'not published), by source. Named intervals, not hours: the value is a count.',
-      labelNames: ['source'] as const,
-      registers,
-    });
+      ['source'],
+    );
   }
 
   /**
@@ -437,6 +433,17 @@ export function registerMetrics(
   });
 
   // The stored reports: every instance shows the newest run of each source, whoever ran it.
+  const eachReport = async (
+    gauge: { reset(): void },
+    set: (source: SourceId, report: IngestReport) => void,
+  ) => {
+    const { reports } = await snapshot();
+    gauge.reset();
+    for (const source of SOURCES) {
+      const report = reports[source];
+      if (report) set(source, report);
+    }
+  };
   const reportGauge = (name: string, help: string, pick: (report: IngestReport) => number) =>
     new Gauge({
       name: `gridco2_ingest_report_${name}`,
@@ -444,12 +451,7 @@ export function registerMetrics(
       labelNames: ['source'] as const,
       registers,
       async collect() {
-        const { reports } = await snapshot();
-        this.reset();
-        for (const source of SOURCES) {
-          const report = reports[source];
-          if (report) this.set({ source }, pick(report));
-        }
+        await eachReport(this, (source, report) => this.set({ source }, pick(report)));
       },
     });
   reportGauge(
@@ -473,15 +475,12 @@ export function registerMetrics(
     labelNames: ['source', 'outcome'] as const,
     registers,
     async collect() {
-      const { reports } = await snapshot();
-      this.reset();
-      for (const source of SOURCES) {
-        const report = reports[source];
-        if (!report) continue;
+      await eachReport(this, (source, report) => {
         const outcome = runOutcome(report);
-        for (const each of RUN_OUTCOMES)
+        for (const each of RUN_OUTCOMES) {
           this.set({ source, outcome: each }, each === outcome ? 1 : 0);
-      }
+        }
+      });
     },
   });
 

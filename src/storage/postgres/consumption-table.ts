@@ -12,10 +12,14 @@ import {
   VALUE_COLUMNS,
   valuesDiffer,
 } from '../consumption-rows.js';
+import type { ConsumptionTable } from '../sql-store-base.js';
 import type { ConsumptionWrite } from '../store.js';
-
-/** Rows per upsert statement, as for readings. */
-const UPSERT_CHUNK_ROWS = 10_000;
+import {
+  lockNextVersion,
+  newestPerZoneSql,
+  nextVersion,
+  upsertInPieces,
+} from './versioned-writes.js';
 
 // Rows of the hours written that are no longer solved.
 const REMOVE_UNSOLVED_SQL = `
@@ -37,53 +41,29 @@ const SET_CURSOR_SQL = `
   INSERT INTO meta (key, value) VALUES ($1, $2)
   ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 
-// PostgreSQL has no skip scan: one probe for the next zone and one for its newest row, so the
-// cost grows with the zones, not with the rows (as latestPerZone of readings).
-const latestSql = (basis: Basis) => `
-  WITH RECURSIVE zones AS (
-    SELECT min(zone) AS zone FROM consumption
-    UNION ALL
-    SELECT (SELECT min(zone) FROM consumption WHERE zone > zones.zone) FROM zones
-    WHERE zones.zone IS NOT NULL
-  )
-  SELECT newest.zone, newest.ts, newest.value, newest.method
-  FROM zones CROSS JOIN LATERAL (
-    SELECT zone, ts, ${basis} AS value, '${CONSUMPTION_METHOD[basis]}' AS method FROM consumption
-    WHERE consumption.zone = zones.zone ORDER BY ts DESC LIMIT 1
-  ) newest`;
-
 /** The consumption series of the PostgreSQL store (extensions §15). */
-export class PostgresConsumptionTable {
+export class PostgresConsumptionTable implements ConsumptionTable {
   constructor(
     private readonly pool: Pool,
-    /** The store's write transaction, and its bump of the data version (with its NOTIFY). */
+    /** The store's write transaction. */
     private readonly inTransaction: <T>(work: (client: PoolClient) => Promise<T>) => Promise<T>,
-    private readonly nextVersion: (client: PoolClient) => Promise<number>,
   ) {}
 
   async replace(graph: FlowGraphId, write: ConsumptionWrite): Promise<number> {
     const columns = consumptionColumns(write);
     return this.inTransaction(async (client) => {
-      // The lock every write takes first, held to commit: the version this write takes if it
-      // changes a row is the next one.
-      const { rows } = await client.query<{ value: number }>(
-        `SELECT value FROM meta WHERE key = 'data_version' FOR UPDATE`,
-      );
-      const version = rows[0]!.value + 1;
+      const version = await lockNextVersion(client);
       const removed = await client.query(REMOVE_UNSOLVED_SQL, [
         graph,
         write.hours,
         columns.map((row) => row.zone),
         columns.map((row) => row.ts),
       ]);
-      let changed = removed.rowCount ?? 0;
-      for (let start = 0; start < columns.length; start += UPSERT_CHUNK_ROWS) {
-        const piece: ConsumptionColumns[] = columns.slice(start, start + UPSERT_CHUNK_ROWS);
-        const result = await client.query(UPSERT_SQL, [graph, JSON.stringify(piece), version]);
-        changed += result.rowCount ?? 0;
-      }
+      const changed =
+        (removed.rowCount ?? 0) +
+        (await upsertInPieces(client, UPSERT_SQL, columns, (piece) => [graph, piece, version]));
       if (changed > 0) {
-        await this.nextVersion(client);
+        await nextVersion(client);
         await client.query(
           `INSERT INTO consumption_writes (version, graph, from_ts) VALUES ($1, $2, $3)`,
           [version, graph, Math.min(...write.hours)],
@@ -128,7 +108,9 @@ export class PostgresConsumptionTable {
   }
 
   async latestPerZone(basis: Basis): Promise<ZoneReading[]> {
-    const { rows } = await this.pool.query<ZoneReading>(latestSql(basis));
+    const { rows } = await this.pool.query<ZoneReading>(
+      newestPerZoneSql('consumption', basis, `'${CONSUMPTION_METHOD[basis]}'`),
+    );
     return rows;
   }
 

@@ -5,26 +5,40 @@ import type { Basis } from '../../core/factors.js';
 import {
   BASIS_METHOD,
   type IngestReport,
-  type Method,
   type Reading,
   type StoredForecast,
-  type StoredMix,
   type StoredReading,
   type ZoneReading,
 } from '../../core/reading.js';
-import type { ConsumptionMixPoint } from '../../core/consumption/series-row.js';
 import type { DirectedFlow, FlowBorder, FlowGraphId } from '../../core/flows.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
 import { firstHours, lastFlowPerKey } from '../flow-rows.js';
+import {
+  CHANGE_COLUMNS,
+  changesPage,
+  lastForecastPerKey,
+  lastReadingPerKey,
+  READING_COLUMNS,
+  type ReadingChangeRow,
+  type ReadingRow,
+  toStoredReading,
+} from '../reading-rows.js';
+import { SqlStoreBase } from '../sql-store-base.js';
+import {
+  DATA_CHANNEL,
+  lockNextVersion,
+  newestPerZoneSql,
+  nextVersion,
+  readVersion,
+  upsertInPieces,
+} from './versioned-writes.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
   ChunkWrite,
-  ConsumptionWrite,
   FlowChanges,
   MixPoint,
-  ReadingChange,
   ReadingChanges,
   Store,
   StoreKey,
@@ -54,28 +68,6 @@ export interface PostgresStoreOptions {
   readonly logger?: Logger;
 }
 
-interface ReadingRow {
-  zone: string;
-  ts: number;
-  value: number | null;
-  method: Method;
-  complete: boolean;
-  mix: Record<string, number> | null;
-  lifecycle: number | null;
-  direct: number | null;
-}
-
-const toStored = (row: ReadingRow): StoredReading => ({
-  zone: row.zone,
-  ts: row.ts,
-  value: row.value,
-  method: row.method,
-  complete: row.complete,
-  mix: row.mix,
-  lifecycle: row.lifecycle,
-  direct: row.direct,
-});
-
 /** The published points of one basis (undefined: the default one), as Reading columns. */
 function publishedOn(basis: Basis | undefined): { value: string; method: string; where: string } {
   if (basis === undefined) return { value: 'value', method: 'method', where: 'complete' };
@@ -94,14 +86,6 @@ const fallbackLogger = () => (fallback ??= pino({ base: { service: 'gridco2' } }
 /** Fixed key of the advisory lock that serializes migrations of instances starting together. */
 const MIGRATION_LOCK_KEY = 0x67726964; // "grid"
 
-/** Rows per upsert statement: large enough to amortize round trips, small enough for memory. */
-const UPSERT_CHUNK_ROWS = 10_000;
-
-const READING_COLUMNS = 'zone, ts, value, method, complete, mix, lifecycle, direct';
-
-// A chunk travels as one JSON document: native JSON.stringify blocks the event loop a few times
-// less than pg serializing one array per column (measured on 100k rows: 15 ms vs 30-60 ms), for
-// the same total time. Doubles keep full precision (shortest round-trip text).
 const UPSERT_SQL = `
   INSERT INTO readings (${READING_COLUMNS}, version)
   SELECT ${READING_COLUMNS}, $2 FROM json_to_recordset($1::json) AS chunk (
@@ -152,111 +136,29 @@ const UPSERT_FLOW_BORDERS_SQL = `
   ON CONFLICT (graph, from_node, to_node) DO UPDATE SET first_ts = excluded.first_ts
   WHERE excluded.first_ts < flow_borders.first_ts`;
 
-// The row lock on meta also orders concurrent writers: versions follow commit order.
-const BUMP_VERSION_SQL = `UPDATE meta SET value = value + 1 WHERE key = 'data_version'
-  RETURNING value`;
-
-const CHANGES_COLUMNS =
-  'zone, ts, value, method, complete AS published, lifecycle, direct, version';
 // Both walk readings_version_key (version, zone, ts).
 const CHANGES_SQL = `
-  SELECT ${CHANGES_COLUMNS} FROM readings WHERE version > $1 ORDER BY version, zone, ts LIMIT $2`;
+  SELECT ${CHANGE_COLUMNS} FROM readings WHERE version > $1 ORDER BY version, zone, ts LIMIT $2`;
 const CHANGES_AFTER_SQL = `
-  SELECT ${CHANGES_COLUMNS} FROM readings WHERE (version, zone, ts) > ($1, $2, $3)
+  SELECT ${CHANGE_COLUMNS} FROM readings WHERE (version, zone, ts) > ($1, $2, $3)
   ORDER BY version, zone, ts LIMIT $4`;
-
-// PostgreSQL has no skip scan: DISTINCT ON (zone) would read every published row. This walks the
-// primary key instead, one probe for the next zone and one for its newest published row, so the
-// cost grows with the number of zones (45), not of rows (millions).
-const latestPerZoneSql = (basis: Basis | undefined) => {
-  const { value, method, where } = publishedOn(basis);
-  return `
-  WITH RECURSIVE zones AS (
-    SELECT min(zone) AS zone FROM readings
-    UNION ALL
-    SELECT (SELECT min(zone) FROM readings WHERE zone > zones.zone) FROM zones
-    WHERE zones.zone IS NOT NULL
-  )
-  SELECT latest.zone, latest.ts, latest.value, latest.method
-  FROM zones CROSS JOIN LATERAL (
-    SELECT zone, ts, ${value} AS value, ${method} AS method FROM readings
-    WHERE readings.zone = zones.zone AND ${where} ORDER BY ts DESC LIMIT 1
-  ) latest`;
-};
-
-const compareKeys = (a: StoreKey, b: StoreKey): number =>
-  a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : a.ts - b.ts;
-
-/**
- * One row per (zone, ts), the later one winning as with successive upserts: PostgreSQL refuses
- * to update a row twice in one statement. Sorted so that concurrent writers lock rows in the
- * same order and cannot deadlock.
- */
-function lastPerKeyInKeyOrder<T extends StoreKey>(readings: readonly T[]): T[] {
-  const sorted = [...readings].sort(compareKeys); // stable: equal keys keep their order
-  return sorted.filter((reading, i) => {
-    const next = sorted[i + 1];
-    return next === undefined || compareKeys(reading, next) !== 0;
-  });
-}
-
-const compareForecasts = (a: StoredForecast, b: StoredForecast): number =>
-  compareKeys(a, b) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) || a.issuedAt - b.issuedAt;
-
-/**
- * One forecast per (zone, kind, ts, issuedAt), the later one winning, in key order: the forecasts
- * of several feeds written together may repeat one.
- */
-function lastForecastPerKey(forecasts: readonly StoredForecast[]): StoredForecast[] {
-  const sorted = [...forecasts].sort(compareForecasts);
-  return sorted.filter((forecast, i) => {
-    const next = sorted[i + 1];
-    return next === undefined || compareForecasts(forecast, next) !== 0;
-  });
-}
-
-async function readVersion(client: Pick<PoolClient, 'query'>): Promise<number> {
-  const { rows } = await client.query<{ value: number }>(
-    `SELECT value FROM meta WHERE key = 'data_version'`,
-  );
-  const row = rows[0];
-  if (row === undefined) throw new Error('postgres store: meta.data_version is missing');
-  return row.value;
-}
-
-/** Channel of the NOTIFY sent with every committed write. */
-const DATA_CHANNEL = 'gridco2_data';
-
-/**
- * Bumps the data version inside the caller's write transaction and returns the new one. The
- * NOTIFY goes out when the transaction commits, and not at all if it rolls back.
- */
-async function nextVersion(client: PoolClient): Promise<number> {
-  const { rows } = await client.query<{ value: number }>(BUMP_VERSION_SQL);
-  const version = rows[0]!.value;
-  await client.query('SELECT pg_notify($1, $2)', [DATA_CHANNEL, String(version)]);
-  return version;
-}
 
 /**
  * The shared store for several instances: a connection pool over one PostgreSQL database.
  * Open it with `PostgresStore.open`, which applies pending migrations first.
  */
-export class PostgresStore implements Store {
+export class PostgresStore extends SqlStoreBase implements Store {
   private closed = false;
-  private readonly consumption: PostgresConsumptionTable;
+  protected readonly consumption: PostgresConsumptionTable;
   readonly webhooks: PostgresWebhookStore;
 
   private constructor(
     private readonly pool: Pool,
     private readonly url: string,
   ) {
+    super();
     this.webhooks = new PostgresWebhookStore(pool);
-    this.consumption = new PostgresConsumptionTable(
-      pool,
-      (work) => this.inTransaction(work),
-      nextVersion,
-    );
+    this.consumption = new PostgresConsumptionTable(pool, (work) => this.inTransaction(work));
   }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -339,29 +241,14 @@ export class PostgresStore implements Store {
     }
   }
 
-  async upsertReadings(readings: readonly StoredReading[]): Promise<number> {
-    await this.writeChunk({ readings, mixes: [], forecasts: [] });
-    return readings.length;
-  }
-
-  async upsertMixes(mixes: readonly StoredMix[]): Promise<number> {
-    await this.writeChunk({ readings: [], mixes, forecasts: [] });
-    return mixes.length;
-  }
-
   async writeChunk({ readings, mixes, forecasts, backfilled = [] }: ChunkWrite): Promise<void> {
     if (readings.length + mixes.length + forecasts.length + backfilled.length === 0) return;
     await this.inTransaction(async (client) => {
       const version = await nextVersion(client);
-      const inPieces = async (sql: string, rows: readonly unknown[]) => {
-        for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
-          const piece = rows.slice(start, start + UPSERT_CHUNK_ROWS);
-          await client.query(sql, [JSON.stringify(piece), version]);
-        }
-      };
-      await inPieces(UPSERT_SQL, lastPerKeyInKeyOrder(readings));
-      await inPieces(UPSERT_MIX_SQL, lastPerKeyInKeyOrder(mixes));
-      await inPieces(UPSERT_FORECAST_SQL, lastForecastPerKey(forecasts));
+      const withVersion = (piece: string) => [piece, version];
+      await upsertInPieces(client, UPSERT_SQL, lastReadingPerKey(readings), withVersion);
+      await upsertInPieces(client, UPSERT_MIX_SQL, lastReadingPerKey(mixes), withVersion);
+      await upsertInPieces(client, UPSERT_FORECAST_SQL, lastForecastPerKey(forecasts), withVersion);
       if (backfilled.length > 0) {
         await client.query(INSERT_BACKFILLED_SQL, [JSON.stringify(backfilled)]);
       }
@@ -394,7 +281,10 @@ export class PostgresStore implements Store {
   }
 
   async latestPerZone(basis?: Basis): Promise<ZoneReading[]> {
-    const { rows } = await this.pool.query<ZoneReading>(latestPerZoneSql(basis));
+    const { value, method, where } = publishedOn(basis);
+    const { rows } = await this.pool.query<ZoneReading>(
+      newestPerZoneSql('readings', value, method, where),
+    );
     return rows;
   }
 
@@ -410,11 +300,6 @@ export class PostgresStore implements Store {
       [zone, fromTs, toTs, limit],
     );
     return rows;
-  }
-
-  async upsertForecasts(forecasts: readonly StoredForecast[]): Promise<number> {
-    await this.writeChunk({ readings: [], mixes: [], forecasts });
-    return forecasts.length;
   }
 
   async forecastsInWindow(
@@ -434,23 +319,13 @@ export class PostgresStore implements Store {
   async upsertFlows(graph: FlowGraphId, flows: readonly DirectedFlow[]): Promise<number> {
     if (flows.length === 0) return 0;
     return this.inTransaction(async (client) => {
-      // The lock every write takes first (nextVersion), held to commit: the version this write
-      // takes if it changes a flow is the next one.
-      const { rows } = await client.query<{ value: number }>(
-        `SELECT value FROM meta WHERE key = 'data_version' FOR UPDATE`,
-      );
-      const version = rows[0]!.value + 1;
+      const version = await lockNextVersion(client);
       const unique = lastFlowPerKey(flows);
-      let changed = 0;
-      for (let start = 0; start < unique.length; start += UPSERT_CHUNK_ROWS) {
-        const piece = unique.slice(start, start + UPSERT_CHUNK_ROWS);
-        const result = await client.query(UPSERT_FLOWS_SQL, [
-          graph,
-          JSON.stringify(piece),
-          version,
-        ]);
-        changed += result.rowCount ?? 0;
-      }
+      const changed = await upsertInPieces(client, UPSERT_FLOWS_SQL, unique, (piece) => [
+        graph,
+        piece,
+        version,
+      ]);
       await client.query(UPSERT_FLOW_BORDERS_SQL, [graph, JSON.stringify(firstHours(unique))]);
       if (changed > 0) await nextVersion(client);
       return changed;
@@ -486,35 +361,6 @@ export class PostgresStore implements Store {
       );
       return { version, hours: rows.map((row) => row.ts) };
     });
-  }
-
-  async replaceConsumption(graph: FlowGraphId, write: ConsumptionWrite): Promise<number> {
-    if (write.hours.length === 0 && write.cursor === undefined) return 0;
-    return this.consumption.replace(graph, write);
-  }
-
-  async consumptionChangedFrom(sinceVersion: number): Promise<number | null> {
-    return this.consumption.changedFrom(sinceVersion);
-  }
-
-  async consumptionCursor(graph: FlowGraphId): Promise<number | null> {
-    return this.consumption.cursor(graph);
-  }
-
-  async consumptionInWindow(
-    ...asked: Parameters<Store['consumptionInWindow']>
-  ): Promise<Reading[]> {
-    return this.consumption.inWindow(...asked);
-  }
-
-  async latestConsumptionPerZone(basis: Basis): Promise<ZoneReading[]> {
-    return this.consumption.latestPerZone(basis);
-  }
-
-  async consumptionMixesInWindow(
-    ...asked: Parameters<Store['consumptionMixesInWindow']>
-  ): Promise<ConsumptionMixPoint[]> {
-    return this.consumption.mixesInWindow(...asked);
   }
 
   async saveBacktest(run: BacktestRun): Promise<void> {
@@ -554,7 +400,7 @@ export class PostgresStore implements Store {
        WHERE zone = $1 AND ts >= $2 AND ts < $3 ORDER BY ts`,
       [zone, fromTs, toTs],
     );
-    return rows.map(toStored);
+    return rows.map(toStoredReading);
   }
 
   async newestStoredTs(zone: string): Promise<number | null> {
@@ -576,7 +422,7 @@ export class PostgresStore implements Store {
           `SELECT ${READING_COLUMNS} FROM readings ORDER BY zone, ts LIMIT $1`,
           [limit],
         );
-    return rows.map(toStored);
+    return rows.map(toStoredReading);
   }
 
   async changesSince(
@@ -588,7 +434,7 @@ export class PostgresStore implements Store {
       // One snapshot for the version and the rows, so nothing committed in between is missed.
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const version = await readVersion(client);
-      const { rows } = await client.query<ReadingChange>(
+      const { rows } = await client.query<ReadingChangeRow>(
         after
           ? { text: CHANGES_AFTER_SQL, values: [sinceVersion + 1, after.zone, after.ts, limit + 1] }
           : { text: CHANGES_SQL, values: [sinceVersion, limit + 1] },
@@ -598,23 +444,7 @@ export class PostgresStore implements Store {
          ORDER BY version LIMIT $3`,
         [sinceVersion, SERVED_FORECAST_KIND, limit + 1],
       );
-      return {
-        version,
-        complete: rows.length <= limit && forecasts.rows.length <= limit,
-        changes: rows
-          .slice(0, limit)
-          .map(({ zone, ts, value, method, published, lifecycle, direct, version }) => ({
-            zone,
-            ts,
-            value,
-            method,
-            published,
-            lifecycle,
-            direct,
-            version,
-          })),
-        forecasts: forecasts.rows.slice(0, limit).map(toForecast),
-      };
+      return changesPage(version, rows, forecasts.rows, limit);
     });
   }
 

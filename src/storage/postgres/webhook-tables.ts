@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { ZoneMemory } from '../../core/webhooks/conditions.js';
 import {
   type CreateOutcome,
+  createOutcome,
   type SubscriptionCaps,
   DELIVERY_COLUMNS,
   type DeliveryRow,
@@ -32,19 +33,15 @@ export class PostgresWebhookStore implements WebhookStore {
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [SUBSCRIPTIONS_LOCK_KEY]);
-      const { rows } = await client.query<{ total: number; held: number; network: number }>(
+      const { rows } = await client.query<{ total: number; address: number; network: number }>(
         `SELECT count(*)::int AS total,
-                count(*) FILTER (WHERE client_address = $1)::int AS held,
+                count(*) FILTER (WHERE client_address = $1)::int AS address,
                 count(*) FILTER (WHERE client_network = $2)::int AS network
          FROM subscriptions`,
         [row.client_address, row.client_network],
       );
-      const counts = rows[0]!;
-      let outcome: CreateOutcome = 'created';
-      if (counts.total >= caps.total) outcome = 'total-cap';
-      else if (counts.held >= caps.perAddress) outcome = 'address-cap';
-      else if (counts.network >= caps.perNetwork) outcome = 'network-cap';
-      else {
+      const outcome = createOutcome(rows[0]!, caps);
+      if (outcome === 'created') {
         await client.query(
           `INSERT INTO subscriptions (${SUBSCRIPTION_COLUMNS})
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,

@@ -4,6 +4,7 @@ import type { Basis } from '../../core/factors.js';
 import type { FlowGraphId } from '../../core/flows.js';
 import { CONSUMPTION_METHOD, type Reading, type ZoneReading } from '../../core/reading.js';
 import {
+  type ConsumptionColumns,
   consumptionColumns,
   consumptionCursorKey,
   toConsumptionMixPoint,
@@ -11,6 +12,7 @@ import {
   VALUE_COLUMNS,
   valuesDiffer,
 } from '../consumption-rows.js';
+import type { ConsumptionTable } from '../sql-store-base.js';
 import type { ConsumptionWrite } from '../store.js';
 
 const KEYS = VALUE_COLUMNS.map((column) => `@${column}`).join(', ');
@@ -26,11 +28,15 @@ interface MixRow {
   low_carbon_pct: number;
 }
 
-/** The consumption series of the SQLite store (extensions §15); the store runs its writes. */
-export class SqliteConsumptionTable {
+/** The consumption series of the SQLite store (extensions §15). */
+export class SqliteConsumptionTable implements ConsumptionTable {
   private readonly statements;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    /** The store's write transaction, which takes the write lock first. */
+    private readonly inWriteTransaction: <T>(work: () => T) => T,
+  ) {
     const onBasis = <T>(make: (basis: Basis) => T) => ({
       lifecycle: make('lifecycle'),
       direct: make('direct'),
@@ -91,11 +97,18 @@ export class SqliteConsumptionTable {
     };
   }
 
-  /** Runs inside the store's write transaction, which holds the write lock. */
   replace(graph: FlowGraphId, write: ConsumptionWrite): number {
+    const columns = consumptionColumns(write);
+    return this.inWriteTransaction(() => this.replaceLocked(graph, write, columns));
+  }
+
+  private replaceLocked(
+    graph: FlowGraphId,
+    write: ConsumptionWrite,
+    columns: readonly ConsumptionColumns[],
+  ): number {
     const { removeUnsolved, upsert, recordWrite, dataVersion, bumpVersion, setCursor } =
       this.statements;
-    const columns = consumptionColumns(write);
     // The version this write takes if it changes a row.
     const version = (dataVersion.get() as number) + 1;
     const solved = new Map<number, string[]>(write.hours.map((hour) => [hour, []]));

@@ -5,26 +5,30 @@ import type { Basis } from '../../core/factors.js';
 import {
   BASIS_METHOD,
   type IngestReport,
-  type Method,
   type Reading,
   type StoredForecast,
-  type StoredMix,
   type StoredReading,
   type ZoneReading,
 } from '../../core/reading.js';
-import type { ConsumptionMixPoint } from '../../core/consumption/series-row.js';
 import type { DirectedFlow, FlowBorder, FlowGraphId } from '../../core/flows.js';
 import { type ForecastRow, toForecast } from '../forecast-row.js';
 import { firstHours, lastFlowPerKey } from '../flow-rows.js';
+import {
+  CHANGE_COLUMNS,
+  changesPage,
+  READING_COLUMNS,
+  type ReadingChangeRow,
+  type ReadingRow,
+  toStoredReading,
+} from '../reading-rows.js';
+import { SqlStoreBase } from '../sql-store-base.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
   ChunkWrite,
-  ConsumptionWrite,
   FlowChanges,
   MixPoint,
-  ReadingChange,
   ReadingChanges,
   Store,
   StoreKey,
@@ -35,30 +39,6 @@ import { SQLITE_MIGRATIONS } from './migrations.js';
 import { SqliteWebhookStore } from './webhook-tables.js';
 import type { ForecastKind, SourceId } from '../../core/sources.js';
 
-interface ReadingRow {
-  zone: string;
-  ts: number;
-  value: number | null;
-  method: Method;
-  complete: number;
-  mix: string | null;
-  lifecycle: number | null;
-  direct: number | null;
-}
-
-const STORED_COLUMNS = 'zone, ts, value, method, complete, mix, lifecycle, direct';
-
-const toStored = (row: ReadingRow): StoredReading => ({
-  zone: row.zone,
-  ts: row.ts,
-  value: row.value,
-  method: row.method,
-  complete: row.complete === 1,
-  mix: row.mix === null ? null : (JSON.parse(row.mix) as Record<string, number>),
-  lifecycle: row.lifecycle,
-  direct: row.direct,
-});
-
 /** The column holding a basis's values: published on it exactly where it is not null. */
 const BASIS_COLUMN: Readonly<Record<Basis, string>> = { lifecycle: 'lifecycle', direct: 'direct' };
 
@@ -66,17 +46,18 @@ const BASIS_COLUMN: Readonly<Record<Basis, string>> = { lifecycle: 'lifecycle', 
  * The embedded default store: one SQLite file in WAL mode, so the API keeps reading while an
  * ingester (or a backfill in another process) writes.
  */
-export class SqliteStore implements Store {
+export class SqliteStore extends SqlStoreBase implements Store {
   private readonly db: Database.Database;
   private readonly statements;
   /** The file this process opened (absolute path, device and inode); null in memory. */
   private readonly file: { path: string; dev: number; ino: number } | null;
   /** Whether SQLite refused the newest write (the writer logs why), until one succeeds. */
   private writeRefused = false;
-  private readonly consumption: SqliteConsumptionTable;
+  protected readonly consumption: SqliteConsumptionTable;
   readonly webhooks: SqliteWebhookStore;
 
   constructor(path: string) {
+    super();
     let opened: Database.Database | undefined;
     try {
       if (path !== ':memory:') createFolder(dirname(resolve(path)));
@@ -87,7 +68,9 @@ export class SqliteStore implements Store {
       this.db.pragma('busy_timeout = 10000');
       this.migrate();
       this.webhooks = new SqliteWebhookStore(this.db);
-      this.consumption = new SqliteConsumptionTable(this.db);
+      this.consumption = new SqliteConsumptionTable(this.db, (work) =>
+        this.inWriteTransaction(work),
+      );
     } catch (error) {
       opened?.close();
       throw path === ':memory:' ? error : explainOpenFailure(path, error);
@@ -150,16 +133,16 @@ export class SqliteStore implements Store {
       ),
       zones: db.prepare(`SELECT DISTINCT zone FROM readings`).pluck(),
       stored: db.prepare(
-        `SELECT ${STORED_COLUMNS} FROM readings WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
+        `SELECT ${READING_COLUMNS} FROM readings WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
       ),
       newest: db.prepare(`SELECT max(ts) FROM readings WHERE zone = ?`).pluck(),
       // readings_version holds (version, zone, ts): the key of a WITHOUT ROWID table follows.
       changes: db.prepare(
-        `SELECT zone, ts, value, method, complete AS published, lifecycle, direct, version
+        `SELECT ${CHANGE_COLUMNS}
          FROM readings WHERE version > ? ORDER BY version, zone, ts LIMIT ?`,
       ),
       changesAfter: db.prepare(
-        `SELECT zone, ts, value, method, complete AS published, lifecycle, direct, version
+        `SELECT ${CHANGE_COLUMNS}
          FROM readings WHERE (version, zone, ts) > (?, ?, ?) ORDER BY version, zone, ts LIMIT ?`,
       ),
       forecastChanges: db.prepare(
@@ -202,9 +185,9 @@ export class SqliteStore implements Store {
            ORDER BY ts DESC, issued_at DESC LIMIT 1)
          ORDER BY zone`,
       ),
-      scanFirst: db.prepare(`SELECT ${STORED_COLUMNS} FROM readings ORDER BY zone, ts LIMIT ?`),
+      scanFirst: db.prepare(`SELECT ${READING_COLUMNS} FROM readings ORDER BY zone, ts LIMIT ?`),
       scanAfter: db.prepare(
-        `SELECT ${STORED_COLUMNS} FROM readings WHERE (zone, ts) > (?, ?)
+        `SELECT ${READING_COLUMNS} FROM readings WHERE (zone, ts) > (?, ?)
          ORDER BY zone, ts LIMIT ?`,
       ),
       acquireLease: db.prepare(
@@ -278,51 +261,37 @@ export class SqliteStore implements Store {
     }
   }
 
-  async upsertReadings(readings: readonly StoredReading[]): Promise<number> {
-    await this.writeChunk({ readings, mixes: [], forecasts: [] });
-    return readings.length;
-  }
-
-  async upsertMixes(mixes: readonly StoredMix[]): Promise<number> {
-    await this.writeChunk({ readings: [], mixes, forecasts: [] });
-    return mixes.length;
-  }
-
   async writeChunk({ readings, mixes, forecasts, backfilled = [] }: ChunkWrite): Promise<void> {
     if (readings.length + mixes.length + forecasts.length + backfilled.length === 0) return;
     const { upsert, upsertMix, upsertForecast, insertBackfilled } = this.statements;
-    this.write(() =>
-      this.db
-        .transaction(() => {
-          const version = this.nextVersion();
-          for (const reading of readings) {
-            upsert.run({
-              version,
-              zone: reading.zone,
-              ts: reading.ts,
-              value: reading.value,
-              method: reading.method,
-              complete: reading.complete ? 1 : 0,
-              mix: reading.mix === null ? null : JSON.stringify(reading.mix),
-              lifecycle: reading.lifecycle,
-              direct: reading.direct,
-            });
-          }
-          for (const row of mixes) {
-            upsertMix.run({
-              version,
-              zone: row.zone,
-              ts: row.ts,
-              mix: JSON.stringify(row.mix),
-              lifecycle: row.lifecycle,
-              direct: row.direct,
-            });
-          }
-          for (const forecast of forecasts) upsertForecast.run({ ...forecast, version });
-          for (const window of backfilled) insertBackfilled.run(window);
-        })
-        .immediate(),
-    );
+    this.inWriteTransaction(() => {
+      const version = this.nextVersion();
+      for (const reading of readings) {
+        upsert.run({
+          version,
+          zone: reading.zone,
+          ts: reading.ts,
+          value: reading.value,
+          method: reading.method,
+          complete: reading.complete ? 1 : 0,
+          mix: reading.mix === null ? null : JSON.stringify(reading.mix),
+          lifecycle: reading.lifecycle,
+          direct: reading.direct,
+        });
+      }
+      for (const row of mixes) {
+        upsertMix.run({
+          version,
+          zone: row.zone,
+          ts: row.ts,
+          mix: JSON.stringify(row.mix),
+          lifecycle: row.lifecycle,
+          direct: row.direct,
+        });
+      }
+      for (const forecast of forecasts) upsertForecast.run({ ...forecast, version });
+      for (const window of backfilled) insertBackfilled.run(window);
+    });
   }
 
   async backfilledWindows(zone: string, fromTs: number, toTs: number): Promise<ZoneWindow[]> {
@@ -363,11 +332,6 @@ export class SqliteStore implements Store {
     return rows.map((row) => ({ ts: row.ts, mix: JSON.parse(row.mix) as Record<string, number> }));
   }
 
-  async upsertForecasts(forecasts: readonly StoredForecast[]): Promise<number> {
-    await this.writeChunk({ readings: [], mixes: [], forecasts });
-    return forecasts.length;
-  }
-
   async newestForecasts(kind: ForecastKind): Promise<StoredForecast[]> {
     return (this.statements.newestForecasts.all({ kind }) as ForecastRow[]).map(toForecast);
   }
@@ -385,20 +349,16 @@ export class SqliteStore implements Store {
   async upsertFlows(graph: FlowGraphId, flows: readonly DirectedFlow[]): Promise<number> {
     if (flows.length === 0) return 0;
     const { upsertFlow, upsertFlowBorder, bumpVersion, dataVersion } = this.statements;
-    return this.write(() =>
-      this.db
-        .transaction(() => {
-          // The version this write takes if it changes a flow: the write lock is held.
-          const version = (dataVersion.get() as number) + 1;
-          const unique = lastFlowPerKey(flows);
-          let changed = 0;
-          for (const flow of unique) changed += upsertFlow.run({ graph, ...flow, version }).changes;
-          for (const border of firstHours(unique)) upsertFlowBorder.run({ graph, ...border });
-          if (changed > 0) bumpVersion.run();
-          return changed;
-        })
-        .immediate(),
-    );
+    return this.inWriteTransaction(() => {
+      // The version this write takes if it changes a flow: the write lock is held.
+      const version = (dataVersion.get() as number) + 1;
+      const unique = lastFlowPerKey(flows);
+      let changed = 0;
+      for (const flow of unique) changed += upsertFlow.run({ graph, ...flow, version }).changes;
+      for (const border of firstHours(unique)) upsertFlowBorder.run({ graph, ...border });
+      if (changed > 0) bumpVersion.run();
+      return changed;
+    });
   }
 
   async flowsInWindow(graph: FlowGraphId, fromTs: number, toTs: number): Promise<DirectedFlow[]> {
@@ -417,37 +377,6 @@ export class SqliteStore implements Store {
     }))();
   }
 
-  async replaceConsumption(graph: FlowGraphId, write: ConsumptionWrite): Promise<number> {
-    if (write.hours.length === 0 && write.cursor === undefined) return 0;
-    return this.write(() =>
-      this.db.transaction(() => this.consumption.replace(graph, write)).immediate(),
-    );
-  }
-
-  async consumptionChangedFrom(sinceVersion: number): Promise<number | null> {
-    return this.consumption.changedFrom(sinceVersion);
-  }
-
-  async consumptionCursor(graph: FlowGraphId): Promise<number | null> {
-    return this.consumption.cursor(graph);
-  }
-
-  async consumptionInWindow(
-    ...asked: Parameters<Store['consumptionInWindow']>
-  ): Promise<Reading[]> {
-    return this.consumption.inWindow(...asked);
-  }
-
-  async latestConsumptionPerZone(basis: Basis): Promise<ZoneReading[]> {
-    return this.consumption.latestPerZone(basis);
-  }
-
-  async consumptionMixesInWindow(
-    ...asked: Parameters<Store['consumptionMixesInWindow']>
-  ): Promise<ConsumptionMixPoint[]> {
-    return this.consumption.mixesInWindow(...asked);
-  }
-
   async saveBacktest(run: BacktestRun): Promise<void> {
     const { insertBacktest, pruneBacktests } = this.statements;
     this.write(() =>
@@ -464,7 +393,7 @@ export class SqliteStore implements Store {
   }
 
   async readStored(zone: string, fromTs: number, toTs: number): Promise<StoredReading[]> {
-    return (this.statements.stored.all(zone, fromTs, toTs) as ReadingRow[]).map(toStored);
+    return (this.statements.stored.all(zone, fromTs, toTs) as ReadingRow[]).map(toStoredReading);
   }
 
   async newestStoredTs(zone: string): Promise<number | null> {
@@ -475,7 +404,7 @@ export class SqliteStore implements Store {
     const rows = after
       ? this.statements.scanAfter.all(after.zone, after.ts, limit)
       : this.statements.scanFirst.all(limit);
-    return (rows as ReadingRow[]).map(toStored);
+    return (rows as ReadingRow[]).map(toStoredReading);
   }
 
   /** Bumps the data version inside the caller's write transaction and returns the new one. */
@@ -496,27 +425,13 @@ export class SqliteStore implements Store {
         after
           ? this.statements.changesAfter.all(sinceVersion + 1, after.zone, after.ts, limit + 1)
           : this.statements.changes.all(sinceVersion, limit + 1)
-      ) as (Omit<ReadingChange, 'published'> & { published: number })[];
+      ) as ReadingChangeRow[];
       const forecasts = this.statements.forecastChanges.all(
         sinceVersion,
         SERVED_FORECAST_KIND,
         limit + 1,
       ) as ForecastRow[];
-      return {
-        version,
-        complete: rows.length <= limit && forecasts.length <= limit,
-        changes: rows.slice(0, limit).map((row) => ({
-          zone: row.zone,
-          ts: row.ts,
-          value: row.value,
-          method: row.method,
-          published: row.published === 1,
-          lifecycle: row.lifecycle,
-          direct: row.direct,
-          version: row.version,
-        })),
-        forecasts: forecasts.slice(0, limit).map(toForecast),
-      };
+      return changesPage(version, rows, forecasts, limit);
     })();
   }
 
@@ -607,6 +522,11 @@ export class SqliteStore implements Store {
     return found;
   }
 
+  /** Runs `work` in an IMMEDIATE transaction: it takes the write lock before it reads. */
+  private inWriteTransaction<T>(work: () => T): T {
+    return this.write(() => this.db.transaction(work).immediate());
+  }
+
   /** Runs a write, remembering whether SQLite refused it (read-only file, folder or disk). */
   private write<T>(run: () => T): T {
     try {
@@ -643,12 +563,6 @@ export class SqliteOpenError extends Error {
 }
 
 /**
- * Says why `path` could not be opened in terms of files and folders. SQLite's own messages
- * ("unable to open database file") and mkdir's ("EACCES: permission denied, mkdir 'data'") name
- * neither the folder nor what to change; a container whose data volume is not writable by its
- * user is the usual case (docs/deploy.md).
- */
-/**
  * Creates a folder and the missing ones above it, one level at a time. Not `mkdirSync` with
  * `recursive`: on a folder that cannot hold folders (under /proc) it retries forever at full
  * CPU; here the first refusal throws.
@@ -665,6 +579,12 @@ function createFolder(folder: string): void {
   }
 }
 
+/**
+ * Says why `path` could not be opened in terms of files and folders. SQLite's own messages
+ * ("unable to open database file") and mkdir's ("EACCES: permission denied, mkdir 'data'") name
+ * neither the folder nor what to change; a container whose data volume is not writable by its
+ * user is the usual case (docs/deploy.md).
+ */
 function explainOpenFailure(path: string, error: unknown): SqliteOpenError {
   const file = resolve(path);
   const folder = dirname(file);

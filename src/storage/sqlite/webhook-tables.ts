@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ZoneMemory } from '../../core/webhooks/conditions.js';
 import {
   type CreateOutcome,
+  createOutcome,
   type SubscriptionCaps,
   DELIVERY_COLUMNS,
   type DeliveryRow,
@@ -72,13 +73,14 @@ export class SqliteWebhookStore implements WebhookStore {
     };
     this.createAtomically = db.transaction(
       (row: SubscriptionRow, caps: SubscriptionCaps): CreateOutcome => {
-        if ((this.statements.countAll.get() as number) >= caps.total) return 'total-cap';
-        const held = this.statements.countAddress.get(row.client_address) as number;
-        if (held >= caps.perAddress) return 'address-cap';
-        const ofNetwork = this.statements.countNetwork.get(row.client_network) as number;
-        if (ofNetwork >= caps.perNetwork) return 'network-cap';
-        this.statements.insert.run(row);
-        return 'created';
+        const held = {
+          total: this.statements.countAll.get() as number,
+          address: this.statements.countAddress.get(row.client_address) as number,
+          network: this.statements.countNetwork.get(row.client_network) as number,
+        };
+        const outcome = createOutcome(held, caps);
+        if (outcome === 'created') this.statements.insert.run(row);
+        return outcome;
       },
     );
     this.enqueueAll = db.transaction((rows: DeliveryRow[]) => {

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BASES } from '../../../core/factors.js';
+import { limitText, SCHEDULE_LIMITS } from '../limits.js';
 import { ConsumptionMarker, DateTime, Unit, ZoneWindowParams } from './common.js';
 
 /** /v1/intensity/stats: the statistics of a window. */
@@ -49,7 +50,8 @@ export const StatsQuery = Type.Object(
     energy_kwh: Type.Optional(
       Type.String({
         description:
-          'Energy used over the window, kWh, above 0: adds emissions_g (spread evenly over the window).',
+          `Energy used over the window, kWh, above 0 (at most ${limitText(SCHEDULE_LIMITS.maxEnergyKwh)}): ` +
+          'adds emissions_g (spread evenly over the window).',
         examples: ['12.5'],
       }),
     ),
