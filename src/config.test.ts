@@ -38,6 +38,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FLOWS: 'no' })).toThrow('FLOWS must be one of on, off, got "no"');
   });
 
+  it('reads ZONES: the 45 of the contract by default, or all', () => {
+    expect(loadConfig({}).zones).toBe('contract');
+    expect(loadConfig({ ZONES: 'contract' }).zones).toBe('contract');
+    expect(loadConfig({ ZONES: ' All ' }).zones).toBe('all');
+    expect(() => loadConfig({ ZONES: 'EE,SK' })).toThrow(
+      'ZONES must be one of contract, all, got "EE,SK"',
+    );
+  });
+
   it('reads STREAM_MAX, a whole number of at least 1', () => {
     expect(loadConfig({ STREAM_MAX: '2500' }).streamMax).toBe(2500);
     expect(() => loadConfig({ STREAM_MAX: '0' })).toThrow(/STREAM_MAX must be a whole number/);
@@ -91,6 +100,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379'],
     ['INGEST', 'maybe'],
     ['FLOWS', 'yes'],
+    ['ZONES', 'every'],
     ['EIA_BASE_URL', 'ftp://example.org'],
     ['NESO_BASE_URL', 'not a url'],
     ['WEBHOOK_ALLOW', 'https://hooks.example.org/in'],

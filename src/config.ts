@@ -5,6 +5,7 @@ import { redactUrl } from './redact.js';
 import type { SourceSettings } from './sources/adapter.js';
 import { UPSTREAMS } from './sources/registry.js';
 import { SOURCES, type SourceId } from './core/sources.js';
+import { ZONES_MODES, type ZonesMode } from './core/zone-registry.js';
 
 /** The service's whole configuration, parsed once from the environment and then frozen. */
 export interface Config {
@@ -33,6 +34,11 @@ export interface Config {
    * fetches neither, and serves no consumption value.
    */
   readonly flows: boolean;
+  /**
+   * The zones served (extensions §16): `contract`, the 45 of the contract (the default); `all`,
+   * also every ingested node of the flow graphs whose mix was complete in the last 7 days.
+   */
+  readonly zones: ZonesMode;
   /** Open connections in all, and from one client address (trusted proxies exempt). */
   readonly connections: {
     readonly maxConnections: number;
@@ -123,6 +129,7 @@ export function loadConfig(
       ) as Record<SourceId, SourceSettings>,
     ),
     flows: oneOf(read('FLOWS'), 'FLOWS', ['on', 'off'], 'on') === 'on',
+    zones: oneOf(read('ZONES'), 'ZONES', ZONES_MODES, 'contract'),
     connections: {
       ...maxConnections(read('MAX_CONNECTIONS'), openFileLimit),
       maxConnectionsPerAddress: integer(

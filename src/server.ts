@@ -10,6 +10,7 @@ import { type SchedulerOptions, startIngestionScheduler } from './ingest/schedul
 import { ForecastEngine } from './forecast/engine.js';
 import { forecastCompute } from './forecast/worker-compute.js';
 import { ReadingCache } from './read/reading-cache.js';
+import { servableZones } from './core/zone-registry.js';
 import { Reads } from './read/reads.js';
 import { openStore } from './open-store.js';
 import type { Store } from './storage/store.js';
@@ -63,7 +64,10 @@ export async function startServer(
   const logger = options.logger ?? createLogger(config);
   const store = await openStore(config, 'serve', logger);
   const cacheMode = options.cache ?? 'background';
-  const cache = cacheMode === 'off' ? undefined : new ReadingCache(store, logger);
+  const cache =
+    cacheMode === 'off'
+      ? undefined
+      : new ReadingCache(store, logger, { zones: servableZones(config.zones) });
   if (cacheMode === 'ready') await cache?.refresh();
   const forecasts = new ForecastEngine({
     store,

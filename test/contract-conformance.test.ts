@@ -23,6 +23,7 @@ import {
   interpretSchedule,
   readParams,
   SCHEDULE_PARAMS,
+  offeredBy,
 } from '../src/http/contract/params.js';
 import {
   ExportQuery,
@@ -44,7 +45,7 @@ import {
 const NOW = Date.UTC(2026, 10, 21, 13, 20);
 const RUNS = { numRuns: 300 };
 /** A server with FLOWS=on: consumption values are offered. */
-const OFFERED = { consumption: true };
+const OFFERED = offeredBy({ flows: true });
 const LATEST_DEADLINE = new Date(NOW + SCHEDULE_LIMITS.maxAheadHours * 3_600_000).toISOString();
 
 /** Whether interpreting throws the API's 400; rethrows anything else. */
@@ -87,14 +88,14 @@ describe('the query interpreter and the schemas', () => {
     expect(ForecastQuery.properties.horizon_hours.description).toContain(
       `Default: ${FORECAST_HORIZON.default}.`,
     );
-    expect(interpretForecast(readParams('/?zone=DE', FORECAST_PARAMS)).horizonHours).toBe(
+    expect(interpretForecast(readParams('/?zone=DE', FORECAST_PARAMS), OFFERED).horizonHours).toBe(
       FORECAST_HORIZON.default,
     );
     fc.assert(
       fc.property(aroundRange(minimum!, maximum!), (text) => {
         const url = `/?zone=DE&horizon_hours=${encodeURIComponent(text)}`;
         const inRange = isWhole(text) && Number(text) >= minimum! && Number(text) <= maximum!;
-        const attempt = () => interpretForecast(readParams(url, FORECAST_PARAMS));
+        const attempt = () => interpretForecast(readParams(url, FORECAST_PARAMS), OFFERED);
         expect(refused(attempt)).toBe(!inRange);
         if (inRange) expect(attempt().horizonHours).toBe(Number(text));
       }),
@@ -161,7 +162,7 @@ describe('the query interpreter and the schemas', () => {
         // The longest window, so that every job the bounds allow fits in it.
         const url = `/?zones=DE&deadline=${LATEST_DEADLINE}&duration_minutes=${encodeURIComponent(text)}`;
         const inRange = isWhole(text) && Number(text) >= minimum! && Number(text) <= maximum!;
-        const attempt = () => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW);
+        const attempt = () => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW, OFFERED);
         expect(refused(attempt)).toBe(!inRange);
         if (inRange) expect(attempt().durationMinutes).toBe(Number(text));
       }),
@@ -190,7 +191,7 @@ describe('the query interpreter and the schemas', () => {
         schema: ForecastQuery.properties.basis,
         base: '/?zone=DE',
         params: FORECAST_PARAMS,
-        run: (url: string) => interpretForecast(readParams(url, FORECAST_PARAMS)),
+        run: (url: string) => interpretForecast(readParams(url, FORECAST_PARAMS), OFFERED),
       },
       {
         name: 'accounting',
@@ -204,21 +205,21 @@ describe('the query interpreter and the schemas', () => {
         schema: ForecastQuery.properties.accounting,
         base: '/?zone=DE',
         params: FORECAST_PARAMS,
-        run: (url: string) => interpretForecast(readParams(url, FORECAST_PARAMS)),
+        run: (url: string) => interpretForecast(readParams(url, FORECAST_PARAMS), OFFERED),
       },
       {
         name: 'estimator',
         schema: ScheduleQuery.properties.estimator,
         base: '/?zones=DE',
         params: SCHEDULE_PARAMS,
-        run: (url: string) => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW),
+        run: (url: string) => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW, OFFERED),
       },
       {
         name: 'interruptible',
         schema: ScheduleQuery.properties.interruptible,
         base: '/?zones=DE',
         params: SCHEDULE_PARAMS,
-        run: (url: string) => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW),
+        run: (url: string) => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW, OFFERED),
       },
     ];
     for (const { name, schema, base, run } of cases) {
@@ -245,7 +246,8 @@ describe('the query interpreter and the schemas', () => {
       );
     }
     const cases = [
-      (url: string) => interpretSchedule(readParams(`/?zones=DE&${url}`, SCHEDULE_PARAMS), NOW),
+      (url: string) =>
+        interpretSchedule(readParams(`/?zones=DE&${url}`, SCHEDULE_PARAMS), NOW, OFFERED),
       (url: string) => interpretStats(readParams(`/?zone=DE&${url}`, STATS_PARAMS), NOW, OFFERED),
     ];
     const energyText = fc.oneof(
@@ -284,7 +286,7 @@ describe('the query interpreter and the schemas', () => {
             `&deadline=${new Date(deadline * 1000).toISOString()}`;
           const allowed =
             deadline <= now + maxAheadHours * 3600 && deadline - earliest <= maxWindowHours * 3600;
-          const attempt = () => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW);
+          const attempt = () => interpretSchedule(readParams(url, SCHEDULE_PARAMS), NOW, OFFERED);
           expect(refused(attempt)).toBe(!allowed);
           if (allowed) expect(attempt().deadline).toBe(deadline);
         },

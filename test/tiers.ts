@@ -58,6 +58,7 @@ const HEAVY_IN_PROCESS = [
   'test/rate-limit-cost.test.ts',
   'test/simulator-e2e.test.ts',
   'test/stream-admission.test.ts',
+  'test/zones-all.test.ts',
   'test/webhooks-caps.test.ts',
 ];
 

@@ -8,6 +8,7 @@
  *   alone (`westeurope`, as the SDK names locations).
  */
 import { findCloudRegionByName, zoneOfCloudRegion } from './cloud-regions.js';
+import { CONTRACT_REGISTRY, type ZoneRegistry } from './zone-registry.js';
 import { findZone, ZONES, type Zone } from './zones.js';
 
 /**
@@ -104,9 +105,16 @@ export function electricityMapsZones(): { zone: Zone; key: string }[] {
 /** The front end a zone name is read by, each with its grammar (see the header). */
 export type ZoneGrammar = 'v1' | 'em' | 'ca';
 
-/** The zone `input` names in `grammar`, if any. */
-export function resolveZone(input: string, grammar: ZoneGrammar): Zone | undefined {
-  if (grammar === 'v1') return findZone(input) ?? zoneOfCloudRegion(input);
+/**
+ * The zone `input` names in `grammar`, if any, among the zones served (`registry`; by default the
+ * 45 of the contract, whatever `ZONES` says: extensions §16).
+ */
+export function resolveZone(
+  input: string,
+  grammar: ZoneGrammar,
+  registry: ZoneRegistry = CONTRACT_REGISTRY,
+): Zone | undefined {
+  if (grammar === 'v1') return registry.find(input) ?? zoneOfCloudRegion(input);
   const zone = zoneOfElectricityMapsKey(input) ?? findZone(input) ?? zoneOfCloudRegion(input);
   if (zone || grammar === 'em') return zone;
   const region = findCloudRegionByName(input);

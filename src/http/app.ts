@@ -13,6 +13,7 @@ import type { IngestReport } from '../core/reading.js';
 import type { DeliveryOutcome } from '../core/webhooks/backoff.js';
 import type { ReadingCache } from '../read/reading-cache.js';
 import { Reads } from '../read/reads.js';
+import { ServedZones } from '../read/served-zones.js';
 import type { Store } from '../storage/store.js';
 import { API_ERRORS } from './contract/errors.js';
 import {
@@ -150,7 +151,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     redisLimiter ?? new LocalRateLimiter(config.rateLimitPerMinute, clock);
   const limiter = metrics ? metrics.countRefusals(rateLimiter) : rateLimiter;
   const clientAddress = createClientAddress(config.trustProxy);
-  const reads = new Reads(store, deps.cache, API_ERRORS.storeUnavailable);
+  // ZONES=all: which of the flow graphs' nodes are zones too, read again as data arrives (§16).
+  const served =
+    config.zones === 'all' ? new ServedZones('all', store, clock, log) : ServedZones.CONTRACT;
+  await served.start();
+  deps.cache?.onChange(() => void served.resolve());
+  const reads = new Reads(store, deps.cache, API_ERRORS.storeUnavailable, served);
   const responder = new DataResponder(reads);
   const forecastBook = deps.forecasts ?? NO_FORECASTS;
   // The forecast route and the fast path send the same prepared bodies.
@@ -160,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limiter,
     clientAddress,
     clock,
-    offered: offeredBy(config),
+    offered: offeredBy(config, () => reads.zones),
     forecasts: forecastBodies,
     ...(log && { log }),
   });
@@ -238,9 +244,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openConnections: guard.openConnections,
     refused: Object.fromEntries(guard.shedCounts),
   }));
-  app.decorate('recordIngestRun', (source: SourceId, report: IngestReport | undefined) =>
-    metrics?.recordIngestRun(source, report),
-  );
+  app.decorate('recordIngestRun', (source: SourceId, report: IngestReport | undefined) => {
+    metrics?.recordIngestRun(source, report);
+    // A node's first mix may have arrived (extensions §16).
+    void served.resolve();
+  });
   app.decorate('recordWebhookDelivery', (outcome: DeliveryOutcome) =>
     metrics?.recordWebhookDelivery(outcome),
   );
@@ -280,6 +288,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await redis.quit().catch(() => undefined);
     });
   }
+  app.addHook('onClose', async () => {
+    await served.stop();
+  });
   // Requests in flight finish; idle connections would hold close() until their timeout.
   app.addHook('preClose', async () => guard.closeIdle());
 

@@ -1,5 +1,6 @@
 import type { Basis } from '../core/factors.js';
 import type { Accounting, ZoneReading } from '../core/reading.js';
+import { CONTRACT_REGISTRY, type ZoneRegistry } from '../core/zone-registry.js';
 import type { MixPoint } from '../storage/store.js';
 import type { ConsumptionMixPoint, ReadModel, SeriesWindow } from './read-model.js';
 import type { ReadingCache } from './reading-cache.js';
@@ -18,6 +19,8 @@ export class MemoryReadModel implements ReadModel {
   constructor(
     private readonly cache: ReadingCache,
     private readonly store: Pick<ReadModel, 'mixes' | 'consumptionMixes'>,
+    /** The zones served now: `latest` answers these, in their order. */
+    private readonly zones: () => ZoneRegistry = () => CONTRACT_REGISTRY,
   ) {}
 
   /** The live series, valid until the cache next takes changes: for a reader that never waits. */
@@ -37,7 +40,7 @@ export class MemoryReadModel implements ReadModel {
   }
 
   latestNow(basis: Basis | undefined, accounting: Accounting = 'production'): ZoneReading[] {
-    return this.cache.latest(basis, accounting);
+    return this.cache.latest(basis, accounting, this.zones().zones);
   }
 
   /** Whether the zone has a reading on `basis`. */

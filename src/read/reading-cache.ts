@@ -10,7 +10,7 @@ import {
   type ZoneReading,
 } from '../core/reading.js';
 import { SERVED_FORECAST_KIND, servedForecast } from '../core/served-forecast.js';
-import { hasConsumptionSeries, isServedZone, ownValueIsLifecycle, ZONES } from '../core/zones.js';
+import { hasConsumptionSeries, ownValueIsLifecycle, ZONES, type Zone } from '../core/zones.js';
 import type { ReadingChange, Store } from '../storage/store.js';
 import { type SeriesChange, ZoneSeries } from './zone-series.js';
 
@@ -19,6 +19,12 @@ export interface ReadingCacheOptions {
   readonly pollMs?: number;
   /** More changes than this since the cached version: reload everything instead. */
   readonly maxChanges?: number;
+  /**
+   * The zones held and followed: every zone the server may serve (core/zone-registry.ts
+   * `servableZones`); by default the 45 of the contract. The flow graphs' other nodes are stored
+   * beside them and left out.
+   */
+  readonly zones?: readonly Zone[];
 }
 
 const EVERYTHING = Number.MAX_SAFE_INTEGER;
@@ -34,9 +40,6 @@ const seriesKey = (basis: Basis | undefined, accounting: Accounting): SeriesKey 
   accounting === 'consumption'
     ? `consumption:${basis ?? CONSUMPTION_DEFAULT_BASIS}`
     : (basis ?? 'default');
-
-/** The zones with a consumption series, which the cache holds beside their production ones. */
-const CONSUMPTION_ZONES = ZONES.filter(hasConsumptionSeries);
 
 /**
  * The reading a stored change publishes on the default basis (undefined) or on `basis`, exactly
@@ -93,6 +96,11 @@ export class ReadingCache {
   private unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
   private readonly pollMs: number;
   private readonly maxChanges: number;
+  /** The zones held and followed (ReadingCacheOptions.zones). */
+  readonly zones: readonly Zone[];
+  private readonly held: ReadonlySet<string>;
+  /** The zones with a consumption series, which the cache holds beside their production ones. */
+  private readonly consumptionZones: readonly Zone[];
   ready = false;
   /**
    * False since the last poll failed. The API then answers 503 rather than serve what it holds
@@ -111,6 +119,9 @@ export class ReadingCache {
   ) {
     this.pollMs = options.pollMs ?? 2000;
     this.maxChanges = options.maxChanges ?? 200_000;
+    this.zones = options.zones ?? ZONES;
+    this.held = new Set(this.zones.map((zone) => zone.code));
+    this.consumptionZones = this.zones.filter(hasConsumptionSeries);
   }
 
   /** The store data version the cache reflects; part of every ETag built from it. */
@@ -176,11 +187,15 @@ export class ReadingCache {
     return this.series[seriesKey(basis, accounting)].get(code);
   }
 
-  /** The newest reading of every zone that has one, in the order of the zone registry. */
-  latest(basis?: Basis, accounting: Accounting = 'production'): ZoneReading[] {
+  /** The newest reading of each of `zones` (default: every zone held) that has one, in order. */
+  latest(
+    basis?: Basis,
+    accounting: Accounting = 'production',
+    zones: readonly Zone[] = this.zones,
+  ): ZoneReading[] {
     const latest: ZoneReading[] = [];
     const all = this.series[seriesKey(basis, accounting)];
-    for (const zone of ZONES) {
+    for (const zone of zones) {
       const series = all.get(zone.code);
       if (!series || series.length === 0) continue;
       const last = series.length - 1;
@@ -201,8 +216,8 @@ export class ReadingCache {
       const changes = await this.store.changesSince(this.cachedVersion, this.maxChanges);
       if (changes.complete) {
         const fromVersion = this.cachedVersion;
-        // Served zones only: the flow graphs' extra nodes are stored beside them (extensions §16).
-        const served = changes.changes.filter((change) => isServedZone(change.zone));
+        // Held zones only: the flow graphs' other nodes are stored beside them (extensions §16).
+        const served = changes.changes.filter((change) => this.held.has(change.zone));
         this.apply(served, changes.forecasts);
         const consumptionFrom = await this.store.consumptionChangedFrom(fromVersion);
         if (consumptionFrom !== null) await this.reloadConsumption(consumptionFrom);
@@ -222,7 +237,7 @@ export class ReadingCache {
     const started = Date.now();
     let points = 0;
     const forecasts = await this.store.newestForecasts(SERVED_FORECAST_KIND);
-    for (const zone of ZONES) {
+    for (const zone of this.zones) {
       // SQLite answers synchronously: yield between zones so requests are served (from the
       // store) while millions of points load.
       await setImmediatePromise();
@@ -258,7 +273,7 @@ export class ReadingCache {
    * a write replaced them): what is held from there is replaced, rows removed included.
    */
   private async reloadConsumption(fromTs: number): Promise<void> {
-    for (const zone of CONSUMPTION_ZONES) {
+    for (const zone of this.consumptionZones) {
       await setImmediatePromise();
       if (this.stopped) return;
       for (const basis of BASES) {

@@ -1,9 +1,11 @@
 import type { IngestReport } from '../core/reading.js';
 import type { SourceId } from '../core/sources.js';
+import type { ZoneRegistry } from '../core/zone-registry.js';
 import type { ReadingChanges, Store, StoreKey } from '../storage/store.js';
 import { MemoryReadModel } from './memory-read-model.js';
 import type { ReadModel, Unavailable } from './read-model.js';
 import type { AppliedChanges, ReadingCache } from './reading-cache.js';
+import { ServedZones } from './served-zones.js';
 import { StoreReadModel } from './store-read-model.js';
 
 /**
@@ -19,9 +21,17 @@ export class Reads {
     private readonly store: Store,
     private readonly cache: ReadingCache | undefined,
     private readonly unavailable: Unavailable,
+    /** The zones served (`ZONES`, extensions §16); by default the 45 of the contract. */
+    private readonly served: ServedZones = ServedZones.CONTRACT,
   ) {
-    this.fromStore = new StoreReadModel(store, unavailable);
-    this.fromMemory = cache && new MemoryReadModel(cache, this.fromStore);
+    const zones = () => served.current;
+    this.fromStore = new StoreReadModel(store, unavailable, zones);
+    this.fromMemory = cache && new MemoryReadModel(cache, this.fromStore, zones);
+  }
+
+  /** The zones served now: what every list answers, in its order. */
+  get zones(): ZoneRegistry {
+    return this.served.current;
   }
 
   /** The memory read model when it answers now (loaded, and its store reachable). */
@@ -45,9 +55,13 @@ export class Reads {
     return this.cache !== undefined;
   }
 
-  /** Called whenever the data memory answers from changed (bodies built from it are stale). */
+  /**
+   * Called whenever the data memory answers from changed, or the zones served did (bodies built
+   * from either are stale).
+   */
   onChange(listener: () => void): void {
     this.cache?.onChange(listener);
+    this.served.onChange(listener);
   }
 
   /** Called with the changes memory applied, in version order (see ReadingCache.onApplied). */

@@ -7,12 +7,10 @@ import {
 } from '../core/reading.js';
 import { mayServeForecast, SERVED_FORECAST_KIND, servedForecast } from '../core/served-forecast.js';
 import { round1 } from '../core/units.js';
-import { ZONES } from '../core/zones.js';
+import { CONTRACT_REGISTRY, type ZoneRegistry } from '../core/zone-registry.js';
 import type { MixPoint, Store } from '../storage/store.js';
 import type { ConsumptionMixPoint, ReadModel, SeriesWindow, Unavailable } from './read-model.js';
 import { ZoneSeries } from './zone-series.js';
-
-const ZONE_ORDER = new Map(ZONES.map((zone, index) => [zone.code, index]));
 
 /**
  * The read model of the store, while memory is not loaded (or without it): the same values as
@@ -26,6 +24,8 @@ export class StoreReadModel implements ReadModel {
   constructor(
     private readonly store: Store,
     private readonly unavailable: Unavailable,
+    /** The zones served now: `latest` answers these, in their order. */
+    private readonly zones: () => ZoneRegistry = () => CONTRACT_REGISTRY,
   ) {}
 
   async window(
@@ -60,10 +60,11 @@ export class StoreReadModel implements ReadModel {
   ): Promise<ZoneReading[]> {
     if (accounting === 'consumption') {
       const basisOrDefault = basis ?? CONSUMPTION_DEFAULT_BASIS;
-      return asServed(await this.read(() => this.store.latestConsumptionPerZone(basisOrDefault)));
+      const latest = await this.read(() => this.store.latestConsumptionPerZone(basisOrDefault));
+      return asServed(latest, this.zones());
     }
     const latest = await this.read(() => this.store.latestPerZone(basis));
-    if (basis !== undefined) return asServed(latest);
+    if (basis !== undefined) return asServed(latest, this.zones());
     const forecasts = await this.read(() => this.store.newestForecasts(SERVED_FORECAST_KIND));
     const withForecasts = latest.filter((reading) => {
       const forecast = forecasts.find((candidate) => candidate.zone === reading.zone);
@@ -74,7 +75,7 @@ export class StoreReadModel implements ReadModel {
       const served = servedForecast(newest, forecast);
       if (served) withForecasts.push({ zone: forecast.zone, ...served });
     }
-    return asServed(withForecasts);
+    return asServed(withForecasts, this.zones());
   }
 
   mixes(zone: string, from: number, to: number, limit: number): Promise<MixPoint[]> {
@@ -114,9 +115,9 @@ export class StoreReadModel implements ReadModel {
   }
 }
 
-/** In the order of the zone registry, values in tenths as memory holds them. */
-const asServed = (readings: readonly ZoneReading[]): ZoneReading[] =>
+/** The served zones' readings in the order of the registry, values in tenths as memory holds them. */
+const asServed = (readings: readonly ZoneReading[], zones: ZoneRegistry): ZoneReading[] =>
   readings
-    .filter((reading) => ZONE_ORDER.has(reading.zone))
-    .sort((a, b) => ZONE_ORDER.get(a.zone)! - ZONE_ORDER.get(b.zone)!)
+    .filter((reading) => zones.has(reading.zone))
+    .sort((a, b) => zones.indexOf(a.zone)! - zones.indexOf(b.zone)!)
     .map((reading) => ({ ...reading, value: round1(reading.value) }));

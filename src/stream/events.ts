@@ -1,7 +1,6 @@
 import type { Basis } from '../core/factors.js';
 import { formatTs } from '../core/time.js';
 import { round1 } from '../core/units.js';
-import { isServedZone } from '../core/zones.js';
 import type { ReadingChange, StoreKey } from '../read/read-model.js';
 import { publishedReading } from '../read/reading-cache.js';
 
@@ -32,7 +31,11 @@ export interface ReadingEvent {
 export class PreparedEvents {
   private readonly built = new Map<BasisKey, readonly ReadingEvent[]>();
 
-  constructor(private readonly changes: readonly ReadingChange[]) {}
+  /** `served`: whether a stored zone is served now (the flow graphs' other nodes are stored too). */
+  constructor(
+    private readonly changes: readonly ReadingChange[],
+    private readonly served: (zone: string) => boolean,
+  ) {}
 
   on(basis: Basis | undefined): readonly ReadingEvent[] {
     const key: BasisKey = basis ?? 'default';
@@ -40,8 +43,7 @@ export class PreparedEvents {
     if (!events) {
       const list: ReadingEvent[] = [];
       for (const change of this.changes) {
-        // The flow graphs' extra nodes are stored beside the zones, never served (extensions §16).
-        const reading = isServedZone(change.zone) && publishedReading(change, basis);
+        const reading = this.served(change.zone) && publishedReading(change, basis);
         if (!reading) continue;
         list.push({
           zone: change.zone,

@@ -133,6 +133,9 @@ export class StreamHub {
     reads.onApplied((applied) => this.enqueue(() => this.applied(applied)));
   }
 
+  /** Whether a stored zone is served now (extensions §16: with ZONES=all, nodes come and go). */
+  private readonly served = (zone: string): boolean => this.reads.zones.has(zone);
+
   /** Streams open, and of them those replaying (not sent live changes): for metrics and tests. */
   stats(): StreamStats {
     return { open: this.clients.size, replaying: this.clients.size - this.liveClients() };
@@ -225,7 +228,7 @@ export class StreamHub {
     ) {
       return this.catchUp(applied.version);
     }
-    this.send(new PreparedEvents(applied.changes), applied.version);
+    this.send(new PreparedEvents(applied.changes, this.served), applied.version);
   }
 
   /**
@@ -240,7 +243,7 @@ export class StreamHub {
       return;
     }
     for await (const page of changePages(this.reads, this.position())) {
-      this.send(new PreparedEvents(page.changes), page.upTo, page.within);
+      this.send(new PreparedEvents(page.changes, this.served), page.upTo, page.within);
     }
   }
 
@@ -313,7 +316,7 @@ export class StreamHub {
         const from = { version: client.cursor, within: client.within };
         for await (const page of changePages(this.reads, from, REPLAY_PAGE_ROWS)) {
           if (client.response.writableEnded) return;
-          const events = new PreparedEvents(page.changes).on(client.basis);
+          const events = new PreparedEvents(page.changes, this.served).on(client.basis);
           const batch = { events, from: 0, upTo: page.upTo, within: page.within };
           await this.sendPaced(client, batch, turns);
           // A turn between pages whatever the time: reading a page is the costly part.

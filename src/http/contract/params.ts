@@ -1,5 +1,6 @@
 import { formatTs, HOUR, isServableInstant, parseInstant, resolveWindow } from '../../core/time.js';
-import { hasConsumptionSeries, ZONES, type Zone } from '../../core/zones.js';
+import { hasConsumptionSeries, type Zone } from '../../core/zones.js';
+import { CONTRACT_REGISTRY, type ZoneRegistry } from '../../core/zone-registry.js';
 import { type Accounting, ACCOUNTINGS, CONSUMPTION_DEFAULT_BASIS } from '../../core/reading.js';
 import type { Config } from '../../config.js';
 import { resolveZone } from '../../core/zone-names.js';
@@ -74,14 +75,23 @@ export const SKILL_PARAMS = Object.keys(SkillQuery.properties);
 
 /**
  * What this server offers beyond the contract, as its operator configured it: consumption values
- * only where border flows are ingested (`FLOWS=on`, extensions §16).
+ * only where border flows are ingested (`FLOWS=on`, extensions §16); the zones served now (the 45
+ * of the contract, or with `ZONES=all` the flow graphs' nodes with recent data too: §16).
  */
 export interface Offered {
   readonly consumption: boolean;
+  readonly zones: ZoneRegistry;
 }
 
-export const offeredBy = (config: Pick<Config, 'flows'>): Offered => ({
+/** `zones`: the registry served at the time of each request (read/served-zones.ts). */
+export const offeredBy = (
+  config: Pick<Config, 'flows'>,
+  zones: () => ZoneRegistry = () => CONTRACT_REGISTRY,
+): Offered => ({
   consumption: config.flows,
+  get zones() {
+    return zones();
+  },
 });
 
 export interface LatestRequest {
@@ -99,7 +109,7 @@ export function interpretLatest(
   offered: Offered,
 ): LatestRequest {
   const given = params.get('zone')?.trim();
-  const zone = given === undefined ? undefined : requireZone(given);
+  const zone = given === undefined ? undefined : requireZone(given, offered.zones);
   const basis = interpretBasis(params);
   const accounting = interpretAccounting(params, offered, zone && [zone]);
   return { zone, given, basis, accounting };
@@ -121,7 +131,11 @@ export function interpretWindow(
   nowMs: number,
   offered: Offered,
 ): WindowRequest {
-  const { zones: zone, from, to } = zonesAndWindow(params, nowMs, 'zone', requireZone);
+  const {
+    zones: zone,
+    from,
+    to,
+  } = zonesAndWindow(params, nowMs, 'zone', (given) => requireZone(given, offered.zones));
   const basis = interpretBasis(params);
   return { zone, from, to, basis, accounting: interpretAccounting(params, offered, [zone]) };
 }
@@ -185,7 +199,7 @@ export function interpretExport(
     given,
     zones: asked,
     ...window
-  } = zonesAndWindow(params, nowMs, 'zones', (listed) => interpretZones(listed));
+  } = zonesAndWindow(params, nowMs, 'zones', (listed) => interpretZones(listed, offered.zones));
   if (window.to - window.from > MAX_EXPORT_DAYS * 24 * HOUR) {
     throw API_ERRORS.exportWindowTooLong(MAX_EXPORT_DAYS);
   }
@@ -207,9 +221,12 @@ export interface StreamRequest {
 }
 
 /** `/v1/stream`: zones (default all) and a basis. */
-export function interpretStream(params: ReadonlyMap<string, string>): StreamRequest {
+export function interpretStream(
+  params: ReadonlyMap<string, string>,
+  offered: Pick<Offered, 'zones'>,
+): StreamRequest {
   const given = params.get('zones');
-  const zones = given === undefined ? ZONES : interpretZones(given);
+  const zones = given === undefined ? offered.zones.zones : interpretZones(given, offered.zones);
   const basis = interpretBasis(params);
   refuseConsumption(params);
   return { zones, basis };
@@ -225,16 +242,20 @@ const listedZones = (given: string, zones: readonly Zone[]) =>
  * code 404 as on the other endpoints. The zones come back in the order of /v1/zones, or with
  * `listed`, in the order given (a repeat keeps its first place).
  */
-function interpretZones(given: string, order: 'registry' | 'listed' = 'registry'): readonly Zone[] {
-  if (given.trim().toLowerCase() === 'all') return ZONES;
+function interpretZones(
+  given: string,
+  registry: ZoneRegistry,
+  order: 'registry' | 'listed' = 'registry',
+): readonly Zone[] {
+  if (given.trim().toLowerCase() === 'all') return registry.zones;
   const parts = given.split(',').map((part) => part.trim());
   if (parts.some((part) => part === '' || part.toLowerCase() === 'all')) {
     throw API_ERRORS.invalidZones();
   }
-  const listed = parts.map((part) => requireZone(part));
+  const listed = parts.map((part) => requireZone(part, registry));
   if (order === 'listed') return [...new Set(listed)];
   const wanted = new Set(listed.map((zone) => zone.code));
-  return ZONES.filter((zone) => wanted.has(zone.code));
+  return registry.zones.filter((zone) => wanted.has(zone.code));
 }
 
 type Estimator = 'expected' | 'p90';
@@ -260,6 +281,7 @@ export interface ScheduleRequest {
 export function interpretSchedule(
   params: ReadonlyMap<string, string>,
   nowMs: number,
+  offered: Pick<Offered, 'zones'>,
 ): ScheduleRequest {
   const given = requiredParam(params, 'zones');
   const limits = SCHEDULE_LIMITS;
@@ -284,7 +306,7 @@ export function interpretSchedule(
   const estimator = params.get('estimator') ?? 'expected';
   if (estimator !== 'expected' && estimator !== 'p90') throw API_ERRORS.invalidEstimator();
   const energyKwh = interpretEnergy(params);
-  const zones = interpretZones(given, 'listed');
+  const zones = interpretZones(given, offered.zones, 'listed');
   const now = Math.floor(nowMs / 1000);
   // The job cannot start before a given earliest (rounded up to a whole second), and must end by
   // a given deadline (rounded down). Every instant echoed is then within years 0000-9999.
@@ -320,7 +342,10 @@ export interface ForecastRequest {
   readonly horizonHours: number;
 }
 
-export function interpretForecast(params: ReadonlyMap<string, string>): ForecastRequest {
+export function interpretForecast(
+  params: ReadonlyMap<string, string>,
+  offered: Pick<Offered, 'zones'>,
+): ForecastRequest {
   const given = requiredParam(params, 'zone');
   const text = params.get('horizon_hours')?.trim();
   const horizonHours = text === undefined ? FORECAST_HORIZON.default : Number(text);
@@ -331,16 +356,19 @@ export function interpretForecast(params: ReadonlyMap<string, string>): Forecast
   ) {
     throw API_ERRORS.invalidHorizon(FORECAST_HORIZON.max);
   }
-  const zone = requireZone(given);
+  const zone = requireZone(given, offered.zones);
   const basis = interpretBasis(params);
   refuseConsumption(params);
   return { zone, basis, horizonHours };
 }
 
 /** `/v1/intensity/forecast/skill`: one zone, or every zone. */
-export function interpretSkill(params: ReadonlyMap<string, string>): Zone | undefined {
+export function interpretSkill(
+  params: ReadonlyMap<string, string>,
+  offered: Pick<Offered, 'zones'>,
+): Zone | undefined {
   const given = params.get('zone')?.trim();
-  return given === undefined ? undefined : requireZone(given);
+  return given === undefined ? undefined : requireZone(given, offered.zones);
 }
 
 /**
@@ -393,7 +421,6 @@ function interpretBasis(params: ReadonlyMap<string, string>): Basis | undefined 
   return basis;
 }
 
-/** A zone code, or a cloud region as `provider:region` (`aws:eu-central-1`, /v1/zones/cloud). */
 /** A parameter every request of the endpoint gives, trimmed; absent or blank is 400. */
 function requiredParam(params: ReadonlyMap<string, string>, param: 'zone' | 'zones'): string {
   const given = params.get(param)?.trim();
@@ -401,8 +428,12 @@ function requiredParam(params: ReadonlyMap<string, string>, param: 'zone' | 'zon
   return given;
 }
 
-function requireZone(given: string): Zone {
-  const zone = resolveZone(given, 'v1');
+/**
+ * A served zone's code, or a cloud region as `provider:region` (`aws:eu-central-1`,
+ * /v1/zones/cloud); anything else is 404 (400 for a cloud region form that names none).
+ */
+function requireZone(given: string, registry: ZoneRegistry): Zone {
+  const zone = resolveZone(given, 'v1', registry);
   if (zone) return zone;
   throw isCloudRegionForm(given)
     ? API_ERRORS.unknownCloudRegion(given)
@@ -488,7 +519,7 @@ export function interpretLevel(
     return { zones: [asked.zone!], single: given, basis, accounting, horizonHours };
   }
   const given = params.get('zones')!;
-  const asked = interpretZones(given);
+  const asked = interpretZones(given, offered.zones);
   const basis = interpretBasis(params);
   const accounting = interpretAccounting(params, offered, listedZones(given, asked));
   const zones = accounting === 'consumption' ? asked.filter(hasConsumptionSeries) : asked;

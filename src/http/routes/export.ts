@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CATEGORIES } from '../../core/factors.js';
 import { TRACED_CATEGORIES } from '../../core/consumption/trace-hour.js';
 import { formatTs } from '../../core/time.js';
-import { ZONES, type Zone } from '../../core/zones.js';
+import type { Zone } from '../../core/zones.js';
 import type { ReadModel } from '../../read/read-model.js';
 import type { Reads } from '../../read/reads.js';
 import { API_ERRORS } from '../contract/errors.js';
@@ -141,7 +141,7 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
         },
         {
           'content-type': MEDIA_TYPE[asked.format],
-          'content-disposition': `attachment; filename="${fileName(asked)}"`,
+          'content-disposition': `attachment; filename="${fileName(asked, offered.zones.zones.length)}"`,
           'cache-control': CACHE_CONTROL.export,
           'access-control-expose-headers': `${CORS_HEADERS['access-control-expose-headers']}, Content-Disposition`,
         },
@@ -165,11 +165,14 @@ export function registerExport(app: FastifyInstance, deps: ExportDeps): void {
   );
 }
 
-/** `gridco2-DE_FR-20261120T130000Z-20261121T130000Z.csv`: what, and which window. */
-function fileName(asked: ExportRequest): string {
+/**
+ * `gridco2-DE_FR-20261120T130000Z-20261121T130000Z.csv`: what, and which window (`served`: how
+ * many zones are served, which `all` is).
+ */
+function fileName(asked: ExportRequest, served: number): string {
   const { zones } = asked;
   const label =
-    zones.length === ZONES.length
+    zones.length === served
       ? 'all'
       : zones.length <= 5
         ? zones.map((zone) => zone.code).join('_')

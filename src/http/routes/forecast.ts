@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type BacktestRun, publishedRows } from '../../core/forecast/backtest.js';
 import { formatTs } from '../../core/time.js';
-import { ZONES } from '../../core/zones.js';
 import { sendEncoded } from '../transport/negotiate.js';
 import type { ForecastBodies } from './forecast-bodies.js';
 import { round1OrNull, round3 } from '../../core/units.js';
@@ -11,6 +10,7 @@ import {
   FORECAST_PARAMS,
   interpretForecast,
   interpretSkill,
+  type Offered,
   readParams,
   SKILL_PARAMS,
 } from '../contract/params.js';
@@ -34,6 +34,8 @@ export interface ForecastDeps {
   readonly bodies: ForecastBodies;
   /** The newest backtest, or null before the first. */
   readonly backtest: () => BacktestRun | null;
+  /** The zones served now. */
+  readonly offered: Pick<Offered, 'zones'>;
 }
 
 /** Ratios of the skill table carry 3 decimals; a figure that could not be measured is null. */
@@ -68,7 +70,8 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
       onRequest: limit,
     },
     async (request, reply): Promise<Buffer> => {
-      const encoded = deps.bodies.body(interpretForecast(readParams(request.url, FORECAST_PARAMS)));
+      const query = interpretForecast(readParams(request.url, FORECAST_PARAMS), deps.offered);
+      const encoded = deps.bodies.body(query);
       // As the data endpoints: br or gzip when accepted, each with its own ETag.
       return sendEncoded(request, reply, encoded);
     },
@@ -100,13 +103,13 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
     // order): its nullable numbers were checked by Ajv validators, compiled on the first response
     // (85 ms of the event loop) and run on every value after (21 ms for every zone; issue 21).
     async (request): Promise<string> => {
-      const zone = interpretSkill(readParams(request.url, SKILL_PARAMS));
+      const zone = interpretSkill(readParams(request.url, SKILL_PARAMS), deps.offered);
       const run = deps.backtest();
-      const order = new Map(ZONES.map((entry, index) => [entry.code, index]));
+      const order = deps.offered.zones;
       const data: SkillResponse['data'] = [];
       const zones = (run?.zones ?? [])
         .filter((entry) => entry.issues > 0 && (zone === undefined || entry.zone === zone.code))
-        .sort((a, b) => (order.get(a.zone) ?? 0) - (order.get(b.zone) ?? 0));
+        .sort((a, b) => (order.indexOf(a.zone) ?? 0) - (order.indexOf(b.zone) ?? 0));
       for (const entry of zones) {
         for (const row of publishedRows(entry)) {
           data.push({

@@ -508,7 +508,8 @@ export function registerMetrics(
       if (!cache?.ready) return;
       for (const basis of ['default', ...BASES] as const) {
         let points = 0;
-        for (const zone of ZONES) {
+        // Every series held: with ZONES=all, the flow graphs' nodes too.
+        for (const zone of cache.zones) {
           points += cache.zone(zone.code, basis === 'default' ? undefined : basis)?.length ?? 0;
         }
         this.set({ basis }, points);

@@ -71,7 +71,7 @@ export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void
     // first response (over 100 ms holding the event loop, issue 21). The body is built in the
     // schema's member order, so the bytes are the same.
     async (request): Promise<string> => {
-      const asked = interpretSchedule(readParams(request.url, SCHEDULE_PARAMS), clock());
+      const asked = interpretSchedule(readParams(request.url, SCHEDULE_PARAMS), clock(), reads);
       const series = await readScheduleSeries(asked, reads.current(), deps.forecasts());
       const result = schedule({
         series,

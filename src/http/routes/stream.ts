@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ZONES } from '../../core/zones.js';
 import type { Reads } from '../../read/reads.js';
 import { StreamHub, type StreamLimits, type StreamStats } from '../../stream/hub.js';
 import { API_ERRORS } from '../contract/errors.js';
@@ -94,7 +93,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       onRequest: limit,
     },
     async (request, reply) => {
-      const asked = interpretStream(readParams(request.url, STREAM_PARAMS));
+      const asked = interpretStream(readParams(request.url, STREAM_PARAMS), reads);
       const lastEventId = interpretLastEventId(request.headers['last-event-id']);
       reads.refuseWhenStoreLost();
       const response = reply.raw;
@@ -123,7 +122,8 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       const storeVersion = started.found;
       // An id from another deployment, beyond this store's version, cannot be resumed: start now.
       const since = lastEventId === undefined ? undefined : Math.min(lastEventId, storeVersion);
-      const zones = asked.zones.length === ZONES.length ? undefined : asked.zones;
+      // Every zone: those served at each event, a node that comes or goes with ZONES=all too.
+      const zones = asked.zones.length === reads.zones.zones.length ? undefined : asked.zones;
       endAtAge(response, limits.maxAgeMs, hub.open(response, zones, asked.basis, since));
     },
   );

@@ -4,7 +4,7 @@ import { assessFreshness } from '../../core/freshness.js';
 import type { ZoneReading } from '../../core/reading.js';
 import { formatTs } from '../../core/time.js';
 import { UNIT } from '../../core/units.js';
-import { ZONES } from '../../core/zones.js';
+import type { ZoneRegistry } from '../../core/zone-registry.js';
 import type { ReadingCache } from '../../read/reading-cache.js';
 import type { Reads } from '../../read/reads.js';
 import type { WebhookStore } from '../../storage/webhook-store.js';
@@ -79,14 +79,23 @@ const ref = (id: string) => ({ $ref: `${id}#` });
  */
 const FACTORS_JSON = JSON.stringify(factorsBody() satisfies FactorsResponse);
 
-const ZONES_BODY: ZonesResponse = {
-  data: ZONES.map((zone) => ({
-    zone: zone.code,
-    name: zone.name,
-    source: zone.source,
-    resolution_min: zone.resolutionMin,
-  })),
-};
+/** The `/v1/zones` body of the zones served, made once per registry. */
+const zonesBodies = new WeakMap<ZoneRegistry, ZonesResponse>();
+function zonesBody(registry: ZoneRegistry): ZonesResponse {
+  let body = zonesBodies.get(registry);
+  if (!body) {
+    body = {
+      data: registry.zones.map((zone) => ({
+        zone: zone.code,
+        name: zone.name,
+        source: zone.source,
+        resolution_min: zone.resolutionMin,
+      })),
+    };
+    zonesBodies.set(registry, body);
+  }
+  return body;
+}
 
 function indexBody(demo: boolean): IndexResponse {
   return {
@@ -162,7 +171,7 @@ function indexBody(demo: boolean): IndexResponse {
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { reads, clock, config, responder, limiter, clientAddress } = deps;
   const index = indexBody(config.demo);
-  const offered = offeredBy(config);
+  const offered = offeredBy(config, () => reads.zones);
 
   // One count per client across all limited routes (and the fast path): 60/min per IP in all.
   const limit = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -288,7 +297,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       config: { cacheControl: CACHE_CONTROL.zones, etag: true },
       onRequest: limit,
     },
-    async () => ZONES_BODY,
+    async () => zonesBody(reads.zones),
   );
 
   app.get(
@@ -425,6 +434,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     limit,
     bodies: deps.forecastBodies,
     backtest: () => app.forecasts.backtest ?? null,
+    offered,
   });
   registerStream(app, {
     reads,

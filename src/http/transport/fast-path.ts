@@ -75,7 +75,13 @@ const MAX_PLANS = 1024;
 export function createFastPath(deps: FastPathDeps) {
   const { responder, limiter, clientAddress, log } = deps;
   const plans = new Map<string, Plan>();
+  // A plan names its zone as served when it was made: made again once the served zones change.
+  let plannedFor = deps.offered.zones;
   const planFor = (url: string): Plan | undefined => {
+    if (deps.offered.zones !== plannedFor) {
+      plans.clear();
+      plannedFor = deps.offered.zones;
+    }
     const known = plans.get(url);
     if (known) return known;
     const planned = planResponse(url, deps);
@@ -158,7 +164,7 @@ function planResponse(
     if (path === '/v1/intensity/forecast') {
       // Prepared in memory from the forecast book: every valid request has a body (count 0 and a
       // note for a zone without forecast), so only the query's errors go to the route.
-      const query = interpretForecast(readParams(url, FORECAST_PARAMS));
+      const query = interpretForecast(readParams(url, FORECAST_PARAMS), offered);
       const plan: Plan = {
         cacheControl: CACHE_CONTROL.forecast,
         available: ALWAYS,
