@@ -15,7 +15,7 @@ export const BAND_DAYS = 90;
 const BAND_POOL_HOURS = 2;
 
 /** One hour ahead's errors in issue order (so their ends ascend too), and whether each is pooled. */
-export interface HourErrors {
+interface HourErrors {
   /** The issue's index among every issue of the walk-forward. */
   readonly issue: number[];
   /** When the interval scored ended (its value was published a lag later). */
@@ -24,8 +24,13 @@ export interface HourErrors {
   readonly pooled: number[];
 }
 
-/** What the pools hold, as plain data: the sorted pools are rebuilt from it. */
-export type ErrorPoolsData = readonly HourErrors[];
+/** What the pools hold, as plain data (typed arrays: a copy is a copy of bytes). */
+export type ErrorPoolsData = readonly {
+  readonly issue: Float64Array;
+  readonly end: Float64Array;
+  readonly error: Float64Array;
+  readonly pooled: Uint8Array;
+}[];
 
 export class ErrorPools {
   private readonly hours: HourErrors[];
@@ -33,7 +38,12 @@ export class ErrorPools {
 
   constructor(data?: ErrorPoolsData) {
     this.hours = data
-      ? data.map((hour) => ({ ...hour }))
+      ? data.map((hour) => ({
+          issue: Array.from(hour.issue),
+          end: Array.from(hour.end),
+          error: Array.from(hour.error),
+          pooled: Array.from(hour.pooled),
+        }))
       : Array.from({ length: HORIZON_HOURS }, () => ({
           issue: [],
           end: [],
@@ -49,9 +59,14 @@ export class ErrorPools {
     );
   }
 
-  /** The pools' errors as plain data (the pools themselves are rebuilt from them). */
+  /** A copy of the pools' errors as plain data (the pools themselves are rebuilt from them). */
   data(): ErrorPoolsData {
-    return this.hours;
+    return this.hours.map((hour) => ({
+      issue: Float64Array.from(hour.issue),
+      end: Float64Array.from(hour.end),
+      error: Float64Array.from(hour.error),
+      pooled: Uint8Array.from(hour.pooled),
+    }));
   }
 
   /** The pools as the last `at` left them. */

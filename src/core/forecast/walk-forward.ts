@@ -122,19 +122,22 @@ interface ScoreData {
   perIssue: number[];
 }
 
+/** A model's scoring as stored: its arrays typed (a copy is a copy of bytes). */
+type StoredScore = Omit<ScoreData, 'perIssue'> & { readonly perIssue: Float64Array };
+
 /** The whole walk-forward so far, as plain data: what a daily rerun resumes from. */
 export interface WalkForwardData {
   /** Every issue so far (an error pool's issue index points here). */
   readonly issueTimes: number[];
-  readonly candidates: ScoreData[];
-  readonly served: ScoreData;
+  readonly candidates: StoredScore[];
+  readonly served: StoredScore;
   /** The issues of the last DAY_SHAPE_KEPT_SECONDS and their next day's shapes. */
   days: IssueDay[];
   /** Per bucket and candidate, the sum of the candidate's weight over the issues. */
   readonly weightSums: Float64Array;
 }
 
-const newScore = (banded: boolean): ScoreData => ({
+const newScore = (banded: boolean): StoredScore => ({
   banded,
   sums: HORIZON_BUCKETS.map(emptySums),
   pools: new ErrorPools().data(),
@@ -143,7 +146,7 @@ const newScore = (banded: boolean): ScoreData => ({
   pendingMisses: [],
   achieved: 0,
   possible: 0,
-  perIssue: [],
+  perIssue: new Float64Array(0),
 });
 
 /** What the walk-forward gives after its last issue. */
@@ -161,8 +164,23 @@ export interface WalkForwardResult {
   readonly nextDayShape: Float64Array | null;
 }
 
+interface LiveData extends Omit<WalkForwardData, 'candidates' | 'served'> {
+  readonly candidates: ScoreData[];
+  readonly served: ScoreData;
+}
+
+const live = (score: StoredScore): ScoreData => ({
+  ...score,
+  perIssue: Array.from(score.perIssue),
+});
+const stored = (score: ScoreData, pools: ErrorPools): StoredScore => ({
+  ...score,
+  pools: pools.data(),
+  perIssue: Float64Array.from(score.perIssue),
+});
+
 export class WalkForward {
-  private readonly data: WalkForwardData;
+  private readonly data: LiveData;
   private readonly candidatePools: ErrorPools[];
   private readonly servedPools: ErrorPools;
 
@@ -176,12 +194,17 @@ export class WalkForward {
     private readonly reshaped: boolean,
     from?: WalkForwardData,
   ) {
-    this.data = from ?? {
+    const start = from ?? {
       issueTimes: [],
       candidates: candidateIds.map(() => newScore(false)),
       served: newScore(true),
       days: [],
       weightSums: new Float64Array(HORIZON_BUCKETS.length * candidateIds.length),
+    };
+    this.data = {
+      ...start,
+      candidates: start.candidates.map(live),
+      served: live(start.served),
     };
     this.candidatePools = this.data.candidates.map((score) => new ErrorPools(score.pools));
     this.servedPools = new ErrorPools(this.data.served.pools);
@@ -202,13 +225,11 @@ export class WalkForward {
 
   /** A copy of the state so far, as plain data (what a later run resumes from). */
   snapshot(): WalkForwardData {
+    const { candidates, served, ...rest } = this.data;
     return structuredClone({
-      ...this.data,
-      candidates: this.data.candidates.map((score, k) => ({
-        ...score,
-        pools: this.candidatePools[k]!.data(),
-      })),
-      served: { ...this.data.served, pools: this.servedPools.data() },
+      ...rest,
+      candidates: candidates.map((score, k) => stored(score, this.candidatePools[k]!)),
+      served: stored(served, this.servedPools),
     });
   }
 
