@@ -15,6 +15,12 @@ import {
   fillPostgres,
   type BuiltStore,
 } from './build-store.js';
+import {
+  backtestDailySeconds,
+  type BacktestDailyResult,
+  measureBacktestDaily,
+  renderBacktestDaily,
+} from './backtest-daily.js';
 import { captureResponse, verifyReplay, type CapturedResponse } from './capture.js';
 import { LARGE_STORE, SMALL_STORE, type StoreSpec } from './dataset.js';
 import { defencesPlan, defencesSeconds, measureDefences, type DefencesResult } from './defences.js';
@@ -174,7 +180,8 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     (options.quick ? 60 : 180) +
     // Forecasts and the scheduler on a store of their own: about 10 s quick, 60 s full.
     forecastsSeconds(options.rounds, options.duration, warmup) +
-    demoStartSeconds;
+    demoStartSeconds +
+    (options.quick ? 0 : backtestDailySeconds);
   return options.quick ? measuring + 60 : 2 * measuring + 1200;
 }
 
@@ -407,6 +414,7 @@ async function main(): Promise<void> {
   let streamsExport: StreamsExportResult | undefined;
   let forecasts: ForecastsResult | undefined;
   let demoStart: DemoStartResult | undefined;
+  let backtestDaily: BacktestDailyResult | undefined;
   let exportSlots: ExportSlotsResult | undefined;
   let duringBacktest: DuringBacktestResult | undefined;
   let heaviest: HeaviestRequestsResult | undefined;
@@ -535,6 +543,11 @@ async function main(): Promise<void> {
     });
     log('demo: from its spawn to serving every zone and every forecast');
     demoStart = await measureDemoStart({ repoDir: REPO_DIR, scratchDir, log });
+    if (!options.quick) {
+      // A 240-day demo store takes minutes to fill (once, then cached): not in the quick run.
+      log("backtest: the 240-day demo's first backtest and its daily rerun, CPU seconds");
+      backtestDaily = await measureBacktestDaily({ repoDir: REPO_DIR, scratchDir, log });
+    }
   } finally {
     await removeScratch();
   }
@@ -573,6 +586,7 @@ async function main(): Promise<void> {
     ...(streamsExport ? [renderStreamsExport([streamsExport])] : []),
     ...(forecasts ? [renderForecasts(forecasts)] : []),
     ...(demoStart ? [renderDemoStart(demoStart)] : []),
+    ...(backtestDaily ? [renderBacktestDaily(backtestDaily)] : []),
   ];
   const fullReport = sections.length > 1 ? sections.join('\n\n') : report;
   console.log(fullReport);
