@@ -11,10 +11,10 @@ import { ErrorPools, type ErrorPoolsData } from './error-pools.js';
 import { blendHandOvers } from './hand-over.js';
 import {
   bucketIndex,
-  DAY_SECONDS,
   HORIZON_BUCKETS,
   HORIZON_HOURS,
   HOUR_SECONDS,
+  DAY_SECONDS,
   horizonHours,
   servedHours,
 } from './series.js';
