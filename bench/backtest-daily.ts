@@ -111,6 +111,7 @@ export async function measureBacktestDaily(options: {
     started = process.cpuUsage();
     const daily = await runResumableBacktest(store, nowSeconds);
     const dailyCpuSeconds = cpuSeconds(started);
+    log(`backtest daily: the rerun ${dailyCpuSeconds.toFixed(1)} s CPU`);
     let sameAsFromScratch: boolean | undefined;
     if (options.verify) {
       await store.saveBacktest({ createdAt: 0, zones: [] });
