@@ -10,7 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
 import { backtestZone, issueTimes, type ZoneBacktest } from '../src/core/forecast/backtest.js';
+import type { ZoneBacktestState } from '../src/core/forecast/backtest-state.js';
 import { CANDIDATE_MODELS } from '../src/core/forecast/models.js';
 import { IssuedSeries, regularSeries, type Grid } from '../src/core/forecast/series.js';
 import { type UpstreamInputs, ZoneState } from '../src/core/forecast/zone-state.js';
@@ -33,13 +35,18 @@ const CATEGORY_OF: Readonly<Record<string, string>> = {
   wind_offshore: 'wind-offshore',
 };
 
-function zoneState(history: ZoneHistory, days: number): { state: ZoneState; issues: number[] } {
-  const endTs = history.hours.at(-1)! + HOUR;
-  const startTs = endTs - days * DAY;
-  const grid: Grid = { startTs, step: HOUR, length: days * 24 };
+/** The zone's last `days` days, the newest `withheld` days not yet published. */
+function zoneState(
+  history: ZoneHistory,
+  days: number,
+  withheld = 0,
+): { state: ZoneState; issues: number[] } {
+  const startTs = history.hours.at(-1)! + HOUR - days * DAY;
+  const endTs = startTs + (days - withheld) * DAY;
+  const grid: Grid = { startTs, step: HOUR, length: (days - withheld) * 24 };
   const points: { ts: number; value: number }[] = [];
   history.hours.forEach((ts, i) => {
-    if (ts < startTs) return;
+    if (ts < startTs || ts >= endTs) return;
     const mix: Record<string, number> = {};
     for (const [column, values] of history.generation) {
       if (!Number.isNaN(values[i]!)) mix[CATEGORY_OF[column] ?? column] = values[i]!;
@@ -52,7 +59,7 @@ function zoneState(history: ZoneHistory, days: number): { state: ZoneState; issu
     if (!values) return undefined;
     const rows: { ts: number; issuedAt: number; value: number }[] = [];
     history.hours.forEach((ts, i) => {
-      if (ts >= startTs && !Number.isNaN(values[i]!)) {
+      if (ts >= startTs && ts < endTs && !Number.isNaN(values[i]!)) {
         rows.push({ ts, issuedAt: Math.floor(ts / DAY) * DAY - 12 * HOUR, value: values[i]! });
       }
     });
@@ -107,19 +114,50 @@ const zone = option('--zone', 'DE');
 const days = Number(option('--days', '240'));
 const history = loadRealHistory().find((entry) => entry.zone === zone);
 if (!history) throw new Error(`no real history of ${zone}`);
-const { state, issues } = zoneState(history, days);
-const before = process.cpuUsage();
-const result = backtestZone(zone, 'lifecycle', state, {
-  issueTimes: issues,
-  candidates: CANDIDATE_MODELS,
-});
-const { user } = process.cpuUsage(before);
-const json = JSON.stringify(result);
-const digest = createHash('sha256').update(json).digest('hex').slice(0, 16);
-process.stdout.write(
-  `${zone}, ${days} days, ${result.issues} issues: ${(user / 1e6).toFixed(2)} s user CPU, digest ${digest}\n`,
-);
-const write = process.argv.indexOf('--write');
-if (write >= 0) writeFileSync(process.argv[write + 1]!, json);
-const against = process.argv.indexOf('--compare');
-if (against >= 0) compare(result, process.argv[against + 1]!);
+
+/** The backtest of the zone's last `days` days with `withheld` of them unpublished, timed. */
+function timedBacktest(
+  withheld: number,
+  previous?: ZoneBacktestState,
+): { result: ZoneBacktest; seconds: number; kept: ZoneBacktestState | undefined } {
+  const { state, issues } = zoneState(history!, days, withheld);
+  let kept: ZoneBacktestState | undefined;
+  const before = process.cpuUsage();
+  const result = backtestZone(zone, 'lifecycle', state, {
+    issueTimes: issues,
+    candidates: CANDIDATE_MODELS,
+    ...(previous && { previous }),
+    keep: (state) => (kept = state),
+  });
+  return { result, seconds: process.cpuUsage(before).user / 1e6, kept };
+}
+
+const digestOf = (result: ZoneBacktest) =>
+  createHash('sha256').update(JSON.stringify(result)).digest('hex').slice(0, 16);
+
+if (process.argv.includes('--daily')) {
+  // Yesterday's run keeps its state (through the bytes a store holds), today's resumes from it.
+  const yesterday = timedBacktest(1);
+  const stored = serialize(yesterday.kept);
+  const today = timedBacktest(0, deserialize(stored) as ZoneBacktestState);
+  const fresh = timedBacktest(0);
+  process.stdout.write(
+    `${zone}, ${days} days: yesterday ${yesterday.seconds.toFixed(2)} s user CPU ` +
+      `(state ${(stored.length / 1e6).toFixed(2)} MB), today from its state ` +
+      `${today.seconds.toFixed(2)} s (${today.result.issues} issues, digest ${digestOf(today.result)}), ` +
+      `today from scratch ${fresh.seconds.toFixed(2)} s (digest ${digestOf(fresh.result)})\n`,
+  );
+  const file = `${process.env.TMPDIR ?? '/tmp'}/backtest-cpu-fresh-${process.pid}.json`;
+  writeFileSync(file, JSON.stringify(fresh.result));
+  compare(today.result, file);
+} else {
+  const { result, seconds } = timedBacktest(0);
+  const json = JSON.stringify(result);
+  process.stdout.write(
+    `${zone}, ${days} days, ${result.issues} issues: ${seconds.toFixed(2)} s user CPU, digest ${digestOf(result)}\n`,
+  );
+  const write = process.argv.indexOf('--write');
+  if (write >= 0) writeFileSync(process.argv[write + 1]!, json);
+  const against = process.argv.indexOf('--compare');
+  if (against >= 0) compare(result, process.argv[against + 1]!);
+}

@@ -15,6 +15,12 @@ import {
   fillPostgres,
   type BuiltStore,
 } from './build-store.js';
+import {
+  backtestDailySeconds,
+  type BacktestDailyResult,
+  measureBacktestDaily,
+  renderBacktestDaily,
+} from './backtest-daily.js';
 import { captureResponse, verifyReplay, type CapturedResponse } from './capture.js';
 import { LARGE_STORE, SMALL_STORE, type StoreSpec } from './dataset.js';
 import { defencesPlan, defencesSeconds, measureDefences, type DefencesResult } from './defences.js';
@@ -182,7 +188,8 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     // Forecasts and the scheduler on a store of their own: about 10 s quick, 60 s full.
     forecastsSeconds(options.rounds, options.duration, warmup) +
     demoStartSeconds +
-    consumptionSeconds(options.quick);
+    consumptionSeconds(options.quick) +
+    (options.quick ? 0 : backtestDailySeconds);
   return options.quick ? measuring + 60 : 2 * measuring + 1200;
 }
 
@@ -416,6 +423,7 @@ async function main(): Promise<void> {
   let forecasts: ForecastsResult | undefined;
   let demoStart: DemoStartResult | undefined;
   let consumption: ConsumptionResult | undefined;
+  let backtestDaily: BacktestDailyResult | undefined;
   let exportSlots: ExportSlotsResult | undefined;
   let duringBacktest: DuringBacktestResult | undefined;
   let heaviest: HeaviestRequestsResult | undefined;
@@ -551,6 +559,11 @@ async function main(): Promise<void> {
       days: consumptionDays(options.quick),
       log,
     });
+    if (!options.quick) {
+      // A 240-day demo store takes minutes to fill (once, then cached): not in the quick run.
+      log("backtest: the 240-day demo's first backtest and its daily rerun, CPU seconds");
+      backtestDaily = await measureBacktestDaily({ repoDir: REPO_DIR, scratchDir, log });
+    }
   } finally {
     await removeScratch();
   }
@@ -590,6 +603,7 @@ async function main(): Promise<void> {
     ...(forecasts ? [renderForecasts(forecasts)] : []),
     ...(demoStart ? [renderDemoStart(demoStart)] : []),
     ...(consumption ? [renderConsumption(consumption)] : []),
+    ...(backtestDaily ? [renderBacktestDaily(backtestDaily)] : []),
   ];
   const fullReport = sections.length > 1 ? sections.join('\n\n') : report;
   console.log(fullReport);

@@ -274,6 +274,22 @@ describe.each(backends)('store contract: $name', (backend) => {
     expect(await store.newestBacktest(T0)).toEqual(run(T0 + H));
   });
 
+  it("keeps the newest backtest's state for the next run to resume from, and no older one", async () => {
+    expect(await store.newestBacktestState()).toBeNull();
+    const run = (createdAt: number): BacktestRun => ({ createdAt, zones: [] });
+    const state = Uint8Array.from({ length: 70_000 }, (_, k) => (k * 7) % 256);
+    await store.saveBacktest(run(T0), state);
+    expect(Uint8Array.from((await store.newestBacktestState()) ?? [])).toEqual(state);
+    await store.saveBacktest(run(T0 + H), state.subarray(1000, 2000));
+    expect(Uint8Array.from((await store.newestBacktestState()) ?? [])).toEqual(
+      state.subarray(1000, 2000),
+    );
+    // A run stored without one (`gridco2 backtest` of some zones) leaves none to resume from.
+    await store.saveBacktest(run(T0 + 2 * H));
+    expect(await store.newestBacktestState()).toBeNull();
+    expect((await store.newestBacktest())?.createdAt).toBe(T0 + 2 * H);
+  });
+
   it('serves each basis from its own column, and the mix of published intervals', async () => {
     await store.upsertReadings([
       { ...computed('DE', T0, 400), mix: { coal: 1, gas: 1 }, lifecycle: 400, direct: 300 },

@@ -23,8 +23,8 @@ import {
   type IssueForecasts,
   issueTimes,
   ISSUE_EVERY_HOURS,
-  SERVED,
 } from '../../src/core/forecast/backtest.js';
+import { SERVED } from '../../src/core/forecast/walk-forward.js';
 import { CLIMATOLOGY_ANOMALY, PERSISTENCE } from '../../src/core/forecast/baselines.js';
 import { CANDIDATE_MODELS, LOOKBACK_SECONDS } from '../../src/core/forecast/models.js';
 import {

@@ -1,4 +1,4 @@
-import type { BacktestRun, ForecastBasis, ZoneBacktest } from '../core/forecast/backtest.js';
+import type { ForecastBasis, ZoneBacktest } from '../core/forecast/backtest.js';
 import { CarriedFits } from '../core/forecast/departure-regression.js';
 import { LOOKBACK_SECONDS, UPSTREAM_LOOKBACK_SECONDS } from '../core/forecast/models.js';
 import { prepareForecast, type ZoneForecast } from '../core/forecast/prepare.js';
@@ -7,7 +7,7 @@ import { ZoneState } from '../core/forecast/zone-state.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 import { forecastBases, loadZoneInputs } from './inputs.js';
-import { runBacktest } from './run-backtest.js';
+import { type ResumableRun, runResumableBacktest } from './run-backtest.js';
 
 /**
  * The forecast engine's CPU-heavy work, behind one interface: the walk-forward backtest and the
@@ -25,8 +25,11 @@ export interface PreparedZones {
 }
 
 export interface ForecastCompute {
-  /** The walk-forward backtest of every zone as of `nowSeconds`. */
-  backtest(nowSeconds: number, signal: AbortSignal): Promise<BacktestRun>;
+  /**
+   * The walk-forward backtest of every zone as of `nowSeconds`, resumed from the state stored
+   * with the newest run, and the state to store with this one.
+   */
+  backtest(nowSeconds: number, signal: AbortSignal): Promise<ResumableRun>;
   /** Every zone's forecast issued at `nowTs`, with the backtest's models and bands. */
   prepare(
     nowTs: number,
@@ -41,7 +44,7 @@ export interface ForecastCompute {
 export function inThreadCompute(store: Store): ForecastCompute {
   const carried: CarriedFitsByForecast = new Map();
   return {
-    backtest: (nowSeconds, signal) => runBacktest(store, nowSeconds, {}, () => {}, signal),
+    backtest: (nowSeconds, signal) => runResumableBacktest(store, nowSeconds, signal),
     prepare: (nowTs, backtests, signal) => prepareZones(store, nowTs, backtests, carried, signal),
     close: async () => {},
   };

@@ -1,6 +1,6 @@
 import { createStore } from '../storage/create-store.js';
 import { type CarriedFitsByForecast, prepareZones } from './compute.js';
-import { runBacktest } from './run-backtest.js';
+import { runResumableBacktest } from './run-backtest.js';
 import { type ForecastJob, type ForecastJobReply, WORKER_STORE_ENV } from './worker-compute.js';
 
 /**
@@ -21,7 +21,7 @@ async function run(job: ForecastJob): Promise<void> {
     const opened = await store;
     const result =
       job.type === 'backtest'
-        ? await runBacktest(opened, job.nowSeconds)
+        ? await runResumableBacktest(opened, job.nowSeconds)
         : await prepareZones(opened, job.nowTs, job.backtests, carried);
     reply = { type: 'done', id: job.id, result };
   } catch (error) {

@@ -10,6 +10,8 @@ import { CANDIDATE_MODELS, LOOKBACK_SECONDS } from '../core/forecast/models.js';
 import { OPERATOR_FORECAST } from '../core/forecast/operator-forecast.js';
 import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
 import { ZoneState } from '../core/forecast/zone-state.js';
+import type { ZoneBacktestState } from '../core/forecast/backtest-state.js';
+import { stateBytes, statesOf } from './backtest-state-bytes.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 import { forecastBases, loadZoneInputs } from './inputs.js';
@@ -34,12 +36,38 @@ const WARM_UP_SECONDS = 14 * DAY_SECONDS;
 /** The longest the backtest holds the event loop at a time. */
 const SLICE_MS = 20;
 
+/** A run and what the next one resumes from (the store keeps both together). */
+export interface ResumableRun {
+  readonly run: BacktestRun;
+  readonly state: Uint8Array;
+}
+
+/**
+ * `serve`'s backtest of every zone: resumed, zone by zone, from the state stored with the newest
+ * run where that still holds (a day later, it forecasts only the new issues), else from each
+ * zone's first issue; the same result either way (core/forecast/backtest-state.ts).
+ */
+export async function runResumableBacktest(
+  store: Store,
+  nowSeconds: number,
+  signal?: AbortSignal,
+): Promise<ResumableRun> {
+  const previous = statesOf(await store.newestBacktestState());
+  const kept: ZoneBacktestState[] = [];
+  const run = await runBacktest(store, nowSeconds, {}, () => {}, signal, { previous, kept });
+  return { run, state: stateBytes(kept) };
+}
+
 export async function runBacktest(
   store: Store,
   nowSeconds: number,
   window: BacktestWindow = {},
   onZone: (zone: string, done: number, total: number) => void = () => {},
   signal?: AbortSignal,
+  states?: {
+    readonly previous: ReadonlyMap<string, ZoneBacktestState>;
+    readonly kept: ZoneBacktestState[];
+  },
 ): Promise<BacktestRun> {
   const zones = window.zones ?? ZONES.map((zone) => zone.code);
   const toTs = alignToIssue(window.toTs ?? nowSeconds - HORIZON_HOURS * HOUR_SECONDS);
@@ -63,9 +91,12 @@ export async function runBacktest(
         upstreamFromTs: fromTs - LOOKBACK_SECONDS,
         gridEndTs,
       });
+      const previous = states?.previous.get(`${zone}|${basis}`);
       const steps = backtestZoneSteps(zone, basis, new ZoneState(inputs), {
         issueTimes: fromTs <= toTs ? issueTimes(fromTs, toTs) : [],
         candidates: basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS,
+        ...(previous && { previous }),
+        ...(states && { keep: (state: ZoneBacktestState) => states.kept.push(state) }),
       });
       // Requests are served between slices of at most SLICE_MS while `serve` runs this.
       let sliceStarted = Date.now();

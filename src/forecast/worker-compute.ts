@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 import { getPriority, setPriority } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { BacktestRun, ZoneBacktest } from '../core/forecast/backtest.js';
+import type { ZoneBacktest } from '../core/forecast/backtest.js';
 import type { Store } from '../storage/store.js';
 import { type ForecastCompute, inThreadCompute, type PreparedZones } from './compute.js';
+import type { ResumableRun } from './run-backtest.js';
 
 /**
  * The forecast engine's work in a worker process (issue 21, a process since issue 38): the
@@ -29,7 +30,7 @@ export type ForecastJob =
 
 /** Messages from the worker, about the job of the same id. */
 export type ForecastJobReply =
-  | { readonly type: 'done'; readonly id: number; readonly result: BacktestRun | PreparedZones }
+  | { readonly type: 'done'; readonly id: number; readonly result: ResumableRun | PreparedZones }
   | { readonly type: 'failed'; readonly id: number; readonly message: string };
 
 const WORKER_EXTENSION = extname(fileURLToPath(import.meta.url));
@@ -92,7 +93,7 @@ export class WorkerCompute implements ForecastCompute {
   private nextId = 0;
   private readonly pending = new Map<
     number,
-    { resolve: (result: BacktestRun | PreparedZones) => void; reject: (error: Error) => void }
+    { resolve: (result: ResumableRun | PreparedZones) => void; reject: (error: Error) => void }
   >();
 
   constructor(private readonly databaseUrl: string) {}
@@ -102,11 +103,11 @@ export class WorkerCompute implements ForecastCompute {
     return this.worker?.pid;
   }
 
-  backtest(nowSeconds: number, signal: AbortSignal): Promise<BacktestRun> {
+  backtest(nowSeconds: number, signal: AbortSignal): Promise<ResumableRun> {
     return this.send(
       { type: 'backtest', id: this.nextId++, nowSeconds },
       signal,
-    ) as Promise<BacktestRun>;
+    ) as Promise<ResumableRun>;
   }
 
   prepare(
@@ -131,7 +132,7 @@ export class WorkerCompute implements ForecastCompute {
     await exited;
   }
 
-  private send(job: ForecastJob, signal: AbortSignal): Promise<BacktestRun | PreparedZones> {
+  private send(job: ForecastJob, signal: AbortSignal): Promise<ResumableRun | PreparedZones> {
     if (signal.aborted) return Promise.reject(new Error('forecast worker stopped'));
     const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {

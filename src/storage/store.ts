@@ -258,9 +258,13 @@ export interface Store {
 
   /**
    * Keeps the result of a walk-forward backtest (`gridco2 backtest`, or `serve` once a day), and
-   * the BACKTESTS_KEPT newest only.
+   * the BACKTESTS_KEPT newest only; with `state`, what the next run resumes from (opaque bytes,
+   * forecast/backtest-state-bytes.ts), kept with the newest run only, in the same transaction.
    */
-  saveBacktest(run: BacktestRun): Promise<void>;
+  saveBacktest(run: BacktestRun, state?: Uint8Array): Promise<void>;
+
+  /** The state stored with the newest backtest, or null when it has none. */
+  newestBacktestState(): Promise<Uint8Array | null>;
 
   /**
    * The newest backtest saved, or null; also null when the newest is the one created at

@@ -15,11 +15,9 @@ import {
   backtestZoneData,
   issueTimes,
   publishedRows,
-  quantile,
-  SERVED,
-  spearman,
   zoneInputsData,
 } from './backtest.js';
+import { quantile, SERVED, spearman } from './walk-forward.js';
 import { CLIMATOLOGY_ANOMALY } from './baselines.js';
 import { CANDIDATE_MODELS } from './models.js';
 import { prepareForecast } from './prepare.js';

@@ -79,6 +79,83 @@ function shapeOf(values: ArrayLike<number>, from: number, length: number): Float
   return shape;
 }
 
+/** One issue's published next day: its shapes' normal equations (gram, then moment). */
+export interface DayShapeSums {
+  /** When the day's last value was published. */
+  readonly publishedAt: number;
+  readonly sums: Float64Array;
+}
+
+/**
+ * The normal equations of an issue's next day (the sources' shapes against the outcome's), or
+ * null where the day is not wholly published or forecast. `sources`: the issue's candidate
+ * forecasts, in one order throughout.
+ */
+export function dayShapeSums(
+  zone: DayShapeZone,
+  issue: DayShapeIssue,
+  sources: readonly Float64Array[],
+): DayShapeSums | null {
+  const { startTs, step, values } = zone.series;
+  const window = dayWindow(zone, issue);
+  if (!window) return null;
+  const first = issue.visibleEnd + window.offset;
+  const outcome = shapeOf(values, first, window.slots);
+  const shapes = sources.map((source) => shapeOf(source, window.offset, window.slots));
+  if (!outcome || shapes.some((shape) => shape === null)) return null;
+  const count = shapes.length;
+  const sums = new Float64Array(count * count + count);
+  for (let a = 0; a < count; a++) {
+    for (let b = 0; b <= a; b++) {
+      let sum = 0;
+      for (let k = 0; k < window.slots; k++) sum += shapes[a]![k]! * shapes[b]![k]!;
+      sums[a * count + b] = sum;
+      sums[b * count + a] = sum;
+    }
+    let moment = 0;
+    for (let k = 0; k < window.slots; k++) moment += shapes[a]![k]! * outcome[k]!;
+    sums[count * count + a] = moment;
+  }
+  return {
+    publishedAt: startTs + (first + window.slots) * step + zone.inputs.publicationLagSeconds,
+    sums,
+  };
+}
+
+/** An earlier issue's time and its day's sums, as `dayShapeWeightsAt` reads them. */
+export interface IssueDay {
+  readonly issueTs: number;
+  readonly day: DayShapeSums | null;
+}
+
+/**
+ * The weight of each of `count` sources' shapes at time `at` (infinite: after the last issue,
+ * what serves next), from the days of `earlier` (the issues before, in order) published by then
+ * within WEIGHT_DAYS; null where fewer than MIN_DAYS were.
+ */
+export function dayShapeWeightsAt(
+  earlier: readonly IssueDay[],
+  at: number,
+  count: number,
+): Float64Array | null {
+  const since =
+    (Number.isFinite(at) ? at : (earlier.at(-1)?.issueTs ?? 0) + DAY_SECONDS) -
+    WEIGHT_DAYS * DAY_SECONDS;
+  const sums = new Float64Array(count * count + count);
+  let seen = 0;
+  for (let k = earlier.length - 1; k >= 0; k--) {
+    if (earlier[k]!.issueTs < since) break;
+    const day = earlier[k]!.day;
+    if (!day || day.publishedAt > at) continue;
+    for (let e = 0; e < sums.length; e++) sums[e]! += day.sums[e]!;
+    seen++;
+  }
+  return seen >= MIN_DAYS ? nonNegativeRidge(sums, count) : null;
+}
+
+/** Days older than this before the newest issue weigh no later issue: a rerun keeps no more. */
+export const DAY_SHAPE_KEPT_SECONDS = WEIGHT_DAYS * DAY_SECONDS;
+
 /**
  * Per issue (and, last, once more for after the last issue: what serves next), the weight of each
  * source's shape, or null where too few published days precede it. `sources(index)` gives an
@@ -89,48 +166,13 @@ export function weighDayShapes(
   issues: readonly DayShapeIssue[],
   sources: (index: number) => readonly Float64Array[],
 ): (Float64Array | null)[] {
-  const { startTs, step, values } = zone.series;
-  const lag = zone.inputs.publicationLagSeconds;
-  // Each published day's normal equations, computed once: gram (count * count) then moment.
-  const days = issues.map((issue, index) => {
-    const window = dayWindow(zone, issue);
-    if (!window) return null;
-    const first = issue.visibleEnd + window.offset;
-    const outcome = shapeOf(values, first, window.slots);
-    const shapes = sources(index).map((source) => shapeOf(source, window.offset, window.slots));
-    if (!outcome || shapes.some((shape) => shape === null)) return null;
-    const count = shapes.length;
-    const sums = new Float64Array(count * count + count);
-    for (let a = 0; a < count; a++) {
-      for (let b = 0; b <= a; b++) {
-        let sum = 0;
-        for (let k = 0; k < window.slots; k++) sum += shapes[a]![k]! * shapes[b]![k]!;
-        sums[a * count + b] = sum;
-        sums[b * count + a] = sum;
-      }
-      let moment = 0;
-      for (let k = 0; k < window.slots; k++) moment += shapes[a]![k]! * outcome[k]!;
-      sums[count * count + a] = moment;
-    }
-    return { publishedAt: startTs + (first + window.slots) * step + lag, sums };
-  });
+  const days = issues.map((issue, index) => ({
+    issueTs: issue.issueTs,
+    day: dayShapeSums(zone, issue, sources(index)),
+  }));
   const count = issues.length > 0 ? sources(0).length : 0;
   const times = [...issues.map((issue) => issue.issueTs), Number.POSITIVE_INFINITY];
-  return times.map((at, index) => {
-    const since =
-      (Number.isFinite(at) ? at : (issues.at(-1)?.issueTs ?? 0) + DAY_SECONDS) -
-      WEIGHT_DAYS * DAY_SECONDS;
-    const sums = new Float64Array(count * count + count);
-    let seen = 0;
-    for (let k = index - 1; k >= 0; k--) {
-      if (issues[k]!.issueTs < since) break;
-      const day = days[k];
-      if (!day || day.publishedAt > at) continue;
-      for (let e = 0; e < sums.length; e++) sums[e]! += day.sums[e]!;
-      seen++;
-    }
-    return seen >= MIN_DAYS ? nonNegativeRidge(sums, count) : null;
-  });
+  return times.map((at, index) => dayShapeWeightsAt(days.slice(0, index), at, count));
 }
 
 /**

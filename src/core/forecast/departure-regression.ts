@@ -280,6 +280,27 @@ export function departureFit(
   return fits.get(key);
 }
 
+/** The fits a zone's state made at `fromTs` or later (a rerun's stored state keeps them). */
+export function departureFitsSince(
+  zone: ZoneState,
+  fromTs: number,
+): [key: number, fit: DepartureFit | undefined][] {
+  const perFitTs = 2 * HORIZON_BUCKETS.length;
+  return [...(departureFits.get(zone) ?? [])].filter(
+    ([key]) => Math.floor(key / perFitTs) >= fromTs,
+  );
+}
+
+/** Fits made by an earlier state of the zone on the same values (`departureFitsSince`): reused. */
+export function holdDepartureFits(
+  zone: ZoneState,
+  fits: readonly (readonly [key: number, fit: DepartureFit | undefined])[],
+): void {
+  let held = departureFits.get(zone);
+  if (!held) departureFits.set(zone, (held = new Map()));
+  for (const [key, fit] of fits) held.set(key, fit);
+}
+
 /**
  * How far before a fit's visible end its rows read values: a year of issues and their ten-week
  * profiles (a day more than they need: a later change to the rows' inputs has that slack).

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { BAND_DAYS, ErrorPools, type ScoredError } from './error-pools.js';
+import { BAND_DAYS, ErrorPools } from './error-pools.js';
 import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
 
 describe("the band's error pools carried from refresh to refresh", () => {
-  it('hold the same sorted errors as the pools sorted anew, as errors are published and age out', () => {
+  it('hold the same sorted errors as the pools sorted anew, as errors are published and age out, resumed from their data or not', () => {
     const issueTimes = Array.from({ length: 4 * (BAND_DAYS + 60) }, (_, k) => k * 6 * HOUR_SECONDS);
-    const errors: ScoredError[][] = Array.from({ length: HORIZON_HOURS }, () => []);
-    const carried = new ErrorPools(errors);
+    const errors: { issue: number; end: number; error: number }[][] = Array.from(
+      { length: HORIZON_HOURS },
+      () => [],
+    );
+    let carried = new ErrorPools();
     // Errors that repeat (ties, -0 and 0 among them) and are published hours after their issue.
     const errorOf = (issue: number, hour: number) =>
       issue % 7 === 0 ? (hour % 2 ? 0 : -0) : ((issue * 31 + hour * 17) % 23) - 11;
@@ -14,6 +17,8 @@ describe("the band's error pools carried from refresh to refresh", () => {
       if (index % 28 === 0) {
         const knownBy = issueTs - 3 * HOUR_SECONDS;
         const sinceTs = (issueTimes[index - 1] ?? -Infinity) - BAND_DAYS * DAY_SECONDS;
+        // Every other refresh from its plain data, as a daily rerun resumes it.
+        if (index % 56 === 0) carried = new ErrorPools(structuredClone(carried.data()));
         const pools = carried.at(issueTimes, index, knownBy);
         for (let hour = 0; hour < HORIZON_HOURS; hour++) {
           const expected = errors
@@ -26,13 +31,17 @@ describe("the band's error pools carried from refresh to refresh", () => {
         }
       }
       for (let hour = 1; hour <= HORIZON_HOURS; hour++) {
-        errors[hour - 1]!.push({
+        const scored = {
           issue: index,
           end: issueTs + hour * HOUR_SECONDS,
           error: errorOf(index, hour),
-        });
+        };
+        errors[hour - 1]!.push(scored);
+        carried.add(hour, scored.issue, scored.end, scored.error);
       }
     });
     expect(carried.at(issueTimes, issueTimes.length, Infinity)[0]!.length).toBeGreaterThan(1000);
+    // Only the band's days of errors are held (what a daily rerun stores).
+    expect(carried.data()[0]!.error.length).toBeLessThan(4 * BAND_DAYS + 8);
   });
 });

@@ -5,6 +5,8 @@ import { DAY_SECONDS, HORIZON_HOURS } from './series.js';
  * the sorted errors of the issues of the last BAND_DAYS whose intervals were published by then,
  * pooled with the neighbouring hours. A week's refresh adds the errors published since and drops
  * those that aged out, merged into the sorted pools: the same sorted numbers as sorting anew.
+ * Errors older than every pooled one are let go, so that the errors held (what a daily rerun
+ * stores, walk-forward.ts) stay the band's days' worth.
  */
 
 /** Days of issues whose errors make the band of the next one. */
@@ -12,25 +14,74 @@ export const BAND_DAYS = 90;
 /** Hours either side pooled into one horizon's band. */
 const BAND_POOL_HOURS = 2;
 
-export interface ScoredError {
-  readonly issue: number;
+/** One hour ahead's errors in issue order (so their ends ascend too), and whether each is pooled. */
+interface HourErrors {
+  /** The issue's index among every issue of the walk-forward. */
+  readonly issue: number[];
   /** When the interval scored ended (its value was published a lag later). */
-  readonly end: number;
-  readonly error: number;
+  readonly end: number[];
+  readonly error: number[];
+  readonly pooled: number[];
 }
 
-export class ErrorPools {
-  private pools: Float64Array[] = Array.from({ length: HORIZON_HOURS }, () => new Float64Array(0));
-  /** Per hour ahead, whether each of its errors is in the pools, by index. */
-  private readonly pooled: Uint8Array[] = Array.from(
-    { length: HORIZON_HOURS },
-    () => new Uint8Array(0),
-  );
-  /** Per hour ahead, the index of its oldest error in the pools (its length when none is). */
-  private readonly oldest = new Array<number>(HORIZON_HOURS).fill(0);
+/** What the pools hold, as plain data (typed arrays: a copy is a copy of bytes). */
+export type ErrorPoolsData = readonly {
+  readonly issue: Float64Array;
+  readonly end: Float64Array;
+  readonly error: Float64Array;
+  readonly pooled: Uint8Array;
+}[];
 
-  /** Errors by hour ahead (index hours - 1), in issue order; the scoring appends to them. */
-  constructor(private readonly errors: readonly (readonly ScoredError[])[]) {}
+export class ErrorPools {
+  private readonly hours: HourErrors[];
+  private pools: Float64Array[];
+
+  constructor(data?: ErrorPoolsData) {
+    this.hours = data
+      ? data.map((hour) => ({
+          issue: Array.from(hour.issue),
+          end: Array.from(hour.end),
+          error: Array.from(hour.error),
+          pooled: Array.from(hour.pooled),
+        }))
+      : Array.from({ length: HORIZON_HOURS }, () => ({
+          issue: [],
+          end: [],
+          error: [],
+          pooled: [],
+        }));
+    this.pools = this.hours.map((_, hour) =>
+      Float64Array.from(
+        this.neighbours(hour).flatMap(({ error, pooled }) =>
+          error.filter((_value, k) => pooled[k] === 1),
+        ),
+      ).sort(),
+    );
+  }
+
+  /** A copy of the pools' errors as plain data (the pools themselves are rebuilt from them). */
+  data(): ErrorPoolsData {
+    return this.hours.map((hour) => ({
+      issue: Float64Array.from(hour.issue),
+      end: Float64Array.from(hour.end),
+      error: Float64Array.from(hour.error),
+      pooled: Uint8Array.from(hour.pooled),
+    }));
+  }
+
+  /** The pools as the last `at` left them. */
+  get current(): Float64Array[] {
+    return this.pools;
+  }
+
+  /** Appends an error at `hours` ahead (1 to 72) of issue `issue`; issues come in order. */
+  add(hours: number, issue: number, end: number, error: number): void {
+    const list = this.hours[hours - 1]!;
+    list.issue.push(issue);
+    list.end.push(end);
+    list.error.push(error);
+    list.pooled.push(0);
+  }
 
   /**
    * The pools of the errors of the issues of the last BAND_DAYS before issue `beforeIssue`
@@ -41,31 +92,28 @@ export class ErrorPools {
     const sinceTs = lastTs - BAND_DAYS * DAY_SECONDS;
     const entering: number[][] = [];
     const leaving: number[][] = [];
-    this.errors.forEach((list, hour) => {
+    for (const list of this.hours) {
       const into: number[] = [];
       const out: number[] = [];
-      let pooled = this.pooled[hour]!;
-      if (pooled.length < list.length) {
-        const grown = new Uint8Array(Math.max(list.length, 2 * pooled.length));
-        grown.set(pooled);
-        this.pooled[hour] = pooled = grown;
-      }
-      let oldest = list.length;
-      // Newest first, down to the oldest error pooled or the first too old to be.
-      for (let k = list.length - 1; k >= 0; k--) {
-        const entry = list[k]!;
-        const recent = issueTimes[entry.issue]! >= sinceTs;
-        if (!recent && k < this.oldest[hour]!) break;
-        const wanted = recent && entry.issue < beforeIssue && entry.end <= knownBy;
+      let oldest = list.error.length;
+      // Newest first; every error held is at least as new as the oldest pooled one.
+      for (let k = list.error.length - 1; k >= 0; k--) {
+        const recent = issueTimes[list.issue[k]!]! >= sinceTs;
+        const wanted = recent && list.issue[k]! < beforeIssue && list.end[k]! <= knownBy;
         if (wanted) oldest = k;
-        if (wanted === (pooled[k] === 1)) continue;
-        (wanted ? into : out).push(entry.error);
-        pooled[k] = wanted ? 1 : 0;
+        if (wanted === (list.pooled[k] === 1)) continue;
+        (wanted ? into : out).push(list.error[k]!);
+        list.pooled[k] = wanted ? 1 : 0;
       }
-      this.oldest[hour] = oldest;
+      // Older than the oldest pooled: published earlier, so too old, and never pooled again.
+      if (oldest < list.error.length && oldest > 0) {
+        for (const column of [list.issue, list.end, list.error, list.pooled]) {
+          column.splice(0, oldest);
+        }
+      }
       entering.push(into);
       leaving.push(out);
-    });
+    }
     this.pools = this.pools.map((pool, hour) => {
       const from = Math.max(0, hour - BAND_POOL_HOURS);
       const to = Math.min(HORIZON_HOURS - 1, hour + BAND_POOL_HOURS);
@@ -76,6 +124,11 @@ export class ErrorPools {
         : mergeSorted(pool, Float64Array.from(into).sort(), Float64Array.from(out).sort());
     });
     return this.pools;
+  }
+
+  private neighbours(hour: number): HourErrors[] {
+    const from = Math.max(0, hour - BAND_POOL_HOURS);
+    return this.hours.slice(from, Math.min(HORIZON_HOURS - 1, hour + BAND_POOL_HOURS) + 1);
   }
 }
 

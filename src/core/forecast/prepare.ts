@@ -1,4 +1,5 @@
-import { combine, fillFrom, type ForecastBasis, SERVED, type ZoneBacktest } from './backtest.js';
+import { fillFrom, type ForecastBasis, type ZoneBacktest } from './backtest.js';
+import { combine, SERVED } from './walk-forward.js';
 import { blendHandOvers } from './hand-over.js';
 import { reshapeDay } from './day-shape.js';
 import { type ForecastModel, horizonEnd } from './forecast-model.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, LAST_ISSUE, TWELVE_WEEKS, windyZone } from '../../../test/support/forecast-zones.js';
-import { spearman } from './backtest.js';
+import { spearman } from './walk-forward.js';
 import { DEPARTURE_REGRESSION } from './departure-regression.js';
 import { DAILY_PROFILE } from './profile-models.js';
 import { DAILY_UPSTREAM, DEPARTURE_UPSTREAM } from './upstream-corrected.js';

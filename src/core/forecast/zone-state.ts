@@ -73,6 +73,7 @@ export class ZoneState {
   private readonly reshapedProfiles = new Map<number, Float64Array | null>();
   private readonly dailyProfiles = new Map<number, Float64Array | null>();
   private readonly dailyWeeklyProfiles = new Map<number, Float64Array | null>();
+  private readonly weeklyOffsets = new Map<number, Float64Array>();
   private dailyWeightTable: Float64Array | undefined;
   private readonly fourWeekProfiles = new Map<number, Float64Array | null>();
   private fourWeekWeightTable: Float64Array | undefined;
@@ -247,39 +248,50 @@ export class ZoneState {
     return memo(this.dailyWeeklyProfiles, visibleEnd, () => {
       const daily = this.dailyProfile(visibleEnd);
       if (!daily) return null;
-      const { step, values } = this.series;
-      const perDay = DAY_SECONDS / step;
-      const perWeek = this.slotsPerWeek;
-      const sums = new Float64Array(perWeek);
-      const counts = new Float64Array(perWeek);
-      const hourSums = new Float64Array(perDay);
-      const hourCounts = new Float64Array(perDay);
-      // Whole weeks (from slot-of-week 0) that end by visibleEnd.
+      // Whole weeks (from slot-of-week 0) that end by visibleEnd: every issue of a week shares them.
       const end = visibleEnd - this.slotOfWeek(visibleEnd);
-      for (let week = 1; week <= WEEKLY_OFFSET_WEEKS; week++) {
-        const start = end - week * perWeek;
-        if (start < 0) break;
-        hourSums.fill(0);
-        hourCounts.fill(0);
-        for (let k = 0; k < perWeek; k++) {
-          const value = values[start + k]!;
-          if (Number.isNaN(value)) continue;
-          hourSums[k % perDay]! += value;
-          hourCounts[k % perDay]! += 1;
-        }
-        for (let k = 0; k < perWeek; k++) {
-          const value = values[start + k]!;
-          // A mean of fewer than four days of the week is no week's mean.
-          if (Number.isNaN(value) || hourCounts[k % perDay]! < 4) continue;
-          sums[k]! += value - hourSums[k % perDay]! / hourCounts[k % perDay]!;
-          counts[k]! += 1;
-        }
-      }
-      // `start` lies at slot-of-week 0: sums[k] is slot of the week k, as the profile's index.
-      return daily.map((value, ofWeek) =>
-        counts[ofWeek]! > 0 ? value + sums[ofWeek]! / counts[ofWeek]! : value,
-      );
+      const offsets = memo(this.weeklyOffsets, end, () => this.weeklyOffsetsBefore(end));
+      return daily.map((value, ofWeek) => {
+        const offset = offsets[ofWeek]!;
+        return Number.isNaN(offset) ? value : value + offset;
+      });
     });
+  }
+
+  /**
+   * Per slot of the week, the mean departure of the value from its own week's mean of that hour
+   * of the day over the WEEKLY_OFFSET_WEEKS whole weeks before `end` (a week's start); NaN where
+   * none was published.
+   */
+  private weeklyOffsetsBefore(end: number): Float64Array {
+    const { step, values } = this.series;
+    const perDay = DAY_SECONDS / step;
+    const perWeek = this.slotsPerWeek;
+    const sums = new Float64Array(perWeek);
+    const counts = new Float64Array(perWeek);
+    const hourSums = new Float64Array(perDay);
+    const hourCounts = new Float64Array(perDay);
+    for (let week = 1; week <= WEEKLY_OFFSET_WEEKS; week++) {
+      const start = end - week * perWeek;
+      if (start < 0) break;
+      hourSums.fill(0);
+      hourCounts.fill(0);
+      for (let k = 0; k < perWeek; k++) {
+        const value = values[start + k]!;
+        if (Number.isNaN(value)) continue;
+        hourSums[k % perDay]! += value;
+        hourCounts[k % perDay]! += 1;
+      }
+      for (let k = 0; k < perWeek; k++) {
+        const value = values[start + k]!;
+        // A mean of fewer than four days of the week is no week's mean.
+        if (Number.isNaN(value) || hourCounts[k % perDay]! < 4) continue;
+        sums[k]! += value - hourSums[k % perDay]! / hourCounts[k % perDay]!;
+        counts[k]! += 1;
+      }
+    }
+    // `start` lies at slot-of-week 0: sums[k] is slot of the week k, as the profile's index.
+    return sums.map((sum, ofWeek) => (counts[ofWeek]! > 0 ? sum / counts[ofWeek]! : Number.NaN));
   }
 
   /** The same profile of the zone's total generation, when the inputs carry it. */

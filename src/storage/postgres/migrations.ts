@@ -239,4 +239,9 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    // What the next backtest resumes from (issue 38), kept with the newest run only.
+    version: 14,
+    sql: `ALTER TABLE backtests ADD COLUMN state BYTEA;`,
+  },
 ];

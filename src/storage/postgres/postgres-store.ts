@@ -363,11 +363,18 @@ export class PostgresStore extends SqlStoreBase implements Store {
     });
   }
 
-  async saveBacktest(run: BacktestRun): Promise<void> {
+  async saveBacktest(run: BacktestRun, state?: Uint8Array): Promise<void> {
     await this.inTransaction(async (client) => {
-      await client.query(`INSERT INTO backtests (created_at, run) VALUES ($1, $2)`, [
-        run.createdAt,
-        JSON.stringify(run),
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO backtests (created_at, run, state) VALUES ($1, $2, $3) RETURNING id`,
+        [
+          run.createdAt,
+          JSON.stringify(run),
+          state ? Buffer.from(state.buffer, state.byteOffset, state.byteLength) : null,
+        ],
+      );
+      await client.query(`UPDATE backtests SET state = NULL WHERE state IS NOT NULL AND id < $1`, [
+        rows[0]!.id,
       ]);
       await client.query(
         `DELETE FROM backtests WHERE id NOT IN (SELECT id FROM backtests ORDER BY id DESC LIMIT $1)`,
@@ -383,6 +390,13 @@ export class PostgresStore extends SqlStoreBase implements Store {
       [unlessCreatedAt ?? null],
     );
     return rows[0] ? (JSON.parse(rows[0].run) as BacktestRun) : null;
+  }
+
+  async newestBacktestState(): Promise<Uint8Array | null> {
+    const { rows } = await this.pool.query<{ state: Buffer | null }>(
+      `SELECT state FROM backtests WHERE id = (SELECT max(id) FROM backtests)`,
+    );
+    return rows[0]?.state ?? null;
   }
 
   async newestForecasts(kind: ForecastKind): Promise<StoredForecast[]> {

@@ -226,4 +226,9 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // What the next backtest resumes from (issue 38), kept with the newest run only.
+    version: 13,
+    sql: `ALTER TABLE backtests ADD COLUMN state BLOB;`,
+  },
 ];

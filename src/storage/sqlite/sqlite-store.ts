@@ -153,7 +153,13 @@ export class SqliteStore extends SqlStoreBase implements Store {
         `SELECT zone, ts, kind, issued_at, value FROM forecasts
          WHERE zone = ? AND kind = ? AND ts >= ? AND ts < ? ORDER BY ts, issued_at`,
       ),
-      insertBacktest: db.prepare(`INSERT INTO backtests (created_at, run) VALUES (?, ?)`),
+      insertBacktest: db.prepare(`INSERT INTO backtests (created_at, run, state) VALUES (?, ?, ?)`),
+      dropBacktestStates: db.prepare(
+        `UPDATE backtests SET state = NULL WHERE state IS NOT NULL AND id < ?`,
+      ),
+      newestBacktestState: db
+        .prepare(`SELECT state FROM backtests WHERE id = (SELECT max(id) FROM backtests)`)
+        .pluck(),
       pruneBacktests: db.prepare(
         `DELETE FROM backtests WHERE id NOT IN (SELECT id FROM backtests ORDER BY id DESC LIMIT ?)`,
       ),
@@ -377,14 +383,23 @@ export class SqliteStore extends SqlStoreBase implements Store {
     }))();
   }
 
-  async saveBacktest(run: BacktestRun): Promise<void> {
-    const { insertBacktest, pruneBacktests } = this.statements;
+  async saveBacktest(run: BacktestRun, state?: Uint8Array): Promise<void> {
+    const { insertBacktest, dropBacktestStates, pruneBacktests } = this.statements;
     this.write(() =>
       this.db.transaction(() => {
-        insertBacktest.run(run.createdAt, JSON.stringify(run));
+        const { lastInsertRowid } = insertBacktest.run(
+          run.createdAt,
+          JSON.stringify(run),
+          state ? Buffer.from(state.buffer, state.byteOffset, state.byteLength) : null,
+        );
+        dropBacktestStates.run(lastInsertRowid);
         pruneBacktests.run(BACKTESTS_KEPT);
       })(),
     );
+  }
+
+  async newestBacktestState(): Promise<Uint8Array | null> {
+    return (this.statements.newestBacktestState.get() as Buffer | null | undefined) ?? null;
   }
 
   async newestBacktest(unlessCreatedAt?: number): Promise<BacktestRun | null> {

@@ -1,0 +1,166 @@
+/**
+ * The forecast worker's backtest of `gridco2 demo --days 240` (issue 38), in CPU seconds of this
+ * process (the worker runs the same code): the first backtest of the store, as the demo runs it
+ * once its backfill ends, and the daily rerun a day later with a day more of data, resumed from
+ * the state stored with the first. The first is run as of a day before the store's newest value
+ * (its last issue and the values it loads end there, the values after it unseen as if not yet
+ * published), the rerun as of the newest; with `--verify`, a third run from scratch must store
+ * the same backtest as the rerun.
+ *
+ * The store: `--store FILE` (a copy is used), else bench/.cache/demo-240.db, made once by running
+ * `gridco2 demo --days 240` (from `dist/`, FLOWS=off) until its backfill ends.
+ *
+ * Standalone: `npx tsx bench/backtest-daily.ts [--store FILE] [--verify]` (run it niced).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { runResumableBacktest } from '../src/forecast/run-backtest.js';
+import { createStore } from '../src/storage/create-store.js';
+import { outputTail, runIfMain, spawnPinned, stopProcess, waitForLine } from './processes.js';
+
+const DAYS = 240;
+const DAY_SECONDS = 86_400;
+/** The demo's backfill of 240 days: about 9 minutes of two busy cores. */
+const BACKFILL_PATIENCE_MS = 3_600_000;
+/** The most this part can take: the store's backfill once, then two backtests on a busy machine. */
+export const backtestDailySeconds = BACKFILL_PATIENCE_MS / 1000 + 1800;
+export interface BacktestDailyResult {
+  readonly zones: number;
+  /** Zones times their bases (and GB's operator forecast). */
+  readonly forecasts: number;
+  /** The first backtest of the store. */
+  readonly firstCpuSeconds: number;
+  /** The rerun a day later, from the state the first stored. */
+  readonly dailyCpuSeconds: number;
+  /** Megabytes of the state stored with the first run. */
+  readonly stateMegabytes: number;
+  /** With --verify: whether the rerun stored what a run from scratch stores. */
+  readonly sameAsFromScratch?: boolean;
+}
+
+/** The targets of issue 38, in CPU seconds. */
+const FIRST_TARGET_SECONDS = 120;
+const DAILY_TARGET_SECONDS = 10;
+
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1e6;
+};
+
+/** The demo's store of 240 days: made once, by its own backfill. */
+async function demoStore(repoDir: string, log: (line: string) => void): Promise<string> {
+  const cached = join(repoDir, 'bench', '.cache', `demo-${DAYS}.db`);
+  if (existsSync(cached)) return cached;
+  log(`backtest daily: filling a ${DAYS}-day demo store (once, cached in bench/.cache)`);
+  const dir = mkdtempSync(join(tmpdir(), 'gridco2-demo-store-'));
+  const demo = spawnPinned(
+    0,
+    process.execPath,
+    [join(repoDir, 'bin', 'gridco2.js'), 'demo', '--days', String(DAYS)],
+    {
+      cwd: dir,
+      env: { ...process.env, PORT: '0', METRICS_ADDR: 'off', FLOWS: 'off', LOG_LEVEL: 'info' },
+    },
+  );
+  const output = outputTail(demo);
+  try {
+    await waitForLine(
+      demo,
+      (line) => (line.includes(`backfill of ${DAYS} days done`) ? true : undefined),
+      BACKFILL_PATIENCE_MS,
+    );
+  } catch (error) {
+    throw new Error(`${String(error)}\n${output()}`);
+  } finally {
+    await stopProcess(demo);
+  }
+  mkdirSync(join(repoDir, 'bench', '.cache'), { recursive: true });
+  const db = new Database(join(dir, 'data', 'demo.db'), { readonly: true });
+  await db.backup(cached);
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return cached;
+}
+
+export async function measureBacktestDaily(options: {
+  readonly repoDir: string;
+  readonly scratchDir: string;
+  readonly store?: string;
+  readonly verify?: boolean;
+  readonly log: (line: string) => void;
+}): Promise<BacktestDailyResult> {
+  const { log } = options;
+  const source = options.store ?? (await demoStore(options.repoDir, log));
+  const file = join(options.scratchDir, 'backtest-daily.db');
+  const db = new Database(source, { readonly: true });
+  await db.backup(file);
+  const newest = db.prepare('SELECT max(ts) FROM readings').pluck().get() as number;
+  db.close();
+  const store = await createStore(`sqlite:${file}`);
+  try {
+    const nowSeconds = newest + 3600;
+    log('backtest daily: the first backtest, a day before the newest value');
+    let started = process.cpuUsage();
+    const first = await runResumableBacktest(store, nowSeconds - DAY_SECONDS);
+    const firstCpuSeconds = cpuSeconds(started);
+    await store.saveBacktest(first.run, first.state);
+    log(`backtest daily: ${firstCpuSeconds.toFixed(1)} s CPU; the rerun a day later`);
+    started = process.cpuUsage();
+    const daily = await runResumableBacktest(store, nowSeconds);
+    const dailyCpuSeconds = cpuSeconds(started);
+    log(`backtest daily: the rerun ${dailyCpuSeconds.toFixed(1)} s CPU`);
+    let sameAsFromScratch: boolean | undefined;
+    if (options.verify) {
+      await store.saveBacktest({ createdAt: 0, zones: [] });
+      const fresh = await runResumableBacktest(store, nowSeconds);
+      sameAsFromScratch = JSON.stringify(fresh.run) === JSON.stringify(daily.run);
+    }
+    return {
+      zones: new Set(first.run.zones.map(({ zone }) => zone)).size,
+      forecasts: first.run.zones.length,
+      firstCpuSeconds,
+      dailyCpuSeconds,
+      stateMegabytes: first.state.length / 1e6,
+      ...(sameAsFromScratch !== undefined && { sameAsFromScratch }),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+export function renderBacktestDaily(result: BacktestDailyResult): string {
+  const lines = [
+    `### Backtest of the ${DAYS}-day demo (issue 38)`,
+    '',
+    `- first backtest: ${result.firstCpuSeconds.toFixed(1)} s CPU for ${result.zones} zones ` +
+      `(${result.forecasts} zone-bases; target: stored within ${FIRST_TARGET_SECONDS} s of the backfill's end)`,
+    `- backtest daily rerun: ${result.dailyCpuSeconds.toFixed(1)} s CPU for ${result.zones} zones ` +
+      `(target ${DAILY_TARGET_SECONDS} s; state stored with the run ${result.stateMegabytes.toFixed(1)} MB)`,
+  ];
+  if (result.sameAsFromScratch !== undefined) {
+    lines.push(
+      `- rerun identical to a run from scratch: ${result.sameAsFromScratch ? 'yes' : 'NO'}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+runIfMain(import.meta.url, async () => {
+  const at = process.argv.indexOf('--store');
+  const scratchDir = mkdtempSync(join(tmpdir(), 'gridco2-backtest-daily-'));
+  try {
+    const result = await measureBacktestDaily({
+      repoDir: fileURLToPath(new URL('..', import.meta.url)),
+      scratchDir,
+      ...(at >= 0 && { store: process.argv[at + 1]! }),
+      verify: process.argv.includes('--verify'),
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    console.log(renderBacktestDaily(result));
+  } finally {
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+});

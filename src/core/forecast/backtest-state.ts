@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import type { ForecastBasis } from './backtest.js';
+import type { DepartureFit } from './departure-fit.js';
+import { departureFitsSince, holdDepartureFits } from './departure-regression.js';
+import { horizonEnd } from './forecast-model.js';
+import { WEEK_SECONDS } from './series.js';
+import type { WalkForwardData } from './walk-forward.js';
+import type { ZoneState } from './zone-state.js';
+
+/**
+ * What a zone's backtest keeps for the next run (issue 38): the walk-forward after its last
+ * settled issue (every outcome it is scored on published), the forecasts of the issues after it,
+ * and the departure regressions' newest fits. The next run, a day later with a day more of data,
+ * resumes there: it scores the unsettled issues again on their stored forecasts and forecasts
+ * only the new issues. It resumes only when the models, the grid and every value the state was
+ * made from (a digest) are the same; else the zone runs from its first issue.
+ */
+
+/** Bumped when what the state holds or how the walk-forward folds changes. */
+const STATE_FORMAT = 1;
+
+export interface ZoneBacktestState {
+  readonly format: number;
+  readonly zone: string;
+  readonly basis: ForecastBasis;
+  /** Every model forecast at each issue (candidates, baselines, fallback), in order. */
+  readonly models: readonly string[];
+  readonly startTs: number;
+  readonly step: number;
+  readonly publicationLagSeconds: number;
+  /** The first and last issue times asked for. */
+  readonly firstIssueTs: number;
+  readonly lastIssueTs: number;
+  readonly checkpoint: WalkForwardData;
+  /** The issues after the checkpoint, with every model's forecast (the served one left out). */
+  readonly tail: readonly StoredIssue[];
+  readonly coverage: Coverage;
+  readonly digest: string;
+  readonly departureFits: readonly (readonly [key: number, fit: DepartureFit | undefined])[];
+}
+
+export interface StoredIssue {
+  readonly issueTs: number;
+  readonly visibleEnd: number;
+  readonly values: Map<string, Float64Array>;
+}
+
+/** What the digest covers: the values before `publishedEnd`, the upstreams' issues before `lastIssueTs` on the first `slots` slots. */
+interface Coverage {
+  readonly publishedEnd: number;
+  readonly slots: number;
+  readonly lastIssueTs: number;
+}
+
+/** The slot after the newest published value: issues whose horizon ends by then are settled. */
+export function publishedEnd(values: Float64Array): number {
+  for (let slot = values.length - 1; slot >= 0; slot--) {
+    if (!Number.isNaN(values[slot]!)) return slot + 1;
+  }
+  return 0;
+}
+
+/** Whether every outcome an issue is scored on had its chance to be published. */
+export const isSettled = (state: ZoneState, issueTs: number, end: number): boolean =>
+  horizonEnd(state, issueTs) <= end;
+
+/** Everything a state's forecasts and scores read, within `coverage`. */
+function digestOf(state: ZoneState, coverage: Coverage): string {
+  const hash = createHash('sha256');
+  const bytes = (values: Float64Array, end: number) =>
+    hash.update(new Uint8Array(values.buffer, values.byteOffset, Math.min(end, values.length) * 8));
+  bytes(state.series.values, coverage.publishedEnd);
+  if (state.inputs.generation) bytes(state.inputs.generation.values, coverage.publishedEnd);
+  for (const [name, series] of Object.entries(state.inputs.upstream).sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    const { offsets, issued, values } = series.toData();
+    const entries: number[] = [];
+    const slots = Math.min(coverage.slots, offsets.length - 1);
+    for (let slot = 0; slot < slots; slot++) {
+      for (let entry = offsets[slot]!; entry < offsets[slot + 1]!; entry++) {
+        if (issued[entry]! <= coverage.lastIssueTs)
+          entries.push(slot, issued[entry]!, values[entry]!);
+      }
+    }
+    hash.update(name);
+    bytes(Float64Array.from(entries), entries.length);
+  }
+  return hash.digest('hex');
+}
+
+export interface BacktestIdentity {
+  readonly zone: string;
+  readonly basis: ForecastBasis;
+  readonly models: readonly string[];
+  readonly issueTimes: readonly number[];
+}
+
+/**
+ * The stored state to resume from, when it was made for the same zone, models, grid and first
+ * issue, for issues that are a first part of those asked, on the same values; else null.
+ */
+export function resumable(
+  previous: ZoneBacktestState | undefined,
+  state: ZoneState,
+  asked: BacktestIdentity,
+): ZoneBacktestState | null {
+  if (!previous || previous.format !== STATE_FORMAT) return null;
+  const { startTs, step } = state.series;
+  const same =
+    previous.zone === asked.zone &&
+    previous.basis === asked.basis &&
+    previous.models.join(',') === asked.models.join(',') &&
+    previous.startTs === startTs &&
+    previous.step === step &&
+    previous.publicationLagSeconds === state.inputs.publicationLagSeconds &&
+    previous.firstIssueTs === asked.issueTimes[0] &&
+    asked.issueTimes.includes(previous.lastIssueTs);
+  if (!same || digestOf(state, previous.coverage) !== previous.digest) return null;
+  holdDepartureFits(state, previous.departureFits);
+  return previous;
+}
+
+/** The state to store after a run over `asked`, resumed from `checkpoint` and `tail`. */
+export function stateToKeep(
+  state: ZoneState,
+  asked: BacktestIdentity,
+  checkpoint: WalkForwardData,
+  tail: readonly StoredIssue[],
+): ZoneBacktestState {
+  const lastIssueTs = asked.issueTimes.at(-1)!;
+  const coverage = {
+    // The stored forecasts' issues saw no further: a gap before them filled later is a change.
+    publishedEnd: Math.max(publishedEnd(state.series.values), state.visibleEndAt(lastIssueTs)),
+    slots: state.series.values.length,
+    lastIssueTs,
+  };
+  return {
+    format: STATE_FORMAT,
+    zone: asked.zone,
+    basis: asked.basis,
+    models: asked.models,
+    startTs: state.series.startTs,
+    step: state.series.step,
+    publicationLagSeconds: state.inputs.publicationLagSeconds,
+    firstIssueTs: asked.issueTimes[0]!,
+    lastIssueTs,
+    checkpoint,
+    tail,
+    coverage,
+    digest: digestOf(state, coverage),
+    // The newest week's fits: the next run's issues of that week reuse them.
+    departureFits: departureFitsSince(state, lastIssueTs - WEEK_SECONDS),
+  };
+}

@@ -1,0 +1,633 @@
+import type { IssueForecasts, SkillRow } from './backtest.js';
+import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js';
+import {
+  DAY_SHAPE_KEPT_SECONDS,
+  dayShapeSums,
+  dayShapeWeightsAt,
+  type IssueDay,
+  reshapeDay,
+} from './day-shape.js';
+import { ErrorPools, type ErrorPoolsData } from './error-pools.js';
+import { blendHandOvers } from './hand-over.js';
+import {
+  bucketIndex,
+  HORIZON_BUCKETS,
+  HORIZON_HOURS,
+  HOUR_SECONDS,
+  DAY_SECONDS,
+  horizonHours,
+  servedHours,
+} from './series.js';
+import type { ZoneState } from './zone-state.js';
+
+/**
+ * The walk-forward after the models' forecasts (backtest.ts): each issue's forecasts scored
+ * against what was published later, the candidates weighed by the earlier issues' errors, the
+ * forecast so served and its band. A fold over the issues in order, whose state is plain data
+ * (`WalkForwardData`): a daily rerun resumes it from the state stored with the previous run and
+ * adds only the new issues, to the same numbers as a run over every issue.
+ */
+
+/** The key of the walk-forward served forecast among an issue's values and in `bands`. */
+export const SERVED = 'served';
+
+/** At least this many earlier errors (pooled over neighbouring hours) before coverage counts. */
+const MIN_BAND_SAMPLES = 40;
+/** The band used for the next issues is refreshed this often. */
+const BAND_REFRESH_SECONDS = 7 * DAY_SECONDS;
+const JOB_HOURS = 4;
+const JOB_WINDOW_HOURS = 24;
+
+/** How far back the walk-forward weights look: half a year ranks the candidates steadily. */
+const WEIGHT_DAYS = 180;
+/**
+ * Candidates weighed per bucket: the best this many over WEIGHT_DAYS; the others weigh 0. The
+ * candidates err much alike, and one a little behind the best three adds more of its error than
+ * of its difference (docs/forecast.md: the combination).
+ */
+const WEIGHED_CANDIDATES = 3;
+/**
+ * Weights go with the inverse mean squared error to this power: above 1, a candidate clearly
+ * worse than the others (persistence a day ahead) weighs little.
+ */
+const WEIGHT_POWER = 2;
+
+/**
+ * The band's edges by hour ahead, 1 to 72: quantiles of a model's out-of-sample errors (outcome -
+ * forecast) at the levels the walk-forward adapted so that 80 % of outcomes fell inside.
+ */
+export interface ErrorBand {
+  readonly q10: readonly number[];
+  readonly q90: readonly number[];
+}
+
+interface Sums {
+  n: number;
+  abs: number;
+  sq: number;
+  pct: number;
+  pctN: number;
+  persistenceSq: number;
+  climatologySq: number;
+  anomalySq: number;
+  inBand: number;
+  banded: number;
+  clamped: number;
+  spearman: number;
+  spearmanN: number;
+}
+
+const emptySums = (): Sums => ({
+  n: 0,
+  abs: 0,
+  sq: 0,
+  pct: 0,
+  pctN: 0,
+  persistenceSq: 0,
+  climatologySq: 0,
+  anomalySq: 0,
+  inBand: 0,
+  banded: 0,
+  clamped: 0,
+  spearman: 0,
+  spearmanN: 0,
+});
+
+interface BucketMisses {
+  below: number;
+  above: number;
+  banded: number;
+}
+
+/** Values per issue in `ScoreData.perIssue`: its time, when its outcomes were known, then per bucket the squared errors and their count. */
+const PER_ISSUE = 2 + 2 * HORIZON_BUCKETS.length;
+
+/** One model's scoring so far, as plain data. */
+interface ScoreData {
+  readonly banded: boolean;
+  readonly sums: Sums[];
+  readonly pools: ErrorPoolsData;
+  poolsAt: number;
+  /**
+   * Per bucket, the quantile levels of the band's edges, adapted so that a tenth of the outcomes
+   * falls below and a tenth above (adaptive conformal inference, Gibbs & Candes 2021). An issue's
+   * misses adapt them only once its outcomes would have been published.
+   */
+  levels: [number, number][];
+  readonly pendingMisses: { knownAt: number; misses: BucketMisses[] }[];
+  /** Savings achieved and possible, summed over the issues that had both (`jobSaving`). */
+  achieved: number;
+  possible: number;
+  /** The issues of the last WEIGHT_DAYS, PER_ISSUE values each (what the weights read). */
+  perIssue: number[];
+}
+
+/** A model's scoring as stored: its arrays typed (a copy is a copy of bytes). */
+type StoredScore = Omit<ScoreData, 'perIssue'> & { readonly perIssue: Float64Array };
+
+/** The whole walk-forward so far, as plain data: what a daily rerun resumes from. */
+export interface WalkForwardData {
+  /** Every issue so far (an error pool's issue index points here). */
+  readonly issueTimes: number[];
+  readonly candidates: StoredScore[];
+  readonly served: StoredScore;
+  /** The issues of the last DAY_SHAPE_KEPT_SECONDS and their next day's shapes. */
+  days: IssueDay[];
+  /** Per bucket and candidate, the sum of the candidate's weight over the issues. */
+  readonly weightSums: Float64Array;
+}
+
+const newScore = (banded: boolean): StoredScore => ({
+  banded,
+  sums: HORIZON_BUCKETS.map(emptySums),
+  pools: new ErrorPools().data(),
+  poolsAt: Number.NEGATIVE_INFINITY,
+  levels: HORIZON_BUCKETS.map(() => [TAIL, 1 - TAIL]),
+  pendingMisses: [],
+  achieved: 0,
+  possible: 0,
+  perIssue: new Float64Array(0),
+});
+
+/** What the walk-forward gives after its last issue. */
+export interface WalkForwardResult {
+  /** Per candidate, its rows by bucket. */
+  readonly rows: Omit<SkillRow, 'served' | 'inputs'>[][];
+  /** The served forecast's rows by bucket and its band. */
+  readonly servedRows: Omit<SkillRow, 'served' | 'inputs'>[];
+  readonly band: ErrorBand;
+  /** What serves next, per bucket and candidate (`bucket * candidates + k`). */
+  readonly finalWeights: Float64Array;
+  /** Per bucket, each candidate's mean weight over the issues. */
+  readonly chosen: Record<string, number>[];
+  /** The next day's shape weights after the last issue, when enough days were published. */
+  readonly nextDayShape: Float64Array | null;
+}
+
+interface LiveData extends Omit<WalkForwardData, 'candidates' | 'served'> {
+  readonly candidates: ScoreData[];
+  readonly served: ScoreData;
+}
+
+const live = (score: StoredScore): ScoreData => ({
+  ...score,
+  perIssue: Array.from(score.perIssue),
+});
+const stored = (score: ScoreData, pools: ErrorPools): StoredScore => ({
+  ...score,
+  pools: pools.data(),
+  perIssue: Float64Array.from(score.perIssue),
+});
+
+export class WalkForward {
+  private readonly data: LiveData;
+  private readonly candidatePools: ErrorPools[];
+  private readonly servedPools: ErrorPools;
+
+  /**
+   * `candidateIds`: the candidates, in order; `reshaped`: whether the next day's shape is fitted
+   * (not where the operator's forecast is republished as it is); `from`: the state to resume.
+   */
+  constructor(
+    private readonly state: ZoneState,
+    private readonly candidateIds: readonly string[],
+    private readonly reshaped: boolean,
+    from?: WalkForwardData,
+  ) {
+    const start = from ?? {
+      issueTimes: [],
+      candidates: candidateIds.map(() => newScore(false)),
+      served: newScore(true),
+      days: [],
+      weightSums: new Float64Array(HORIZON_BUCKETS.length * candidateIds.length),
+    };
+    this.data = {
+      ...start,
+      candidates: start.candidates.map(live),
+      served: live(start.served),
+    };
+    this.candidatePools = this.data.candidates.map((score) => new ErrorPools(score.pools));
+    this.servedPools = new ErrorPools(this.data.served.pools);
+  }
+
+  /** How many issues have been added. */
+  get issues(): number {
+    return this.data.issueTimes.length;
+  }
+
+  get firstIssueTs(): number | null {
+    return this.data.issueTimes[0] ?? null;
+  }
+
+  get lastIssueTs(): number | null {
+    return this.data.issueTimes.at(-1) ?? null;
+  }
+
+  /** A copy of the state so far, as plain data (what a later run resumes from). */
+  snapshot(): WalkForwardData {
+    const { candidates, served, ...rest } = this.data;
+    return structuredClone({
+      ...rest,
+      candidates: candidates.map((score, k) => stored(score, this.candidatePools[k]!)),
+      served: stored(served, this.servedPools),
+    });
+  }
+
+  /**
+   * Scores one more issue (after every earlier one): each candidate's forecast, then the forecast
+   * served at it (set on `issue.values` as SERVED), from the weights and day shape the earlier
+   * issues' published outcomes give.
+   */
+  add(issue: IssueForecasts): void {
+    const { data, state, candidateIds } = this;
+    const index = data.issueTimes.length;
+    data.issueTimes.push(issue.issueTs);
+    const lag = state.inputs.publicationLagSeconds;
+    candidateIds.forEach((id, k) => {
+      scoreIssue(
+        state,
+        data.candidates[k]!,
+        this.candidatePools[k]!,
+        data.issueTimes,
+        index,
+        issue,
+        id,
+      );
+    });
+    const weights = this.weightsAt(issue.issueTs, lag);
+    for (let e = 0; e < weights.length; e++) data.weightSums[e]! += weights[e]!;
+    const sources = candidateIds.map((id) => issue.values.get(id)!);
+    const combined = combine(state, issue, sources, weights);
+    let served = combined;
+    if (this.reshaped) {
+      const dayShape = dayShapeWeightsAt(data.days, issue.issueTs, candidateIds.length);
+      if (dayShape) served = reshapeDay(state, issue, combined, sources, dayShape);
+      data.days.push({ issueTs: issue.issueTs, day: dayShapeSums(state, issue, sources) });
+      const keptFrom = issue.issueTs - DAY_SHAPE_KEPT_SECONDS;
+      const stale = data.days.findIndex((day) => day.issueTs >= keptFrom);
+      if (stale > 0) data.days = data.days.slice(stale);
+    }
+    issue.values.set(SERVED, served);
+    scoreIssue(state, data.served, this.servedPools, data.issueTimes, index, issue, SERVED);
+  }
+
+  /** The rows, band and weights after the last issue added (the state is spent). */
+  finish(): WalkForwardResult {
+    const { data, state, candidateIds } = this;
+    const lag = state.inputs.publicationLagSeconds;
+    const count = data.issueTimes.length;
+    const rows = candidateIds.map((id, k) => scoreRows(data.candidates[k]!, id));
+    const servedRows = scoreRows(data.served, SERVED);
+    // The band served next: every error known after the last issue, at the levels reached.
+    const finalPools = this.servedPools.at(data.issueTimes, count, Number.POSITIVE_INFINITY);
+    const levels = data.served.levels;
+    const edge = (side: 0 | 1) =>
+      Array.from({ length: HORIZON_HOURS }, (_, hour) => {
+        const pool = finalPools[hour];
+        if (!pool || pool.length < MIN_BAND_SAMPLES) return Number.NaN;
+        const value = quantile(pool, levels[bucketIndex(hour + 1)]![side]);
+        return side === 0 ? Math.min(0, value) : Math.max(0, value);
+      });
+    const chosen = HORIZON_BUCKETS.map((_, bucket) => {
+      const means: Record<string, number> = {};
+      candidateIds.forEach((id, k) => {
+        const sum = data.weightSums[bucket * candidateIds.length + k]!;
+        means[id] = count > 0 ? sum / count : 0;
+      });
+      return means;
+    });
+    return {
+      rows,
+      servedRows,
+      band: { q10: edge(0), q90: edge(1) },
+      finalWeights: this.weightsAt(Number.POSITIVE_INFINITY, lag),
+      chosen,
+      nextDayShape: this.reshaped
+        ? dayShapeWeightsAt(data.days, Number.POSITIVE_INFINITY, candidateIds.length)
+        : null,
+    };
+  }
+
+  /**
+   * At `at` (infinite: after the last issue), per bucket and candidate (index
+   * `bucket * candidates + k`), the candidate's weight: for the WEIGHED_CANDIDATES best, its
+   * inverse mean squared error (to WEIGHT_POWER) over the earlier issues of the last WEIGHT_DAYS
+   * whose outcomes were published by then, else 0; the weights of a bucket summing to 1. All on
+   * the first candidate before any outcome is known.
+   */
+  private weightsAt(at: number, lagSeconds: number): Float64Array {
+    const buckets = HORIZON_BUCKETS.length;
+    const count = this.candidateIds.length;
+    const lastIssueTs = Number.isFinite(at) ? at : (this.lastIssueTs ?? 0) + DAY_SECONDS;
+    const since = lastIssueTs - WEIGHT_DAYS * DAY_SECONDS;
+    const weights = new Float64Array(buckets * count);
+    // Per candidate, one pass over the earlier issues sums every bucket's errors.
+    const inverses = this.data.candidates.map(({ perIssue }) => {
+      const sq = new Float64Array(buckets);
+      const n = new Float64Array(buckets);
+      for (let at0 = perIssue.length - PER_ISSUE; at0 >= 0; at0 -= PER_ISSUE) {
+        if (perIssue[at0]! < since) break;
+        if (perIssue[at0 + 1]! + lagSeconds > at) continue;
+        for (let bucket = 0; bucket < buckets; bucket++) {
+          sq[bucket]! += perIssue[at0 + 2 + bucket]!;
+          n[bucket]! += perIssue[at0 + 2 + buckets + bucket]!;
+        }
+      }
+      return Array.from(n, (total, bucket) =>
+        total > 0 ? (total / Math.max(sq[bucket]!, 1e-9)) ** WEIGHT_POWER : Number.NaN,
+      );
+    });
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      const measured = inverses.map((byBucket) => byBucket[bucket]!);
+      // Ties at the cut all weigh: no candidate is dropped for its place in the list.
+      const cut = measured.filter((value) => !Number.isNaN(value)).sort((a, b) => b - a)[
+        WEIGHED_CANDIDATES - 1
+      ];
+      const inverse = measured.map((value) => (cut !== undefined && value < cut ? 0 : value));
+      const total = inverse.reduce((sum, value) => sum + (Number.isNaN(value) ? 0 : value), 0);
+      inverse.forEach((value, k) => {
+        weights[bucket * count + k] =
+          total > 0 ? (Number.isNaN(value) ? 0 : value / total) : k === 0 ? 1 : 0;
+      });
+    }
+    return weights;
+  }
+}
+
+/**
+ * Scores one issue of one model into `score` (its sums, its errors for the weights and, when
+ * banded, its band's coverage and pooled errors).
+ */
+function scoreIssue(
+  state: ZoneState,
+  score: ScoreData,
+  bandPools: ErrorPools,
+  issueTimes: readonly number[],
+  index: number,
+  issue: IssueForecasts,
+  modelId: string,
+): void {
+  const actual = state.series.values;
+  const step = state.series.step;
+  const lag = state.inputs.publicationLagSeconds;
+  const { sums, banded } = score;
+  // What was published by this issue time: errors of intervals over by then, misses known.
+  const knownBy = issue.issueTs - lag;
+  while (score.pendingMisses.length > 0 && score.pendingMisses[0]!.knownAt <= knownBy) {
+    const { misses } = score.pendingMisses.shift()!;
+    score.levels = score.levels.map((level, bucket) => {
+      const { below, above, banded: count } = misses[bucket]!;
+      return count > 0 ? adaptLevels(level, below / count, above / count) : level;
+    });
+  }
+  if (banded && issue.issueTs - score.poolsAt >= BAND_REFRESH_SECONDS) {
+    bandPools.at(issueTimes, index, knownBy);
+    score.poolsAt = issue.issueTs;
+  }
+  const pools = banded && Number.isFinite(score.poolsAt) ? bandPools.current : [];
+  const forecast = issue.values.get(modelId)!;
+  const persistence = issue.values.get(PERSISTENCE.id)!;
+  const climatology = issue.values.get(WEEKLY_PROFILE.id)!;
+  const anomaly = issue.values.get(CLIMATOLOGY_ANOMALY.id)!;
+  const pairs = HORIZON_BUCKETS.map(() => ({ forecast: [] as number[], actual: [] as number[] }));
+  const misses: BucketMisses[] = HORIZON_BUCKETS.map(() => ({ below: 0, above: 0, banded: 0 }));
+  const buckets = HORIZON_BUCKETS.length;
+  const issueErrors = new Float64Array(PER_ISSUE);
+  issueErrors[0] = issue.issueTs;
+  let lastEnd = issue.issueTs;
+  for (let i = 0; i < forecast.length; i++) {
+    const slot = issue.visibleEnd + i;
+    const value = actual[slot];
+    const predicted = forecast[i]!;
+    if (value === undefined || Number.isNaN(value) || Number.isNaN(predicted)) continue;
+    const slotTs = state.slotTs(slot);
+    const hours = horizonHours(slotTs, step, issue.issueTs);
+    if (hours < 1) continue;
+    const bucket = bucketIndex(hours);
+    if (bucket < 0) continue;
+    const s = sums[bucket]!;
+    const error = value - predicted;
+    s.n++;
+    s.abs += Math.abs(error);
+    s.sq += error * error;
+    issueErrors[2 + bucket]! += error * error;
+    issueErrors[2 + buckets + bucket]! += 1;
+    if (value !== 0) {
+      s.pct += Math.abs(error / value);
+      s.pctN++;
+    }
+    s.persistenceSq += (value - persistence[i]!) ** 2;
+    s.climatologySq += (value - climatology[i]!) ** 2;
+    s.anomalySq += (value - anomaly[i]!) ** 2;
+    const pool = pools[hours - 1];
+    if (banded && pool && pool.length >= MIN_BAND_SAMPLES) {
+      const [low, high] = score.levels[bucket]!;
+      const miss = misses[bucket]!;
+      miss.banded++;
+      s.banded++;
+      const lowEdge = quantile(pool, low);
+      const highEdge = quantile(pool, high);
+      if (lowEdge > 0 || highEdge < 0) s.clamped++;
+      // The band always contains the forecast (prepare.ts serves it so).
+      if (error < Math.min(0, lowEdge)) miss.below++;
+      else if (error > Math.max(0, highEdge)) miss.above++;
+      else s.inBand++;
+    }
+    pairs[bucket]!.forecast.push(predicted);
+    pairs[bucket]!.actual.push(value);
+    if (banded) bandPools.add(hours, index, slotTs + step, error);
+    lastEnd = Math.max(lastEnd, slotTs + step);
+  }
+  if (misses.some((miss) => miss.banded > 0)) {
+    score.pendingMisses.push({ knownAt: lastEnd, misses });
+  }
+  if (!banded) {
+    issueErrors[1] = lastEnd;
+    score.perIssue.push(...issueErrors);
+    // The weights look back WEIGHT_DAYS from a later issue: older issues weigh none.
+    const keptFrom = issue.issueTs - WEIGHT_DAYS * DAY_SECONDS;
+    let stale = 0;
+    while (stale < score.perIssue.length && score.perIssue[stale]! < keptFrom) stale += PER_ISSUE;
+    if (stale > 0) score.perIssue = score.perIssue.slice(stale);
+  }
+  pairs.forEach((pair, bucket) => {
+    const rho = spearman(pair.forecast, pair.actual);
+    if (rho === null) return;
+    sums[bucket]!.spearman += rho;
+    sums[bucket]!.spearmanN++;
+  });
+  const saving = jobSaving(state, issue, forecast);
+  if (saving) {
+    score.achieved += saving.achieved;
+    score.possible += saving.possible;
+  }
+}
+
+/** A model's rows by bucket from its scoring. */
+function scoreRows(score: ScoreData, modelId: string): Omit<SkillRow, 'served' | 'inputs'>[] {
+  // Achieved over possible savings, summed over the issues that had both; NaN without any.
+  const savingsCaptured = score.possible > 0 ? score.achieved / score.possible : Number.NaN;
+  return HORIZON_BUCKETS.map(({ label }, bucket) => {
+    const s = score.sums[bucket]!;
+    const rmse = Math.sqrt(s.sq / s.n);
+    return {
+      bucket: label,
+      model: modelId,
+      n: s.n,
+      mae: s.abs / s.n,
+      rmse,
+      mape: (100 * s.pct) / s.pctN,
+      skill_vs_persistence: 1 - rmse / Math.sqrt(s.persistenceSq / s.n),
+      skill_vs_climatology: 1 - rmse / Math.sqrt(s.climatologySq / s.n),
+      skill_vs_climatology_anomaly: 1 - rmse / Math.sqrt(s.anomalySq / s.n),
+      spearman: s.spearman / s.spearmanN,
+      p10_p90_coverage: s.inBand / s.banded,
+      ...(score.banded && { band_clamped: s.clamped / s.banded }),
+      savings_captured: savingsCaptured,
+    };
+  });
+}
+
+/**
+ * One forecast from several: per bucket the weighted mean of `sources` (weights as
+ * `WalkForward.weightsAt` lays them out), the hand-overs from bucket to bucket blended
+ * (hand-over.ts).
+ */
+export function combine(
+  state: ZoneState,
+  issue: { readonly issueTs: number; readonly visibleEnd: number },
+  sources: readonly Float64Array[],
+  weights: Float64Array,
+): Float64Array {
+  const length = sources[0]!.length;
+  const count = sources.length;
+  const buckets = HORIZON_BUCKETS.length;
+  const mixed = Array.from({ length: buckets }, () => new Float64Array(length));
+  const choice = new Uint8Array(length);
+  for (let i = 0; i < length; i++) {
+    const hours = horizonHours(
+      state.slotTs(issue.visibleEnd + i),
+      state.series.step,
+      issue.issueTs,
+    );
+    choice[i] = bucketIndex(servedHours(hours));
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      let value = 0;
+      for (let k = 0; k < count; k++) {
+        const weight = weights[bucket * count + k]!;
+        if (weight > 0) value += weight * sources[k]![i]!;
+      }
+      mixed[bucket]![i] = value;
+    }
+  }
+  return blendHandOvers(mixed, choice, HOUR_SECONDS / state.series.step);
+}
+
+interface BucketMisses {
+  below: number;
+  above: number;
+  banded: number;
+}
+
+/** The share of outcomes each edge of the band aims to leave outside. */
+const TAIL = 0.1;
+/**
+ * How far one issue's misses move a level. Small: an issue's misses are known only once its 72
+ * hours are published (a dozen issues later at one every 6 hours), and a level adapted on stale
+ * news swings past its mark, more often to the narrow side (a quantile widens slower than it
+ * narrows in the tails): coverage then falls below target.
+ */
+const ADAPT_RATE = 0.005;
+
+function adaptLevels(
+  [low, high]: [number, number],
+  belowShare: number,
+  aboveShare: number,
+): [number, number] {
+  const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
+  return [
+    clamp(low + ADAPT_RATE * (TAIL - belowShare), 0.005, 0.3),
+    clamp(high + ADAPT_RATE * (aboveShare - TAIL), 0.7, 0.995),
+  ];
+}
+
+/** Linear interpolation between order statistics of a sorted array. */
+export function quantile(sorted: ArrayLike<number>, p: number): number {
+  const position = (sorted.length - 1) * p;
+  const below = Math.floor(position);
+  const above = Math.min(below + 1, sorted.length - 1);
+  return sorted[below]! + (sorted[above]! - sorted[below]!) * (position - below);
+}
+
+/** Spearman's rank correlation; null for fewer than 3 pairs or a constant side. */
+export function spearman(a: readonly number[], b: readonly number[]): number | null {
+  if (a.length < 3) return null;
+  const ra = ranks(a);
+  const rb = ranks(b);
+  const mean = (ra.length + 1) / 2;
+  let cov = 0;
+  let va = 0;
+  let vb = 0;
+  for (let i = 0; i < ra.length; i++) {
+    cov += (ra[i]! - mean) * (rb[i]! - mean);
+    va += (ra[i]! - mean) ** 2;
+    vb += (rb[i]! - mean) ** 2;
+  }
+  return va === 0 || vb === 0 ? null : cov / Math.sqrt(va * vb);
+}
+
+/** Ranks from 1, ties sharing their mean rank. */
+function ranks(values: readonly number[]): number[] {
+  const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
+  const result = new Array<number>(values.length);
+  for (let start = 0; start < order.length;) {
+    let end = start;
+    while (end + 1 < order.length && order[end + 1]!.value === order[start]!.value) end++;
+    const rank = (start + end) / 2 + 1;
+    for (let k = start; k <= end; k++) result[order[k]!.index] = rank;
+    start = end + 1;
+  }
+  return result;
+}
+
+/**
+ * A 4-hour job placed in the 24 hours after the issue where `forecast` is lowest: what it saved
+ * against starting at once, and what the best placement in hindsight would have saved. Null when
+ * the forecast or the outcome is incomplete there.
+ */
+function jobSaving(
+  state: ZoneState,
+  issue: IssueForecasts,
+  forecast: Float64Array,
+): { achieved: number; possible: number } | null {
+  const step = state.series.step;
+  const actual = state.series.values;
+  const jobSlots = Math.ceil((JOB_HOURS * HOUR_SECONDS) / step);
+  const windowSlots = Math.ceil((JOB_WINDOW_HOURS * HOUR_SECONDS) / step);
+  // The first slot that starts at or after the issue time.
+  const first = Math.ceil((issue.issueTs - state.series.startTs) / step);
+  if (first < issue.visibleEnd) return null;
+  const offset = first - issue.visibleEnd;
+  if (offset + windowSlots > forecast.length || first + windowSlots > actual.length) return null;
+  const starts = windowSlots - jobSlots + 1;
+  let bestForecast = Number.POSITIVE_INFINITY;
+  let chosen = 0;
+  let oracle = Number.POSITIVE_INFINITY;
+  let atOnce = 0;
+  for (let start = 0; start < starts; start++) {
+    let predicted = 0;
+    let outcome = 0;
+    for (let k = 0; k < jobSlots; k++) {
+      predicted += forecast[offset + start + k]!;
+      outcome += actual[first + start + k]!;
+    }
+    if (Number.isNaN(predicted) || Number.isNaN(outcome)) return null;
+    if (start === 0) atOnce = outcome;
+    if (predicted < bestForecast) {
+      bestForecast = predicted;
+      chosen = outcome;
+    }
+    oracle = Math.min(oracle, outcome);
+  }
+  return { achieved: (atOnce - chosen) / jobSlots, possible: (atOnce - oracle) / jobSlots };
+}
