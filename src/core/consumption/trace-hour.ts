@@ -109,10 +109,11 @@ export function isSolvable(node: HourNode): boolean {
 }
 
 function totalOf(generation: Mix): number {
+  // Called for every node of every hour: a loop over the keys, no array of entries.
   let total = 0;
-  for (const [key, mwh] of Object.entries(generation)) {
+  for (const key in generation) {
     if (!isCategory(key)) throw new RangeError(`mix has an unknown fuel category: ${key}`);
-    total += mwh;
+    total += generation[key]!;
   }
   return total;
 }

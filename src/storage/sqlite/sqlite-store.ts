@@ -136,6 +136,7 @@ export class SqliteStore extends SqlStoreBase implements Store {
         `SELECT ${READING_COLUMNS} FROM readings WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
       ),
       newest: db.prepare(`SELECT max(ts) FROM readings WHERE zone = ?`).pluck(),
+      storedTimes: db.prepare(`SELECT ts FROM readings WHERE zone = ? ORDER BY ts`).pluck(),
       // readings_version holds (version, zone, ts): the key of a WITHOUT ROWID table follows.
       changes: db.prepare(
         `SELECT ${CHANGE_COLUMNS}
@@ -398,6 +399,10 @@ export class SqliteStore extends SqlStoreBase implements Store {
 
   async newestStoredTs(zone: string): Promise<number | null> {
     return (this.statements.newest.get(zone) as number | null) ?? null;
+  }
+
+  async storedTimes(zone: string): Promise<number[]> {
+    return this.statements.storedTimes.all(zone) as number[];
   }
 
   async scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]> {
