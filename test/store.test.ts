@@ -125,6 +125,8 @@ describe.each(backends)('store contract: $name', (backend) => {
     const stored = await store.readStored('IE', T0, T0 + 2 * H);
     expect(stored.map((row) => row.complete)).toEqual([true, false]);
     expect(await store.newestStoredTs('IE')).toBe(T0 + H);
+    expect(await store.storedTimes('IE')).toEqual([T0, T0 + H]);
+    expect(await store.storedTimes('FR')).toEqual([]);
   });
 
   it('gives the newest published reading of each zone that has one', async () => {

@@ -32,11 +32,14 @@ export async function loadSeries(
     ),
     store.flowsInWindow(graph.id, fromTs, toTs),
   ]);
-  const directions = new Map<string, Map<number, number>>();
+  // By sender, then receiver: a few hundred thousand flows, no key built per flow.
+  const directions = new Map<string, Map<string, Map<number, number>>>();
   for (const { from, to, ts, mw } of flows) {
-    const key = directionKey(from, to);
-    const series = directions.get(key) ?? new Map<number, number>();
-    directions.set(key, series.set(ts, mw));
+    let toSeries = directions.get(from);
+    if (toSeries === undefined) directions.set(from, (toSeries = new Map()));
+    let series = toSeries.get(to);
+    if (series === undefined) toSeries.set(to, (series = new Map()));
+    series.set(ts, mw);
   }
   return {
     nodes: new Map(nodes),
@@ -47,6 +50,9 @@ export async function loadSeries(
 
 const directionKey = (from: string, to: string) => `${from}\u0000${to}`;
 
+/** Each direction's flows: sender -> receiver -> hour start -> MW. */
+type Directions = ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<number, number>>>;
+
 /**
  * Each border once, as the pair of its two directions (`a` < `b`), in the graph from the first
  * stored hour of either direction (extensions §15, "Missing flows"): from `firstTs`, not from the
@@ -55,7 +61,7 @@ const directionKey = (from: string, to: string) => `${from}\u0000${to}`;
 function netBorders(
   graph: FlowGraph,
   borders: readonly FlowBorder[],
-  directions: ReadonlyMap<string, ReadonlyMap<number, number>>,
+  directions: Directions,
 ): Border[] {
   const since = new Map<string, { a: string; b: string; since: number }>();
   for (const { from, to, firstTs } of borders) {
@@ -66,8 +72,8 @@ function netBorders(
   }
   const none = new Map<number, number>();
   return [...since.values()].map(({ a, b, since }) => {
-    const aToB = directions.get(directionKey(a, b)) ?? none;
-    const bToA = directions.get(directionKey(b, a)) ?? none;
+    const aToB = directions.get(a)?.get(b) ?? none;
+    const bToA = directions.get(b)?.get(a) ?? none;
     return { from: a, to: b, net: graph.border(a, b, aToB, bToA)?.net ?? none, since };
   });
 }

@@ -229,8 +229,8 @@ async function everyStoredHour(
 ): Promise<Map<string, Set<number>>> {
   const mixHours = new Map<string, Set<number>>();
   for (const zone of zones) {
-    const rows = await store.readStored(zone, 0, Number.MAX_SAFE_INTEGER);
-    if (rows.length > 0) mixHours.set(zone, new Set(rows.map(({ ts }) => floorToHour(ts))));
+    const times = await store.storedTimes(zone);
+    if (times.length > 0) mixHours.set(zone, new Set(times.map(floorToHour)));
   }
   return mixHours;
 }

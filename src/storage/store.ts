@@ -279,6 +279,12 @@ export interface Store {
   newestStoredTs(zone: string): Promise<number | null>;
 
   /**
+   * Every stored ts of a zone (complete or not), ascending: which hours it has, without reading
+   * nor parsing its rows (re-solving a graph's every hour).
+   */
+  storedTimes(zone: string): Promise<number[]>;
+
+  /**
    * Stored rows ordered by (zone, ts), starting after the key `after` (null: from the start),
    * at most `limit`. Keyset paging for whole-store jobs (recompute, migrate-store).
    */

@@ -74,7 +74,13 @@ function borderOf(
 }
 
 function sortedByHour(series: Map<number, number>): HourlySeries {
-  return new Map([...series].sort(([a], [b]) => a - b));
+  // Flows are read in the order of their hours: most series are sorted already.
+  let previous = -Infinity;
+  for (const hour of series.keys()) {
+    if (hour < previous) return new Map([...series].sort(([a], [b]) => a - b));
+    previous = hour;
+  }
+  return series;
 }
 
 /**

@@ -109,10 +109,11 @@ export function isSolvable(node: HourNode): boolean {
 }
 
 function totalOf(generation: Mix): number {
+  // Called for every node of every hour: a loop over the keys, no array of entries.
   let total = 0;
-  for (const [key, mwh] of Object.entries(generation)) {
+  for (const key in generation) {
     if (!isCategory(key)) throw new RangeError(`mix has an unknown fuel category: ${key}`);
-    total += mwh;
+    total += generation[key]!;
   }
   return total;
 }
@@ -215,7 +216,8 @@ export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): H
     generation.push(total);
   }
   const size = nodes.length;
-  const index = new Map(nodes.map((node, i) => [node.id, i]));
+  const index = new Map<string, number>();
+  for (let i = 0; i < size; i++) index.set(nodes[i]!.id, i);
   const borders: Borders[] = nodes.map(() => ({ imports: [], exports: [], estimated: [] }));
   for (const link of netLinks(graph.flows)) {
     const from = index.get(link.from);
@@ -240,11 +242,13 @@ export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): H
   for (let i = 0; i < size; i++) {
     const imports = borders[i]!.imports;
     let imported = 0;
-    for (const [, mwh] of imports) imported += mwh;
+    // Indexed loops here and below: the hottest code of a re-solve allocates no iterator.
+    for (let k = 0; k < imports.length; k++) imported += imports[k]![1];
     const through = generation[i]! + imported;
     throughflow[i] = through;
     matrix[i * size + i] = 1;
-    for (const [neighbour, mwh] of imports) {
+    for (let k = 0; k < imports.length; k++) {
+      const [neighbour, mwh] = imports[k]!;
       const j = index.get(neighbour);
       if (j !== undefined) {
         matrix[i * size + j] = -mwh / through;
@@ -256,7 +260,8 @@ export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): H
         intensities.set(neighbour, intensity);
       }
       estimatedInflow[i]! += mwh / through;
-      for (const basis of BASES) {
+      for (let b = 0; b < BASES.length; b++) {
+        const basis = BASES[b]!;
         estimatedEmissions[basis][i]! += (mwh * intensity[basis]) / through;
       }
     }
@@ -276,7 +281,8 @@ export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): H
   // m[., f] per traced category, in the order of TRACED_CATEGORIES; undefined: 0 everywhere.
   const shares: (Float64Array | undefined)[] = [];
   const rhs = work.categoryRhs;
-  for (const category of CATEGORIES) {
+  for (let c = 0; c < CATEGORIES.length; c++) {
+    const category = CATEGORIES[c]!;
     let any = false;
     for (let i = 0; i < size; i++) {
       rhs[i] = (nodes[i]!.generation[category] ?? 0) / throughflow[i]!;
@@ -302,7 +308,8 @@ export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): H
     const { imports, exports, estimated } = borders[i]!;
     let exportsMwh = 0;
     let exportsToUnsolvedMwh = 0;
-    for (const [neighbour, mwh] of exports) {
+    for (let k = 0; k < exports.length; k++) {
+      const [neighbour, mwh] = exports[k]!;
       exportsMwh += mwh;
       if (!index.has(neighbour)) exportsToUnsolvedMwh += mwh;
     }
@@ -321,9 +328,11 @@ export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): H
     const estimatedShare = mix[IMPORTED_ESTIMATED] ?? 0;
     const intensity = {} as Record<Basis, number>;
     const estimatedFactor = {} as Record<Basis, number>;
-    for (const basis of BASES) {
+    for (let b = 0; b < BASES.length; b++) {
+      const basis = BASES[b]!;
       let value = 0;
-      for (const category of CATEGORIES) {
+      for (let c = 0; c < CATEGORIES.length; c++) {
+        const category = CATEGORIES[c]!;
         value += (mix[category] ?? 0) * FACTORS[basis][category].value;
       }
       const traced = tracedEmissions?.[basis][i] ?? 0;
@@ -345,7 +354,7 @@ export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): H
       intensity,
       estimatedFactor: estimatedShare > 0 ? estimatedFactor : null,
       estimatedPct: (100 * estimatedShare) / totalShare,
-      estimatedBorders: estimated.sort(),
+      estimatedBorders: sortInPlace(estimated, (name) => name),
       renewablePct,
       lowCarbonPct,
     });
@@ -355,8 +364,23 @@ export function traceHour(graph: HourGraph, workspace = new TraceWorkspace()): H
 
 /** MWh per neighbour, keyed in sorted order: rows store the same text whatever the flows' order. */
 function byNeighbour(flows: [neighbour: string, mwh: number][]): Record<string, number> {
-  flows.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  sortInPlace(flows, ([neighbour]) => neighbour);
   const record: Record<string, number> = {};
-  for (const [neighbour, mwh] of flows) record[neighbour] = mwh;
+  for (let k = 0; k < flows.length; k++) record[flows[k]![0]] = flows[k]![1];
   return record;
+}
+
+/**
+ * `items` sorted by their distinct names, in place, by insertion: a node has a few neighbours,
+ * and Array.prototype.sort allocates its work space even for those, thousands of times an hour.
+ */
+function sortInPlace<T>(items: T[], nameOf: (item: T) => string): T[] {
+  for (let k = 1; k < items.length; k++) {
+    const item = items[k]!;
+    const name = nameOf(item);
+    let j = k - 1;
+    for (; j >= 0 && nameOf(items[j]!) > name; j--) items[j + 1] = items[j]!;
+    items[j + 1] = item;
+  }
+  return items;
 }

@@ -56,16 +56,20 @@ export function traceHours(series: GraphSeries, hours: readonly number[]): HourT
 
 function hourGraph(series: GraphSeries, hour: number): HourGraph {
   const nodes: HourNode[] = [];
-  for (const [id, hours] of series.nodes) {
+  const solved = new Set<string>();
+  // forEach rather than for-of: no [id, hours] entry per node and hour.
+  series.nodes.forEach((hours, id) => {
     const stored = hours.get(hour);
-    if (stored !== undefined) nodes.push({ id, generation: stored.mix, complete: stored.complete });
-  }
+    if (stored === undefined) return;
+    const node = { id, generation: stored.mix, complete: stored.complete };
+    nodes.push(node);
+    if (isSolvable(node)) solved.add(id);
+  });
   const flows: NetFlow[] = [];
   for (const border of series.borders) {
     const flow = flowAt(border, hour);
     if (flow !== undefined) flows.push(flow);
   }
-  const solved = new Set(nodes.filter(isSolvable).map(({ id }) => id));
   const annual = series.annual ?? ANNUAL_INTENSITY_OF;
   const estimates = new Map<string, ImportEstimate>();
   for (const { from, to } of flows) {

@@ -425,6 +425,14 @@ export class PostgresStore extends SqlStoreBase implements Store {
     return rows[0]?.newest ?? null;
   }
 
+  async storedTimes(zone: string): Promise<number[]> {
+    const { rows } = await this.pool.query<{ ts: number }>(
+      'SELECT ts FROM readings WHERE zone = $1 ORDER BY ts',
+      [zone],
+    );
+    return rows.map(({ ts }) => ts);
+  }
+
   async scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]> {
     const { rows } = after
       ? await this.pool.query<ReadingRow>(

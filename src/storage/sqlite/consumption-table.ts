@@ -19,12 +19,32 @@ import type { ConsumptionWrite } from '../store.js';
 
 const keyOf = (zone: string, ts: number): string => `${zone}\u0000${ts}`;
 
+/** A row's JSON columns as text: written once per row, both to compare and to store. */
+interface RowText {
+  readonly mix: string;
+  readonly imports: string;
+  readonly exports: string;
+  readonly estimatedBorders: string;
+}
+
+const textOf = (row: ConsumptionColumns): RowText => ({
+  mix: JSON.stringify(row.mix),
+  imports: JSON.stringify(row.imports),
+  exports: JSON.stringify(row.exports),
+  estimatedBorders: JSON.stringify(row.estimated_borders),
+});
+
 /**
  * Whether a stored row (zone, ts, then VALUE_COLUMNS, as `storedRows` reads it) holds `row`'s
- * values: its JSON columns parsed and compared, keys in order, which costs less than writing
- * `row`'s numbers out as text.
+ * values: its JSON columns compared as text with `row`'s, written the one way JSON.stringify
+ * writes them (text stored otherwise is found different, and written again).
  */
-function sameRow(stored: readonly unknown[], graph: FlowGraphId, row: ConsumptionColumns): boolean {
+function sameRow(
+  stored: readonly unknown[],
+  graph: FlowGraphId,
+  row: ConsumptionColumns,
+  text: RowText,
+): boolean {
   return (
     stored[2] === graph &&
     stored[3] === row.lifecycle &&
@@ -32,33 +52,11 @@ function sameRow(stored: readonly unknown[], graph: FlowGraphId, row: Consumptio
     stored[8] === row.estimated_pct &&
     stored[10] === row.renewable_pct &&
     stored[11] === row.low_carbon_pct &&
-    sameJson(stored[5] as string, row.mix) &&
-    sameJson(stored[6] as string, row.imports) &&
-    sameJson(stored[7] as string, row.exports) &&
-    sameJson(stored[9] as string, row.estimated_borders)
+    stored[5] === text.mix &&
+    stored[6] === text.imports &&
+    stored[7] === text.exports &&
+    stored[9] === text.estimatedBorders
   );
-}
-
-/** Whether JSON `text` is `value`: the same keys in the same order, the same numbers. */
-function sameJson(
-  text: string,
-  value: Readonly<Record<string, number>> | readonly string[],
-): boolean {
-  const parsed: unknown = JSON.parse(text);
-  if (Array.isArray(value)) {
-    return (
-      Array.isArray(parsed) &&
-      parsed.length === value.length &&
-      value.every((item, i) => parsed[i] === item)
-    );
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
-  const record = value as Readonly<Record<string, number>>;
-  const keys = Object.keys(record);
-  const storedKeys = Object.keys(parsed);
-  if (keys.length !== storedKeys.length) return false;
-  const storedRecord = parsed as Record<string, unknown>;
-  return keys.every((key, i) => storedKeys[i] === key && storedRecord[key] === record[key]);
 }
 
 interface MixRow {
@@ -181,21 +179,25 @@ export class SqliteConsumptionTable implements ConsumptionTable {
     }
     let changed = 0;
     for (const row of columns) {
-      const key = keyOf(row.zone, row.ts);
-      const before = stored.get(key);
-      stored.delete(key);
-      if (before !== undefined && sameRow(before, graph, row)) continue;
+      const text = textOf(row);
+      // A first solve finds nothing stored: no key to build.
+      if (stored.size > 0) {
+        const key = keyOf(row.zone, row.ts);
+        const before = stored.get(key);
+        stored.delete(key);
+        if (before !== undefined && sameRow(before, graph, row, text)) continue;
+      }
       upsert.run(
         row.zone,
         row.ts,
         graph,
         row.lifecycle,
         row.direct,
-        JSON.stringify(row.mix),
-        JSON.stringify(row.imports),
-        JSON.stringify(row.exports),
+        text.mix,
+        text.imports,
+        text.exports,
         row.estimated_pct,
-        JSON.stringify(row.estimated_borders),
+        text.estimatedBorders,
         row.renewable_pct,
         row.low_carbon_pct,
         version,

@@ -42,6 +42,10 @@ import type { ForecastKind, SourceId } from '../../core/sources.js';
 /** The column holding a basis's values: published on it exactly where it is not null. */
 const BASIS_COLUMN: Readonly<Record<Basis, string>> = { lifecycle: 'lifecycle', direct: 'direct' };
 
+/** The flows of a graph's window, in the order of the flows table's key. */
+const FLOWS_IN_WINDOW = `WHERE graph = @graph AND ts >= @fromTs AND ts < @toTs
+  ORDER BY ts, from_node, to_node`;
+
 /**
  * The embedded default store: one SQLite file in WAL mode, so the API keeps reading while an
  * ingester (or a backfill in another process) writes.
@@ -136,6 +140,7 @@ export class SqliteStore extends SqlStoreBase implements Store {
         `SELECT ${READING_COLUMNS} FROM readings WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts`,
       ),
       newest: db.prepare(`SELECT max(ts) FROM readings WHERE zone = ?`).pluck(),
+      storedTimes: db.prepare(`SELECT ts FROM readings WHERE zone = ? ORDER BY ts`).pluck(),
       // readings_version holds (version, zone, ts): the key of a WITHOUT ROWID table follows.
       changes: db.prepare(
         `SELECT ${CHANGE_COLUMNS}
@@ -225,10 +230,22 @@ export class SqliteStore extends SqlStoreBase implements Store {
          ON CONFLICT (graph, from_node, to_node) DO UPDATE SET first_ts = excluded.first_ts
          WHERE excluded.first_ts < flow_borders.first_ts`,
       ),
-      flowsInWindow: db.prepare(
-        `SELECT from_node AS "from", to_node AS "to", ts, mw FROM flows
-         WHERE graph = ? AND ts >= ? AND ts < ? ORDER BY ts, from_node, to_node`,
-      ),
+      // A window's flows a column at a time, each direction as its number in flowBorders'
+      // order (from 1): better-sqlite3 makes an object or a string of a row at a cost several
+      // times a number's, and a re-solve reads hundreds of thousands of rows.
+      flowsInWindow: {
+        numbers: db
+          .prepare(
+            `WITH direction AS MATERIALIZED (
+               SELECT from_node, to_node, row_number() OVER (ORDER BY from_node, to_node) AS n
+               FROM flow_borders WHERE graph = @graph)
+             SELECT direction.n FROM flows JOIN direction USING (from_node, to_node)
+             ${FLOWS_IN_WINDOW}`,
+          )
+          .pluck(),
+        ts: db.prepare(`SELECT ts FROM flows ${FLOWS_IN_WINDOW}`).pluck(),
+        mw: db.prepare(`SELECT mw FROM flows ${FLOWS_IN_WINDOW}`).pluck(),
+      },
       flowBorders: db.prepare(
         `SELECT from_node AS "from", to_node AS "to", first_ts AS firstTs FROM flow_borders
          WHERE graph = ? ORDER BY from_node, to_node`,
@@ -368,7 +385,23 @@ export class SqliteStore extends SqlStoreBase implements Store {
   }
 
   async flowsInWindow(graph: FlowGraphId, fromTs: number, toTs: number): Promise<DirectedFlow[]> {
-    return this.statements.flowsInWindow.all(graph, fromTs, toTs) as DirectedFlow[];
+    const { flowsInWindow: read, flowBorders } = this.statements;
+    const window = { graph, fromTs, toTs };
+    // One snapshot for the reads (a deferred transaction), so that their rows line up.
+    return this.db.transaction(() => {
+      const directions = flowBorders.all(graph) as FlowBorder[];
+      const numbers = read.numbers.all(window) as number[];
+      const ts = read.ts.all(window) as number[];
+      const mw = read.mw.all(window) as number[];
+      // upsertFlows writes each flow's direction to flow_borders in the flow's transaction.
+      if (numbers.length !== ts.length) throw new Error(`flows of ${graph} without their border`);
+      const flows = new Array<DirectedFlow>(ts.length);
+      for (let i = 0; i < ts.length; i++) {
+        const { from, to } = directions[numbers[i]! - 1]!;
+        flows[i] = { from, to, ts: ts[i]!, mw: mw[i]! };
+      }
+      return flows;
+    })();
   }
 
   async flowBorders(graph: FlowGraphId): Promise<FlowBorder[]> {
@@ -413,6 +446,10 @@ export class SqliteStore extends SqlStoreBase implements Store {
 
   async newestStoredTs(zone: string): Promise<number | null> {
     return (this.statements.newest.get(zone) as number | null) ?? null;
+  }
+
+  async storedTimes(zone: string): Promise<number[]> {
+    return this.statements.storedTimes.all(zone) as number[];
   }
 
   async scanStored(after: StoreKey | null, limit: number): Promise<StoredReading[]> {
