@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ForecastBasis } from './backtest.js';
 import type { DepartureFit } from './departure-fit.js';
 import { departureFitsSince, holdDepartureFits } from './departure-regression.js';
-import { horizonEnd } from './forecast-model.js';
+import { type ForecastBasis, horizonEnd } from './forecast-model.js';
 import { WEEK_SECONDS } from './series.js';
 import type { WalkForwardData } from './walk-forward.js';
 import type { ZoneState } from './zone-state.js';

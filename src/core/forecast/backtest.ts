@@ -1,6 +1,5 @@
-import type { Basis } from '../factors.js';
 import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js';
-import { type ForecastModel, horizonEnd } from './forecast-model.js';
+import { type ForecastBasis, type ForecastModel, horizonEnd } from './forecast-model.js';
 import { CANDIDATE_MODELS } from './models.js';
 import { OPERATOR_FORECAST } from './operator-forecast.js';
 import { CLIMATOLOGY } from './profile-models.js';
@@ -22,7 +21,16 @@ import {
   type IssuedSeriesData,
   type RegularSeries,
 } from './series.js';
-import { type ErrorBand, SERVED, WalkForward, type WalkForwardData } from './walk-forward.js';
+import {
+  type ErrorBand,
+  type IssueForecasts,
+  SERVED,
+  type SkillRow,
+  WalkForward,
+  type WalkForwardData,
+} from './walk-forward.js';
+
+export type { ForecastBasis, IssueForecasts, SkillRow };
 
 /**
  * The walk-forward backtest: at every issue time a model sees only the values published by then
@@ -31,45 +39,6 @@ import { type ErrorBand, SERVED, WalkForward, type WalkForwardData } from './wal
  * P10-P90 band and decide which model serves each horizon bucket. Pure: the CLI and `serve` load
  * the data and store the result.
  */
-
-/** The basis a forecast is on: a basis, or GB's own operator figure (GB asked without a basis). */
-export type ForecastBasis = Basis | 'operator';
-
-export interface SkillRow {
-  readonly bucket: BucketLabel;
-  readonly model: string;
-  /** Whether this model serves the bucket (the lowest RMSE there). */
-  readonly served: boolean;
-  readonly n: number;
-  readonly mae: number;
-  readonly rmse: number;
-  /** Percent; intervals with a value of zero are left out. */
-  readonly mape: number;
-  readonly skill_vs_persistence: number;
-  readonly skill_vs_climatology: number;
-  /**
-   * Against the hour-of-week mean of the last ten weeks plus the newest value's departure,
-   * decaying with a 24-hour e-folding time (issue 19's yardstick). Not served by the API (yet).
-   */
-  readonly skill_vs_climatology_anomaly?: number;
-  /** What the model read (`history`, upstream forecast kinds). Not served by the API (yet). */
-  readonly inputs?: readonly string[];
-  /** Mean per issue of the rank correlation of forecast and outcome within the bucket. */
-  readonly spearman: number;
-  /** Share of outcomes inside the P10-P90 band known at the issue (walk-forward). */
-  readonly p10_p90_coverage: number;
-  /**
-   * Share of the banded outcomes whose band, as the error quantiles gave it, lay wholly above or
-   * below the forecast (a biased point forecast), so that only widening it to contain the
-   * forecast made it legal. The forecast as served only; not served by the API.
-   */
-  readonly band_clamped?: number;
-  /**
-   * For a 4-hour job placed in the next 24 hours by this forecast: reduction achieved against
-   * starting at once, over the reduction of the best placement in hindsight (all buckets alike).
-   */
-  readonly savings_captured: number;
-}
 
 export interface ZoneBacktest {
   readonly zone: string;
@@ -135,13 +104,6 @@ export interface BacktestOptions {
   readonly previous?: ZoneBacktestState;
   /** Called with the state the next run resumes from. */
   readonly keep?: (state: ZoneBacktestState) => void;
-}
-
-export interface IssueForecasts {
-  readonly issueTs: number;
-  readonly visibleEnd: number;
-  /** One array per model id (candidates and baselines), slots from visibleEnd. */
-  readonly values: Map<string, Float64Array>;
 }
 
 export function backtestZone(

@@ -1,5 +1,9 @@
+import type { Basis } from '../factors.js';
 import { DAY_SECONDS, HORIZON_BUCKETS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
 import type { ZoneState } from './zone-state.js';
+
+/** The basis a forecast is on: a basis, or GB's own operator figure (GB asked without a basis). */
+export type ForecastBasis = Basis | 'operator';
 
 /**
  * What every model is and shares: the model's contract, its anchor at an issue (the profile and

@@ -1,4 +1,3 @@
-import type { IssueForecasts, SkillRow } from './backtest.js';
 import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js';
 import {
   DAY_SHAPE_KEPT_SECONDS,
@@ -10,6 +9,7 @@ import {
 import { ErrorPools, type ErrorPoolsData } from './error-pools.js';
 import { blendHandOvers } from './hand-over.js';
 import {
+  type BucketLabel,
   bucketIndex,
   HORIZON_BUCKETS,
   HORIZON_HOURS,
@@ -19,6 +19,49 @@ import {
   servedHours,
 } from './series.js';
 import type { ZoneState } from './zone-state.js';
+
+export interface SkillRow {
+  readonly bucket: BucketLabel;
+  readonly model: string;
+  /** Whether this model serves the bucket (the lowest RMSE there). */
+  readonly served: boolean;
+  readonly n: number;
+  readonly mae: number;
+  readonly rmse: number;
+  /** Percent; intervals with a value of zero are left out. */
+  readonly mape: number;
+  readonly skill_vs_persistence: number;
+  readonly skill_vs_climatology: number;
+  /**
+   * Against the hour-of-week mean of the last ten weeks plus the newest value's departure,
+   * decaying with a 24-hour e-folding time (issue 19's yardstick). Not served by the API (yet).
+   */
+  readonly skill_vs_climatology_anomaly?: number;
+  /** What the model read (`history`, upstream forecast kinds). Not served by the API (yet). */
+  readonly inputs?: readonly string[];
+  /** Mean per issue of the rank correlation of forecast and outcome within the bucket. */
+  readonly spearman: number;
+  /** Share of outcomes inside the P10-P90 band known at the issue (walk-forward). */
+  readonly p10_p90_coverage: number;
+  /**
+   * Share of the banded outcomes whose band, as the error quantiles gave it, lay wholly above or
+   * below the forecast (a biased point forecast), so that only widening it to contain the
+   * forecast made it legal. The forecast as served only; not served by the API.
+   */
+  readonly band_clamped?: number;
+  /**
+   * For a 4-hour job placed in the next 24 hours by this forecast: reduction achieved against
+   * starting at once, over the reduction of the best placement in hindsight (all buckets alike).
+   */
+  readonly savings_captured: number;
+}
+
+export interface IssueForecasts {
+  readonly issueTs: number;
+  readonly visibleEnd: number;
+  /** One array per model id (candidates and baselines), slots from visibleEnd. */
+  readonly values: Map<string, Float64Array>;
+}
 
 /**
  * The walk-forward after the models' forecasts (backtest.ts): each issue's forecasts scored
