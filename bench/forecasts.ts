@@ -31,6 +31,7 @@ import type { StoredForecast, StoredReading } from '../src/core/reading.js';
 import { formatTs } from '../src/core/time.js';
 import { ZONES, type Zone } from '../src/core/zones.js';
 import { createStore } from '../src/storage/create-store.js';
+import { computedReading as readingOfMix } from '../test/support/computed-reading.js';
 import { captureResponse, get, verifyReplay, type CapturedResponse } from './capture.js';
 import {
   CONNECTIONS,
@@ -203,17 +204,7 @@ function computedReading(zone: Zone, zoneIndex: number, ts: number): StoredReadi
     'wind-onshore': round1(capacity('wind-onshore') * wind),
     solar: round1(capacity('solar') * daylight),
   };
-  const lifecycle = intensityOfMix(mix, 'lifecycle');
-  return {
-    zone: zone.code,
-    ts,
-    value: lifecycle,
-    method: 'computed:v1',
-    complete: true,
-    mix,
-    lifecycle,
-    direct: intensityOfMix(mix, 'direct'),
-  };
+  return readingOfMix(zone.code, ts, mix);
 }
 
 /** GB's operator figure of a half hour (its own value), as dataset.ts draws it. */
