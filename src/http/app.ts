@@ -157,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const served =
     config.zones === 'all' ? new ServedZones('all', store, clock, log) : ServedZones.CONTRACT;
   await served.start();
-  deps.cache?.onChange(() => void served.resolve());
+  deps.cache?.onApplied((applied) => void served.resolveFor(applied));
   const reads = new Reads(store, deps.cache, API_ERRORS.storeUnavailable, served);
   const responder = new DataResponder(reads);
   const forecastBook = deps.forecasts ?? NO_FORECASTS;
