@@ -31,12 +31,7 @@ export class MemoryReadModel implements ReadModel {
 
   /** The live series, valid until the cache next takes changes: for a reader that never waits. */
   windowNow(
-    zone: string,
-    from: number,
-    to: number,
-    limit: number,
-    basis: Basis | undefined,
-    accounting: Accounting = 'production',
+    ...[zone, from, to, limit, basis, accounting = 'production']: Parameters<ReadModel['window']>
   ): SeriesWindow {
     const series = this.cache.zone(zone, basis, accounting) ?? EMPTY_SERIES;
     const start = series.lowerBound(from);

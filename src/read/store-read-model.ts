@@ -36,12 +36,7 @@ export class StoreReadModel implements ReadModel {
   ) {}
 
   async window(
-    zone: string,
-    from: number,
-    to: number,
-    limit: number,
-    basis: Basis | undefined,
-    accounting: Accounting = 'production',
+    ...[zone, from, to, limit, basis, accounting = 'production']: Parameters<ReadModel['window']>
   ): Promise<SeriesWindow> {
     if (accounting === 'consumption') {
       const rows = await this.read(() =>

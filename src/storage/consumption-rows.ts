@@ -4,7 +4,9 @@ import {
   sortedByKey,
 } from '../core/consumption/series-row.js';
 import { TRACED_CATEGORIES, type TracedCategory } from '../core/consumption/trace-hour.js';
+import type { Basis } from '../core/factors.js';
 import type { FlowGraphId } from '../core/flows.js';
+import { CONSUMPTION_METHOD } from '../core/reading.js';
 import type { ConsumptionWrite } from './store.js';
 
 /** What both backends do with the consumption series of one write before and after storing it. */
@@ -56,6 +58,14 @@ export const valuesDiffer = (a: string, b: string, operator: string): string =>
   `(${VALUE_COLUMNS.map((column) => `${a}.${column}`).join(', ')}) ${operator}
    (${VALUE_COLUMNS.map((column) => `${b}.${column}`).join(', ')})`;
 
+/** The columns of a consumption row read as a Reading on `basis`. */
+export const readingColumns = (basis: Basis): string =>
+  `ts, ${basis} AS value, '${CONSUMPTION_METHOD[basis]}' AS method`;
+
+/** The columns of a consumption row read as its traced mix (`toConsumptionMixPoint`). */
+export const MIX_POINT_COLUMNS =
+  'ts, mix, imports, exports, estimated_pct, estimated_borders, renewable_pct, low_carbon_pct';
+
 /** A row as the columns of the consumption table, its records as JSON values. */
 export interface ConsumptionColumns {
   readonly zone: string;
@@ -70,6 +80,9 @@ export interface ConsumptionColumns {
   readonly renewable_pct: number;
   readonly low_carbon_pct: number;
 }
+
+/** The columns a traced mix is read from (MIX_POINT_COLUMNS), its records as JSON values. */
+export type MixPointColumns = Omit<ConsumptionColumns, 'zone' | 'lifecycle' | 'direct'>;
 
 function allFinite(record: Readonly<Record<string, number | undefined>>): boolean {
   for (const key in record) if (!Number.isFinite(record[key])) return false;
@@ -121,9 +134,7 @@ export function consumptionColumns(write: ConsumptionWrite): ConsumptionColumns[
 }
 
 /** The traced mix of a stored row, its records in one order whatever the backend kept. */
-export function toConsumptionMixPoint(
-  columns: Omit<ConsumptionColumns, 'zone' | 'lifecycle' | 'direct'>,
-): ConsumptionMixPoint {
+export function toConsumptionMixPoint(columns: MixPointColumns): ConsumptionMixPoint {
   const consumption: Partial<Record<TracedCategory, number>> = {};
   for (const category of TRACED_CATEGORIES) {
     const mwh = columns.mix[category];

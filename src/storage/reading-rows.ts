@@ -1,4 +1,11 @@
-import type { Method, Mix, StoredForecast, StoredReading } from '../core/reading.js';
+import type { Basis } from '../core/factors.js';
+import {
+  BASIS_METHOD,
+  type Method,
+  type Mix,
+  type StoredForecast,
+  type StoredReading,
+} from '../core/reading.js';
 import { type ForecastRow, toForecast } from './forecast-row.js';
 import { lastPerKey } from './last-per-key.js';
 import type { ReadingChange, ReadingChanges, StoreKey } from './store.js';
@@ -10,6 +17,19 @@ import type { ReadingChange, ReadingChanges, StoreKey } from './store.js';
  */
 
 export const READING_COLUMNS = 'zone, ts, value, method, complete, mix, lifecycle, direct';
+
+/**
+ * A reading published on `basis` (undefined: the default one): the columns of its value and
+ * method, and the condition its row meets (`complete` holds 1 or true).
+ */
+export function publishedOn(basis: Basis | undefined): {
+  value: string;
+  method: string;
+  where: string;
+} {
+  if (basis === undefined) return { value: 'value', method: 'method', where: 'complete' };
+  return { value: basis, method: `'${BASIS_METHOD[basis]}'`, where: `${basis} IS NOT NULL` };
+}
 
 export const CHANGE_COLUMNS =
   'zone, ts, value, method, complete AS published, lifecycle, direct, version';

@@ -6,11 +6,13 @@ import { CONSUMPTION_METHOD, type Reading, type ZoneReading } from '../../core/r
 import {
   changedFromSql,
   CONSUMPTION_WRITES_KEPT,
-  type ConsumptionColumns,
   consumptionColumns,
   consumptionCursorKey,
+  MIX_POINT_COLUMNS,
+  type MixPointColumns,
   PRUNED_FROM_KEY,
   PRUNED_VERSION_KEY,
+  readingColumns,
   toConsumptionMixPoint,
   updateValues,
   VALUE_COLUMNS,
@@ -22,6 +24,7 @@ import {
   lockNextVersion,
   newestPerZoneSql,
   nextVersion,
+  queryZoneWindow,
   upsertInPieces,
 } from './versioned-writes.js';
 
@@ -114,18 +117,10 @@ export class PostgresConsumptionTable implements ConsumptionTable {
   }
 
   async inWindow(
-    zone: string,
-    fromTs: number,
-    toTs: number,
-    limit: number,
-    basis: Basis,
+    ...[zone, fromTs, toTs, limit, basis]: Parameters<ConsumptionTable['inWindow']>
   ): Promise<Reading[]> {
-    const { rows } = await this.pool.query<Reading>(
-      `SELECT ts, ${basis} AS value, '${CONSUMPTION_METHOD[basis]}' AS method FROM consumption
-       WHERE zone = $1 AND ts >= $2 AND ts < $3 ORDER BY ts LIMIT $4`,
-      [zone, fromTs, toTs, limit],
-    );
-    return rows;
+    const select = readingColumns(basis);
+    return queryZoneWindow(this.pool, select, 'consumption', [zone, fromTs, toTs, limit]);
   }
 
   async latestPerZone(basis: Basis): Promise<ZoneReading[]> {
@@ -136,18 +131,13 @@ export class PostgresConsumptionTable implements ConsumptionTable {
   }
 
   async mixesInWindow(
-    zone: string,
-    fromTs: number,
-    toTs: number,
-    limit: number,
+    ...window: Parameters<ConsumptionTable['mixesInWindow']>
   ): Promise<ConsumptionMixPoint[]> {
-    const { rows } = await this.pool.query<
-      Omit<ConsumptionColumns, 'zone' | 'lifecycle' | 'direct'>
-    >(
-      `SELECT ts, mix, imports, exports, estimated_pct, estimated_borders, renewable_pct,
-         low_carbon_pct FROM consumption
-       WHERE zone = $1 AND ts >= $2 AND ts < $3 ORDER BY ts LIMIT $4`,
-      [zone, fromTs, toTs, limit],
+    const rows = await queryZoneWindow<MixPointColumns>(
+      this.pool,
+      MIX_POINT_COLUMNS,
+      'consumption',
+      window,
     );
     return rows.map(toConsumptionMixPoint);
   }

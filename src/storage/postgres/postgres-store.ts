@@ -3,7 +3,6 @@ import type { PoolClient } from 'pg';
 import { pino, type Logger } from 'pino';
 import type { Basis } from '../../core/factors.js';
 import {
-  BASIS_METHOD,
   type IngestReport,
   type Reading,
   type StoredForecast,
@@ -18,6 +17,7 @@ import {
   changesPage,
   lastForecastPerKey,
   lastReadingPerKey,
+  publishedOn,
   READING_COLUMNS,
   type ReadingChangeRow,
   type ReadingRow,
@@ -29,6 +29,7 @@ import {
   lockNextVersion,
   newestPerZoneSql,
   nextVersion,
+  queryZoneWindow,
   readVersion,
   upsertInPieces,
 } from './versioned-writes.js';
@@ -66,12 +67,6 @@ export interface PostgresStoreOptions {
    * a pino logger of the same shape as the service's writes to stdout.
    */
   readonly logger?: Logger;
-}
-
-/** The published points of one basis (undefined: the default one), as Reading columns. */
-function publishedOn(basis: Basis | undefined): { value: string; method: string; where: string } {
-  if (basis === undefined) return { value: 'value', method: 'method', where: 'complete' };
-  return { value: basis, method: `'${BASIS_METHOD[basis]}'`, where: `${basis} IS NOT NULL` };
 }
 
 // BIGINT comes back as a string by default (node20.md, trap 7); epoch seconds, counters and ids
@@ -265,19 +260,11 @@ export class PostgresStore extends SqlStoreBase implements Store {
   }
 
   async readingsInWindow(
-    zone: string,
-    fromTs: number,
-    toTs: number,
-    limit: number,
-    basis?: Basis,
+    ...[zone, fromTs, toTs, limit, basis]: Parameters<Store['readingsInWindow']>
   ): Promise<Reading[]> {
     const { value, method, where } = publishedOn(basis);
-    const { rows } = await this.pool.query<Reading>(
-      `SELECT ts, ${value} AS value, ${method} AS method FROM readings
-       WHERE zone = $1 AND ts >= $2 AND ts < $3 AND ${where} ORDER BY ts LIMIT $4`,
-      [zone, fromTs, toTs, limit],
-    );
-    return rows;
+    const select = `ts, ${value} AS value, ${method} AS method`;
+    return queryZoneWindow(this.pool, select, 'readings', [zone, fromTs, toTs, limit], where);
   }
 
   async latestPerZone(basis?: Basis): Promise<ZoneReading[]> {
@@ -288,25 +275,12 @@ export class PostgresStore extends SqlStoreBase implements Store {
     return rows;
   }
 
-  async mixesInWindow(
-    zone: string,
-    fromTs: number,
-    toTs: number,
-    limit: number,
-  ): Promise<MixPoint[]> {
-    const { rows } = await this.pool.query<MixPoint>(
-      `SELECT ts, mix FROM readings
-       WHERE zone = $1 AND ts >= $2 AND ts < $3 AND lifecycle IS NOT NULL ORDER BY ts LIMIT $4`,
-      [zone, fromTs, toTs, limit],
-    );
-    return rows;
+  async mixesInWindow(...window: Parameters<Store['mixesInWindow']>): Promise<MixPoint[]> {
+    return queryZoneWindow(this.pool, 'ts, mix', 'readings', window, 'lifecycle IS NOT NULL');
   }
 
   async forecastsInWindow(
-    zone: string,
-    kind: ForecastKind,
-    fromTs: number,
-    toTs: number,
+    ...[zone, kind, fromTs, toTs]: Parameters<Store['forecastsInWindow']>
   ): Promise<StoredForecast[]> {
     const { rows } = await this.pool.query<ForecastRow>(
       `SELECT zone, ts, kind, issued_at, value FROM forecasts

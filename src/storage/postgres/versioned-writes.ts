@@ -1,4 +1,5 @@
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { POSTGRES_WINDOW_PARAMS, zoneWindowSql } from '../zone-window.js';
 
 /**
  * How every write of the PostgreSQL store (readings, flows, consumption) takes its data version
@@ -88,3 +89,16 @@ export const newestPerZoneSql = (table: string, value: string, method: string, w
     SELECT zone, ts, ${value} AS value, ${method} AS method FROM ${table}
     WHERE ${table}.zone = zones.zone AND ${where} ORDER BY ts DESC LIMIT 1
   ) newest`;
+
+/** The rows of a zone's window of `table` where `where` holds (zoneWindowSql). */
+export async function queryZoneWindow<T extends QueryResultRow>(
+  pool: Pool,
+  select: string,
+  table: string,
+  window: readonly [zone: string, fromTs: number, toTs: number, limit: number],
+  where?: string,
+): Promise<T[]> {
+  const sql = zoneWindowSql(select, table, POSTGRES_WINDOW_PARAMS, where);
+  const { rows } = await pool.query<T>(sql, [...window]);
+  return rows;
+}

@@ -9,13 +9,16 @@ import {
   type ConsumptionColumns,
   consumptionColumns,
   consumptionCursorKey,
+  MIX_POINT_COLUMNS,
   PRUNED_FROM_KEY,
   PRUNED_VERSION_KEY,
+  readingColumns,
   toConsumptionMixPoint,
   VALUE_COLUMNS,
 } from '../consumption-rows.js';
 import type { ConsumptionTable } from '../sql-store-base.js';
 import type { ConsumptionWrite } from '../store.js';
+import { SQLITE_WINDOW_PARAMS, zoneWindowSql } from '../zone-window.js';
 
 const keyOf = (zone: string, ts: number): string => `${zone}\u0000${ts}`;
 
@@ -121,10 +124,7 @@ export class SqliteConsumptionTable implements ConsumptionTable {
          ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       ),
       window: onBasis((basis) =>
-        db.prepare(
-          `SELECT ts, ${basis} AS value, '${CONSUMPTION_METHOD[basis]}' AS method FROM consumption
-           WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
-        ),
+        db.prepare(zoneWindowSql(readingColumns(basis), 'consumption', SQLITE_WINDOW_PARAMS)),
       ),
       // One probe for the next zone and one for its newest row: the cost grows with the zones,
       // not with the rows.
@@ -142,11 +142,7 @@ export class SqliteConsumptionTable implements ConsumptionTable {
            ORDER BY zones.zone`,
         ),
       ),
-      mixes: db.prepare(
-        `SELECT ts, mix, imports, exports, estimated_pct, estimated_borders, renewable_pct,
-           low_carbon_pct FROM consumption
-         WHERE zone = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
-      ),
+      mixes: db.prepare(zoneWindowSql(MIX_POINT_COLUMNS, 'consumption', SQLITE_WINDOW_PARAMS)),
     };
   }
 
@@ -233,7 +229,9 @@ export class SqliteConsumptionTable implements ConsumptionTable {
     return (this.statements.cursor.get(consumptionCursorKey(graph)) as number | undefined) ?? null;
   }
 
-  inWindow(zone: string, fromTs: number, toTs: number, limit: number, basis: Basis): Reading[] {
+  inWindow(
+    ...[zone, fromTs, toTs, limit, basis]: Parameters<ConsumptionTable['inWindow']>
+  ): Reading[] {
     return this.statements.window[basis].all(zone, fromTs, toTs, limit) as Reading[];
   }
 
@@ -241,8 +239,8 @@ export class SqliteConsumptionTable implements ConsumptionTable {
     return this.statements.latest[basis].all() as ZoneReading[];
   }
 
-  mixesInWindow(zone: string, fromTs: number, toTs: number, limit: number): ConsumptionMixPoint[] {
-    const rows = this.statements.mixes.all(zone, fromTs, toTs, limit) as MixRow[];
+  mixesInWindow(...window: Parameters<ConsumptionTable['mixesInWindow']>): ConsumptionMixPoint[] {
+    const rows = this.statements.mixes.all(...window) as MixRow[];
     return rows.map((row) =>
       toConsumptionMixPoint({
         ...row,

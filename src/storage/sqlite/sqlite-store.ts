@@ -3,7 +3,6 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Basis } from '../../core/factors.js';
 import {
-  BASIS_METHOD,
   type IngestReport,
   type Reading,
   type StoredForecast,
@@ -16,12 +15,14 @@ import { firstHours, lastFlowPerKey } from '../flow-rows.js';
 import {
   CHANGE_COLUMNS,
   changesPage,
+  publishedOn,
   READING_COLUMNS,
   type ReadingChangeRow,
   type ReadingRow,
   toStoredReading,
 } from '../reading-rows.js';
 import { SqlStoreBase } from '../sql-store-base.js';
+import { SQLITE_WINDOW_PARAMS, zoneWindowSql } from '../zone-window.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
@@ -38,9 +39,6 @@ import { SqliteConsumptionTable } from './consumption-table.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { SqliteWebhookStore } from './webhook-tables.js';
 import type { ForecastKind, SourceId } from '../../core/sources.js';
-
-/** The column holding a basis's values: published on it exactly where it is not null. */
-const BASIS_COLUMN: Readonly<Record<Basis, string>> = { lifecycle: 'lifecycle', direct: 'direct' };
 
 /** The flows of a graph's window, in the order of the flows table's key. */
 const FLOWS_IN_WINDOW = `WHERE graph = @graph AND ts >= @fromTs AND ts < @toTs
@@ -82,15 +80,6 @@ export class SqliteStore extends SqlStoreBase implements Store {
     const identity = path === ':memory:' ? null : statSync(path);
     this.file = identity && { path: resolve(path), dev: identity.dev, ino: identity.ino };
     const db = this.db;
-    /** The published points of one basis (undefined: the default one) as Reading columns. */
-    const published = (basis: Basis | undefined) =>
-      basis === undefined
-        ? { value: 'value', method: 'method', where: 'complete = 1' }
-        : {
-            value: `${BASIS_COLUMN[basis]}`,
-            method: `'${BASIS_METHOD[basis]}'`,
-            where: `${BASIS_COLUMN[basis]} IS NOT NULL`,
-          };
     const onBasis = <T>(make: (basis: Basis | undefined) => T) => ({
       default: make(undefined),
       lifecycle: make('lifecycle'),
@@ -118,22 +107,19 @@ export class SqliteStore extends SqlStoreBase implements Store {
       bumpVersion: db.prepare(`UPDATE meta SET value = value + 1 WHERE key = 'data_version'`),
       dataVersion: db.prepare(`SELECT value FROM meta WHERE key = 'data_version'`).pluck(),
       window: onBasis((basis) => {
-        const { value, method, where } = published(basis);
-        return db.prepare(
-          `SELECT ts, ${value} AS value, ${method} AS method FROM readings
-           WHERE zone = ? AND ts >= ? AND ts < ? AND ${where} ORDER BY ts LIMIT ?`,
-        );
+        const { value, method, where } = publishedOn(basis);
+        const select = `ts, ${value} AS value, ${method} AS method`;
+        return db.prepare(zoneWindowSql(select, 'readings', SQLITE_WINDOW_PARAMS, where));
       }),
       latest: onBasis((basis) => {
-        const { value, method, where } = published(basis);
+        const { value, method, where } = publishedOn(basis);
         return db.prepare(
           `SELECT zone, ts, ${value} AS value, ${method} AS method FROM readings
            WHERE zone = ? AND ${where} ORDER BY ts DESC LIMIT 1`,
         );
       }),
       mixes: db.prepare(
-        `SELECT ts, mix FROM readings
-         WHERE zone = ? AND ts >= ? AND ts < ? AND lifecycle IS NOT NULL ORDER BY ts LIMIT ?`,
+        zoneWindowSql('ts, mix', 'readings', SQLITE_WINDOW_PARAMS, 'lifecycle IS NOT NULL'),
       ),
       zones: db.prepare(`SELECT DISTINCT zone FROM readings`).pluck(),
       stored: db.prepare(
@@ -322,11 +308,7 @@ export class SqliteStore extends SqlStoreBase implements Store {
   }
 
   async readingsInWindow(
-    zone: string,
-    fromTs: number,
-    toTs: number,
-    limit: number,
-    basis?: Basis,
+    ...[zone, fromTs, toTs, limit, basis]: Parameters<Store['readingsInWindow']>
   ): Promise<Reading[]> {
     return this.statements.window[basis ?? 'default'].all(zone, fromTs, toTs, limit) as Reading[];
   }
@@ -342,13 +324,8 @@ export class SqliteStore extends SqlStoreBase implements Store {
     return latest;
   }
 
-  async mixesInWindow(
-    zone: string,
-    fromTs: number,
-    toTs: number,
-    limit: number,
-  ): Promise<MixPoint[]> {
-    const rows = this.statements.mixes.all(zone, fromTs, toTs, limit) as {
+  async mixesInWindow(...window: Parameters<Store['mixesInWindow']>): Promise<MixPoint[]> {
+    const rows = this.statements.mixes.all(...window) as {
       ts: number;
       mix: string;
     }[];
@@ -360,12 +337,9 @@ export class SqliteStore extends SqlStoreBase implements Store {
   }
 
   async forecastsInWindow(
-    zone: string,
-    kind: ForecastKind,
-    fromTs: number,
-    toTs: number,
+    ...asked: Parameters<Store['forecastsInWindow']>
   ): Promise<StoredForecast[]> {
-    const rows = this.statements.forecastsInWindow.all(zone, kind, fromTs, toTs) as ForecastRow[];
+    const rows = this.statements.forecastsInWindow.all(...asked) as ForecastRow[];
     return rows.map(toForecast);
   }
 
