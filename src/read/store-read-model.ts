@@ -94,11 +94,7 @@ export class StoreReadModel implements ReadModel {
   }
 
   async consumptionWhereTraced(
-    zone: string,
-    from: number,
-    to: number,
-    limit: number,
-    basis: Basis,
+    ...[zone, from, to, limit, basis]: Parameters<ReadModel['consumptionWhereTraced']>
   ): Promise<Reading[]> {
     const [produced, consumed] = await Promise.all([
       this.window(zone, from, to, limit, basis),
@@ -120,10 +116,7 @@ export class StoreReadModel implements ReadModel {
   }
 
   async mixesWithTraced(
-    zone: string,
-    from: number,
-    to: number,
-    limit: number,
+    ...[zone, from, to, limit]: Parameters<ReadModel['mixesWithTraced']>
   ): Promise<MixesWithTraced> {
     const [mixes, traced] = await Promise.all([
       this.mixes(zone, from, to, limit),
