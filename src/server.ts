@@ -106,8 +106,10 @@ export async function startServer(
     ? startDeliverer({
         store,
         logger,
-        // From the store: the version evaluated and the values read are then the same.
-        ...signalReads(new Reads(store, undefined, API_ERRORS.storeUnavailable)),
+        // From the store: the version evaluated and the values read are then the same. The
+        // zones are the app's: a served zone is one to subscribe to (extensions §16).
+        ...signalReads(new Reads(store, undefined, API_ERRORS.storeUnavailable, app.servedZones)),
+        zones: () => app.servedZones.current,
         forecasts: () => forecasts,
         allow: config.webhooks.allow,
         onAttempt: (outcome) => app.recordWebhookDelivery(outcome),

@@ -9,6 +9,7 @@
  */
 const NEEDS_PROCESSES_OR_SERVICES = [
   'src/config.shell.test.ts',
+  'src/read/served-zones.test.ts',
   'src/storage/migrate-store.test.ts',
   'test/backfill-kill.test.ts',
   'test/bases-api.test.ts',

@@ -15,8 +15,13 @@ import { ReadingCache } from '../src/read/reading-cache.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
+import { API_ERRORS } from '../src/http/contract/errors.js';
+import { signalReads } from '../src/queries/signal-reads.js';
+import { Reads } from '../src/read/reads.js';
+import { startDeliverer } from '../src/webhooks/deliverer.js';
 import { EventStreamClient } from './support/event-stream.js';
 import { loggerInto } from './support/log-lines.js';
+import { startWebhookReceiver, until } from './support/webhook-receiver.js';
 
 /**
  * `ZONES=all` (extensions §16) against the upstream simulator over HTTP: a pass of every source
@@ -45,6 +50,8 @@ const settings = (simulatorUrl: string, zones?: string) => ({
   DATABASE_URL: 'sqlite::memory:',
   FLOWS: 'on',
   METRICS: 'off',
+  WEBHOOKS: 'on',
+  WEBHOOK_ALLOW: '127.0.0.1',
   RATE_LIMIT_PER_MINUTE: '1000000',
   ENTSOE_BASE_URL: `${simulatorUrl}/api`,
   ENTSOE_TOKEN: 'simulated',
@@ -110,6 +117,11 @@ const injected = async (app: FastifyInstance, path: string) => {
 };
 type Row = { zone: string; ts: string; gco2eq_kwh: number; method: string };
 const rows = (body: Record<string, unknown>) => body.data as Row[];
+/** The extra nodes `/v1/zones` lists now (after the 45), by source. */
+const servedExtra = async () => {
+  const listed = (await getJson('/v1/zones')).body.data as { zone: string; source: string }[];
+  return listed.slice(45);
+};
 
 describe('ZONES=all against the simulator (extensions §16)', () => {
   it('lists the 45, then every extra node with a recent complete mix, with its name and source', async () => {
@@ -235,6 +247,151 @@ describe('ZONES=all against the simulator (extensions §16)', () => {
     expect(forecast.status).toBe(200);
     expect(forecast.body).toMatchObject({ zone: 'EE', count: 0, data: [] });
     expect(forecast.body.note).toEqual((await getJson('/v1/intensity/forecast?zone=DE')).body.note);
+  });
+
+  it("reports each served node's freshness in /v1/status, under its source", async () => {
+    const extra = await servedExtra();
+    const status = await getJson('/v1/status');
+    const sources = status.body.sources as { source: string; zones: number }[];
+    const zonesOf = (source: string) => sources.find((each) => each.source === source)?.zones;
+    const extraOf = (source: string) => extra.filter((zone) => zone.source === source).length;
+    expect(extraOf('europe-tso')).toBeGreaterThan(0);
+    expect(extraOf('us-agency')).toBeGreaterThan(0);
+    expect(zonesOf('europe-tso')).toBe(33 + extraOf('europe-tso'));
+    expect(zonesOf('us-agency')).toBe(11 + extraOf('us-agency'));
+    expect(zonesOf('uk-operator')).toBe(1);
+    expect((await injected(allFromStore, '/v1/status')).body).toEqual(status.body);
+    // Without ZONES, the 45's freshness as before.
+    const contractSources = (await injected(contract, '/v1/status')).body.sources as {
+      source: string;
+      zones: number;
+    }[];
+    expect(contractSources.map((each) => each.zones)).toEqual([33, 11, 1]);
+  });
+
+  it('takes and delivers webhook subscriptions to a served node, by name and with all', async () => {
+    const receiver = await startWebhookReceiver();
+    const fromMemory = apps[0]!;
+    // From the store, as server.ts wires it, with the app's served zones.
+    const deliverer = startDeliverer({
+      store,
+      ...signalReads(
+        new Reads(store, undefined, API_ERRORS.storeUnavailable, fromMemory.servedZones),
+      ),
+      zones: () => fromMemory.servedZones.current,
+      forecasts: () => ({ forecast: () => null }),
+      allow: ['127.0.0.1'],
+      clock: () => NOW_MS,
+      turnMs: 50,
+    });
+    const subscribe = (app: FastifyInstance, zones: string[] | 'all') =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/subscriptions',
+        // Holds at once (below the highest value there is): it fires when created.
+        payload: { url: receiver.url, zones, condition: { type: 'below', gco2eq_kwh: 100000 } },
+      });
+    try {
+      const byName = await subscribe(fromMemory, ['ee', 'US-AECI']);
+      expect(byName.statusCode, byName.body).toBe(201);
+      expect(byName.json()).toMatchObject({ zones: ['EE', 'US-AECI'] });
+      const every = await subscribe(fromMemory, 'all');
+      expect(every.statusCode).toBe(201);
+      // Without ZONES, an extra node is no zone to subscribe to.
+      const refused = await subscribe(contract, ['EE']);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().hint).toContain('zones');
+
+      type Event = { subscription: string; zone: string };
+      const events = () => receiver.receipts.map((receipt) => JSON.parse(receipt.body) as Event);
+      const zonesOf = (id: string) =>
+        new Set(
+          events()
+            .filter((event) => event.subscription === id)
+            .map((event) => event.zone),
+        );
+      // `all`: the 45 and the served nodes alike.
+      const wanted = {
+        [byName.json().id]: ['EE', 'US-AECI'],
+        [every.json().id]: ['DE', 'SK', 'US-DUK'],
+      };
+      await until(
+        'events of both subscriptions',
+        () =>
+          Object.entries(wanted).every(([id, codes]) =>
+            codes.every((code) => zonesOf(id).has(code)),
+          )
+            ? true
+            : undefined,
+        60_000,
+      );
+      expect(zonesOf(byName.json().id)).toEqual(new Set(['EE', 'US-AECI']));
+      expect(zonesOf(every.json().id)).toContain('SK');
+    } finally {
+      await deliverer.stop();
+      await receiver.close();
+    }
+  });
+
+  it('counts served nodes in the per-zone metrics gauges', async () => {
+    const app = await serve(
+      loadConfig({ ...settings(simulator.url, 'all'), METRICS: 'on', METRICS_ADDR: 'public' }),
+      cache,
+    );
+    const metrics = (await app.inject('/metrics')).body;
+    const sample = (name: string, labels: string) =>
+      metrics.split('\n').find((line) => line.startsWith(`${name}{`) && line.includes(labels));
+    expect(sample('gridco2_zone_lag_seconds', 'zone="EE",source="europe-tso"')).toBeDefined();
+    expect(sample('gridco2_zone_lag_seconds', 'zone="US-AECI",source="us-agency"')).toBeDefined();
+    expect(sample('gridco2_zone_points', 'zone="SK"')).toMatch(/ [1-9]\d*$/);
+    expect(sample('grid_intensity_carbon_average', 'location="EE"')).toBeDefined();
+    const lagged = metrics
+      .split('\n')
+      .filter((line) => line.startsWith('gridco2_zone_lag_seconds{'));
+    expect(lagged.length).toBeGreaterThan(45);
+    expect(lagged.length).toBeLessThanOrEqual(45 + EXTRA_ZONES.length);
+  });
+
+  it('serves a node to the Electricity Maps, Home Assistant and Carbon Aware clients by its code', async () => {
+    const EM = '/compat/electricitymaps/v3';
+    const zones = await getJson(`${EM}/zones`);
+    expect(zones.body.EE).toEqual({ zoneName: 'Estonia', access: expect.any(Array) });
+    expect(Object.keys(zones.body)).toContain('US-AECI');
+    const latest = await getJson(`${EM}/carbon-intensity/latest?zone=EE`);
+    expect(latest.status).toBe(200);
+    const newest = (
+      await getJson('/v1/intensity/latest?zone=EE&accounting=consumption&basis=lifecycle')
+    ).body;
+    expect(latest.body).toMatchObject({
+      zone: 'EE',
+      datetime: rows(newest)[0]!.ts.replace('Z', '.000Z'),
+    });
+    const history = await getJson(`${EM}/power-breakdown/history?zone=us-aeci`);
+    expect(history.status).toBe(200);
+    expect((history.body.history as unknown[]).length).toBeGreaterThan(0);
+    // Home Assistant: a home in Tallinn is in EE.
+    const home = await getJson(`${EM}/home-assistant?lat=59.437&lon=24.745`);
+    expect(home.body).toMatchObject({ status: 'ok', countryCode: 'EE' });
+    const locations = await getJson('/compat/carbon-aware/locations');
+    expect(locations.body.SK).toEqual({ latitude: null, longitude: null, name: 'SK' });
+    const observed = await getJson('/compat/carbon-aware/emissions/bylocations?location=SK');
+    expect(observed.status).toBe(200);
+    expect(observed.body).toMatchObject([{ location: 'SK' }]);
+
+    // Without ZONES: unknown, as before.
+    const unknown = await injected(contract, `${EM}/carbon-intensity/latest?zone=EE`);
+    expect(unknown.status).toBe(404);
+    expect(Object.keys((await injected(contract, `${EM}/zones`)).body)).not.toContain('EE');
+    const away = await injected(contract, `${EM}/home-assistant?lat=59.437&lon=24.745`);
+    expect(away.body).toMatchObject({ status: 'no-data' });
+  });
+
+  it("keeps /v1/zones/cloud to the table's regions, each in one of the 45", async () => {
+    const cloud = await getJson('/v1/zones/cloud');
+    expect(cloud.body).toEqual((await injected(contract, '/v1/zones/cloud')).body);
+    const codes = new Set(ZONES.map((zone) => zone.code));
+    for (const region of cloud.body.data as { zone: string }[])
+      expect(codes).toContain(region.zone);
   });
 
   it('without ZONES, keeps to the 45: an extra node is an unknown zone, as before', async () => {

@@ -1,6 +1,6 @@
 import type { FailureKind, GraphCount, IngestFailure, IngestReport } from './reading.js';
 import { formatTs, HOUR } from './time.js';
-import { ZONES } from './zones.js';
+import { ZONES, type Zone } from './zones.js';
 import { SOURCE_INFO, SOURCES, type SourceId } from './sources.js';
 
 interface SourceFreshness {
@@ -26,17 +26,19 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 /**
  * The freshness verdict of `/v1/status` (decisions.md, "Status and freshness"): a zone's lag is
  * the time from the ts of its newest reading to `now`; a zone with no reading counts from its
- * source's history start; a source is ok when its freshest zone is within the threshold.
+ * source's history start; a source is ok when its freshest zone is within the threshold. `served`:
+ * the zones served (with `ZONES=all`, the flow graphs' nodes listed too: extensions §16).
  */
 export function assessFreshness(
   newestTsByZone: ReadonlyMap<string, number>,
   reports: Partial<Record<SourceId, IngestReport>>,
   nowSeconds: number,
+  served: readonly Zone[] = ZONES,
 ): Freshness {
   const sources = SOURCES.map((source): SourceFreshness => {
     const info = SOURCE_INFO[source];
     const historyStart = Date.parse(info.historyStart) / 1000;
-    const zones = ZONES.filter((zone) => zone.source === source);
+    const zones = served.filter((zone) => zone.source === source);
     const lags = zones.map((zone) => {
       const newest = newestTsByZone.get(zone.code);
       return { zone: zone.code, lagHours: round2((nowSeconds - (newest ?? historyStart)) / HOUR) };

@@ -9,7 +9,7 @@
  */
 import { findCloudRegionByName, zoneOfCloudRegion } from './cloud-regions.js';
 import { CONTRACT_REGISTRY, type ZoneRegistry } from './zone-registry.js';
-import { findZone, ZONES, type Zone } from './zones.js';
+import { findZone, type Zone } from './zones.js';
 
 /**
  * Electricity Maps zone keys of our zones, for the compatibility API (docs/compat.md). Electricity Maps names bidding zones `<country>-<country><n>`
@@ -97,9 +97,14 @@ export function electricityMapsCodeOf(code: string): string {
   return ELECTRICITY_MAPS_KEY.get(code) ?? code;
 }
 
-/** Every zone with the key Electricity Maps clients know it by, in the order of /v1/zones. */
-export function electricityMapsZones(): { zone: Zone; key: string }[] {
-  return ZONES.map((zone) => ({ zone, key: electricityMapsKeyOf(zone) }));
+/**
+ * Every zone served (`registry`) with the key Electricity Maps clients know it by, in the order
+ * of /v1/zones.
+ */
+export function electricityMapsZones(
+  registry: ZoneRegistry = CONTRACT_REGISTRY,
+): { zone: Zone; key: string }[] {
+  return registry.zones.map((zone) => ({ zone, key: electricityMapsKeyOf(zone) }));
 }
 
 /** The front end a zone name is read by, each with its grammar (see the header). */
@@ -107,7 +112,8 @@ export type ZoneGrammar = 'v1' | 'em' | 'ca';
 
 /**
  * The zone `input` names in `grammar`, if any, among the zones served (`registry`; by default the
- * 45 of the contract, whatever `ZONES` says: extensions §16).
+ * 45 of the contract). With `ZONES=all` the flow graphs' nodes are zones in every grammar, by
+ * their code (extensions §16); the keys and cloud regions name zones of the 45.
  */
 export function resolveZone(
   input: string,
@@ -115,7 +121,7 @@ export function resolveZone(
   registry: ZoneRegistry = CONTRACT_REGISTRY,
 ): Zone | undefined {
   if (grammar === 'v1') return registry.find(input) ?? zoneOfCloudRegion(input);
-  const zone = zoneOfElectricityMapsKey(input) ?? findZone(input) ?? zoneOfCloudRegion(input);
+  const zone = zoneOfElectricityMapsKey(input) ?? registry.find(input) ?? zoneOfCloudRegion(input);
   if (zone || grammar === 'em') return zone;
   const region = findCloudRegionByName(input);
   return region && findZone(region.zone);

@@ -72,16 +72,13 @@ export const servableZones = (mode: ZonesMode): readonly Zone[] =>
 
 /**
  * The registry of `ZONES=all` at `now` (epoch seconds): the 45, then each extra node with a
- * complete mix at most EXTRA_NODE_RECENT_HOURS old. `completeAt`: the ts (epoch seconds) of a
- * complete mix of each node that has one (its newest, or any since `recentSince(now)`).
+ * complete mix at most EXTRA_NODE_RECENT_HOURS old. `completeAt`: the ts (epoch seconds) of the
+ * newest complete mix of each node that has one.
  */
 export function registryOfAll(completeAt: ReadonlyMap<string, number>, now: number): ZoneRegistry {
-  const since = recentSince(now);
+  const since = now - EXTRA_NODE_RECENT_HOURS * HOUR;
   return new ZoneRegistry([
     ...ZONES,
     ...EXTRA_ZONES.filter((zone) => (completeAt.get(zone.code) ?? -Infinity) >= since),
   ]);
 }
-
-/** The first instant (epoch seconds) a complete mix keeps an extra node served at `now`. */
-export const recentSince = (now: number): number => now - EXTRA_NODE_RECENT_HOURS * HOUR;

@@ -120,6 +120,8 @@ declare module 'fastify' {
     recordWebhookDelivery(outcome: DeliveryOutcome): void;
     /** The prepared forecasts every forecast-reading route serves from. */
     forecasts: ForecastBook;
+    /** The zones this app serves (`ZONES`, extensions §16), for the work beside it (webhooks). */
+    servedZones: ServedZones;
     /** Builds the OpenAPI document now rather than on its first request (the server's start). */
     prepareOpenApi(): void;
   }
@@ -155,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const served =
     config.zones === 'all' ? new ServedZones('all', store, clock, log) : ServedZones.CONTRACT;
   await served.start();
-  deps.cache?.onChange(() => void served.resolve());
+  deps.cache?.onApplied((applied) => void served.resolveFor(applied));
   const reads = new Reads(store, deps.cache, API_ERRORS.storeUnavailable, served);
   const responder = new DataResponder(reads);
   const forecastBook = deps.forecasts ?? NO_FORECASTS;
@@ -253,6 +255,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics?.recordWebhookDelivery(outcome),
   );
   app.decorate('forecasts', forecastBook);
+  app.decorate('servedZones', served);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   await app.register(swagger, {
@@ -263,7 +266,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         version: '1.0.0-pre',
         description:
           `Hourly grid carbon intensity (${UNIT}) for 45 zones: 33 European bidding zones, ` +
-          '11 US balancing authorities and Great Britain. Read-only, no authentication.',
+          '11 US balancing authorities and Great Britain' +
+          // ZONES=all: the flow graphs' nodes are zones too (extensions §16).
+          (config.zones === 'all'
+            ? "; and the flow graphs' other nodes (ENTSO-E bidding zones, EIA balancing " +
+              'authorities) with a complete mix in the last 7 days'
+            : '') +
+          '. Read-only, no authentication.',
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/' }],

@@ -1,11 +1,6 @@
 import type { Basis } from '../core/factors.js';
 import { EM_STEP_SECONDS, hourlyMixes, hourlyReadings } from '../core/hourly.js';
-import {
-  type Accounting,
-  CONSUMPTION_DEFAULT_BASIS,
-  type Mix,
-  type Reading,
-} from '../core/reading.js';
+import type { Accounting, Mix, Reading } from '../core/reading.js';
 import { SOURCE_INFO } from '../core/sources.js';
 import { HOUR } from '../core/time.js';
 import { hasConsumptionSeries, type Zone } from '../core/zones.js';
@@ -22,7 +17,8 @@ export interface PeerMix {
 /**
  * What the compatibility APIs read, as readings and mixes in their shapes: the same published
  * series and mixes /v1 serves, through the one read layer, so a peer's client sees the values
- * /v1 serves. Each method is one answer's data, however many reads it takes; routes only shape.
+ * /v1 serves. Each method is one answer's data, read with one call of the read model (a fallback
+ * to older data, for a zone far behind, takes a second); routes only shape.
  *
  * A peer whose own source publishes consumption-based values (Electricity Maps) reads them with
  * `preferred: 'consumption'`: a zone's consumption value of each hour where it has one, else its
@@ -37,48 +33,28 @@ export class PeerReads {
     private readonly preferred: Accounting = 'production',
   ) {}
 
-  /** The accounting of a zone's values for this peer. */
-  private async accountingOf(zone: Zone): Promise<Accounting> {
-    if (this.preferred === 'production' || !hasConsumptionSeries(zone)) return 'production';
-    const latest = await this.reads.current().latest(CONSUMPTION_DEFAULT_BASIS, 'consumption');
-    return latest.some((reading) => reading.zone === zone.code) ? 'consumption' : 'production';
+  /** Whether this peer reads a zone's consumption values where they exist (§15, Compat). */
+  private readsConsumption(zone: Zone): boolean {
+    return this.preferred === 'consumption' && hasConsumptionSeries(zone);
   }
 
-  /** Published readings of a zone on `basis` with `from <= ts < to`. */
+  /** Published readings of a zone on `basis` with `from <= ts < to`: one read. */
   async readingsIn(zone: Zone, from: number, to: number, basis: Basis): Promise<Reading[]> {
-    const produced = await this.windowOf(zone, from, to, basis, 'production');
-    if ((await this.accountingOf(zone)) === 'production') return produced;
-    const consumed = new Map(
-      (await this.windowOf(zone, from, to, basis, 'consumption')).map((reading) => [
-        reading.ts,
-        reading,
-      ]),
-    );
-    return produced.map((reading) => consumed.get(reading.ts) ?? reading);
+    if (!this.readsConsumption(zone)) return this.windowOf(zone, from, to, basis);
+    return this.reads.current().consumptionWhereTraced(zone.code, from, to, this.maxPoints, basis);
   }
 
-  /** The newest published reading of a zone on `basis`, if any. */
+  /** The newest published reading of a zone on `basis`, if any: one read. */
   async newestReading(zone: Zone, basis: Basis): Promise<Reading | undefined> {
-    const newestOf = async (accounting: Accounting) =>
-      (await this.reads.current().latest(basis, accounting)).find(
-        (reading) => reading.zone === zone.code,
-      );
-    const produced = await newestOf('production');
-    if ((await this.accountingOf(zone)) === 'production') return produced;
-    const consumed = await newestOf('consumption');
-    return consumed && (!produced || consumed.ts >= produced.ts) ? consumed : produced;
+    const model = this.reads.current();
+    if (this.readsConsumption(zone)) return model.newestWhereTraced(zone.code, basis);
+    return (await model.latest(basis)).find((reading) => reading.zone === zone.code);
   }
 
-  private async windowOf(
-    zone: Zone,
-    from: number,
-    to: number,
-    basis: Basis,
-    accounting: Accounting,
-  ): Promise<Reading[]> {
+  private async windowOf(zone: Zone, from: number, to: number, basis: Basis): Promise<Reading[]> {
     const { series, start, end } = await this.reads
       .current()
-      .window(zone.code, from, to, this.maxPoints, basis, accounting);
+      .window(zone.code, from, to, this.maxPoints, basis);
     const readings: Reading[] = [];
     for (let i = start; i < end; i++) {
       readings.push({ ts: series.ts(i), value: series.value(i), method: series.method(i) });
@@ -116,17 +92,19 @@ export class PeerReads {
     return this.hourlyReadingsIn(zone, end - 24 * HOUR, end, basis);
   }
 
-  /** Hourly mixes of a zone in `[from, to)`, each with its traced mix where the peer reads it. */
+  /**
+   * Hourly mixes of a zone in `[from, to)`, each with its traced mix where the peer reads it:
+   * one read.
+   */
   async hourlyMixesIn(zone: Zone, from: number, to: number): Promise<PeerMix[]> {
-    const mixes = hourlyMixes(
-      await this.mixesIn(zone, from, to),
-      stepOf(zone),
-      SOURCE_INFO[zone.source].mixUnit,
-    );
-    if ((await this.accountingOf(zone)) === 'production') return mixes;
-    const traced = await this.reads.current().consumptionMixes(zone.code, from, to, this.maxPoints);
+    const hourly = (mixes: readonly MixPoint[]) =>
+      hourlyMixes(mixes, stepOf(zone), SOURCE_INFO[zone.source].mixUnit);
+    if (!this.readsConsumption(zone)) return hourly(await this.mixesIn(zone, from, to));
+    const { mixes, traced } = await this.reads
+      .current()
+      .mixesWithTraced(zone.code, from, to, this.maxPoints);
     const tracedAt = new Map(traced.map((point) => [point.ts, point]));
-    return mixes.map((point) => {
+    return hourly(mixes).map((point) => {
       const tracedPoint = tracedAt.get(point.ts);
       return tracedPoint ? { ...point, traced: tracedPoint } : point;
     });

@@ -1,9 +1,15 @@
 import type { Basis } from '../core/factors.js';
-import type { Accounting, ZoneReading } from '../core/reading.js';
+import type { Accounting, Reading, ZoneReading } from '../core/reading.js';
 import { CONTRACT_REGISTRY, type ZoneRegistry } from '../core/zone-registry.js';
 import type { MixPoint } from '../storage/store.js';
-import type { ConsumptionMixPoint, ReadModel, SeriesWindow } from './read-model.js';
+import type {
+  ConsumptionMixPoint,
+  MixesWithTraced,
+  ReadModel,
+  SeriesWindow,
+} from './read-model.js';
 import type { ReadingCache } from './reading-cache.js';
+import { consumptionWhereTraced, newerOf } from './where-traced.js';
 import { ZoneSeries } from './zone-series.js';
 
 const EMPTY_SERIES = new ZoneSeries();
@@ -18,7 +24,7 @@ export class MemoryReadModel implements ReadModel {
 
   constructor(
     private readonly cache: ReadingCache,
-    private readonly store: Pick<ReadModel, 'mixes' | 'consumptionMixes'>,
+    private readonly store: Pick<ReadModel, 'mixes' | 'consumptionMixes' | 'mixesWithTraced'>,
     /** The zones served now: `latest` answers these, in their order. */
     private readonly zones: () => ZoneRegistry = () => CONTRACT_REGISTRY,
   ) {}
@@ -60,7 +66,30 @@ export class MemoryReadModel implements ReadModel {
     return this.latestNow(basis, accounting);
   }
 
+  async consumptionWhereTraced(
+    ...[zone, from, to, limit, basis]: Parameters<ReadModel['consumptionWhereTraced']>
+  ): Promise<Reading[]> {
+    return consumptionWhereTraced(
+      this.windowNow(zone, from, to, limit, basis),
+      this.windowNow(zone, from, to, limit, basis, 'consumption'),
+    );
+  }
+
+  async newestWhereTraced(zone: string, basis: Basis): Promise<Reading | undefined> {
+    const newest = (accounting: Accounting) => {
+      const series = this.cache.zone(zone, basis, accounting);
+      if (!series || series.length === 0) return undefined;
+      const last = series.length - 1;
+      return { ts: series.ts(last), value: series.value(last), method: series.method(last) };
+    };
+    return newerOf(newest('production'), newest('consumption'));
+  }
+
   // Mixes are read from the store, as they are stored.
+  mixesWithTraced(...asked: Parameters<ReadModel['mixesWithTraced']>): Promise<MixesWithTraced> {
+    return this.store.mixesWithTraced(...asked);
+  }
+
   mixes(...asked: Parameters<ReadModel['mixes']>): Promise<MixPoint[]> {
     return this.store.mixes(...asked);
   }

@@ -1,6 +1,6 @@
 import type { Basis } from '../core/factors.js';
 import type { ConsumptionMixPoint } from '../core/consumption/series-row.js';
-import type { Accounting, ZoneReading } from '../core/reading.js';
+import type { Accounting, Reading, ZoneReading } from '../core/reading.js';
 import type { MixPoint } from '../storage/store.js';
 
 // The shapes of what is read, for readers above this layer (they never hold the store port).
@@ -54,6 +54,27 @@ export interface ReadModel {
     to: number,
     limit: number,
   ): Promise<ConsumptionMixPoint[]>;
+  /**
+   * A zone's published readings with `from <= ts < to` on `basis` (at most `limit`), each the
+   * interval's consumption value where it has one (read/where-traced.ts): what the Electricity
+   * Maps shim serves, in one call.
+   */
+  consumptionWhereTraced(
+    zone: string,
+    from: number,
+    to: number,
+    limit: number,
+    basis: Basis,
+  ): Promise<Reading[]>;
+  /** The newer of a zone's newest production and consumption readings on `basis`, if any. */
+  newestWhereTraced(zone: string, basis: Basis): Promise<Reading | undefined>;
+  /** A zone's published mixes and its traced mixes with `from <= ts < to`, at most `limit` each. */
+  mixesWithTraced(zone: string, from: number, to: number, limit: number): Promise<MixesWithTraced>;
+}
+
+export interface MixesWithTraced {
+  readonly mixes: MixPoint[];
+  readonly traced: ConsumptionMixPoint[];
 }
 
 /** Builds the error a read answers when the store cannot be read (the API's 503). */

@@ -3,21 +3,23 @@ import {
   CONTRACT_REGISTRY,
   EXTRA_ZONES,
   registryOfAll,
-  recentSince,
   type ZoneRegistry,
   type ZonesMode,
 } from '../core/zone-registry.js';
 import type { Store } from '../storage/store.js';
+import type { AppliedChanges } from './reading-cache.js';
 
 /** How often `ZONES=all` looks again without being told of new data: to let silent nodes go. */
 const RESOLVE_EVERY_MS = 10 * 60_000;
+
+const EXTRA_CODES: ReadonlySet<string> = new Set(EXTRA_ZONES.map((zone) => zone.code));
 
 /**
  * The zones this server serves now (extensions §16), as one registry every reader asks: the 45
  * of the contract, fixed, by default; with `ZONES=all`, resolved from the store and again
  * whenever it may have changed (`resolve()`: after an ingestion pass, when the reading cache
- * applies new data, and every RESOLVE_EVERY_MS), so that an extra node is served once its first
- * complete mix is stored and leaves 7 days after its last.
+ * applies a change of an extra node's series (`resolveFor`), and every RESOLVE_EVERY_MS), so that
+ * an extra node is served once its first complete mix is stored and leaves 7 days after its last.
  */
 export class ServedZones {
   private registry: ZoneRegistry = CONTRACT_REGISTRY;
@@ -31,7 +33,7 @@ export class ServedZones {
 
   constructor(
     readonly mode: ZonesMode,
-    private readonly store?: Pick<Store, 'readingsInWindow'>,
+    private readonly store?: Pick<Store, 'latestPerZone'>,
     private readonly clock: () => number = Date.now,
     private readonly logger?: Logger,
   ) {}
@@ -69,6 +71,17 @@ export class ServedZones {
     return this.resolving;
   }
 
+  /**
+   * Resolves again when what the reading cache applied may change the zones served: a change of
+   * an extra node's series, or everything reloaded. The 45's own changes, most of them, do not.
+   */
+  resolveFor(applied: AppliedChanges): Promise<void> {
+    const mayChange =
+      applied.changes === undefined ||
+      applied.changes.some((change) => EXTRA_CODES.has(change.zone));
+    return mayChange ? this.resolve() : Promise.resolve();
+  }
+
   /** Resolves now and every RESOLVE_EVERY_MS until `stop()`. */
   async start(): Promise<void> {
     await this.resolve();
@@ -86,23 +99,14 @@ export class ServedZones {
 
   private async resolveOnce(): Promise<void> {
     const now = Math.floor(this.clock() / 1000);
-    const since = recentSince(now);
     let completeAt: Map<string, number>;
     try {
-      // One indexed read per node: its first complete mix since `since`, if any.
-      const found = await Promise.all(
-        EXTRA_ZONES.map(async (zone) => {
-          const [first] = await this.store!.readingsInWindow(
-            zone.code,
-            since,
-            Number.MAX_SAFE_INTEGER,
-            1,
-          );
-          return [zone.code, first?.ts] as const;
-        }),
-      );
+      // One read for every node: the newest complete mix of each (its newest published reading).
+      const newest = await this.store!.latestPerZone();
       completeAt = new Map(
-        found.flatMap(([code, ts]) => (ts === undefined ? [] : [[code, ts] as const])),
+        newest.flatMap((reading) =>
+          EXTRA_CODES.has(reading.zone) ? [[reading.zone, reading.ts] as const] : [],
+        ),
       );
     } catch (error) {
       this.logger?.warn({ err: error }, 'served zones not resolved; keeping the current ones');

@@ -9,7 +9,14 @@ import { mayServeForecast, SERVED_FORECAST_KIND, servedForecast } from '../core/
 import { round1 } from '../core/units.js';
 import { CONTRACT_REGISTRY, type ZoneRegistry } from '../core/zone-registry.js';
 import type { MixPoint, Store } from '../storage/store.js';
-import type { ConsumptionMixPoint, ReadModel, SeriesWindow, Unavailable } from './read-model.js';
+import type {
+  ConsumptionMixPoint,
+  MixesWithTraced,
+  ReadModel,
+  SeriesWindow,
+  Unavailable,
+} from './read-model.js';
+import { consumptionWhereTraced, newerOf } from './where-traced.js';
 import { ZoneSeries } from './zone-series.js';
 
 /**
@@ -84,6 +91,38 @@ export class StoreReadModel implements ReadModel {
     limit: number,
   ): Promise<ConsumptionMixPoint[]> {
     return this.read(() => this.store.consumptionMixesInWindow(zone, from, to, limit));
+  }
+
+  async consumptionWhereTraced(
+    ...[zone, from, to, limit, basis]: Parameters<ReadModel['consumptionWhereTraced']>
+  ): Promise<Reading[]> {
+    const [produced, consumed] = await Promise.all([
+      this.window(zone, from, to, limit, basis),
+      this.window(zone, from, to, limit, basis, 'consumption'),
+    ]);
+    return consumptionWhereTraced(produced, consumed);
+  }
+
+  async newestWhereTraced(zone: string, basis: Basis): Promise<Reading | undefined> {
+    const [produced, consumed] = await Promise.all([
+      this.latest(basis),
+      this.latest(basis, 'consumption'),
+    ]);
+    const ofZone = (readings: readonly ZoneReading[]): Reading | undefined => {
+      const found = readings.find((reading) => reading.zone === zone);
+      return found && { ts: found.ts, value: found.value, method: found.method };
+    };
+    return newerOf(ofZone(produced), ofZone(consumed));
+  }
+
+  async mixesWithTraced(
+    ...[zone, from, to, limit]: Parameters<ReadModel['mixesWithTraced']>
+  ): Promise<MixesWithTraced> {
+    const [mixes, traced] = await Promise.all([
+      this.mixes(zone, from, to, limit),
+      this.consumptionMixes(zone, from, to, limit),
+    ]);
+    return { mixes, traced };
   }
 
   /**

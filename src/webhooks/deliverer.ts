@@ -22,7 +22,7 @@ import {
 import { signWebhook } from '../core/webhooks/signature.js';
 import { checkResolved, TargetPolicy } from '../core/webhooks/targets.js';
 import { toTenths } from '../core/units.js';
-import { ZONES } from '../core/zones.js';
+import { CONTRACT_REGISTRY, type ZoneRegistry } from '../core/zone-registry.js';
 import type { ForecastBook } from '../forecast/book.js';
 import type { ReadLatest, ReadPoints } from '../queries/signal-reads.js';
 import { publishedReading } from '../read/reading-cache.js';
@@ -45,6 +45,11 @@ export interface DelivererOptions {
   readonly latest: ReadLatest;
   readonly points: ReadPoints;
   readonly forecasts: () => ForecastBook;
+  /**
+   * The zones served now (`ZONES`, extensions §16): what `zones: "all"` means at each turn, as
+   * `latest` reads them. By default the 45 of the contract.
+   */
+  readonly zones?: () => ZoneRegistry;
   readonly allow: readonly string[];
   readonly logger?: Logger | undefined;
   readonly clock?: () => number;
@@ -74,6 +79,7 @@ export interface Deliverer {
 export function startDeliverer(options: DelivererOptions): Deliverer {
   const { store, logger } = options;
   const clock = options.clock ?? Date.now;
+  const served = options.zones ?? (() => CONTRACT_REGISTRY);
   const policy = new TargetPolicy(options.allow);
   const resolve = options.resolve ?? resolveHost;
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -107,13 +113,14 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
       changes = read.changes;
     }
     const targets = version === evaluated ? fresh : subscriptions;
-    const views = new ZoneViews(options, changes);
+    const registry = served();
+    const views = new ZoneViews(options, changes, registry);
     const now = clock();
     for (const subscription of targets) {
       const events: WebhookEvent[] = [];
       let memory = subscription.memory;
       const zones =
-        subscription.zones === 'all' ? ZONES.map((zone) => zone.code) : subscription.zones;
+        subscription.zones === 'all' ? registry.zones.map((zone) => zone.code) : subscription.zones;
       for (const zone of zones) {
         const view = await views.of(zone, subscription.basis);
         if (!view) continue;
@@ -219,6 +226,7 @@ class ZoneViews {
   constructor(
     private readonly options: Pick<DelivererOptions, 'latest' | 'points' | 'forecasts'>,
     private readonly changes: readonly ReadingChange[],
+    private readonly registry: ZoneRegistry,
   ) {}
 
   of(zone: string, basis: Basis | undefined) {
@@ -243,7 +251,7 @@ class ZoneViews {
   private async build(zone: string, basis: Basis | undefined) {
     const newest = (await this.newestOf(basis)).get(zone);
     if (!newest) return undefined;
-    const step = (ZONES.find((candidate) => candidate.code === zone)?.resolutionMin ?? 60) * 60;
+    const step = (this.registry.find(zone)?.resolutionMin ?? 60) * 60;
     const window = referenceWindow(newest.ts, step);
     const points = await this.options.points(zone, basis, window.from, window.to);
     const reference = new LevelReference(points.tenths);

@@ -7,7 +7,6 @@ import { assessFreshness } from '../../core/freshness.js';
 import type { DeliveryOutcome } from '../../core/webhooks/backoff.js';
 import type { IngestReport, ZoneReading } from '../../core/reading.js';
 import { HOUR } from '../../core/time.js';
-import { findZone, ZONES } from '../../core/zones.js';
 import type { ReadingCache } from '../../read/reading-cache.js';
 import type { Reads } from '../../read/reads.js';
 import type { DataResponder } from '../transport/data-responder.js';
@@ -374,7 +373,7 @@ export function registerMetrics(
       const { latest, nowSeconds } = await snapshot();
       this.reset();
       for (const reading of latest.default) {
-        const source = findZone(reading.zone)?.source;
+        const source = sources.reads.zones.find(reading.zone)?.source;
         if (source) this.set({ zone: reading.zone, source }, nowSeconds - reading.ts);
       }
     },
@@ -389,7 +388,8 @@ export function registerMetrics(
     async collect() {
       const { latest, reports, nowSeconds } = await snapshot();
       const newest = new Map(latest.default.map((reading) => [reading.zone, reading.ts]));
-      for (const source of assessFreshness(newest, reports, nowSeconds).sources) {
+      const served = sources.reads.zones.zones;
+      for (const source of assessFreshness(newest, reports, nowSeconds, served).sources) {
         this.set({ source: source.source }, source.ok ? 1 : 0);
       }
     },
@@ -493,7 +493,9 @@ export function registerMetrics(
     collect() {
       this.reset();
       if (!cache?.ready) return;
-      for (const zone of ZONES) this.set({ zone: zone.code }, cache.zone(zone.code)?.length ?? 0);
+      for (const zone of sources.reads.zones.zones) {
+        this.set({ zone: zone.code }, cache.zone(zone.code)?.length ?? 0);
+      }
     },
   });
   new Gauge({

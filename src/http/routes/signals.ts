@@ -46,6 +46,7 @@ export function registerSignals(app: FastifyInstance, deps: SignalsDeps): void {
       clock: deps.clock,
       allow: deps.webhooks.allow,
       max: deps.webhooks.max,
+      zones: () => deps.reads.zones,
     });
   }
 }

@@ -7,6 +7,7 @@ import { newSecret, secretMatches } from '../../core/webhooks/signature.js';
 import { checkResolved, checkTargetUrl, TargetPolicy } from '../../core/webhooks/targets.js';
 import { formatTs } from '../../core/time.js';
 import { resolveZone } from '../../core/zone-names.js';
+import type { ZoneRegistry } from '../../core/zone-registry.js';
 import type { StoredSubscription, WebhookStore } from '../../storage/webhook-store.js';
 import { resolveHost, type ResolveHost } from '../../webhooks/resolve.js';
 import { API_ERRORS, ApiError } from '../contract/errors.js';
@@ -39,6 +40,8 @@ export interface SubscriptionDeps {
   readonly clock: () => number;
   readonly allow: readonly string[];
   readonly max: number;
+  /** The zones served now (`ZONES`, extensions §16): a subscription names any of them. */
+  readonly zones: () => ZoneRegistry;
   /** Resolves a host name to its addresses (tests keep the real resolver). */
   readonly resolve?: ResolveHost;
 }
@@ -109,14 +112,14 @@ function readCondition(value: unknown): Condition {
   }
 }
 
-function readZones(value: unknown): readonly string[] | 'all' {
+function readZones(value: unknown, served: ZoneRegistry): readonly string[] | 'all' {
   if (value === 'all') return 'all';
   const hint = 'zones is "all" or a non-empty list of codes from /v1/zones';
   if (!Array.isArray(value) || value.length === 0 || value.length > SUBSCRIPTION_LIMITS.maxZones) {
     throw API_ERRORS.invalidSubscription(hint);
   }
   const codes = value.map((given) => {
-    const zone = typeof given === 'string' ? resolveZone(given.trim(), 'v1') : undefined;
+    const zone = typeof given === 'string' ? resolveZone(given.trim(), 'v1', served) : undefined;
     if (!zone) throw API_ERRORS.invalidSubscription(hint);
     return zone.code;
   });
@@ -240,7 +243,7 @@ export function registerSubscriptions(app: FastifyInstance, deps: SubscriptionDe
       if (typeof body.url !== 'string' || body.url.length > 2048) {
         throw API_ERRORS.invalidSubscription('url is an absolute http: or https: URL');
       }
-      const zones = readZones(body.zones);
+      const zones = readZones(body.zones, deps.zones());
       const basis = readBasis(body.basis);
       const condition = readCondition(body.condition);
       const url = checkTargetUrl(body.url, policy);

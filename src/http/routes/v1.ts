@@ -4,7 +4,7 @@ import { assessFreshness } from '../../core/freshness.js';
 import type { ZoneReading } from '../../core/reading.js';
 import { formatTs } from '../../core/time.js';
 import { UNIT } from '../../core/units.js';
-import type { ZoneRegistry } from '../../core/zone-registry.js';
+import type { ZoneRegistry, ZonesMode } from '../../core/zone-registry.js';
 import type { ReadingCache } from '../../read/reading-cache.js';
 import type { Reads } from '../../read/reads.js';
 import type { WebhookStore } from '../../storage/webhook-store.js';
@@ -97,7 +97,16 @@ function zonesBody(registry: ZoneRegistry): ZonesResponse {
   return body;
 }
 
-function indexBody(demo: boolean): IndexResponse {
+/**
+ * What `/v1/zones` lists, in the index and the OpenAPI document: the 45, and with `ZONES=all`
+ * the flow graphs' nodes after them (extensions §16).
+ */
+const zonesListed = (mode: ZonesMode) =>
+  mode === 'all'
+    ? "the 45 zones, then the flow graphs' other nodes with a complete mix in the last 7 days"
+    : 'the 45 zones';
+
+function indexBody(demo: boolean, mode: ZonesMode): IndexResponse {
   return {
     name: 'gridco2',
     description:
@@ -107,7 +116,7 @@ function indexBody(demo: boolean): IndexResponse {
     unit: UNIT,
     endpoints: {
       health: 'GET /v1/health: liveness of the service; never reads the data store.',
-      zones: 'GET /v1/zones: the 45 zones with code, name, source and resolution.',
+      zones: `GET /v1/zones: ${zonesListed(mode)} with code, name, source and resolution.`,
       latest:
         'GET /v1/intensity/latest[?zone=Z]: the newest reading of every zone, or of one zone.',
       intensity:
@@ -170,7 +179,7 @@ function indexBody(demo: boolean): IndexResponse {
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { reads, clock, config, responder, limiter, clientAddress } = deps;
-  const index = indexBody(config.demo);
+  const index = indexBody(config.demo, config.zones);
   const offered = offeredBy(config, () => reads.zones);
 
   // One count per client across all limited routes (and the fast path): 60/min per IP in all.
@@ -243,6 +252,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         new Map(latest.map((reading) => [reading.zone, reading.ts])),
         reports,
         now,
+        reads.zones.zones,
       );
       // A store that answers but no longer follows (file deleted, writes refused) is not ok.
       const ok = freshness.ok && note === undefined && problems.length === 0;
@@ -267,9 +277,15 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get(
     '/v1/zones',
     jsonRoute({
-      summary: 'The 45 zones',
+      summary: config.zones === 'all' ? 'The zones served' : 'The 45 zones',
       operationId: 'listZones',
-      ok: ['ZonesResponse', 'The 45 zones, in the order of the zone table.'],
+      ok: [
+        'ZonesResponse',
+        config.zones === 'all'
+          ? "The 45 zones, in the order of the zone table, then the flow graphs' other " +
+            'nodes with a complete mix in the last 7 days (ZONES=all).'
+          : 'The 45 zones, in the order of the zone table.',
+      ],
       cacheControl: CACHE_CONTROL.zones,
       etag: true,
       limit,

@@ -14,7 +14,8 @@ import type { Basis } from '../../../core/factors.js';
 import type { Reading } from '../../../core/reading.js';
 import { HOUR } from '../../../core/time.js';
 import { resolveZone } from '../../../core/zone-names.js';
-import { ZONES, type Zone } from '../../../core/zones.js';
+import type { ZoneRegistry } from '../../../core/zone-registry.js';
+import type { Zone } from '../../../core/zones.js';
 import { echo, ApiError } from '../../contract/errors.js';
 import { logUnhandled } from '../../transport/error-handler.js';
 import { CACHE_CONTROL } from '../../contract/headers.js';
@@ -130,7 +131,7 @@ interface Located {
  * `location`, repeated or comma-separated; at least one, each known. A name given again is
  * merged with its first place; at most MAX_LOCATIONS distinct names.
  */
-function locationsOf(url: string): Located[] {
+function locationsOf(url: string, served: ZoneRegistry): Located[] {
   const names = distinct(
     readRepeatedParam(url, 'location')
       .flatMap((value) => value.split(','))
@@ -140,7 +141,7 @@ function locationsOf(url: string): Located[] {
   if (names.length === 0) throw ERRORS.required('location');
   if (names.length > MAX_LOCATIONS) throw ERRORS.tooManyLocations(names.length);
   return names.map((name) => {
-    const zone = resolveZone(name, 'ca');
+    const zone = resolveZone(name, 'ca', served);
     if (!zone) throw ERRORS.unknownLocation(name);
     return { name, zone };
   });
@@ -192,7 +193,7 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
        */
       const observed = async (url: string): Promise<EmissionsData[]> => {
         const params = readParams(url, ['time', 'toTime', 'durationMinutes']);
-        const locations = locationsOf(url);
+        const locations = locationsOf(url, deps.reads.zones);
         const time = optionalInstant(params, 'time');
         const toTime = optionalInstant(params, 'toTime');
         integerOf(params, 'durationMinutes');
@@ -244,7 +245,7 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
 
       scope.get('/emissions/forecasts/current', options(CACHE_CONTROL.latest), async (request) => {
         const params = readParams(request.url, ['dataStartAt', 'dataEndAt', 'windowSize']);
-        const locations = locationsOf(request.url);
+        const locations = locationsOf(request.url, deps.reads.zones);
         const dataStartAt = optionalInstant(params, 'dataStartAt');
         const dataEndAt = optionalInstant(params, 'dataEndAt');
         const windowSize = integerOf(params, 'windowSize');
@@ -287,7 +288,7 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
           if (start === undefined) throw ERRORS.required('startTime');
           const end = optionalInstant(params, 'endTime');
           if (end === undefined) throw ERRORS.required('endTime');
-          const zone = resolveZone(given, 'ca');
+          const zone = resolveZone(given, 'ca', deps.reads.zones);
           if (!zone) throw ERRORS.unknownLocation(given);
           if (start >= end) throw ERRORS.reversed('startTime', 'endTime');
           if (end - start > MAX_WINDOW_DAYS * 24 * HOUR) throw ERRORS.tooLong();
@@ -306,34 +307,51 @@ export function registerCarbonAware(app: FastifyInstance, deps: CompatDeps): voi
         },
       );
 
-      scope.get('/locations', options(CACHE_CONTROL.zones), async () => LOCATIONS);
+      scope.get('/locations', options(CACHE_CONTROL.zones), async () =>
+        locationsBody(deps.reads.zones),
+      );
     },
     { prefix: CARBON_AWARE_PREFIX },
   );
 }
 
-/**
- * `/locations`: the SDK's dictionary of named locations. Cloud regions by their bare name (or
- * `provider:region` where two providers share it) with their point, and our zone codes without
- * coordinates.
- */
-const LOCATIONS: Record<
+type LocationsBody = Record<
   string,
   { latitude: number | null; longitude: number | null; name: string }
-> = (() => {
+>;
+
+/** The cloud regions of `/locations`, by name: the same whatever zones are served. */
+const CLOUD_LOCATIONS: LocationsBody = (() => {
   const names = new Map<string, number>();
   for (const region of CLOUD_REGIONS) names.set(region.region, (names.get(region.region) ?? 0) + 1);
-  const entries: [string, { latitude: number | null; longitude: number | null; name: string }][] =
-    [];
+  const entries: [string, LocationsBody[string]][] = [];
   for (const region of CLOUD_REGIONS) {
     const name =
       names.get(region.region) === 1 ? region.region : `${region.provider}:${region.region}`;
     entries.push([name, { latitude: region.lat, longitude: region.lon, name }]);
   }
-  for (const zone of ZONES)
-    entries.push([zone.code, { latitude: null, longitude: null, name: zone.code }]);
   return Object.fromEntries(entries);
 })();
+
+/** The `/locations` body of the zones served, made once per registry. */
+const locationsBodies = new WeakMap<ZoneRegistry, LocationsBody>();
+
+/**
+ * `/locations`: the SDK's dictionary of named locations. Cloud regions by their bare name (or
+ * `provider:region` where two providers share it) with their point, and the codes of the zones
+ * served (with `ZONES=all`, the flow graphs' nodes too) without coordinates.
+ */
+function locationsBody(served: ZoneRegistry): LocationsBody {
+  let body = locationsBodies.get(served);
+  if (!body) {
+    body = { ...CLOUD_LOCATIONS };
+    for (const zone of served.zones) {
+      body[zone.code] = { latitude: null, longitude: null, name: zone.code };
+    }
+    locationsBodies.set(served, body);
+  }
+  return body;
+}
 
 /** An ASP.NET problem-details body with the error's status and headers, never cached. */
 function sendProblem(reply: FastifyReply, raised: unknown): FastifyReply {

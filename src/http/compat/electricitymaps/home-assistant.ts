@@ -5,6 +5,7 @@ import type { Basis } from '../../../core/factors.js';
 import type { Reading } from '../../../core/reading.js';
 import type { PeerMix } from '../../../queries/peer-reads.js';
 import { electricityMapsKeyOf, resolveZone } from '../../../core/zone-names.js';
+import type { ZoneRegistry } from '../../../core/zone-registry.js';
 import type { Zone } from '../../../core/zones.js';
 import { CACHE_CONTROL } from '../../contract/headers.js';
 import { readParams } from '../../contract/params.js';
@@ -87,16 +88,17 @@ const noData = (countryCode: string): HomeAssistantBody => ({
 /** The zone asked for, and the code to answer with when it has no data. */
 async function locate(
   params: ReadonlyMap<string, string>,
+  served: ZoneRegistry,
 ): Promise<{ zone?: Zone; asked: string }> {
   const given = params.get('zone')?.trim();
   if (given !== undefined && given !== '') {
-    const zone = resolveZone(given, 'em');
+    const zone = resolveZone(given, 'em', served);
     return zone ? { zone, asked: electricityMapsKeyOf(zone) } : { asked: given };
   }
   const lat = coordinate(params.get('lat'), 'lat', 90);
   const lon = coordinate(params.get('lon'), 'lon', 180);
   if (lat === undefined || lon === undefined) throw EM_ERRORS.noLocation();
-  const zone = await zoneAtHome(lat, lon);
+  const zone = await zoneAtHome(lat, lon, served);
   return zone ? { zone, asked: electricityMapsKeyOf(zone) } : { asked: '' };
 }
 
@@ -113,7 +115,7 @@ export function registerHomeAssistant(app: FastifyInstance, deps: CompatDeps): v
         },
         async (request): Promise<HomeAssistantBody> => {
           const params = readParams(request.url, PARAMS);
-          const { zone, asked } = await locate(params);
+          const { zone, asked } = await locate(params, deps.reads.zones);
           const basis = basisOf(params);
           if (!zone) return noData(asked);
           const reading = await deps.peer.newestHourlyReading(zone, basis);

@@ -1,4 +1,5 @@
 import type * as CountryCoder from '@rapideditor/country-coder';
+import { CONTRACT_REGISTRY, type ZoneRegistry } from '../../../core/zone-registry.js';
 import { findZone, ZONES, type Zone } from '../../../core/zones.js';
 
 /**
@@ -238,16 +239,23 @@ const SPLIT_COUNTRIES: Readonly<Record<string, string>> = {
   VA: 'IT',
 };
 
-/** The zone a home at `lat`, `lon` draws from, if it is one of ours. */
-export async function zoneAtHome(lat: number, lon: number): Promise<Zone | undefined> {
+/**
+ * The zone a home at `lat`, `lon` draws from, if it is one served (`served`: with `ZONES=all`, a
+ * country that is one of the flow graphs' nodes, `EE`, is that node).
+ */
+export async function zoneAtHome(
+  lat: number,
+  lon: number,
+  served: ZoneRegistry = CONTRACT_REGISTRY,
+): Promise<Zone | undefined> {
   const { iso1A2Code, isIn } = await (countryCoder ??= import('@rapideditor/country-coder'));
   const location: [number, number] = [lon, lat];
   const country = iso1A2Code(location);
   if (country === null) return undefined;
   if (country === 'GB' && isIn(location, NORTHERN_IRELAND)) return findZone('IE');
   if (country === 'US') return isIn(location, CONTIGUOUS_US) ? findZone('US') : undefined;
-  const whole = ZONE_OF_COUNTRY[country];
-  if (whole !== undefined) return findZone(whole);
+  const whole = ZONE_OF_COUNTRY[country] ?? (served.has(country) ? country : undefined);
+  if (whole !== undefined) return served.find(whole);
   const split = SPLIT_COUNTRIES[country];
   return split === undefined ? undefined : findZone(nearestZone(split, lat, lon));
 }

@@ -17,6 +17,7 @@ import {
   resolveZone,
 } from '../../../core/zone-names.js';
 import { findZone, type Zone } from '../../../core/zones.js';
+import type { ZoneRegistry } from '../../../core/zone-registry.js';
 import { echo, ApiError } from '../../contract/errors.js';
 import { logUnhandled } from '../../transport/error-handler.js';
 import { CACHE_CONTROL } from '../../contract/headers.js';
@@ -92,11 +93,14 @@ export function coordinate(
   return value;
 }
 
-/** The zone of a request: `zone` (keys, our codes, `provider:region`), else `lat` and `lon`. */
-function zoneOf(params: ReadonlyMap<string, string>): Zone {
+/**
+ * The zone of a request among those served: `zone` (keys, our codes, `provider:region`), else
+ * `lat` and `lon`.
+ */
+function zoneOf(params: ReadonlyMap<string, string>, served: ZoneRegistry): Zone {
   const given = params.get('zone')?.trim();
   if (given !== undefined && given !== '') {
-    const zone = resolveZone(given, 'em');
+    const zone = resolveZone(given, 'em', served);
     if (!zone) throw ERRORS.unknownZone(given);
     return zone;
   }
@@ -129,9 +133,9 @@ function requiredInstant(params: ReadonlyMap<string, string>, param: 'start' | '
 }
 
 /** The zone and basis a request names (both checked), with `extra` parameters allowed beside. */
-function zoneRequest(request: FastifyRequest, extra: readonly string[] = []) {
+function zoneRequest(request: FastifyRequest, served: ZoneRegistry, extra: readonly string[] = []) {
   const params = readParams(request.url, [...ZONE_PARAMS, ...extra]);
-  return { params, zone: zoneOf(params), basis: basisOf(params) };
+  return { params, zone: zoneOf(params, served), basis: basisOf(params) };
 }
 
 /** A zone's stored hourly mix as a power breakdown. */
@@ -174,7 +178,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
 
       route('/zones', CACHE_CONTROL.zones, async () =>
         Object.fromEntries(
-          electricityMapsZones().map(({ zone, key }) => [
+          electricityMapsZones(deps.reads.zones).map(({ zone, key }) => [
             key,
             { zoneName: zone.name, access: [...PATHS] },
           ]),
@@ -185,7 +189,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
         '/carbon-intensity/latest',
         CACHE_CONTROL.latest,
         async (request): Promise<EmIntensity> => {
-          const { zone, basis } = zoneRequest(request);
+          const { zone, basis } = zoneRequest(request, deps.reads.zones);
           const reading = await deps.peer.newestHourlyReading(zone, basis);
           const key = electricityMapsKeyOf(zone);
           if (!reading) throw ERRORS.noData(key);
@@ -194,7 +198,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
       );
 
       route('/carbon-intensity/history', CACHE_CONTROL.intensity, async (request) => {
-        const { zone, basis } = zoneRequest(request);
+        const { zone, basis } = zoneRequest(request, deps.reads.zones);
         const to = now();
         const readings = await deps.peer.recentHourlyReadings(zone, basis, to);
         const key = electricityMapsKeyOf(zone);
@@ -206,7 +210,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
       });
 
       route('/carbon-intensity/past-range', CACHE_CONTROL.intensity, async (request) => {
-        const { params, zone, basis } = zoneRequest(request, ['start', 'end']);
+        const { params, zone, basis } = zoneRequest(request, deps.reads.zones, ['start', 'end']);
         const start = requiredInstant(params, 'start');
         const end = requiredInstant(params, 'end');
         if (start >= end) throw ERRORS.windowReversed();
@@ -220,7 +224,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
       });
 
       route('/carbon-intensity/forecast', CACHE_CONTROL.latest, async (request) => {
-        const { params, zone, basis } = zoneRequest(request, ['horizonHours']);
+        const { params, zone, basis } = zoneRequest(request, deps.reads.zones, ['horizonHours']);
         const horizonText = params.get('horizonHours');
         const horizon = horizonText === undefined ? DEFAULT_HORIZON_HOURS : Number(horizonText);
         if (!FORECAST_HORIZONS.includes(horizon))
@@ -247,7 +251,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
         '/power-breakdown/latest',
         CACHE_CONTROL.latest,
         async (request): Promise<EmPowerBreakdown> => {
-          const { zone } = zoneRequest(request);
+          const { zone } = zoneRequest(request, deps.reads.zones);
           const to = now();
           const mixes = await deps.peer.hourlyMixesIn(zone, to - 7 * 24 * HOUR, to);
           const newest = mixes.at(-1);
@@ -258,7 +262,7 @@ export function registerElectricityMaps(app: FastifyInstance, deps: CompatDeps):
       );
 
       route('/power-breakdown/history', CACHE_CONTROL.mix, async (request) => {
-        const { zone } = zoneRequest(request);
+        const { zone } = zoneRequest(request, deps.reads.zones);
         const to = now();
         const mixes = await deps.peer.recentHourlyMixes(zone, to);
         const key = electricityMapsKeyOf(zone);
