@@ -4,7 +4,7 @@
  * docs/upstreams.md §9.
  */
 import type { HourlySeries } from './generation.js';
-import type { TimeWindow } from './time.js';
+import { isInWindow, type TimeWindow } from './time.js';
 
 /** Europe (ENTSO-E A11) and the US (EIA interchange-data): two graphs, never joined. */
 export type FlowGraphId = 'europe' | 'us';
@@ -79,7 +79,7 @@ export function directedFlows(
 ): DirectedFlow[] {
   const flows: DirectedFlow[] = [];
   for (const [ts, mw] of series) {
-    if (ts >= window.fromTs && ts < window.toTs) flows.push({ from, to, ts, mw });
+    if (isInWindow(ts, window)) flows.push({ from, to, ts, mw });
   }
   return flows;
 }

@@ -20,6 +20,11 @@ export interface TimeWindow {
   readonly toTs: number;
 }
 
+/** Whether `ts` lies in the half-open window `[fromTs, toTs)`. */
+export function isInWindow(ts: number, window: TimeWindow): boolean {
+  return ts >= window.fromTs && ts < window.toTs;
+}
+
 /** Splits a window into consecutive pieces of at most `maxSeconds` (an upstream's span limit). */
 export function splitWindow(window: TimeWindow, maxSeconds: number): TimeWindow[] {
   const pieces: TimeWindow[] = [];

@@ -1,5 +1,5 @@
 import type { StoredForecast } from '../core/reading.js';
-import type { TimeWindow } from '../core/time.js';
+import { isInWindow, type TimeWindow } from '../core/time.js';
 import type { PendingChunk } from './pending-chunk.js';
 import { FORECAST_KINDS } from '../core/sources.js';
 
@@ -18,8 +18,7 @@ export function addZoneForecasts(
   const kept = forecasts.filter(
     (forecast) =>
       forecast.zone === zone &&
-      forecast.ts >= window.fromTs &&
-      forecast.ts < window.toTs &&
+      isInWindow(forecast.ts, window) &&
       FORECAST_KINDS.includes(forecast.kind) &&
       Number.isFinite(forecast.value) &&
       Number.isFinite(forecast.issuedAt),

@@ -1,6 +1,6 @@
 import type { StoredMix, StoredReading } from '../core/reading.js';
 import type { ZoneMixes } from '../core/uk-operator.js';
-import type { TimeWindow } from '../core/time.js';
+import { isInWindow, type TimeWindow } from '../core/time.js';
 import type { PendingChunk } from './pending-chunk.js';
 
 /**
@@ -17,7 +17,7 @@ export async function addZoneMixes(
 ): Promise<number> {
   const stored = await pending.storedIn(zone, window);
   const changed = fetched.mixes.filter(
-    (mix) => mix.ts >= window.fromTs && mix.ts < window.toTs && !sameMix(stored.get(mix.ts), mix),
+    (mix) => isInWindow(mix.ts, window) && !sameMix(stored.get(mix.ts), mix),
   );
   pending.mixes.push(...changed);
   return changed.length;

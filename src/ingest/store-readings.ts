@@ -1,6 +1,6 @@
 import type { ZoneReadings } from '../core/method.js';
 import type { StoredReading, ZoneQuality } from '../core/reading.js';
-import type { TimeWindow } from '../core/time.js';
+import { isInWindow, type TimeWindow } from '../core/time.js';
 import type { PendingChunk } from './pending-chunk.js';
 import { sameMix } from './store-mixes.js';
 
@@ -27,17 +27,12 @@ export async function addZoneReadings(
 ): Promise<ZoneQuality> {
   const stored = await pending.storedIn(zone, window);
   const kept = fetched.readings.filter(
-    (reading) =>
-      reading.ts >= window.fromTs &&
-      reading.ts < window.toTs &&
-      !isDowngrade(stored.get(reading.ts), reading),
+    (reading) => isInWindow(reading.ts, window) && !isDowngrade(stored.get(reading.ts), reading),
   );
   const changed = kept.filter((reading) => !isSame(stored.get(reading.ts), reading));
   pending.readings.push(...changed);
   pending.forecasts.push(
-    ...(fetched.forecasts ?? []).filter(
-      (forecast) => forecast.ts >= window.fromTs && forecast.ts < window.toTs,
-    ),
+    ...(fetched.forecasts ?? []).filter((forecast) => isInWindow(forecast.ts, window)),
   );
 
   return {

@@ -6,6 +6,7 @@ import {
   type StoredForecast,
   type StoredReading,
 } from '../core/reading.js';
+import { SERVED_FORECAST_KIND } from '../core/served-forecast.js';
 import { type ForecastRow, toForecast } from './forecast-row.js';
 import { lastPerKey } from './last-per-key.js';
 import type { ReadingChange, ReadingChanges, StoreKey } from './store.js';
@@ -68,6 +69,21 @@ const toReadingChange = (row: ReadingChangeRow): ReadingChange => ({
   direct: row.direct,
   version: row.version,
 });
+
+/**
+ * The parameters of the reads of one page of changes (Store.changesSince), in the order of both
+ * backends' queries. Each reads one row more than `limit`, so changesPage can tell a full page
+ * from a complete one. The readings follow the version `sinceVersion`, or, with `after`, the key
+ * `after` within the write `sinceVersion + 1` that the previous page stopped inside; the
+ * forecasts always follow `sinceVersion`.
+ */
+export function changesPageParams(sinceVersion: number, limit: number, after?: StoreKey) {
+  const rows = limit + 1;
+  return {
+    readings: after ? [sinceVersion + 1, after.zone, after.ts, rows] : [sinceVersion, rows],
+    forecasts: [sinceVersion, SERVED_FORECAST_KIND, rows],
+  };
+}
 
 /**
  * One page of changes from rows read with one more than `limit` each: a page that had more

@@ -4,6 +4,13 @@ import type { FlowGraphId } from '../core/flows.js';
 import type { Reading, ZoneReading } from '../core/reading.js';
 import type { ChunkWrite, ConsumptionWrite, Store } from './store.js';
 
+/**
+ * A saved backtest state as both drivers bind a BLOB or bytea: a Buffer, here a view of the same
+ * bytes rather than a copy (the state of every zone is large); NULL when there is none.
+ */
+export const backtestStateParam = (state: Uint8Array | undefined): Buffer | null =>
+  state ? Buffer.from(state.buffer, state.byteOffset, state.byteLength) : null;
+
 /** Answers now (SQLite) or later (PostgreSQL). */
 type Answer<T> = T | Promise<T>;
 

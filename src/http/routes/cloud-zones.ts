@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { CLOUD_PROVIDERS, CLOUD_REGIONS } from '../../core/cloud-regions.js';
 import { ZONES } from '../../core/zones.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
-import { errorResponses, okResponses } from '../contract/schemas.js';
+import { jsonRoute, type LimitHook } from './route-options.js';
 
 /** `GET /v1/zones/cloud`: the cloud regions located in the 45 zones (extensions §9). */
 
@@ -59,31 +59,23 @@ const BODY: CloudZonesResponse = {
 };
 const BODY_JSON = JSON.stringify(BODY);
 
-export function registerCloudZones(
-  app: FastifyInstance,
-  limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
-): void {
+export function registerCloudZones(app: FastifyInstance, limit: LimitHook): void {
   app.addSchema(CloudRegion);
   app.addSchema(CloudZonesResponse);
   app.get(
     '/v1/zones/cloud',
-    {
-      schema: {
-        summary: 'The AWS, Google Cloud and Azure regions located in the 45 zones',
-        operationId: 'listCloudZones',
-        response: {
-          ...okResponses(
-            'CloudZonesResponse',
-            'Every cloud region of the table, by provider then region name, with its zone ' +
-              'and the source of the assignment.',
-            { etag: true, limited: true },
-          ),
-          ...errorResponses(429),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.zones, etag: true },
-      onRequest: limit,
-    },
+    jsonRoute({
+      summary: 'The AWS, Google Cloud and Azure regions located in the 45 zones',
+      operationId: 'listCloudZones',
+      ok: [
+        'CloudZonesResponse',
+        'Every cloud region of the table, by provider then region name, with its zone ' +
+          'and the source of the assignment.',
+      ],
+      cacheControl: CACHE_CONTROL.zones,
+      etag: true,
+      limit,
+    }),
     // Serialized once (built in the schema's member order): the schema serializer compiled Ajv
     // validators on the first response, about 100 ms of the event loop (issue 21).
     async () => BODY_JSON,

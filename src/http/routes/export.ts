@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { CATEGORIES } from '../../core/factors.js';
 import { TRACED_CATEGORIES } from '../../core/consumption/trace-hour.js';
 import { formatTs } from '../../core/time.js';
@@ -26,6 +26,7 @@ import { ClientGone, drained, LoopTurns } from '../../stream/pacing.js';
 import { guardReadRate, type ReadRateGuard, type ReadRateLimits } from '../transport/read-rate.js';
 import { errorResponsesWorded, ExportQuery, streamedResponses } from '../contract/schemas.js';
 import { SlotCounter, startLongResponse } from '../transport/long-responses.js';
+import type { LimitHook } from './route-options.js';
 
 /**
  * `GET /v1/export` (extensions §6): every published reading of some zones in a window of at
@@ -43,7 +44,7 @@ export interface ExportDeps {
   readonly clock: () => number;
   readonly clientAddress: (request: IncomingMessage) => string;
   /** The per-IP rate limit, counted once per export. */
-  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limit: LimitHook;
   readonly offered: Offered;
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { type BacktestRun, publishedRows } from '../../core/forecast/backtest.js';
 import { formatTs } from '../../core/time.js';
 import { sendEncoded } from '../transport/negotiate.js';
@@ -14,13 +14,8 @@ import {
   readParams,
   SKILL_PARAMS,
 } from '../contract/params.js';
-import {
-  errorResponses,
-  ForecastQuery,
-  okResponses,
-  SkillQuery,
-  type SkillResponse,
-} from '../contract/schemas.js';
+import { ForecastQuery, SkillQuery, type SkillResponse } from '../contract/schemas.js';
+import { jsonRoute, type LimitHook } from './route-options.js';
 
 /**
  * `GET /v1/intensity/forecast` and `/v1/intensity/forecast/skill` (extensions §4). Successful
@@ -29,7 +24,7 @@ import {
  */
 
 export interface ForecastDeps {
-  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limit: LimitHook;
   /** The prepared forecast bodies, shared with the fast path. */
   readonly bodies: ForecastBodies;
   /** The newest backtest, or null before the first. */
@@ -48,27 +43,23 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
 
   app.get(
     '/v1/intensity/forecast',
-    {
-      schema: {
-        summary: `Forecast of one zone, up to ${FORECAST_HORIZON.max} hours ahead`,
-        description:
-          "Every interval from the one after the zone's newest published reading up to now + " +
-          'horizon_hours, with a P10-P90 band from the measured errors of the model. Forecasts ' +
-          'are recomputed when new data or upstream forecasts arrive, not per request.',
-        operationId: 'getIntensityForecast',
-        querystring: ForecastQuery,
-        response: {
-          ...okResponses(
-            'ForecastResponse',
-            'The forecast; a zone with too little history to forecast gives count 0 and a note.',
-            { etag: true, limited: true },
-          ),
-          ...errorResponses(400, 404, 429),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.forecast, etag: true },
-      onRequest: limit,
-    },
+    jsonRoute({
+      summary: `Forecast of one zone, up to ${FORECAST_HORIZON.max} hours ahead`,
+      description:
+        "Every interval from the one after the zone's newest published reading up to now + " +
+        'horizon_hours, with a P10-P90 band from the measured errors of the model. Forecasts ' +
+        'are recomputed when new data or upstream forecasts arrive, not per request.',
+      operationId: 'getIntensityForecast',
+      querystring: ForecastQuery,
+      ok: [
+        'ForecastResponse',
+        'The forecast; a zone with too little history to forecast gives count 0 and a note.',
+      ],
+      errors: [400, 404],
+      cacheControl: CACHE_CONTROL.forecast,
+      etag: true,
+      limit,
+    }),
     async (request, reply): Promise<Buffer> => {
       const query = interpretForecast(readParams(request.url, FORECAST_PARAMS), deps.offered);
       const encoded = deps.bodies.body(query);
@@ -79,26 +70,20 @@ export function registerForecast(app: FastifyInstance, deps: ForecastDeps): void
 
   app.get(
     '/v1/intensity/forecast/skill',
-    {
-      schema: {
-        summary: 'How good the forecasts are: the newest walk-forward backtest',
-        description:
-          'Per zone, basis and horizon bucket, the errors and skill of the model serving it, ' +
-          'measured out of sample: at each daily issue time a model saw only what had been ' +
-          'published (and upstream forecasts issued) by then (docs/forecast.md).',
-        operationId: 'getForecastSkill',
-        querystring: SkillQuery,
-        response: {
-          ...okResponses('SkillResponse', 'The skill table; count 0 before the first backtest.', {
-            etag: true,
-            limited: true,
-          }),
-          ...errorResponses(400, 404, 429),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.skill, etag: true },
-      onRequest: limit,
-    },
+    jsonRoute({
+      summary: 'How good the forecasts are: the newest walk-forward backtest',
+      description:
+        'Per zone, basis and horizon bucket, the errors and skill of the model serving it, ' +
+        'measured out of sample: at each daily issue time a model saw only what had been ' +
+        'published (and upstream forecasts issued) by then (docs/forecast.md).',
+      operationId: 'getForecastSkill',
+      querystring: SkillQuery,
+      ok: ['SkillResponse', 'The skill table; count 0 before the first backtest.'],
+      errors: [400, 404],
+      cacheControl: CACHE_CONTROL.skill,
+      etag: true,
+      limit,
+    }),
     // JSON.stringify, not the schema serializer (the body is built in the schema's member
     // order): its nullable numbers were checked by Ajv validators, compiled on the first response
     // (85 ms of the event loop) and run on every value after (21 ms for every zone; issue 21).

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   LEVEL_THRESHOLDS,
   LevelReference,
@@ -25,12 +25,8 @@ import {
   readParams,
 } from '../contract/params.js';
 import { EncodedBody } from '../transport/response-cache.js';
-import {
-  errorResponses,
-  LevelQuery,
-  type LevelResponse,
-  okResponses,
-} from '../contract/schemas.js';
+import { LevelQuery, type LevelResponse } from '../contract/schemas.js';
+import { jsonRoute, type LimitHook } from './route-options.js';
 import type { ReadLatest, ReadPoints, ReadVersion } from '../../queries/signal-reads.js';
 
 /**
@@ -49,7 +45,7 @@ const LEVEL_BANDS = [
 ].join(', ');
 
 export interface LevelDeps {
-  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limit: LimitHook;
   readonly points: ReadPoints;
   readonly latest: ReadLatest;
   readonly version: ReadVersion;
@@ -186,26 +182,20 @@ export function registerLevel(app: FastifyInstance, deps: LevelDeps): void {
   const bodies = new LevelBodies(deps);
   app.get(
     '/v1/intensity/level',
-    {
-      schema: {
-        summary: 'Level of the newest reading and the forecast, relative to the zone',
-        description:
-          "The percentile of each value within the zone's own published values of the 30 days " +
-          'ending with its newest reading (mid-rank: 100 * (count(x < v) + 0.5 * count(x == v)) ' +
-          `/ n), and its level: ${LEVEL_BANDS}.`,
-        operationId: 'getIntensityLevel',
-        querystring: LevelQuery,
-        response: {
-          ...okResponses('LevelResponse', 'The level of every zone asked that has a reading.', {
-            etag: true,
-            limited: true,
-          }),
-          ...errorResponses(400, 404, 429, 503),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.level, etag: true },
-      onRequest: deps.limit,
-    },
+    jsonRoute({
+      summary: 'Level of the newest reading and the forecast, relative to the zone',
+      description:
+        "The percentile of each value within the zone's own published values of the 30 days " +
+        'ending with its newest reading (mid-rank: 100 * (count(x < v) + 0.5 * count(x == v)) ' +
+        `/ n), and its level: ${LEVEL_BANDS}.`,
+      operationId: 'getIntensityLevel',
+      querystring: LevelQuery,
+      ok: ['LevelResponse', 'The level of every zone asked that has a reading.'],
+      errors: [400, 404, 503],
+      cacheControl: CACHE_CONTROL.level,
+      etag: true,
+      limit: deps.limit,
+    }),
     async (request, reply): Promise<Buffer> =>
       sendEncoded(
         request,

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { schedule, type ScheduledWindow, type ScheduleResult } from '../../core/schedule.js';
 import { formatTs } from '../../core/time.js';
 import type { ForecastBook } from '../../forecast/book.js';
@@ -13,12 +13,8 @@ import {
   SCHEDULE_PARAMS,
   type ScheduleRequest,
 } from '../contract/params.js';
-import {
-  errorResponsesWorded,
-  okResponses,
-  ScheduleQuery,
-  type ScheduleResponse,
-} from '../contract/schemas.js';
+import { ScheduleQuery, type ScheduleResponse } from '../contract/schemas.js';
+import { jsonRoute, type LimitHook } from './route-options.js';
 
 /**
  * `GET /v1/schedule` (extensions §5): where and when a job of `duration_minutes` runs on the
@@ -31,41 +27,37 @@ export interface ScheduleDeps {
   readonly reads: Reads;
   readonly clock: () => number;
   readonly forecasts: () => ForecastBook;
-  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limit: LimitHook;
 }
 
 export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void {
   const { reads, clock, limit } = deps;
   app.get(
     '/v1/schedule',
-    {
-      schema: {
-        summary: 'When and where a job runs on the lowest forecast intensity',
-        description:
-          'The start time and zone that minimise the mean intensity of a job of duration_minutes ' +
-          'running entirely inside [earliest, deadline), in whole intervals of each zone (the ' +
-          'interval earliest falls in is not used). Past intervals use published values, later ' +
-          'ones the forecast. A zone without values for the job is left out of options (the ' +
-          'note names it); when no zone has any, 404.',
-        operationId: 'getSchedule',
-        querystring: ScheduleQuery,
-        response: {
-          ...okResponses(
-            'ScheduleResponse',
-            'The best window, the job started at earliest in the first zone, the saving, and ' +
-              'the best window of each zone.',
-            { limited: true },
-          ),
-          ...errorResponsesWorded([400, 404, 429, 503], {
-            404:
-              'Unknown zone; or no zone asked has values (a forecast, or published values for ' +
-              'past intervals) for the whole job between earliest and deadline.',
-          }),
-        },
+    jsonRoute({
+      summary: 'When and where a job runs on the lowest forecast intensity',
+      description:
+        'The start time and zone that minimise the mean intensity of a job of duration_minutes ' +
+        'running entirely inside [earliest, deadline), in whole intervals of each zone (the ' +
+        'interval earliest falls in is not used). Past intervals use published values, later ' +
+        'ones the forecast. A zone without values for the job is left out of options (the ' +
+        'note names it); when no zone has any, 404.',
+      operationId: 'getSchedule',
+      querystring: ScheduleQuery,
+      ok: [
+        'ScheduleResponse',
+        'The best window, the job started at earliest in the first zone, the saving, and ' +
+          'the best window of each zone.',
+      ],
+      errors: [400, 404, 503],
+      wording: {
+        404:
+          'Unknown zone; or no zone asked has values (a forecast, or published values for ' +
+          'past intervals) for the whole job between earliest and deadline.',
       },
-      config: { cacheControl: CACHE_CONTROL.schedule },
-      onRequest: limit,
-    },
+      cacheControl: CACHE_CONTROL.schedule,
+      limit,
+    }),
     // JSON.stringify, not the route's schema serializer: `now` and `savings` may be null, and
     // fast-json-stringify picks such a member's branch with an Ajv validator it compiles on the
     // first response (over 100 ms holding the event loop, issue 21). The body is built in the

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { ForecastBook } from '../../forecast/book.js';
 import type { ReadingCache } from '../../read/reading-cache.js';
@@ -9,6 +9,7 @@ import { registerLevel } from './level.js';
 import { readLatestOf, readPointsOf, readVersionOf } from '../../queries/signal-reads.js';
 import { registerStats } from './stats.js';
 import { registerSubscriptions } from './subscriptions.js';
+import type { LimitHook } from './route-options.js';
 
 /**
  * Levels, statistics and webhook subscriptions (extensions §11-13): the routes, on the reads of signal-reads.ts built
@@ -19,7 +20,7 @@ export interface SignalsDeps {
   readonly subscriptions: WebhookStore;
   readonly cache: ReadingCache | undefined;
   readonly clock: () => number;
-  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limit: LimitHook;
   readonly forecasts: () => ForecastBook;
   readonly clientAddress: (request: FastifyRequest['raw']) => string;
   readonly webhooks: Config['webhooks'];

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { formatTs } from '../../core/time.js';
 import { UNIT } from '../../core/units.js';
 import { windowStats } from '../../core/window-stats.js';
@@ -11,12 +11,8 @@ import {
   readParams,
   STATS_PARAMS,
 } from '../contract/params.js';
-import {
-  errorResponses,
-  okResponses,
-  StatsQuery,
-  type StatsResponse,
-} from '../contract/schemas.js';
+import { StatsQuery, type StatsResponse } from '../contract/schemas.js';
+import { jsonRoute, type LimitHook } from './route-options.js';
 import type { ReadPoints } from '../../queries/signal-reads.js';
 
 /**
@@ -27,7 +23,7 @@ import type { ReadPoints } from '../../queries/signal-reads.js';
  */
 
 export interface StatsDeps {
-  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limit: LimitHook;
   readonly points: ReadPoints;
   readonly clock: () => number;
   readonly offered: Offered;
@@ -36,26 +32,20 @@ export interface StatsDeps {
 export function registerStats(app: FastifyInstance, deps: StatsDeps): void {
   app.get(
     '/v1/intensity/stats',
-    {
-      schema: {
-        summary: `Statistics of one zone over a window of up to ${MAX_STATS_DAYS} days`,
-        description:
-          'Count, coverage, time-weighted mean, min, max, P10/P50/P90 and the mean by UTC hour ' +
-          'of the published values with from <= ts < to, from the values as served (1 decimal); ' +
-          'with energy_kwh, the emissions of that energy spread evenly over the window.',
-        operationId: 'getIntensityStats',
-        querystring: StatsQuery,
-        response: {
-          ...okResponses('StatsResponse', 'The statistics; every one null when count is 0.', {
-            etag: true,
-            limited: true,
-          }),
-          ...errorResponses(400, 404, 429, 503),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.stats, etag: true },
-      onRequest: deps.limit,
-    },
+    jsonRoute({
+      summary: `Statistics of one zone over a window of up to ${MAX_STATS_DAYS} days`,
+      description:
+        'Count, coverage, time-weighted mean, min, max, P10/P50/P90 and the mean by UTC hour ' +
+        'of the published values with from <= ts < to, from the values as served (1 decimal); ' +
+        'with energy_kwh, the emissions of that energy spread evenly over the window.',
+      operationId: 'getIntensityStats',
+      querystring: StatsQuery,
+      ok: ['StatsResponse', 'The statistics; every one null when count is 0.'],
+      errors: [400, 404, 503],
+      cacheControl: CACHE_CONTROL.stats,
+      etag: true,
+      limit: deps.limit,
+    }),
     async (request): Promise<string> => {
       const asked = interpretStats(
         readParams(request.url, STATS_PARAMS),

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Reads } from '../../read/reads.js';
 import { StreamHub, type StreamLimits, type StreamStats } from '../../stream/hub.js';
@@ -9,6 +9,7 @@ import { interpretStream, readParams, STREAM_PARAMS } from '../contract/params.j
 import { errorResponsesWorded, StreamQuery, streamedResponses } from '../contract/schemas.js';
 import { startLongResponse } from '../transport/long-responses.js';
 import { endAtAge, StreamAdmission } from '../transport/stream-admission.js';
+import type { LimitHook } from './route-options.js';
 
 /**
  * `GET /v1/stream` (extensions §7): server-sent events, one `reading` event per reading
@@ -21,7 +22,7 @@ export interface StreamDeps {
   readonly reads: Reads;
   readonly clientAddress: (request: IncomingMessage) => string;
   /** The per-IP rate limit, counted once when a stream opens. */
-  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limit: LimitHook;
   readonly limits: StreamLimits;
   readonly logger?: Logger;
 }

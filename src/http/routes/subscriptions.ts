@@ -16,6 +16,7 @@ import { addressPrefix } from '../transport/stream-admission.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
 import { SUBSCRIPTION_LIMITS } from '../contract/limits.js';
 import { errorResponses } from '../contract/schemas.js';
+import type { LimitHook } from './route-options.js';
 
 /** A subscription store call; its failure is the API's 503, as for every store read. */
 async function storeCall<T>(call: () => Promise<T>): Promise<T> {
@@ -33,7 +34,7 @@ async function storeCall<T>(call: () => Promise<T>): Promise<T> {
  */
 
 export interface SubscriptionDeps {
-  readonly limit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly limit: LimitHook;
   readonly store: WebhookStore;
   readonly clientAddress: (request: FastifyRequest['raw']) => string;
   readonly clock: () => number;

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { assessFreshness } from '../../core/freshness.js';
 import type { ZoneReading } from '../../core/reading.js';
@@ -37,13 +37,13 @@ import {
 } from '../contract/params.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
 import { registerCloudZones } from './cloud-zones.js';
+import { jsonRoute, type LimitHook } from './route-options.js';
 import { registerCarbonAware } from '../compat/carbon-aware/routes.js';
 import { registerElectricityMaps } from '../compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from '../compat/electricitymaps/home-assistant.js';
 import type { StreamLimits } from '../../stream/hub.js';
 import { registerStream } from './stream.js';
 import {
-  errorResponses,
   type FactorsResponse,
   MixQuery,
   okResponses,
@@ -183,7 +183,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const offered = offeredBy(config, () => reads.zones);
 
   // One count per client across all limited routes (and the fast path): 60/min per IP in all.
-  const limit = async (request: FastifyRequest, reply: FastifyReply) => {
+  const limit: LimitHook = async (request, reply) => {
     const state = await limiter.hit(clientAddress(request.raw));
     reply.headers(rateLimitHeaders(state));
     if (!state.allowed) throw API_ERRORS.rateLimited(state.limit, state.resetSeconds);
@@ -191,62 +191,46 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.get(
     '/v1',
-    {
-      schema: {
-        summary: 'Index',
-        operationId: 'getIndex',
-        response: {
-          ...okResponses('IndexResponse', 'The service, its endpoints and its sources.', {
-            etag: true,
-          }),
-          ...errorResponses(),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.index, etag: true },
-    },
+    jsonRoute({
+      summary: 'Index',
+      operationId: 'getIndex',
+      ok: ['IndexResponse', 'The service, its endpoints and its sources.'],
+      cacheControl: CACHE_CONTROL.index,
+      etag: true,
+    }),
     async () => index,
   );
 
   app.get(
     '/v1/health',
-    {
-      schema: {
-        summary: 'Liveness; never touches the store',
-        operationId: 'getHealth',
-        response: {
-          ...okResponses('Liveness', 'The process serves HTTP; says nothing of data freshness.'),
-          ...errorResponses(),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.health },
-    },
+    jsonRoute({
+      summary: 'Liveness; never touches the store',
+      operationId: 'getHealth',
+      ok: ['Liveness', 'The process serves HTTP; says nothing of data freshness.'],
+      cacheControl: CACHE_CONTROL.health,
+    }),
     async () => ({ ok: true, ts: formatTs(Math.floor(clock() / 1000)) }),
   );
 
   app.get(
     '/v1/status',
-    {
-      schema: {
-        summary: 'Freshness of each source',
-        operationId: 'getStatus',
-        response: {
-          ...okResponses('StatusResponse', 'Every source is within its stale threshold.', {
-            etag: true,
-            limited: true,
-          }),
-          ...errorResponses(429),
-          503: {
-            ...ref('StatusResponse'),
-            description:
-              'A Status body, not an Error: a source is behind its threshold, or the store is ' +
-              'down (then the note says so and Retry-After is set).',
-            headers: okResponses('StatusResponse', '', { limited: true })[200].headers,
-          },
+    jsonRoute({
+      summary: 'Freshness of each source',
+      operationId: 'getStatus',
+      ok: ['StatusResponse', 'Every source is within its stale threshold.'],
+      otherResponses: {
+        503: {
+          ...ref('StatusResponse'),
+          description:
+            'A Status body, not an Error: a source is behind its threshold, or the store is ' +
+            'down (then the note says so and Retry-After is set).',
+          headers: okResponses('StatusResponse', '', { limited: true })[200].headers,
         },
       },
-      config: { cacheControl: CACHE_CONTROL.status, etag: true },
-      onRequest: limit,
-    },
+      cacheControl: CACHE_CONTROL.status,
+      etag: true,
+      limit,
+    }),
     async (_request, reply): Promise<StatusResponse> => {
       const now = Math.floor(clock() / 1000);
       let note: string | undefined;
@@ -292,51 +276,39 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.get(
     '/v1/zones',
-    {
-      schema: {
-        summary: config.zones === 'all' ? 'The zones served' : 'The 45 zones',
-        operationId: 'listZones',
-        response: {
-          ...okResponses(
-            'ZonesResponse',
-            config.zones === 'all'
-              ? "The 45 zones, in the order of the zone table, then the flow graphs' other " +
-                  'nodes with a complete mix in the last 7 days (ZONES=all).'
-              : 'The 45 zones, in the order of the zone table.',
-            {
-              etag: true,
-              limited: true,
-            },
-          ),
-          ...errorResponses(429),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.zones, etag: true },
-      onRequest: limit,
-    },
+    jsonRoute({
+      summary: config.zones === 'all' ? 'The zones served' : 'The 45 zones',
+      operationId: 'listZones',
+      ok: [
+        'ZonesResponse',
+        config.zones === 'all'
+          ? "The 45 zones, in the order of the zone table, then the flow graphs' other " +
+            'nodes with a complete mix in the last 7 days (ZONES=all).'
+          : 'The 45 zones, in the order of the zone table.',
+      ],
+      cacheControl: CACHE_CONTROL.zones,
+      etag: true,
+      limit,
+    }),
     async () => zonesBody(reads.zones),
   );
 
   app.get(
     '/v1/intensity/latest',
-    {
-      schema: {
-        summary: 'Newest reading of every zone, or of one zone',
-        operationId: 'getLatestIntensity',
-        querystring: LatestQuery,
-        response: {
-          ...okResponses(
-            'LatestResponse',
-            'The newest published reading of each zone that has one (a zone without data is ' +
-              'left out), in the order of /v1/zones; or of the one zone asked for.',
-            { etag: true, limited: true },
-          ),
-          ...errorResponses(400, 404, 429, 503),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.latest, etag: true },
-      onRequest: limit,
-    },
+    jsonRoute({
+      summary: 'Newest reading of every zone, or of one zone',
+      operationId: 'getLatestIntensity',
+      querystring: LatestQuery,
+      ok: [
+        'LatestResponse',
+        'The newest published reading of each zone that has one (a zone without data is ' +
+          'left out), in the order of /v1/zones; or of the one zone asked for.',
+      ],
+      errors: [400, 404, 503],
+      cacheControl: CACHE_CONTROL.latest,
+      etag: true,
+      limit,
+    }),
     async (request, reply) => {
       const { zone, given, basis, accounting } = interpretLatest(
         readParams(request.url, LATEST_PARAMS),
@@ -349,25 +321,22 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.get(
     '/v1/intensity',
-    {
-      schema: {
-        summary: 'Readings of one zone in a window',
-        operationId: 'getIntensityHistory',
-        querystring: HistoryQuery,
-        response: {
-          ...okResponses(
-            'HistoryResponse',
-            `The published readings with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
-              '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
-              'no data in the window, or none at all, gives 200 with `count: 0` and `data: []`.',
-            { etag: true, limited: true, link: true },
-          ),
-          ...errorResponses(400, 404, 429, 503),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.intensity, etag: true },
-      onRequest: limit,
-    },
+    jsonRoute({
+      summary: 'Readings of one zone in a window',
+      operationId: 'getIntensityHistory',
+      querystring: HistoryQuery,
+      ok: [
+        'HistoryResponse',
+        `The published readings with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
+          '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
+          'no data in the window, or none at all, gives 200 with `count: 0` and `data: []`.',
+      ],
+      errors: [400, 404, 503],
+      cacheControl: CACHE_CONTROL.intensity,
+      etag: true,
+      limit,
+      link: true,
+    }),
     async (request, reply) => {
       const { zone, from, to, basis, accounting } = interpretWindow(
         readParams(request.url, HISTORY_PARAMS),
@@ -381,25 +350,22 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.get(
     '/v1/mix',
-    {
-      schema: {
-        summary: 'The generation mix behind each published value of one zone in a window',
-        operationId: 'getMix',
-        querystring: MixQuery,
-        response: {
-          ...okResponses(
-            'MixResponse',
-            `The published intervals with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
-              '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
-              'no mix in the window gives 200 with `count: 0` and `data: []`.',
-            { etag: true, limited: true, link: true },
-          ),
-          ...errorResponses(400, 404, 429, 503),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.mix, etag: true },
-      onRequest: limit,
-    },
+    jsonRoute({
+      summary: 'The generation mix behind each published value of one zone in a window',
+      operationId: 'getMix',
+      querystring: MixQuery,
+      ok: [
+        'MixResponse',
+        `The published intervals with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
+          '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
+          'no mix in the window gives 200 with `count: 0` and `data: []`.',
+      ],
+      errors: [400, 404, 503],
+      cacheControl: CACHE_CONTROL.mix,
+      etag: true,
+      limit,
+      link: true,
+    }),
     async (request, reply) => {
       const { zone, from, to, accounting } = interpretWindow(
         readParams(request.url, MIX_PARAMS),
@@ -412,19 +378,13 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.get(
     '/v1/factors',
-    {
-      schema: {
-        summary: 'Emission factors of both bases, and how upstream codes map to them',
-        operationId: 'getFactors',
-        response: {
-          ...okResponses('FactorsResponse', 'The factor tables and code mappings.', {
-            etag: true,
-          }),
-          ...errorResponses(),
-        },
-      },
-      config: { cacheControl: CACHE_CONTROL.factors, etag: true },
-    },
+    jsonRoute({
+      summary: 'Emission factors of both bases, and how upstream codes map to them',
+      operationId: 'getFactors',
+      ok: ['FactorsResponse', 'The factor tables and code mappings.'],
+      cacheControl: CACHE_CONTROL.factors,
+      etag: true,
+    }),
     async () => FACTORS_JSON,
   );
 

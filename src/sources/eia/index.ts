@@ -7,7 +7,7 @@ import type { StoredForecast } from '../../core/reading.js';
 import { type ForecastKind, forecastKindsOf } from '../../core/sources.js';
 import type { Zone } from '../../core/zones.js';
 import { interchangeFlows, US_NODES, type InterchangeFlows } from '../../core/grid-graph/us.js';
-import type { TimeWindow } from '../../core/time.js';
+import { isInWindow, type TimeWindow } from '../../core/time.js';
 import { UpstreamError, type RequestLimits, type UpstreamHttp } from '../http.js';
 import { payloadFailure, type PayloadFailure } from '../adapter.js';
 import { parseFuelTypeData } from './parse.js';
@@ -102,7 +102,7 @@ export function eiaStoredForecasts(
   const forecasts: StoredForecast[] = [];
   for (const [type, kind] of Object.entries(REGION_KINDS)) {
     for (const [ts, mwh] of byType?.get(type) ?? []) {
-      if (ts < window.fromTs || ts >= window.toTs) continue;
+      if (!isInWindow(ts, window)) continue;
       const issuedAt =
         type === 'DF' ? eiaDemandForecastIssuedAt(ts, fetchedAt) : eiaDemandIssuedAt(ts);
       forecasts.push({ zone: zone.code, ts, kind, issuedAt, value: mwh });

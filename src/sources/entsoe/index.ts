@@ -10,7 +10,7 @@ import {
   forecastKindsOf,
 } from '../../core/sources.js';
 import type { Zone } from '../../core/zones.js';
-import { splitWindow, type TimeWindow } from '../../core/time.js';
+import { isInWindow, splitWindow, type TimeWindow } from '../../core/time.js';
 import { UpstreamError, type RequestLimits, type UpstreamHttp } from '../http.js';
 import { payloadFailure } from '../adapter.js';
 import { parseA75 } from './parse.js';
@@ -101,7 +101,7 @@ function clip(generation: GenerationByCode, window: TimeWindow): GenerationByCod
   return new Map(
     [...generation].map(([code, series]) => [
       code,
-      new Map([...series].filter(([ts]) => ts >= window.fromTs && ts < window.toTs)),
+      new Map([...series].filter(([ts]) => isInWindow(ts, window))),
     ]),
   );
 }
@@ -195,7 +195,7 @@ export function entsoeStoredForecasts(
   const quantities = parsed.areas.get(zone.upstreamId);
   for (const [quantity, intervals] of quantities ?? []) {
     for (const interval of intervals) {
-      if (interval.start < window.fromTs || interval.start >= window.toTs) continue;
+      if (!isInWindow(interval.start, window)) continue;
       forecasts.push({
         zone: zone.code,
         ts: interval.start,

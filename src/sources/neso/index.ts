@@ -11,7 +11,7 @@ import { nesoForecastIssuedAt } from '../../core/forecast-issue.js';
 import type { StoredForecast } from '../../core/reading.js';
 import type { Zone } from '../../core/zones.js';
 import { payloadFailure, type PayloadFailure } from '../adapter.js';
-import { splitWindow, type TimeWindow } from '../../core/time.js';
+import { isInWindow, splitWindow, type TimeWindow } from '../../core/time.js';
 import type { RequestLimits, UpstreamError, UpstreamHttp } from '../http.js';
 import { type HalfHoursResult, parseGeneration, parseIntensity } from './parse.js';
 import {
@@ -43,7 +43,7 @@ export async function fetchNesoZone(
   const pieces = await askInPieces(client, INTENSITY, nesoRangeUrl, window, limits);
   // A `from` on a boundary may also bring the half hour before it (README §3.1): keep the piece.
   const halfHours = pieces.flatMap(({ piece, halfHours }) =>
-    halfHours.filter(({ start }) => start >= piece.fromTs && start < piece.toTs),
+    halfHours.filter(({ start }) => isInWindow(start, piece)),
   );
   return operatorReadings(zone.code, halfHours, nowTs);
 }

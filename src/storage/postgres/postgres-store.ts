@@ -15,6 +15,7 @@ import { firstHours, lastFlowPerKey } from '../flow-rows.js';
 import {
   CHANGE_COLUMNS,
   changesPage,
+  changesPageParams,
   lastForecastPerKey,
   lastReadingPerKey,
   publishedOn,
@@ -23,7 +24,7 @@ import {
   type ReadingRow,
   toStoredReading,
 } from '../reading-rows.js';
-import { SqlStoreBase } from '../sql-store-base.js';
+import { backtestStateParam, SqlStoreBase } from '../sql-store-base.js';
 import {
   DATA_CHANNEL,
   lockNextVersion,
@@ -34,7 +35,6 @@ import {
   upsertInPieces,
 } from './versioned-writes.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
-import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
   ChunkWrite,
@@ -341,11 +341,7 @@ export class PostgresStore extends SqlStoreBase implements Store {
     await this.inTransaction(async (client) => {
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO backtests (created_at, run, state) VALUES ($1, $2, $3) RETURNING id`,
-        [
-          run.createdAt,
-          JSON.stringify(run),
-          state ? Buffer.from(state.buffer, state.byteOffset, state.byteLength) : null,
-        ],
+        [run.createdAt, JSON.stringify(run), backtestStateParam(state)],
       );
       await client.query(`UPDATE backtests SET state = NULL WHERE state IS NOT NULL AND id < $1`, [
         rows[0]!.id,
@@ -430,15 +426,15 @@ export class PostgresStore extends SqlStoreBase implements Store {
       // One snapshot for the version and the rows, so nothing committed in between is missed.
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const version = await readVersion(client);
+      const params = changesPageParams(sinceVersion, limit, after);
       const { rows } = await client.query<ReadingChangeRow>(
-        after
-          ? { text: CHANGES_AFTER_SQL, values: [sinceVersion + 1, after.zone, after.ts, limit + 1] }
-          : { text: CHANGES_SQL, values: [sinceVersion, limit + 1] },
+        after ? CHANGES_AFTER_SQL : CHANGES_SQL,
+        params.readings,
       );
       const forecasts = await client.query<ForecastRow>(
         `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > $1 AND kind = $2
          ORDER BY version LIMIT $3`,
-        [sinceVersion, SERVED_FORECAST_KIND, limit + 1],
+        params.forecasts,
       );
       return changesPage(version, rows, forecasts.rows, limit);
     });

@@ -15,16 +15,16 @@ import { firstHours, lastFlowPerKey } from '../flow-rows.js';
 import {
   CHANGE_COLUMNS,
   changesPage,
+  changesPageParams,
   publishedOn,
   READING_COLUMNS,
   type ReadingChangeRow,
   type ReadingRow,
   toStoredReading,
 } from '../reading-rows.js';
-import { SqlStoreBase } from '../sql-store-base.js';
+import { backtestStateParam, SqlStoreBase } from '../sql-store-base.js';
 import { SQLITE_WINDOW_PARAMS, zoneWindowSql } from '../zone-window.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
-import { SERVED_FORECAST_KIND } from '../../core/served-forecast.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
   ChunkWrite,
@@ -397,7 +397,7 @@ export class SqliteStore extends SqlStoreBase implements Store {
         const { lastInsertRowid } = insertBacktest.run(
           run.createdAt,
           JSON.stringify(run),
-          state ? Buffer.from(state.buffer, state.byteOffset, state.byteLength) : null,
+          backtestStateParam(state),
         );
         dropBacktestStates.run(lastInsertRowid);
         pruneBacktests.run(BACKTESTS_KEPT);
@@ -447,16 +447,11 @@ export class SqliteStore extends SqlStoreBase implements Store {
     // A deferred transaction reads one snapshot, even while another process writes.
     return this.db.transaction(() => {
       const version = this.statements.dataVersion.get() as number;
-      const rows = (
-        after
-          ? this.statements.changesAfter.all(sinceVersion + 1, after.zone, after.ts, limit + 1)
-          : this.statements.changes.all(sinceVersion, limit + 1)
+      const params = changesPageParams(sinceVersion, limit, after);
+      const rows = (after ? this.statements.changesAfter : this.statements.changes).all(
+        ...params.readings,
       ) as ReadingChangeRow[];
-      const forecasts = this.statements.forecastChanges.all(
-        sinceVersion,
-        SERVED_FORECAST_KIND,
-        limit + 1,
-      ) as ForecastRow[];
+      const forecasts = this.statements.forecastChanges.all(...params.forecasts) as ForecastRow[];
       return changesPage(version, rows, forecasts, limit);
     })();
   }
