@@ -50,13 +50,17 @@ export class ErrorPools {
           error: [],
           pooled: [],
         }));
-    this.pools = this.hours.map((_, hour) =>
-      Float64Array.from(
-        this.neighbours(hour).flatMap(({ error, pooled }) =>
-          error.filter((_value, k) => pooled[k] === 1),
-        ),
-      ).sort(),
-    );
+    this.pools = this.hours.map((_, hour) => {
+      const neighbours = this.neighbours(hour);
+      let size = 0;
+      for (const { pooled } of neighbours) for (const flag of pooled) size += flag;
+      const pool = new Float64Array(size);
+      let at = 0;
+      for (const { error, pooled } of neighbours) {
+        for (let k = 0; k < error.length; k++) if (pooled[k] === 1) pool[at++] = error[k]!;
+      }
+      return pool.sort();
+    });
   }
 
   /** A copy of the pools' errors as plain data (the pools themselves are rebuilt from them). */
