@@ -111,7 +111,11 @@ export async function measureBacktestDaily(options: {
     started = process.cpuUsage();
     const daily = await runResumableBacktest(store, nowSeconds);
     const dailyCpuSeconds = cpuSeconds(started);
-    log(`backtest daily: the rerun ${dailyCpuSeconds.toFixed(1)} s CPU`);
+    const { resumed, fellBack } = daily.resumption;
+    log(
+      `backtest daily: the rerun ${dailyCpuSeconds.toFixed(1)} s CPU; ${resumed} resumed, ` +
+        `from their first issue: ${JSON.stringify(fellBack)}`,
+    );
     let sameAsFromScratch: boolean | undefined;
     if (options.verify) {
       await store.saveBacktest({ createdAt: 0, zones: [] });
