@@ -62,7 +62,7 @@ async function demoStore(repoDir: string, log: (line: string) => void): Promise<
     [join(repoDir, 'bin', 'gridco2.js'), 'demo', '--days', String(DAYS)],
     {
       cwd: dir,
-      env: { ...process.env, PORT: '0', METRICS_ADDR: 'off', FLOWS: 'off', LOG_LEVEL: 'info' },
+      env: { ...process.env, PORT: '0', METRICS: 'off', FLOWS: 'off', LOG_LEVEL: 'info' },
     },
   );
   const output = outputTail(demo);
@@ -111,7 +111,11 @@ export async function measureBacktestDaily(options: {
     started = process.cpuUsage();
     const daily = await runResumableBacktest(store, nowSeconds);
     const dailyCpuSeconds = cpuSeconds(started);
-    log(`backtest daily: the rerun ${dailyCpuSeconds.toFixed(1)} s CPU`);
+    const { resumed, fellBack } = daily.resumption;
+    log(
+      `backtest daily: the rerun ${dailyCpuSeconds.toFixed(1)} s CPU; ${resumed} resumed, ` +
+        `from their first issue: ${JSON.stringify(fellBack)}`,
+    );
     let sameAsFromScratch: boolean | undefined;
     if (options.verify) {
       await store.saveBacktest({ createdAt: 0, zones: [] });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { deserialize, serialize } from 'node:v8';
+import { DefaultDeserializer, serialize } from 'node:v8';
 import type { ZoneBacktestState } from '../core/forecast/backtest-state.js';
 
 /**
@@ -9,6 +9,33 @@ import type { ZoneBacktestState } from '../core/forecast/backtest-state.js';
  */
 
 const CHECKSUM_BYTES = 32;
+
+const readHostObject = (
+  DefaultDeserializer.prototype as unknown as {
+    _readHostObject(this: DefaultDeserializer): unknown;
+  }
+)._readHostObject;
+
+/**
+ * Reads typed arrays with bytes of their own. Node's default makes each a view into the whole
+ * payload (every state's): each would keep all of it alive, and a structured clone of any
+ * (WalkForward.snapshot) copies all of it, a day's rerun then copying the whole state per zone.
+ */
+class OwnBytesDeserializer extends DefaultDeserializer {
+  _readHostObject(): unknown {
+    const value = readHostObject.call(this);
+    if (!ArrayBuffer.isView(value)) return value;
+    const { byteOffset, byteLength } = value;
+    const Kind = value.constructor as new (buffer: ArrayBufferLike) => ArrayBufferView;
+    return new Kind(value.buffer.slice(byteOffset, byteOffset + byteLength));
+  }
+}
+
+function deserialize(payload: Uint8Array): unknown {
+  const deserializer = new OwnBytesDeserializer(payload);
+  deserializer.readHeader();
+  return deserializer.readValue();
+}
 
 export function stateBytes(states: readonly ZoneBacktestState[]): Uint8Array {
   const payload = serialize(states);

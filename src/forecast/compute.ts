@@ -6,7 +6,7 @@ import { HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
 import { ZoneState } from '../core/forecast/zone-state.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
-import { forecastBases, loadZoneInputs } from './inputs.js';
+import { forecastBases, loadSharedInputs, loadZoneInputs, type SharedInputs } from './inputs.js';
 import { type ResumableRun, runResumableBacktest } from './run-backtest.js';
 
 /**
@@ -67,16 +67,19 @@ export async function prepareZones(
   const forecasts: [string, ZoneForecast | null][] = [];
   const failures: { zone: string; basis: ForecastBasis; message: string }[] = [];
   const gridEndTs = nowTs + (HORIZON_HOURS + 2) * HOUR_SECONDS;
+  const inputsWindow = {
+    fromTs: nowTs - LOOKBACK_SECONDS,
+    toTs: gridEndTs,
+    upstreamFromTs: nowTs - UPSTREAM_LOOKBACK_SECONDS,
+    gridEndTs,
+  };
   for (const { code } of ZONES) {
+    let shared: SharedInputs | undefined;
     for (const basis of forecastBases(code)) {
       if (signal?.aborted) return { forecasts, failures };
       try {
-        const inputs = await loadZoneInputs(store, code, basis, {
-          fromTs: nowTs - LOOKBACK_SECONDS,
-          toTs: gridEndTs,
-          upstreamFromTs: nowTs - UPSTREAM_LOOKBACK_SECONDS,
-          gridEndTs,
-        });
+        shared ??= await loadSharedInputs(store, code, inputsWindow);
+        const inputs = await loadZoneInputs(store, code, basis, inputsWindow, shared);
         const key = forecastKey(code, basis);
         let fits = carried.get(key);
         if (!fits) carried.set(key, (fits = new CarriedFits()));

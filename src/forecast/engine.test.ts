@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { ForecastEngine } from './engine.js';
@@ -18,10 +19,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
  */
 async function withEngine(
   use: (engine: ForecastEngine, store: SqliteStore, clock: { nowMs: number }) => Promise<void>,
+  logger?: Logger,
 ): Promise<void> {
   const store = new SqliteStore(join(dir, 'store.db'));
   const clock = { nowMs: Date.UTC(2026, 10, 20, 12) };
-  const engine = new ForecastEngine({ store, clock: () => clock.nowMs });
+  const engine = new ForecastEngine({ store, clock: () => clock.nowMs, ...(logger && { logger }) });
   try {
     await use(engine, store, clock);
   } finally {
@@ -45,6 +47,24 @@ describe('ForecastEngine.backtestNow', () => {
       await engine.backtestNow();
       expect((await store.newestBacktest())?.createdAt).toBe(clock.nowMs / 1000);
     });
+  });
+});
+
+describe("ForecastEngine's backtest log", () => {
+  it('says how many zones and bases resumed, and which ran from their first issue and why', async () => {
+    const lines: { msg: string; resumed?: number; fellBack?: Record<string, string[]> }[] = [];
+    const logger = pino(
+      { level: 'info' },
+      { write: (line: string) => lines.push(JSON.parse(line)) },
+    );
+    await withEngine(async (engine) => {
+      await engine.tick();
+    }, logger);
+    const done = lines.find(({ msg }) => msg === 'forecasts: backtest done');
+    // A new store: no state to resume from.
+    expect(done?.resumed).toBe(0);
+    expect(Object.keys(done?.fellBack ?? {})).toEqual(['no state']);
+    expect(done?.fellBack?.['no state']).toContain('GB|operator');
   });
 });
 

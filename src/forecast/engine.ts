@@ -193,7 +193,7 @@ export class ForecastEngine implements ForecastBook {
       }
       // Real time, not the injected clock: how long the work took.
       const started = Date.now();
-      const { run, state } = await this.compute.backtest(
+      const { run, state, resumption } = await this.compute.backtest(
         Math.floor(nowMs / 1000),
         this.stopping.signal,
       );
@@ -202,8 +202,9 @@ export class ForecastEngine implements ForecastBook {
       this.backtestTookMs = Date.now() - started;
       this.backtestCheckedAtMs = nowMs;
       this.computedVersion = -1;
+      // Resumed: forecast only the issues since the previous run; the others from their first.
       logger?.info(
-        { zones: run.zones.length, ms: this.backtestTookMs },
+        { zones: run.zones.length, ms: this.backtestTookMs, ...resumption },
         'forecasts: backtest done',
       );
       return true;

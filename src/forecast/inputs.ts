@@ -3,7 +3,7 @@ import type { UpstreamInputs, ZoneInputs } from '../core/forecast/zone-state.js'
 import { IssuedSeries, regularSeries, type Grid } from '../core/forecast/series.js';
 import type { Mix } from '../core/reading.js';
 import { SOURCE_INFO, type SourceId, type ForecastKind } from '../core/sources.js';
-import { findZone, ownValueIsLifecycle } from '../core/zones.js';
+import { findZone, ownValueIsLifecycle, type Zone } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 
 /** What the forecasts read from the store: one zone's values on one basis and its upstream inputs. */
@@ -23,34 +23,53 @@ export function forecastBases(zoneCode: string): ForecastBasis[] {
 
 const READ_LIMIT = 10_000_000;
 
+/** Where a zone's inputs are read: its values and the upstream forecasts' intervals. */
+export interface InputsWindow {
+  readonly fromTs: number;
+  readonly toTs: number;
+  readonly upstreamFromTs: number;
+  readonly gridEndTs: number;
+}
+
+/** What every basis of a zone reads alike: the upstream forecasts, the published generation. */
+export type SharedInputs = Pick<ZoneInputs, 'upstream' | 'generation'>;
+
 /**
  * A zone's values on `basis` with `fromTs <= ts < toTs`, on a grid reaching `gridEndTs` (beyond
  * the data, for the forecast's slots), and the upstream forecasts of intervals in
- * `[upstreamFromTs, gridEndTs)`.
+ * `[upstreamFromTs, gridEndTs)`; `shared`: those of another basis read on the same window.
  */
 export async function loadZoneInputs(
   store: Store,
   zoneCode: string,
   basis: ForecastBasis,
-  window: {
-    readonly fromTs: number;
-    readonly toTs: number;
-    readonly upstreamFromTs: number;
-    readonly gridEndTs: number;
-  },
+  window: InputsWindow,
+  shared?: SharedInputs,
 ): Promise<ZoneInputs> {
-  const zone = findZone(zoneCode);
-  if (!zone) throw new Error(`unknown zone ${zoneCode}`);
-  const step = zone.resolutionMin * 60;
-  const startTs = Math.floor(window.fromTs / step) * step;
-  const grid: Grid = { startTs, step, length: Math.ceil((window.gridEndTs - startTs) / step) };
+  const { zone, grid } = zoneGrid(zoneCode, window);
   const readings = await store.readingsInWindow(
     zone.code,
-    startTs,
+    grid.startTs,
     window.toTs,
     READ_LIMIT,
     basis === 'operator' ? undefined : basis,
   );
+  const { upstream, generation } = shared ?? (await loadSharedInputs(store, zoneCode, window));
+  return {
+    actual: regularSeries(readings, grid),
+    upstream,
+    ...(generation && { generation }),
+    publicationLagSeconds: SOURCE_INFO[zone.source].publicationLagSeconds,
+  };
+}
+
+/** The inputs of a zone that `loadZoneInputs` reads alike on every basis. */
+export async function loadSharedInputs(
+  store: Store,
+  zoneCode: string,
+  window: InputsWindow,
+): Promise<SharedInputs> {
+  const { zone, grid } = zoneGrid(zoneCode, window);
   const upstream: Partial<Record<keyof UpstreamInputs, IssuedSeries>> = {};
   for (const [input, kind] of Object.entries(upstreamKinds(zone.source))) {
     const rows = await store.forecastsInWindow(
@@ -68,17 +87,24 @@ export async function loadZoneInputs(
     (upstream.wind || upstream.solar) && !(upstream.load || upstream.generation);
   const generation = needsGeneration
     ? regularSeries(
-        (await store.mixesInWindow(zone.code, startTs, window.toTs, READ_LIMIT)).map(
+        (await store.mixesInWindow(zone.code, grid.startTs, window.toTs, READ_LIMIT)).map(
           ({ ts, mix }) => ({ ts, value: totalGeneration(mix) }),
         ),
         grid,
       )
     : undefined;
+  return { upstream, ...(generation && { generation }) };
+}
+
+/** The zone and the grid its inputs are laid on. */
+function zoneGrid(zoneCode: string, window: InputsWindow): { zone: Zone; grid: Grid } {
+  const zone = findZone(zoneCode);
+  if (!zone) throw new Error(`unknown zone ${zoneCode}`);
+  const step = zone.resolutionMin * 60;
+  const startTs = Math.floor(window.fromTs / step) * step;
   return {
-    actual: regularSeries(readings, grid),
-    upstream,
-    ...(generation && { generation }),
-    publicationLagSeconds: SOURCE_INFO[zone.source].publicationLagSeconds,
+    zone,
+    grid: { startTs, step, length: Math.ceil((window.gridEndTs - startTs) / step) },
   };
 }
 

@@ -10,11 +10,11 @@ import { CANDIDATE_MODELS, LOOKBACK_SECONDS } from '../core/forecast/models.js';
 import { OPERATOR_FORECAST } from '../core/forecast/operator-forecast.js';
 import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/series.js';
 import { ZoneState } from '../core/forecast/zone-state.js';
-import type { ZoneBacktestState } from '../core/forecast/backtest-state.js';
+import type { FallBackReason, ZoneBacktestState } from '../core/forecast/backtest-state.js';
 import { stateBytes, statesOf } from './backtest-state-bytes.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
-import { forecastBases, loadZoneInputs } from './inputs.js';
+import { forecastBases, loadSharedInputs, loadZoneInputs, type SharedInputs } from './inputs.js';
 
 /** Runs the walk-forward backtest over stored history (`gridco2 backtest`, and `serve` daily). */
 
@@ -40,6 +40,16 @@ const SLICE_MS = 20;
 export interface ResumableRun {
   readonly run: BacktestRun;
   readonly state: Uint8Array;
+  readonly resumption: Resumption;
+}
+
+/**
+ * How many zones and bases resumed from the stored state, and by reason the `zone|basis` of those
+ * that ran from their first issue (the engine logs it: a daily rerun should resume them all).
+ */
+export interface Resumption {
+  resumed: number;
+  readonly fellBack: Partial<Record<FallBackReason, string[]>>;
 }
 
 /**
@@ -54,8 +64,13 @@ export async function runResumableBacktest(
 ): Promise<ResumableRun> {
   const previous = statesOf(await store.newestBacktestState());
   const kept: ZoneBacktestState[] = [];
-  const run = await runBacktest(store, nowSeconds, {}, () => {}, signal, { previous, kept });
-  return { run, state: stateBytes(kept) };
+  const resumption: Resumption = { resumed: 0, fellBack: {} };
+  const run = await runBacktest(store, nowSeconds, {}, () => {}, signal, {
+    previous,
+    kept,
+    resumption,
+  });
+  return { run, state: stateBytes(kept), resumption };
 }
 
 export async function runBacktest(
@@ -67,6 +82,7 @@ export async function runBacktest(
   states?: {
     readonly previous: ReadonlyMap<string, ZoneBacktestState>;
     readonly kept: ZoneBacktestState[];
+    readonly resumption: Resumption;
   },
 ): Promise<BacktestRun> {
   const zones = window.zones ?? ZONES.map((zone) => zone.code);
@@ -82,21 +98,30 @@ export async function runBacktest(
         : toTs - DEFAULT_BACKTEST_DAYS * DAY_SECONDS,
       earliest,
     );
+    const gridEndTs = toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS;
+    const inputsWindow = {
+      fromTs: fromTs - LOOKBACK_SECONDS,
+      toTs: gridEndTs,
+      upstreamFromTs: fromTs - LOOKBACK_SECONDS,
+      gridEndTs,
+    };
+    let shared: SharedInputs | undefined;
     for (const basis of forecastBases(zone)) {
       if (window.bases && !window.bases.includes(basis)) continue;
-      const gridEndTs = toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS;
-      const inputs = await loadZoneInputs(store, zone, basis, {
-        fromTs: fromTs - LOOKBACK_SECONDS,
-        toTs: gridEndTs,
-        upstreamFromTs: fromTs - LOOKBACK_SECONDS,
-        gridEndTs,
-      });
+      shared ??= await loadSharedInputs(store, zone, inputsWindow);
+      const inputs = await loadZoneInputs(store, zone, basis, inputsWindow, shared);
       const previous = states?.previous.get(`${zone}|${basis}`);
       const steps = backtestZoneSteps(zone, basis, new ZoneState(inputs), {
         issueTimes: fromTs <= toTs ? issueTimes(fromTs, toTs) : [],
         candidates: basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS,
         ...(previous && { previous }),
-        ...(states && { keep: (state: ZoneBacktestState) => states.kept.push(state) }),
+        ...(states && {
+          keep: (state: ZoneBacktestState) => states.kept.push(state),
+          onResumption: (reason: FallBackReason | null) => {
+            if (!reason) states.resumption.resumed++;
+            else (states.resumption.fellBack[reason] ??= []).push(`${zone}|${basis}`);
+          },
+        }),
       });
       // Requests are served between slices of at most SLICE_MS while `serve` runs this.
       let sliceStarted = Date.now();

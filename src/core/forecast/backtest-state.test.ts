@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, START, TWELVE_WEEKS, windyZone } from '../../../test/support/forecast-zones.js';
 import { backtestZone, issueTimes } from './backtest.js';
-import type { ZoneBacktestState } from './backtest-state.js';
+import type { FallBackReason, ZoneBacktestState } from './backtest-state.js';
 import type { ForecastModel } from './forecast-model.js';
 import { CANDIDATE_MODELS } from './models.js';
 import type { ZoneInputs } from './zone-state.js';
@@ -65,14 +65,16 @@ describe("the backtest's daily rerun", () => {
   const run = (zoneInputs: ZoneInputs, toTs: number, previous?: ZoneBacktestState) => {
     const { count, candidates } = counted();
     let kept: ZoneBacktestState | undefined;
+    const fellBack: (FallBackReason | null)[] = [];
     const result = backtestZone('DE', 'lifecycle', new ZoneState(zoneInputs), {
       issueTimes: issueTimes(firstIssue, toTs),
       candidates,
       // Through a structured clone, as the store's bytes give it back.
       ...(previous && { previous: structuredClone(previous) }),
       keep: (state) => (kept = state),
+      onResumption: (reason) => fellBack.push(reason),
     });
-    return { result, kept: kept!, forecast: count.issues };
+    return { result, kept: kept!, forecast: count.issues, fellBack };
   };
 
   it(
@@ -84,6 +86,7 @@ describe("the backtest's daily rerun", () => {
       const fresh = run(inputs, lastIssue);
       expect(fresh.forecast).toBe(fresh.result.issues);
       expect(resumed.forecast).toBe(4);
+      expect([yesterday.fellBack, resumed.fellBack]).toEqual([['no state'], [null]]);
       // The new issues' week has its first departure fits made from scratch here, where a run
       // over every issue updates the week before's sums: the same numbers but for rounding.
       expect(sameToRounding(resumed.result, fresh.result)).toEqual([]);
@@ -109,10 +112,17 @@ describe("the backtest's daily rerun", () => {
       const resumed = run(revised, lastIssue, yesterday.kept);
       const fresh = run(revised, lastIssue);
       expect(resumed.forecast).toBe(fresh.result.issues);
+      expect(resumed.fellBack).toEqual(['values']);
       expect(JSON.stringify(resumed.result)).toBe(JSON.stringify(fresh.result));
-      // Nor from a state of other models.
+      // Nor from a state of other models, nor of another first issue.
       const otherModels = run(inputs, lastIssue, { ...yesterday.kept, models: ['climatology@2'] });
       expect(otherModels.forecast).toBe(fresh.result.issues);
+      expect(otherModels.fellBack).toEqual(['models']);
+      const laterFirst = run(inputs, lastIssue, {
+        ...yesterday.kept,
+        firstIssueTs: firstIssue + DAY,
+      });
+      expect(laterFirst.fellBack).toEqual(['first issue']);
     },
   );
 });

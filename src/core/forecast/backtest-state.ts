@@ -16,7 +16,7 @@ import type { ZoneState } from './zone-state.js';
  */
 
 /** Bumped when what the state holds or how the walk-forward folds changes. */
-const STATE_FORMAT = 1;
+const STATE_FORMAT = 2;
 
 export interface ZoneBacktestState {
   readonly format: number;
@@ -74,16 +74,19 @@ function digestOf(state: ZoneState, coverage: Coverage): string {
     a.localeCompare(b),
   )) {
     const { offsets, issued, values } = series.toData();
-    const entries: number[] = [];
     const slots = Math.min(coverage.slots, offsets.length - 1);
+    const entries = new Float64Array(3 * offsets[slots]!);
+    let length = 0;
     for (let slot = 0; slot < slots; slot++) {
       for (let entry = offsets[slot]!; entry < offsets[slot + 1]!; entry++) {
-        if (issued[entry]! <= coverage.lastIssueTs)
-          entries.push(slot, issued[entry]!, values[entry]!);
+        if (issued[entry]! > coverage.lastIssueTs) continue;
+        entries[length++] = slot;
+        entries[length++] = issued[entry]!;
+        entries[length++] = values[entry]!;
       }
     }
     hash.update(name);
-    bytes(Float64Array.from(entries), entries.length);
+    bytes(entries, length);
   }
   return hash.digest('hex');
 }
@@ -95,29 +98,53 @@ export interface BacktestIdentity {
   readonly issueTimes: readonly number[];
 }
 
+/** Why a zone and basis ran from its first issue rather than resuming (operators read it in the log). */
+export type FallBackReason =
+  | 'no state'
+  | 'state format'
+  | 'models'
+  | 'grid'
+  | 'publication lag'
+  | 'first issue'
+  | 'last issue'
+  | 'values';
+
 /**
  * The stored state to resume from, when it was made for the same zone, models, grid and first
- * issue, for issues that are a first part of those asked, on the same values; else null.
+ * issue, for issues that are a first part of those asked, on the same values; else why not.
  */
 export function resumable(
   previous: ZoneBacktestState | undefined,
   state: ZoneState,
   asked: BacktestIdentity,
-): ZoneBacktestState | null {
-  if (!previous || previous.format !== STATE_FORMAT) return null;
-  const { startTs, step } = state.series;
-  const same =
-    previous.zone === asked.zone &&
-    previous.basis === asked.basis &&
-    previous.models.join(',') === asked.models.join(',') &&
-    previous.startTs === startTs &&
-    previous.step === step &&
-    previous.publicationLagSeconds === state.inputs.publicationLagSeconds &&
-    previous.firstIssueTs === asked.issueTimes[0] &&
-    asked.issueTimes.includes(previous.lastIssueTs);
-  if (!same || digestOf(state, previous.coverage) !== previous.digest) return null;
-  holdDepartureFits(state, previous.departureFits);
-  return previous;
+): { readonly state: ZoneBacktestState } | { readonly fellBack: FallBackReason } {
+  const fellBack = fallBackReason(previous, state, asked);
+  if (fellBack) return { fellBack };
+  holdDepartureFits(state, previous!.departureFits);
+  return { state: previous! };
+}
+
+function fallBackReason(
+  previous: ZoneBacktestState | undefined,
+  state: ZoneState,
+  asked: BacktestIdentity,
+): FallBackReason | null {
+  if (!previous) return 'no state';
+  if (previous.format !== STATE_FORMAT) return 'state format';
+  if (
+    previous.zone !== asked.zone ||
+    previous.basis !== asked.basis ||
+    previous.models.join(',') !== asked.models.join(',')
+  )
+    return 'models';
+  if (previous.startTs !== state.series.startTs || previous.step !== state.series.step)
+    return 'grid';
+  if (previous.publicationLagSeconds !== state.inputs.publicationLagSeconds)
+    return 'publication lag';
+  if (previous.firstIssueTs !== asked.issueTimes[0]) return 'first issue';
+  if (!asked.issueTimes.includes(previous.lastIssueTs)) return 'last issue';
+  if (digestOf(state, previous.coverage) !== previous.digest) return 'values';
+  return null;
 }
 
 /** The state to store after a run over `asked`, resumed from `checkpoint` and `tail`. */

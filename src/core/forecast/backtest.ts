@@ -5,6 +5,7 @@ import { OPERATOR_FORECAST } from './operator-forecast.js';
 import { CLIMATOLOGY } from './profile-models.js';
 import { type UpstreamInputs, type ZoneInputs, ZoneState } from './zone-state.js';
 import {
+  type FallBackReason,
   isSettled,
   publishedEnd,
   resumable,
@@ -104,6 +105,8 @@ export interface BacktestOptions {
   readonly previous?: ZoneBacktestState;
   /** Called with the state the next run resumes from. */
   readonly keep?: (state: ZoneBacktestState) => void;
+  /** Called once: null when `previous` was resumed from, else why the zone ran from its first issue. */
+  readonly onResumption?: (fellBack: FallBackReason | null) => void;
 }
 
 export function backtestZone(
@@ -187,7 +190,9 @@ export function* backtestZoneSteps(
     models: models.map((model) => model.id),
     issueTimes: options.issueTimes,
   };
-  const previous = resumable(options.previous, state, asked);
+  const resumption = resumable(options.previous, state, asked);
+  options.onResumption?.('fellBack' in resumption ? resumption.fellBack : null);
+  const previous = 'state' in resumption ? resumption.state : undefined;
   // Walk-forward: each issue is served, bucket by bucket, by a weighted mean of the candidates
   // that erred least over the earlier issues whose outcomes were published by then, each
   // weighted by its inverse mean squared error (a combination beats the choice of one forecast

@@ -24,49 +24,67 @@ interface HourErrors {
   readonly pooled: number[];
 }
 
-/** What the pools hold, as plain data (typed arrays: a copy is a copy of bytes). */
-export type ErrorPoolsData = readonly {
-  readonly issue: Float64Array;
-  readonly end: Float64Array;
+/**
+ * What the pools hold, as plain data: every hour's errors one after the other, hour `h`'s at
+ * `offsets[h]` to `offsets[h + 1]` (a few typed arrays: a stored state is quick to copy and read).
+ * Issue indices and interval ends are whole numbers below 2^32 (epoch seconds until 2106).
+ */
+export interface ErrorPoolsData {
+  readonly offsets: Uint32Array;
+  readonly issue: Uint32Array;
+  readonly end: Uint32Array;
   readonly error: Float64Array;
   readonly pooled: Uint8Array;
-}[];
+}
 
 export class ErrorPools {
   private readonly hours: HourErrors[];
   private pools: Float64Array[];
 
   constructor(data?: ErrorPoolsData) {
-    this.hours = data
-      ? data.map((hour) => ({
-          issue: Array.from(hour.issue),
-          end: Array.from(hour.end),
-          error: Array.from(hour.error),
-          pooled: Array.from(hour.pooled),
-        }))
-      : Array.from({ length: HORIZON_HOURS }, () => ({
-          issue: [],
-          end: [],
-          error: [],
-          pooled: [],
-        }));
-    this.pools = this.hours.map((_, hour) =>
-      Float64Array.from(
-        this.neighbours(hour).flatMap(({ error, pooled }) =>
-          error.filter((_value, k) => pooled[k] === 1),
-        ),
-      ).sort(),
-    );
+    this.hours = Array.from({ length: HORIZON_HOURS }, (_, hour) => {
+      const [from, to] = data ? [data.offsets[hour]!, data.offsets[hour + 1]!] : [0, 0];
+      const column = (values: Uint32Array | Float64Array | Uint8Array | undefined) =>
+        values ? Array.from(values.subarray(from, to)) : [];
+      return {
+        issue: column(data?.issue),
+        end: column(data?.end),
+        error: column(data?.error),
+        pooled: column(data?.pooled),
+      };
+    });
+    this.pools = this.hours.map((_, hour) => {
+      const neighbours = this.neighbours(hour);
+      let size = 0;
+      for (const { pooled } of neighbours) for (const flag of pooled) size += flag;
+      const pool = new Float64Array(size);
+      let at = 0;
+      for (const { error, pooled } of neighbours) {
+        for (let k = 0; k < error.length; k++) if (pooled[k] === 1) pool[at++] = error[k]!;
+      }
+      return pool.sort();
+    });
   }
 
   /** A copy of the pools' errors as plain data (the pools themselves are rebuilt from them). */
   data(): ErrorPoolsData {
-    return this.hours.map((hour) => ({
-      issue: Float64Array.from(hour.issue),
-      end: Float64Array.from(hour.end),
-      error: Float64Array.from(hour.error),
-      pooled: Uint8Array.from(hour.pooled),
-    }));
+    const offsets = new Uint32Array(HORIZON_HOURS + 1);
+    this.hours.forEach((hour, h) => (offsets[h + 1] = offsets[h]! + hour.error.length));
+    const column = <T extends Uint32Array | Float64Array | Uint8Array>(
+      Kind: new (length: number) => T,
+      of: (hour: HourErrors) => number[],
+    ): T => {
+      const values = new Kind(offsets[HORIZON_HOURS]!);
+      this.hours.forEach((hour, h) => values.set(of(hour), offsets[h]!));
+      return values;
+    };
+    return {
+      offsets,
+      issue: column(Uint32Array, (hour) => hour.issue),
+      end: column(Uint32Array, (hour) => hour.end),
+      error: column(Float64Array, (hour) => hour.error),
+      pooled: column(Uint8Array, (hour) => hour.pooled),
+    };
   }
 
   /** The pools as the last `at` left them. */

@@ -175,7 +175,7 @@ export interface WalkForwardData {
   readonly candidates: StoredScore[];
   readonly served: StoredScore;
   /** The issues of the last DAY_SHAPE_KEPT_SECONDS and their next day's shapes. */
-  days: IssueDay[];
+  readonly days: StoredDays;
   /** Per bucket and candidate, the sum of the candidate's weight over the issues. */
   readonly weightSums: Float64Array;
 }
@@ -192,6 +192,44 @@ const newScore = (banded: boolean): StoredScore => ({
   perIssue: new Float64Array(0),
 });
 
+/**
+ * Issues and their next day's shape sums (`IssueDay`) as stored: a day of `width` sums per issue,
+ * one after the other; the publication time NaN where the issue had no day.
+ */
+interface StoredDays {
+  readonly issueTs: Float64Array;
+  readonly publishedAt: Float64Array;
+  readonly sums: Float64Array;
+}
+
+const noDays = (): StoredDays => ({
+  issueTs: new Float64Array(0),
+  publishedAt: new Float64Array(0),
+  sums: new Float64Array(0),
+});
+
+function storedDays(days: readonly IssueDay[], width: number): StoredDays {
+  const sums = new Float64Array(days.length * width);
+  days.forEach(({ day }, k) => day && sums.set(day.sums, k * width));
+  return {
+    issueTs: Float64Array.from(days, ({ issueTs }) => issueTs),
+    publishedAt: Float64Array.from(days, ({ day }) => day?.publishedAt ?? Number.NaN),
+    sums,
+  };
+}
+
+/** The days of `stored`, their sums views into its (the walk-forward only reads them). */
+const liveDays = (stored: StoredDays, width: number): IssueDay[] =>
+  Array.from(stored.issueTs, (issueTs, k) => {
+    const publishedAt = stored.publishedAt[k]!;
+    return {
+      issueTs,
+      day: Number.isNaN(publishedAt)
+        ? null
+        : { publishedAt, sums: stored.sums.subarray(k * width, (k + 1) * width) },
+    };
+  });
+
 /** What the walk-forward gives after its last issue. */
 export interface WalkForwardResult {
   /** Per candidate, its rows by bucket. */
@@ -207,9 +245,10 @@ export interface WalkForwardResult {
   readonly nextDayShape: Float64Array | null;
 }
 
-interface LiveData extends Omit<WalkForwardData, 'candidates' | 'served'> {
+interface LiveData extends Omit<WalkForwardData, 'candidates' | 'served' | 'days'> {
   readonly candidates: ScoreData[];
   readonly served: ScoreData;
+  days: IssueDay[];
 }
 
 const live = (score: StoredScore): ScoreData => ({
@@ -241,13 +280,14 @@ export class WalkForward {
       issueTimes: [],
       candidates: candidateIds.map(() => newScore(false)),
       served: newScore(true),
-      days: [],
+      days: noDays(),
       weightSums: new Float64Array(HORIZON_BUCKETS.length * candidateIds.length),
     };
     this.data = {
       ...start,
       candidates: start.candidates.map(live),
       served: live(start.served),
+      days: liveDays(start.days, this.dayWidth),
     };
     this.candidatePools = this.data.candidates.map((score) => new ErrorPools(score.pools));
     this.servedPools = new ErrorPools(this.data.served.pools);
@@ -268,12 +308,19 @@ export class WalkForward {
 
   /** A copy of the state so far, as plain data (what a later run resumes from). */
   snapshot(): WalkForwardData {
-    const { candidates, served, ...rest } = this.data;
+    const { candidates, served, days, ...rest } = this.data;
     return structuredClone({
       ...rest,
       candidates: candidates.map((score, k) => stored(score, this.candidatePools[k]!)),
       served: stored(served, this.servedPools),
+      days: storedDays(days, this.dayWidth),
     });
+  }
+
+  /** Numbers in a day's shape sums (`dayShapeSums`). */
+  private get dayWidth(): number {
+    const count = this.candidateIds.length;
+    return count * count + count;
   }
 
   /**
