@@ -1,14 +1,21 @@
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { ALL_SUITES, HEAVIEST_UNIT_SUITES, INTEGRATION_SUITES } from './test/tiers.js';
+import {
+  ALL_SUITES,
+  HEAVIEST_INTEGRATION_SUITES,
+  HEAVIEST_UNIT_SUITES,
+  INTEGRATION_SUITES,
+} from './test/tiers.js';
 
 /** vitest's order (longest first when it has timed them, else largest first), heaviest known first. */
 class HeaviestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    // Each file is of one tier: one list ranks both.
+    const heaviest = [...HEAVIEST_UNIT_SUITES, ...HEAVIEST_INTEGRATION_SUITES];
     const rank = (file: TestSpecification) => {
-      const index = HEAVIEST_UNIT_SUITES.indexOf(relative(file.project.config.root, file.moduleId));
-      return index < 0 ? HEAVIEST_UNIT_SUITES.length : index;
+      const index = heaviest.indexOf(relative(file.project.config.root, file.moduleId));
+      return index < 0 ? heaviest.length : index;
     };
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
   }

@@ -236,7 +236,7 @@ describe('levels on the demo data', () => {
       expect(result.errors).toEqual([]);
     }
     server = await serve(store, databaseUrl, nowMs, true);
-  }, 240_000);
+  });
   afterAll(async () => {
     await server?.app.close();
     await server?.cache.stop();

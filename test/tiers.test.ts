@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { HEAVIEST_UNIT_SUITES, INTEGRATION_SUITES } from './tiers.js';
+import { HEAVIEST_INTEGRATION_SUITES, HEAVIEST_UNIT_SUITES, INTEGRATION_SUITES } from './tiers.js';
 
 /**
  * The unit tier (test/tiers.ts) keeps its promise by tool: no suite of it imports, itself or
@@ -75,8 +75,9 @@ describe('the test tiers', () => {
     expect(INTEGRATION_SUITES.filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
   });
 
-  it('starts first only suites of the unit tier', () => {
+  it('starts first only suites of their own tier', () => {
     expect(HEAVIEST_UNIT_SUITES.filter((file) => !unit.includes(file))).toEqual([]);
+    expect(HEAVIEST_INTEGRATION_SUITES.filter((file) => !integration.has(file))).toEqual([]);
   });
 
   it('finds the unit suites', () => {
