@@ -62,7 +62,7 @@ async function demoStore(repoDir: string, log: (line: string) => void): Promise<
     [join(repoDir, 'bin', 'gridco2.js'), 'demo', '--days', String(DAYS)],
     {
       cwd: dir,
-      env: { ...process.env, PORT: '0', METRICS_ADDR: 'off', FLOWS: 'off', LOG_LEVEL: 'info' },
+      env: { ...process.env, PORT: '0', METRICS_ADDR: 'public', FLOWS: 'off', LOG_LEVEL: 'info' },
     },
   );
   const output = outputTail(demo);

@@ -111,7 +111,10 @@ interface TrainingIssue extends Issue {
   readonly lastSlot: number;
 }
 
-/** The daily issues of the previous `days` days that `forEachTrainingTarget` visits, in order. */
+/**
+ * The daily issues of the previous `days` days that `forEachTrainingTarget` visits, in order.
+ * `visit` is given one object, rewritten for each past issue (the backtest visits millions).
+ */
 function forEachTrainingIssue(
   zone: ZoneState,
   issue: Issue,
@@ -119,17 +122,23 @@ function forEachTrainingIssue(
   days: number,
   visit: (past: TrainingIssue) => void,
 ): void {
+  const { first, last } = HORIZON_BUCKETS[bucket]!;
+  const { startTs, step } = zone.series;
+  const past = { issueTs: 0, visibleEnd: 0, firstSlot: 0, bucketEnd: 0, lastSlot: 0 };
   for (let day = 1; day <= days; day++) {
     const pastTs = issue.issueTs - day * DAY_SECONDS;
     const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
-    const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
-    visit({
-      issueTs: pastTs,
-      visibleEnd: pastEnd,
-      firstSlot: bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd),
-      bucketEnd,
-      lastSlot: Math.min(bucketEnd, issue.visibleEnd),
-    });
+    // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last]: the first slot
+    // past `hours` hours is floor((issueTs + hours h - step - startTs) / step) + 1.
+    const base = pastTs - step - startTs;
+    const bucketFirst = Math.floor((base + (first - 1) * HOUR_SECONDS) / step) + 1;
+    const bucketEnd = Math.floor((base + last * HOUR_SECONDS) / step) + 1;
+    past.issueTs = pastTs;
+    past.visibleEnd = pastEnd;
+    past.firstSlot = bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd);
+    past.bucketEnd = bucketEnd;
+    past.lastSlot = Math.min(bucketEnd, issue.visibleEnd);
+    visit(past);
   }
 }
 
@@ -204,9 +213,7 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
       block = build(anchor, past.issueTs, slots);
       ofIssue.set(key, block);
     }
-    let published = 0;
-    while (published < block.slots.length && block.slots[published]! < past.lastSlot) published++;
-    visit(block, published, past.issueTs);
+    visit(block, countBelow(block.slots, past.lastSlot), past.issueTs);
   });
 }
 
@@ -216,15 +223,14 @@ export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOU
   return Math.ceil((issueTs + hours * HOUR_SECONDS - startTs) / step);
 }
 
-/** Slots `[first, end)` whose horizon from `issueTs` falls in `bucket`. */
-function bucketSlots(zone: ZoneState, issueTs: number, bucket: number): [number, number] {
-  const { first, last } = HORIZON_BUCKETS[bucket]!;
-  const { startTs, step } = zone.series;
-  // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last]: the first slot
-  // past `hours` hours is floor((issueTs + hours h - step - startTs) / step) + 1.
-  const base = issueTs - step - startTs;
-  return [
-    Math.floor((base + (first - 1) * HOUR_SECONDS) / step) + 1,
-    Math.floor((base + last * HOUR_SECONDS) / step) + 1,
-  ];
+/** How many of the ascending `slots` are below `end` (a binary search). */
+function countBelow(slots: Int32Array, end: number): number {
+  let low = 0;
+  let high = slots.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (slots[middle]! < end) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
