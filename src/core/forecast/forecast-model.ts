@@ -49,7 +49,18 @@ export interface Anchor {
   readonly dailyProfile: Float64Array;
 }
 
+/** By zone, the anchors made so far by visible end: the training issues ask for each many times. */
+const anchors = new WeakMap<ZoneState, Map<number, Anchor | null>>();
+
 export function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
+  let byEnd = anchors.get(zone);
+  if (!byEnd) anchors.set(zone, (byEnd = new Map()));
+  let anchor = byEnd.get(visibleEnd);
+  if (anchor === undefined) byEnd.set(visibleEnd, (anchor = makeAnchor(zone, visibleEnd)));
+  return anchor;
+}
+
+function makeAnchor(zone: ZoneState, visibleEnd: number): Anchor | null {
   const profile = zone.profile(visibleEnd);
   const latestSlot = zone.latestSlot(visibleEnd);
   if (!profile || latestSlot < 0) return null;
@@ -70,11 +81,11 @@ export const nanArray = (length: number): Float64Array =>
 
 /** The daily profile plus the newest value's departure from it, decaying over a day. */
 export function dailyBase(zone: ZoneState, anchor: Anchor, slot: number): number {
-  const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
   const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
   return (
     anchor.dailyProfile[zone.slotOfWeek(slot)]! +
-    (anchor.latest - anchor.dailyProfile[latestOfWeek]!) * Math.exp(-hoursAfter / DAY_HOURS)
+    (anchor.latest - anchor.dailyProfile[latestOfWeek]!) *
+      zone.decay(DAY_HOURS).at(slot - anchor.latestSlot)
   );
 }
 
