@@ -4,6 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inThreadCompute } from '../src/forecast/compute.js';
 import { forecastCompute, WorkerCompute } from '../src/forecast/worker-compute.js';
+import { ZoneWorkers } from '../src/forecast/zone-workers.js';
+import { backtestZone, issueTimes, zoneInputsData } from '../src/core/forecast/backtest.js';
+import type { ZoneBacktestState } from '../src/core/forecast/backtest-state.js';
+import { CANDIDATE_MODELS } from '../src/core/forecast/models.js';
+import { ZoneState } from '../src/core/forecast/zone-state.js';
+import { DAY, START, windyZone } from './support/forecast-zones.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { fillFixedStore, NOW_S } from './support/fixed-store.js';
 
@@ -80,6 +86,44 @@ describe('forecast work in a worker process', () => {
       } finally {
         await worker.close();
       }
+    },
+  );
+
+  it(
+    'backtests zone-bases in processes side by side to what one process gives, in the order asked; a failed one fails alone',
+    { timeout: 300_000 },
+    async () => {
+      const zones = [40, 80, 120].map((error) => windyZone(error).inputs);
+      const times = issueTimes(START + 14 * DAY, START + 30 * DAY);
+      const ids = CANDIDATE_MODELS.map(({ id }) => id);
+      const here = zones.map((inputs) => {
+        let kept: ZoneBacktestState | undefined;
+        const result = backtestZone('DE', 'lifecycle', new ZoneState(inputs), {
+          issueTimes: times,
+          candidates: CANDIDATE_MODELS,
+          keep: (state) => (kept = state),
+        });
+        return { result, kept };
+      });
+      const workers = new ZoneWorkers(2);
+      try {
+        const task = (inputs: (typeof zones)[number], candidateIds = ids) => ({
+          zone: 'DE',
+          basis: 'lifecycle' as const,
+          inputs: zoneInputsData(inputs),
+          issueTimes: times,
+          candidateIds,
+          keep: true,
+        });
+        const failing = workers.run(task(zones[0]!, ['no-such-model@1']));
+        const results = await Promise.all(zones.map((inputs) => workers.run(task(inputs))));
+        await expect(failing).rejects.toThrow('unknown model no-such-model@1');
+        expect(results).toEqual(here);
+        expect(workers.cpuMicros).toBeGreaterThan(0);
+      } finally {
+        await workers.close();
+      }
+      await expect(workers.run({} as never)).rejects.toThrow('zone workers stopped');
     },
   );
 
