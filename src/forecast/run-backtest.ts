@@ -1,5 +1,6 @@
 import {
   backtestZoneSteps,
+  zoneInputsData,
   type ForecastBasis,
   type BacktestRun,
   ISSUE_EVERY_HOURS,
@@ -15,6 +16,7 @@ import { stateBytes, statesOf } from './backtest-state-bytes.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 import { forecastBases, loadSharedInputs, loadZoneInputs, type SharedInputs } from './inputs.js';
+import type { ZoneTaskResult, ZoneWorkers } from './zone-workers.js';
 
 /** Runs the walk-forward backtest over stored history (`gridco2 backtest`, and `serve` daily). */
 
@@ -61,15 +63,20 @@ export async function runResumableBacktest(
   store: Store,
   nowSeconds: number,
   signal?: AbortSignal,
+  workers?: ZoneWorkers,
 ): Promise<ResumableRun> {
   const previous = statesOf(await store.newestBacktestState());
   const kept: ZoneBacktestState[] = [];
   const resumption: Resumption = { resumed: 0, fellBack: {} };
-  const run = await runBacktest(store, nowSeconds, {}, () => {}, signal, {
-    previous,
-    kept,
-    resumption,
-  });
+  const run = await runBacktest(
+    store,
+    nowSeconds,
+    {},
+    () => {},
+    signal,
+    { previous, kept, resumption },
+    workers,
+  );
   return { run, state: stateBytes(kept), resumption };
 }
 
@@ -84,10 +91,16 @@ export async function runBacktest(
     readonly kept: ZoneBacktestState[];
     readonly resumption: Resumption;
   },
+  /** Processes that backtest zone-bases side by side; without them, one after another here. */
+  workers?: ZoneWorkers,
 ): Promise<BacktestRun> {
   const zones = window.zones ?? ZONES.map((zone) => zone.code);
   const toTs = alignToIssue(window.toTs ?? nowSeconds - HORIZON_HOURS * HOUR_SECONDS);
   const results: ZoneBacktest[] = [];
+  // In the workers, zone-bases finish in any order: each result, and the state it keeps, takes
+  // its place in the order they were asked in.
+  const placed: Promise<ZoneTaskResult>[] = [];
+  const inFlight = new Set<Promise<unknown>>();
   let done = 0;
   for (const zone of zones) {
     const first = (await store.readingsInWindow(zone, 0, toTs, 1))[0];
@@ -111,16 +124,37 @@ export async function runBacktest(
       shared ??= await loadSharedInputs(store, zone, inputsWindow);
       const inputs = await loadZoneInputs(store, zone, basis, inputsWindow, shared);
       const previous = states?.previous.get(`${zone}|${basis}`);
+      const times = fromTs <= toTs ? issueTimes(fromTs, toTs) : [];
+      const candidates = basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS;
+      if (workers) {
+        // At most one zone-base's inputs wait beside those being backtested.
+        while (inFlight.size >= workers.size) await Promise.race(inFlight);
+        signal?.throwIfAborted();
+        const task = workers.run({
+          zone,
+          basis,
+          inputs: zoneInputsData(inputs),
+          issueTimes: times,
+          candidateIds: candidates.map(({ id }) => id),
+          ...(previous && { previous }),
+          keep: states !== undefined,
+        });
+        placed.push(task);
+        const settled: Promise<void> = task.then(
+          () => void inFlight.delete(settled),
+          () => void inFlight.delete(settled),
+        );
+        inFlight.add(settled);
+        continue;
+      }
       const steps = backtestZoneSteps(zone, basis, new ZoneState(inputs), {
-        issueTimes: fromTs <= toTs ? issueTimes(fromTs, toTs) : [],
-        candidates: basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS,
+        issueTimes: times,
+        candidates,
         ...(previous && { previous }),
         ...(states && {
           keep: (state: ZoneBacktestState) => states.kept.push(state),
-          onResumption: (reason: FallBackReason | null) => {
-            if (!reason) states.resumption.resumed++;
-            else (states.resumption.fellBack[reason] ??= []).push(`${zone}|${basis}`);
-          },
+          onResumption: (reason: FallBackReason | null) =>
+            tallyResumption(states.resumption, zone, basis, reason),
         }),
       });
       // Requests are served between slices of at most SLICE_MS while `serve` runs this.
@@ -140,7 +174,24 @@ export async function runBacktest(
     }
     onZone(zone, ++done, zones.length);
   }
+  for (const { result, kept, fellBack } of await Promise.all(placed)) {
+    results.push(result);
+    if (!states) continue;
+    if (kept) states.kept.push(kept);
+    if (fellBack !== undefined)
+      tallyResumption(states.resumption, result.zone, result.basis, fellBack);
+  }
   return { createdAt: nowSeconds, zones: results };
+}
+
+function tallyResumption(
+  resumption: Resumption,
+  zone: string,
+  basis: ForecastBasis,
+  reason: FallBackReason | null,
+): void {
+  if (!reason) resumption.resumed++;
+  else (resumption.fellBack[reason] ??= []).push(`${zone}|${basis}`);
 }
 
 /** Issue times fall on 00:00, 06:00, 12:00 and 18:00 UTC. */

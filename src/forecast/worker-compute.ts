@@ -1,12 +1,10 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { getPriority, setPriority } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ZoneBacktest } from '../core/forecast/backtest.js';
 import type { Store } from '../storage/store.js';
 import { type ForecastCompute, inThreadCompute, type PreparedZones } from './compute.js';
+import { forkModule, siblingModule } from './fork-module.js';
 import type { ResumableRun } from './run-backtest.js';
 
 /**
@@ -33,8 +31,7 @@ export type ForecastJobReply =
   | { readonly type: 'done'; readonly id: number; readonly result: ResumableRun | PreparedZones }
   | { readonly type: 'failed'; readonly id: number; readonly message: string };
 
-const WORKER_EXTENSION = extname(fileURLToPath(import.meta.url));
-const WORKER_FILE = fileURLToPath(new URL(`./forecast-worker${WORKER_EXTENSION}`, import.meta.url));
+const WORKER_FILE = siblingModule('forecast-worker');
 
 /**
  * How much lower than the server's the worker's CPU priority is (its nice value, added): on a
@@ -48,21 +45,8 @@ const LOWEST_PRIORITY = 19;
 /** The environment variable that hands the worker its store's URL (argv is public in `ps`). */
 export const WORKER_STORE_ENV = 'GRIDCO2_FORECAST_STORE';
 
-/**
- * Built, the worker is the compiled `.js`. From the TypeScript sources (tests, `tsx`), Node
- * cannot load the `.ts` itself: the worker process imports tsx's loader first.
- */
 function startWorker(databaseUrl: string): ChildProcess {
-  const execArgv =
-    WORKER_EXTENSION === '.ts'
-      ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href]
-      : [];
-  const child = fork(WORKER_FILE, [], {
-    execArgv,
-    env: { ...process.env, [WORKER_STORE_ENV]: databaseUrl },
-    // Typed arrays and Maps cross as themselves (structured clone), as they did to a thread.
-    serialization: 'advanced',
-  });
+  const child = forkModule(WORKER_FILE, { ...process.env, [WORKER_STORE_ENV]: databaseUrl });
   if (child.pid !== undefined) {
     setPriority(child.pid, Math.min(LOWEST_PRIORITY, getPriority() + WORKER_NICENESS));
   }

@@ -143,7 +143,7 @@ export function zoneInputsData(inputs: ZoneInputs): ZoneInputsData {
 
 /**
  * `backtestZone` on plain data in and out (models named by id), so that it can run in a worker:
- * nothing but typed arrays, numbers and strings crosses.
+ * nothing but typed arrays, Maps, numbers and strings crosses (the resumed and kept states too).
  */
 export function backtestZoneData(
   zone: string,
@@ -151,6 +151,7 @@ export function backtestZoneData(
   inputs: ZoneInputsData,
   issueTimes: readonly number[],
   candidateIds: readonly string[],
+  resume: Pick<BacktestOptions, 'previous' | 'keep' | 'onResumption'> = {},
 ): ZoneBacktest {
   const candidates = candidateIds.map((id) => {
     const model = [...CANDIDATE_MODELS, OPERATOR_FORECAST].find((entry) => entry.id === id);
@@ -161,7 +162,7 @@ export function backtestZoneData(
     Object.entries(inputs.upstream).map(([name, data]) => [name, IssuedSeries.fromData(data)]),
   );
   const state = new ZoneState({ ...inputs, upstream });
-  return backtestZone(zone, basis, state, { issueTimes, candidates });
+  return backtestZone(zone, basis, state, { issueTimes, candidates, ...resume });
 }
 
 /**

@@ -142,7 +142,16 @@ export interface RecentValues {
   readonly lastWeekLevel: number;
 }
 
+/** By anchor (one zone's each), what its newest values say: asked for at every training issue. */
+const recentByAnchor = new WeakMap<Anchor, RecentValues>();
+
 export function recentValues(zone: ZoneState, anchor: Anchor): RecentValues {
+  let recent = recentByAnchor.get(anchor);
+  if (!recent) recentByAnchor.set(anchor, (recent = measureRecentValues(zone, anchor)));
+  return recent;
+}
+
+function measureRecentValues(zone: ZoneState, anchor: Anchor): RecentValues {
   const { values, step } = zone.series;
   const perHour = HOUR_SECONDS / step;
   const latest = anchor.latestSlot;
@@ -201,7 +210,7 @@ export class DepartureRow {
     const bucketHours = Math.min(last, Math.max(first, hours));
     const ofWeek = zone.slotOfWeek(slot);
     const daily = anchor.dailyProfile[ofWeek]!;
-    const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+    const slotsAfter = slot - anchor.latestSlot;
     const { departure } = recent;
     const dayBefore = slot - perDay;
     const weekBefore = slot - 7 * perDay;
@@ -213,10 +222,10 @@ export class DepartureRow {
     const x = this.dense;
     x[0] = 1;
     x[1] = anchor.profile[ofWeek]! - daily;
-    x[2] = departure * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
-    x[3] = departure * Math.exp(-hoursAfter / SLOW_DECAY_HOURS);
-    x[4] = recent.lastHourChange * Math.exp(-hoursAfter / TREND_DECAY_HOURS);
-    x[5] = recent.lastThreeHoursChange * Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
+    x[2] = departure * zone.decay(SHORT_DECAY_HOURS).at(slotsAfter);
+    x[3] = departure * zone.decay(SLOW_DECAY_HOURS).at(slotsAfter);
+    x[4] = recent.lastHourChange * zone.decay(TREND_DECAY_HOURS).at(slotsAfter);
+    x[5] = recent.lastThreeHoursChange * zone.decay(SHORT_DECAY_HOURS).at(slotsAfter);
     x[6] = Number.isNaN(lastDay) ? 0 : lastDay - daily;
     x[7] = Number.isNaN(lastWeek) ? 0 : lastWeek - daily;
     x[8] = recent.lastDayLevel;

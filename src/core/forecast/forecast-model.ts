@@ -49,7 +49,18 @@ export interface Anchor {
   readonly dailyProfile: Float64Array;
 }
 
+/** By zone, the anchors made so far by visible end: the training issues ask for each many times. */
+const anchors = new WeakMap<ZoneState, Map<number, Anchor | null>>();
+
 export function anchorOf(zone: ZoneState, visibleEnd: number): Anchor | null {
+  let byEnd = anchors.get(zone);
+  if (!byEnd) anchors.set(zone, (byEnd = new Map()));
+  let anchor = byEnd.get(visibleEnd);
+  if (anchor === undefined) byEnd.set(visibleEnd, (anchor = makeAnchor(zone, visibleEnd)));
+  return anchor;
+}
+
+function makeAnchor(zone: ZoneState, visibleEnd: number): Anchor | null {
   const profile = zone.profile(visibleEnd);
   const latestSlot = zone.latestSlot(visibleEnd);
   if (!profile || latestSlot < 0) return null;
@@ -70,11 +81,11 @@ export const nanArray = (length: number): Float64Array =>
 
 /** The daily profile plus the newest value's departure from it, decaying over a day. */
 export function dailyBase(zone: ZoneState, anchor: Anchor, slot: number): number {
-  const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
   const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
   return (
     anchor.dailyProfile[zone.slotOfWeek(slot)]! +
-    (anchor.latest - anchor.dailyProfile[latestOfWeek]!) * Math.exp(-hoursAfter / DAY_HOURS)
+    (anchor.latest - anchor.dailyProfile[latestOfWeek]!) *
+      zone.decay(DAY_HOURS).at(slot - anchor.latestSlot)
   );
 }
 
@@ -111,7 +122,10 @@ interface TrainingIssue extends Issue {
   readonly lastSlot: number;
 }
 
-/** The daily issues of the previous `days` days that `forEachTrainingTarget` visits, in order. */
+/**
+ * The daily issues of the previous `days` days that `forEachTrainingTarget` visits, in order.
+ * `visit` is given one object, rewritten for each past issue (the backtest visits millions).
+ */
 function forEachTrainingIssue(
   zone: ZoneState,
   issue: Issue,
@@ -119,17 +133,23 @@ function forEachTrainingIssue(
   days: number,
   visit: (past: TrainingIssue) => void,
 ): void {
+  const { first, last } = HORIZON_BUCKETS[bucket]!;
+  const { startTs, step } = zone.series;
+  const past = { issueTs: 0, visibleEnd: 0, firstSlot: 0, bucketEnd: 0, lastSlot: 0 };
   for (let day = 1; day <= days; day++) {
     const pastTs = issue.issueTs - day * DAY_SECONDS;
     const pastEnd = Math.min(zone.visibleEndAt(pastTs), issue.visibleEnd);
-    const [bucketFirst, bucketEnd] = bucketSlots(zone, pastTs, bucket);
-    visit({
-      issueTs: pastTs,
-      visibleEnd: pastEnd,
-      firstSlot: bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd),
-      bucketEnd,
-      lastSlot: Math.min(bucketEnd, issue.visibleEnd),
-    });
+    // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last]: the first slot
+    // past `hours` hours is floor((issueTs + hours h - step - startTs) / step) + 1.
+    const base = pastTs - step - startTs;
+    const bucketFirst = Math.floor((base + (first - 1) * HOUR_SECONDS) / step) + 1;
+    const bucketEnd = Math.floor((base + last * HOUR_SECONDS) / step) + 1;
+    past.issueTs = pastTs;
+    past.visibleEnd = pastEnd;
+    past.firstSlot = bucket === 0 ? pastEnd : Math.max(bucketFirst, pastEnd);
+    past.bucketEnd = bucketEnd;
+    past.lastSlot = Math.min(bucketEnd, issue.visibleEnd);
+    visit(past);
   }
 }
 
@@ -204,9 +224,7 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
       block = build(anchor, past.issueTs, slots);
       ofIssue.set(key, block);
     }
-    let published = 0;
-    while (published < block.slots.length && block.slots[published]! < past.lastSlot) published++;
-    visit(block, published, past.issueTs);
+    visit(block, countBelow(block.slots, past.lastSlot), past.issueTs);
   });
 }
 
@@ -216,15 +234,14 @@ export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOU
   return Math.ceil((issueTs + hours * HOUR_SECONDS - startTs) / step);
 }
 
-/** Slots `[first, end)` whose horizon from `issueTs` falls in `bucket`. */
-function bucketSlots(zone: ZoneState, issueTs: number, bucket: number): [number, number] {
-  const { first, last } = HORIZON_BUCKETS[bucket]!;
-  const { startTs, step } = zone.series;
-  // horizonHours(ts) = ceil((ts + step - issueTs) / 1 h) lies in [first, last]: the first slot
-  // past `hours` hours is floor((issueTs + hours h - step - startTs) / step) + 1.
-  const base = issueTs - step - startTs;
-  return [
-    Math.floor((base + (first - 1) * HOUR_SECONDS) / step) + 1,
-    Math.floor((base + last * HOUR_SECONDS) / step) + 1,
-  ];
+/** How many of the ascending `slots` are below `end` (a binary search). */
+function countBelow(slots: Int32Array, end: number): number {
+  let low = 0;
+  let high = slots.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (slots[middle]! < end) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -28,6 +28,17 @@ export class NormalEquations {
     this.rows++;
   }
 
+  /** `add` of the row whose first `count` columns are `values[offset, offset + count)`. */
+  addFrom(values: Float64Array, offset: number, count: number, y: number): void {
+    const { gram, moment, width } = this;
+    for (let a = 0; a < count; a++) {
+      const xa = values[offset + a]!;
+      moment[a]! += xa * y;
+      for (let b = 0; b <= a; b++) gram[a * width + b]! += xa * values[offset + b]!;
+    }
+    this.rows++;
+  }
+
   /** The coefficients, with the ridge penalty; undefined with too few rows to fit. */
   solve(): Float64Array | undefined {
     return solveRidge(this.gram, this.moment, this.width, this.rows);

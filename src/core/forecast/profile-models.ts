@@ -9,7 +9,7 @@ import {
   type TrainingBlock,
   TRAINING_DAYS,
 } from './forecast-model.js';
-import { bucketIndex, HORIZON_BUCKETS, HOUR_SECONDS, horizonHours, servedHours } from './series.js';
+import { bucketIndex, HORIZON_BUCKETS, horizonHours, servedHours } from './series.js';
 import { CLIMATOLOGY_WEEKS, type ZoneState } from './zone-state.js';
 
 /**
@@ -88,18 +88,17 @@ function profileModel(id: string, windows: readonly ProfileWindow[]): ForecastMo
       const fits = HORIZON_BUCKETS.map((_, bucket) => {
         const { window, decayHours } = fitProfile(zone, issue, bucket, windows);
         const profile = windowProfile(zone, issue.visibleEnd, window) ?? anchor.profile;
-        return { profile, decayHours };
+        return { profile, decay: zone.decay(decayHours) };
       });
       const step = zone.series.step;
       const latestWeek = zone.slotOfWeek(anchor.latestSlot);
       for (let i = 0; i < out.length; i++) {
         const slot = issue.visibleEnd + i;
         const hours = servedHours(horizonHours(zone.slotTs(slot), step, issue.issueTs));
-        const { profile, decayHours } = fits[bucketIndex(hours)]!;
-        const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
+        const { profile, decay } = fits[bucketIndex(hours)]!;
         out[i] =
           profile[zone.slotOfWeek(slot)]! +
-          (anchor.latest - profile[latestWeek]!) * Math.exp(-hoursAfter / decayHours);
+          (anchor.latest - profile[latestWeek]!) * decay.at(slot - anchor.latestSlot);
       }
       return out;
     },
@@ -150,14 +149,13 @@ function profileBlock(
   const decays = DECAY_HOURS.length;
   const width = windows.length * decays;
   const summed = new Float64Array((slots.length + 1) * width);
-  const step = zone.series.step;
   const decay = new Float64Array(decays);
+  const tables = DECAY_HOURS.map((hours) => zone.decay(hours));
   const profiles = windows.map((window) => windowProfile(zone, anchor.visibleEnd, window));
   const latestOfWeek = zone.slotOfWeek(anchor.latestSlot);
   slots.forEach((slot, row) => {
     const actual = zone.series.values[slot]!;
-    const hoursAfter = ((slot - anchor.latestSlot) * step) / HOUR_SECONDS;
-    for (let k = 0; k < decays; k++) decay[k] = Math.exp(-hoursAfter / DECAY_HOURS[k]!);
+    for (let k = 0; k < decays; k++) decay[k] = tables[k]!.at(slot - anchor.latestSlot);
     const ofWeek = zone.slotOfWeek(slot);
     for (let w = 0; w < windows.length; w++) {
       const before = row * width + w * decays;

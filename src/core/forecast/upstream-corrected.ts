@@ -2,7 +2,6 @@ import {
   type Anchor,
   anchorOf,
   dailyBase,
-  forEachTrainingTarget,
   type ForecastModel,
   type Issue,
   nanArray,
@@ -25,6 +24,7 @@ import {
   type FeatureName,
   fillRow,
   type Scale,
+  trainingRows,
   upstreamInputNames,
 } from './upstream-regression.js';
 import type { ZoneState } from './zone-state.js';
@@ -158,15 +158,21 @@ function fitCorrection(
 ): Float64Array | undefined {
   const width = 1 + features.length;
   const equations = new NormalEquations(width);
-  const row = new Float64Array(BASE_FEATURES + features.length);
   const x = new Float64Array(width);
-  forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
-    if (!fillRow(row, zone, features, scale, anchor, pastTs, slot)) return;
-    const missed = actual - baseAt(anchor, pastTs, slot);
-    if (Number.isNaN(missed)) return;
+  const { count, stride, rows, complete, actuals, anchors, pastTimes, slots } = trainingRows(
+    zone,
+    features,
+    scale,
+    issue,
+    bucket,
+  );
+  for (let r = 0; r < count; r++) {
+    if (complete[r] !== 1) continue;
+    const missed = actuals[r]! - baseAt(anchors[r]!, pastTimes[r]!, slots[r]!);
+    if (Number.isNaN(missed)) continue;
     x[0] = 1;
-    for (let c = 1; c < width; c++) x[c] = row[BASE_FEATURES + c - 1]!;
+    for (let c = 1; c < width; c++) x[c] = rows[r * stride + BASE_FEATURES + c - 1]!;
     equations.add(x, missed);
-  });
+  }
   return equations.solve();
 }

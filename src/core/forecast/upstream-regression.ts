@@ -141,7 +141,27 @@ export interface Scale {
   readonly share: number;
 }
 
+/** By zone, the scale of the last issue asked for: every upstream model asks for it at an issue. */
+const lastScales = new WeakMap<
+  ZoneState,
+  { issueTs: number; visibleEnd: number; features: FeatureName[]; scale: Scale }
+>();
+
 export function featureScale(zone: ZoneState, features: FeatureName[], issue: Issue): Scale {
+  const last = lastScales.get(zone);
+  if (
+    last?.issueTs === issue.issueTs &&
+    last.visibleEnd === issue.visibleEnd &&
+    last.features.join() === features.join()
+  ) {
+    return last.scale;
+  }
+  const scale = measureScale(zone, features, issue);
+  lastScales.set(zone, { ...issue, features, scale });
+  return scale;
+}
+
+function measureScale(zone: ZoneState, features: FeatureName[], issue: Issue): Scale {
   const { upstream } = zone.inputs;
   const from = Math.max(0, issue.visibleEnd - (TRAINING_DAYS * DAY_SECONDS) / zone.series.step);
   const meanOf = (series: IssuedSeries | undefined): number => {
@@ -189,12 +209,12 @@ export function fillRow(
   slot: number,
 ): boolean {
   const { upstream } = zone.inputs;
-  const hoursAfter = ((slot - anchor.latestSlot) * zone.series.step) / HOUR_SECONDS;
+  const slotsAfter = slot - anchor.latestSlot;
   const profileValue = anchor.profile[zone.slotOfWeek(slot)]!;
   row[0] = 1;
   row[1] = profileValue;
-  const short = Math.exp(-hoursAfter / SHORT_DECAY_HOURS);
-  const long = Math.exp(-hoursAfter / LONG_DECAY_HOURS);
+  const short = zone.decay(SHORT_DECAY_HOURS).at(slotsAfter);
+  const long = zone.decay(LONG_DECAY_HOURS).at(slotsAfter);
   const latestProfile = anchor.latest - anchor.anomaly;
   row[2] = anchor.latest * short;
   row[3] = anchor.latest * long;
@@ -239,6 +259,91 @@ export function fillRow(
 }
 
 /**
+ * One issue's training targets of one bucket (forecast-model.ts `forEachTrainingTarget`), their
+ * rows filled once for the regression and the upstream-corrected models alike.
+ */
+export interface TrainingRows {
+  readonly count: number;
+  /** The upstream set's rows (`stride` columns each); the first BASE_FEATURES are always set. */
+  readonly stride: number;
+  readonly rows: Float64Array;
+  /** Whether every upstream feature of the row was known (`fillRow` said true). */
+  readonly complete: Uint8Array;
+  readonly actuals: Float64Array;
+  readonly anchors: readonly Anchor[];
+  readonly pastTimes: Float64Array;
+  readonly slots: Int32Array;
+}
+
+/** By zone, the training rows of the last issue and scale, per bucket. */
+const lastRows = new WeakMap<
+  ZoneState,
+  { issueTs: number; visibleEnd: number; scale: Scale; byBucket: (TrainingRows | undefined)[] }
+>();
+
+/** The training rows of `bucket` at `issue`, on the zone's upstream `features` and `scale`. */
+export function trainingRows(
+  zone: ZoneState,
+  features: FeatureName[],
+  scale: Scale,
+  issue: Issue,
+  bucket: number,
+): TrainingRows {
+  let last = lastRows.get(zone);
+  if (
+    last?.issueTs !== issue.issueTs ||
+    last.visibleEnd !== issue.visibleEnd ||
+    last.scale !== scale
+  ) {
+    last = { ...issue, scale, byBucket: [] };
+    lastRows.set(zone, last);
+  }
+  let rows = last.byBucket[bucket];
+  if (!rows) last.byBucket[bucket] = rows = fillTrainingRows(zone, features, scale, issue, bucket);
+  return rows;
+}
+
+function fillTrainingRows(
+  zone: ZoneState,
+  features: FeatureName[],
+  scale: Scale,
+  issue: Issue,
+  bucket: number,
+): TrainingRows {
+  const stride = BASE_FEATURES + features.length;
+  const anchors: Anchor[] = [];
+  const pastTimes: number[] = [];
+  const slots: number[] = [];
+  const actuals: number[] = [];
+  forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
+    anchors.push(anchor);
+    pastTimes.push(pastTs);
+    slots.push(slot);
+    actuals.push(actual);
+  });
+  const count = anchors.length;
+  const rows = new Float64Array(count * stride);
+  const complete = new Uint8Array(count);
+  const row = new Float64Array(stride);
+  for (let r = 0; r < count; r++) {
+    complete[r] = fillRow(row, zone, features, scale, anchors[r]!, pastTimes[r]!, slots[r]!)
+      ? 1
+      : 0;
+    rows.set(row, r * stride);
+  }
+  return {
+    count,
+    stride,
+    rows,
+    complete,
+    actuals: new Float64Array(actuals),
+    anchors,
+    pastTimes: new Float64Array(pastTimes),
+    slots: new Int32Array(slots),
+  };
+}
+
+/**
  * Least squares over the slots of `bucket` of the issues of the previous TRAINING_DAYS days (one
  * a day, at the issue's time of day), each seeing what it would have seen then. Undefined with
  * too few rows to fit.
@@ -252,9 +357,12 @@ function fitBucket(
   width: number,
 ): Float64Array | undefined {
   const equations = new NormalEquations(width);
-  const row = new Float64Array(width);
-  forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
-    if (fillRow(row, zone, features, scale, anchor, pastTs, slot)) equations.add(row, actual);
-  });
+  const all = featureSet(zone.inputs.upstream);
+  const { count, stride, rows, complete, actuals } = trainingRows(zone, all, scale, issue, bucket);
+  // The zone's own fit (no upstream features) takes every row; the upstream one, complete rows.
+  const own = features.length === 0;
+  for (let r = 0; r < count; r++) {
+    if (own || complete[r] === 1) equations.addFrom(rows, r * stride, width, actuals[r]!);
+  }
   return equations.solve();
 }

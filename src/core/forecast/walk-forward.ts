@@ -479,9 +479,13 @@ function scoreIssue(
   const persistence = issue.values.get(PERSISTENCE.id)!;
   const climatology = issue.values.get(WEEKLY_PROFILE.id)!;
   const anomaly = issue.values.get(CLIMATOLOGY_ANOMALY.id)!;
-  const pairs = HORIZON_BUCKETS.map(() => ({ forecast: [] as number[], actual: [] as number[] }));
   const misses: BucketMisses[] = HORIZON_BUCKETS.map(() => ({ below: 0, above: 0, banded: 0 }));
   const buckets = HORIZON_BUCKETS.length;
+  // Per bucket, its forecasts and outcomes in slot order (bucket b's from b * length on).
+  const length = forecast.length;
+  const pairedForecasts = new Float64Array(buckets * length);
+  const pairedActuals = new Float64Array(buckets * length);
+  const paired = new Int32Array(buckets);
   const issueErrors = new Float64Array(PER_ISSUE);
   issueErrors[0] = issue.issueTs;
   let lastEnd = issue.issueTs;
@@ -523,8 +527,9 @@ function scoreIssue(
       else if (error > Math.max(0, highEdge)) miss.above++;
       else s.inBand++;
     }
-    pairs[bucket]!.forecast.push(predicted);
-    pairs[bucket]!.actual.push(value);
+    const pair = bucket * length + paired[bucket]!++;
+    pairedForecasts[pair] = predicted;
+    pairedActuals[pair] = value;
     if (banded) bandPools.add(hours, index, slotTs + step, error);
     lastEnd = Math.max(lastEnd, slotTs + step);
   }
@@ -538,14 +543,16 @@ function scoreIssue(
     const keptFrom = issue.issueTs - WEIGHT_DAYS * DAY_SECONDS;
     let stale = 0;
     while (stale < score.perIssue.length && score.perIssue[stale]! < keptFrom) stale += PER_ISSUE;
-    if (stale > 0) score.perIssue = score.perIssue.slice(stale);
+    if (stale > 0) score.perIssue.splice(0, stale);
   }
-  pairs.forEach((pair, bucket) => {
-    const rho = spearman(pair.forecast, pair.actual);
-    if (rho === null) return;
+  for (let bucket = 0; bucket < buckets; bucket++) {
+    const from = bucket * length;
+    const to = from + paired[bucket]!;
+    const rho = spearman(pairedForecasts.subarray(from, to), pairedActuals.subarray(from, to));
+    if (rho === null) continue;
     sums[bucket]!.spearman += rho;
     sums[bucket]!.spearmanN++;
-  });
+  }
   const saving = jobSaving(state, issue, forecast);
   if (saving) {
     score.achieved += saving.achieved;
@@ -650,10 +657,11 @@ export function quantile(sorted: ArrayLike<number>, p: number): number {
 }
 
 /** Spearman's rank correlation; null for fewer than 3 pairs or a constant side. */
-export function spearman(a: readonly number[], b: readonly number[]): number | null {
+export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number | null {
   if (a.length < 3) return null;
-  const ra = ranks(a);
-  const rb = ranks(b);
+  const order = new Int32Array(a.length);
+  const ra = ranks(a, order);
+  const rb = ranks(b, order);
   const mean = (ra.length + 1) / 2;
   let cov = 0;
   let va = 0;
@@ -666,15 +674,19 @@ export function spearman(a: readonly number[], b: readonly number[]): number | n
   return va === 0 || vb === 0 ? null : cov / Math.sqrt(va * vb);
 }
 
-/** Ranks from 1, ties sharing their mean rank. */
-function ranks(values: readonly number[]): number[] {
-  const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
-  const result = new Array<number>(values.length);
+/**
+ * Ranks from 1, ties sharing their mean rank; `order` is work space of the values' length (the
+ * walk-forward ranks millions of small sets: no object per value).
+ */
+function ranks(values: ArrayLike<number>, order: Int32Array): Float64Array {
+  for (let index = 0; index < order.length; index++) order[index] = index;
+  order.sort((x, y) => values[x]! - values[y]!);
+  const result = new Float64Array(values.length);
   for (let start = 0; start < order.length;) {
     let end = start;
-    while (end + 1 < order.length && order[end + 1]!.value === order[start]!.value) end++;
+    while (end + 1 < order.length && values[order[end + 1]!] === values[order[start]!]) end++;
     const rank = (start + end) / 2 + 1;
-    for (let k = start; k <= end; k++) result[order[k]!.index] = rank;
+    for (let k = start; k <= end; k++) result[order[k]!] = rank;
     start = end + 1;
   }
   return result;

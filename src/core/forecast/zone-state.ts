@@ -1,5 +1,11 @@
 import type { DepartureFit, DepartureVariant } from './departure-fit.js';
-import { DAY_SECONDS, type IssuedSeries, type RegularSeries, WEEK_SECONDS } from './series.js';
+import {
+  DAY_SECONDS,
+  HOUR_SECONDS,
+  type IssuedSeries,
+  type RegularSeries,
+  WEEK_SECONDS,
+} from './series.js';
 
 /**
  * What the models read of a zone (its inputs) and the features they share (ZoneState: its
@@ -77,6 +83,7 @@ export class ZoneState {
   private dailyWeightTable: Float64Array | undefined;
   private readonly fourWeekProfiles = new Map<number, Float64Array | null>();
   private fourWeekWeightTable: Float64Array | undefined;
+  private readonly decayTables = new Map<number, DecayTable>();
   readonly slotsPerWeek: number;
   /** Slot-of-week of slot 0. */
   private readonly weekPhase: number;
@@ -104,6 +111,20 @@ export class ZoneState {
 
   slotOfWeek(slot: number): number {
     return (((slot + this.weekPhase) % this.slotsPerWeek) + this.slotsPerWeek) % this.slotsPerWeek;
+  }
+
+  /**
+   * `Math.exp(-hoursAfter / eFoldingHours)` by the slots after the newest value (`hoursAfter`
+   * hours): the models decay the newest departure millions of times over a few hundred lags.
+   */
+  decay(eFoldingHours: number): DecayTable {
+    let table = this.decayTables.get(eFoldingHours);
+    if (!table)
+      this.decayTables.set(
+        eFoldingHours,
+        (table = new DecayTable(this.series.step, eFoldingHours)),
+      );
+    return table;
   }
 
   /** The first slot an issue made at `issueTs` cannot see, given the usual publication lag. */
@@ -353,4 +374,33 @@ function memo<V>(cache: Map<number, V>, key: number, build: () => V): V {
   const built = build();
   cache.set(key, built);
   return built;
+}
+
+/** One e-folding time's decay by lag in slots, each computed once as the models compute it. */
+export class DecayTable {
+  private factors = new Float64Array(0);
+
+  constructor(
+    private readonly step: number,
+    private readonly eFoldingHours: number,
+  ) {}
+
+  /** The decay `slotsAfter` slots after the newest value. */
+  at(slotsAfter: number): number {
+    if (slotsAfter >= 0 && slotsAfter < this.factors.length) {
+      const factor = this.factors[slotsAfter]!;
+      if (!Number.isNaN(factor)) return factor;
+    }
+    const hoursAfter = (slotsAfter * this.step) / HOUR_SECONDS;
+    const factor = Math.exp(-hoursAfter / this.eFoldingHours);
+    if (slotsAfter >= 0 && slotsAfter < 1 << 16) {
+      if (slotsAfter >= this.factors.length) {
+        const grown = new Float64Array(Math.max(2 * this.factors.length, slotsAfter + 1, 256));
+        grown.fill(Number.NaN).set(this.factors);
+        this.factors = grown;
+      }
+      this.factors[slotsAfter] = factor;
+    }
+    return factor;
+  }
 }
