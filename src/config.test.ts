@@ -47,6 +47,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads FORECAST_NICENESS, a nice value from 0 to 19, 10 when unset', () => {
+    expect(loadConfig({}).forecastNiceness).toBe(10);
+    expect(loadConfig({ FORECAST_NICENESS: '0' }).forecastNiceness).toBe(0);
+    expect(() => loadConfig({ FORECAST_NICENESS: '20' })).toThrow(
+      /FORECAST_NICENESS must be a whole number from 0 to 19, got "20"/,
+    );
+  });
+
   it('reads STREAM_MAX, a whole number of at least 1', () => {
     expect(loadConfig({ STREAM_MAX: '2500' }).streamMax).toBe(2500);
     expect(() => loadConfig({ STREAM_MAX: '0' })).toThrow(/STREAM_MAX must be a whole number/);

@@ -48,6 +48,12 @@ export interface Config {
   };
   /** Open `/v1/stream` event streams this instance holds at most, all clients together. */
   readonly streamMax: number;
+  /**
+   * How much lower than the server's the forecast worker's CPU priority is, as a nice value added
+   * (FORECAST_NICENESS, 0-19, default 10): serving first on a small machine; 0 when the machine
+   * is shared with other CPU-bound work that would otherwise starve the backtest.
+   */
+  readonly forecastNiceness: number;
   /** Whether `GET /metrics` is served and requests are counted for it (METRICS=off: neither). */
   readonly metrics: boolean;
   /**
@@ -141,6 +147,7 @@ export function loadConfig(
       ),
     },
     streamMax: integer(read('STREAM_MAX'), 'STREAM_MAX', 1000, 1, 1e6),
+    forecastNiceness: integer(read('FORECAST_NICENESS'), 'FORECAST_NICENESS', 10, 0, 19),
     metrics: oneOf(read('METRICS'), 'METRICS', ['on', 'off'], 'on') === 'on',
     metricsAddr: metricsAddress(read('METRICS_ADDR')),
     metricsToken: read('METRICS_TOKEN') || null,

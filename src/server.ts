@@ -73,7 +73,7 @@ export async function startServer(
     store,
     logger,
     // Off the serving thread: the backtest and the recomputes take seconds of CPU.
-    compute: forecastCompute(store, config.databaseUrl),
+    compute: forecastCompute(store, config.databaseUrl, config.forecastNiceness),
     ...(options.clock && { clock: options.clock }),
     ...(options.forecastCheckMs && { checkMs: options.forecastCheckMs }),
   });

@@ -43,7 +43,7 @@ describe('forecast work in a worker process', () => {
     async () => {
       const signal = new AbortController().signal;
       const here = inThreadCompute(store);
-      const worker = new WorkerCompute(`sqlite:${file}`);
+      const worker = new WorkerCompute(`sqlite:${file}`, 10);
       try {
         const [localRun, workerRun] = [
           await here.backtest(NOW_S, signal),
@@ -76,7 +76,7 @@ describe('forecast work in a worker process', () => {
     'cancels a job under way on stop, and starts a new worker for the next one, below the server in CPU priority',
     { timeout: 120_000 },
     async () => {
-      const worker = new WorkerCompute(`sqlite:${file}`);
+      const worker = new WorkerCompute(`sqlite:${file}`, 10);
       try {
         const stopping = new AbortController();
         const running = worker.backtest(NOW_S, stopping.signal);
@@ -137,7 +137,7 @@ describe('forecast work in a worker process', () => {
   );
 
   it('fails a job with the worker error, not a hang, when the store cannot be opened', async () => {
-    const worker = new WorkerCompute(`sqlite:${join(file, 'none.db')}`);
+    const worker = new WorkerCompute(`sqlite:${join(file, 'none.db')}`, 10);
     try {
       await expect(worker.prepare(NOW_S, [], new AbortController().signal)).rejects.toThrow();
     } finally {
@@ -146,8 +146,10 @@ describe('forecast work in a worker process', () => {
   });
 
   it('keeps an in-memory store on the serving thread, where it lives', () => {
-    expect(forecastCompute(store, 'sqlite::memory:')).not.toBeInstanceOf(WorkerCompute);
-    expect(forecastCompute(store, `sqlite:${file}`)).toBeInstanceOf(WorkerCompute);
-    expect(forecastCompute(store, 'postgres://postgres@127.0.0.1/x')).toBeInstanceOf(WorkerCompute);
+    expect(forecastCompute(store, 'sqlite::memory:', 10)).not.toBeInstanceOf(WorkerCompute);
+    expect(forecastCompute(store, `sqlite:${file}`, 10)).toBeInstanceOf(WorkerCompute);
+    expect(forecastCompute(store, 'postgres://postgres@127.0.0.1/x', 10)).toBeInstanceOf(
+      WorkerCompute,
+    );
   });
 });

@@ -33,22 +33,21 @@ export type ForecastJobReply =
 
 const WORKER_FILE = siblingModule('forecast-worker');
 
-/**
- * How much lower than the server's the worker's CPU priority is (its nice value, added): on a
- * single core the scheduler then gives serving the CPU whenever it has a request, and the
- * backtest the rest (issue 38: `latest` at 0.32-0.62x of a bare server beside an equal thread).
- */
-const WORKER_NICENESS = 10;
 /** The highest nice value there is. */
 const LOWEST_PRIORITY = 19;
 
 /** The environment variable that hands the worker its store's URL (argv is public in `ps`). */
 export const WORKER_STORE_ENV = 'GRIDCO2_FORECAST_STORE';
 
-function startWorker(databaseUrl: string): ChildProcess {
+/**
+ * The worker runs `niceness` below the server's CPU priority: on a single core the scheduler then
+ * gives serving the CPU whenever it has a request, and the backtest the rest (issue 38: `latest`
+ * at 0.32-0.62x of a bare server beside an equal thread).
+ */
+function startWorker(databaseUrl: string, niceness: number): ChildProcess {
   const child = forkModule(WORKER_FILE, { ...process.env, [WORKER_STORE_ENV]: databaseUrl });
   if (child.pid !== undefined) {
-    setPriority(child.pid, Math.min(LOWEST_PRIORITY, getPriority() + WORKER_NICENESS));
+    setPriority(child.pid, Math.min(LOWEST_PRIORITY, getPriority() + niceness));
   }
   return child;
 }
@@ -68,8 +67,12 @@ function keepAlive(child: ChildProcess, alive: boolean): void {
 const shareable = (databaseUrl: string) => !/^sqlite:(?::memory:)?$/.test(databaseUrl);
 
 /** The engine's work in a worker process when the store can be opened there, else in-thread. */
-export function forecastCompute(store: Store, databaseUrl: string): ForecastCompute {
-  return shareable(databaseUrl) ? new WorkerCompute(databaseUrl) : inThreadCompute(store);
+export function forecastCompute(
+  store: Store,
+  databaseUrl: string,
+  niceness: number,
+): ForecastCompute {
+  return shareable(databaseUrl) ? new WorkerCompute(databaseUrl, niceness) : inThreadCompute(store);
 }
 
 export class WorkerCompute implements ForecastCompute {
@@ -80,7 +83,10 @@ export class WorkerCompute implements ForecastCompute {
     { resolve: (result: ResumableRun | PreparedZones) => void; reject: (error: Error) => void }
   >();
 
-  constructor(private readonly databaseUrl: string) {}
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly niceness: number,
+  ) {}
 
   /** The worker's process id while it runs. */
   get pid(): number | undefined {
@@ -138,7 +144,7 @@ export class WorkerCompute implements ForecastCompute {
   }
 
   private start(): ChildProcess {
-    const worker = startWorker(this.databaseUrl);
+    const worker = startWorker(this.databaseUrl, this.niceness);
     keepAlive(worker, false);
     worker.on('message', (reply: ForecastJobReply) => {
       const waiting = this.pending.get(reply.id);
