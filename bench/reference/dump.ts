@@ -72,12 +72,10 @@ async function main(): Promise<void> {
         alignToIssue(FROM),
         alignToIssue(first.ts + 14 * DAY_SECONDS + DAY_SECONDS - 1),
       );
-      const gridEndTs = toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS;
       const stored = await loadZoneInputs(store, zone, 'lifecycle', {
         fromTs: fromTs - LOOKBACK_SECONDS,
-        toTs: gridEndTs,
         upstreamFromTs: fromTs - LOOKBACK_SECONDS,
-        gridEndTs,
+        gridEndTs: toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS,
       });
       const inputs =
         zone === 'US-CAISO' && args.includes('--caiso-day-ahead')

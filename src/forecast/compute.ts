@@ -66,12 +66,10 @@ export async function prepareZones(
   const byKey = new Map(backtests.map((run) => [forecastKey(run.zone, run.basis), run]));
   const forecasts: [string, ZoneForecast | null][] = [];
   const failures: { zone: string; basis: ForecastBasis; message: string }[] = [];
-  const gridEndTs = nowTs + (HORIZON_HOURS + 2) * HOUR_SECONDS;
   const inputsWindow = {
     fromTs: nowTs - LOOKBACK_SECONDS,
-    toTs: gridEndTs,
     upstreamFromTs: nowTs - UPSTREAM_LOOKBACK_SECONDS,
-    gridEndTs,
+    gridEndTs: nowTs + (HORIZON_HOURS + 2) * HOUR_SECONDS,
   };
   for (const { code } of ZONES) {
     let shared: SharedInputs | undefined;

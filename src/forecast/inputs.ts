@@ -23,10 +23,13 @@ export function forecastBases(zoneCode: string): ForecastBasis[] {
 
 const READ_LIMIT = 10_000_000;
 
-/** Where a zone's inputs are read: its values and the upstream forecasts' intervals. */
+/**
+ * Where a zone's inputs are read: its values from `fromTs`, the upstream forecasts' intervals
+ * from `upstreamFromTs`, both up to `gridEndTs`, where the grid ends (past the data, for the
+ * forecast's slots).
+ */
 export interface InputsWindow {
   readonly fromTs: number;
-  readonly toTs: number;
   readonly upstreamFromTs: number;
   readonly gridEndTs: number;
 }
@@ -35,9 +38,9 @@ export interface InputsWindow {
 export type SharedInputs = Pick<ZoneInputs, 'upstream' | 'generation'>;
 
 /**
- * A zone's values on `basis` with `fromTs <= ts < toTs`, on a grid reaching `gridEndTs` (beyond
- * the data, for the forecast's slots), and the upstream forecasts of intervals in
- * `[upstreamFromTs, gridEndTs)`; `shared`: those of another basis read on the same window.
+ * A zone's values on `basis` with `fromTs <= ts < gridEndTs`, on a grid reaching `gridEndTs`, and
+ * the upstream forecasts of intervals in `[upstreamFromTs, gridEndTs)`; `shared`: those of
+ * another basis read on the same window.
  */
 export async function loadZoneInputs(
   store: Store,
@@ -50,7 +53,7 @@ export async function loadZoneInputs(
   const readings = await store.readingsInWindow(
     zone.code,
     grid.startTs,
-    window.toTs,
+    window.gridEndTs,
     READ_LIMIT,
     basis === 'operator' ? undefined : basis,
   );
@@ -87,7 +90,7 @@ export async function loadSharedInputs(
     (upstream.wind || upstream.solar) && !(upstream.load || upstream.generation);
   const generation = needsGeneration
     ? regularSeries(
-        (await store.mixesInWindow(zone.code, grid.startTs, window.toTs, READ_LIMIT)).map(
+        (await store.mixesInWindow(zone.code, grid.startTs, window.gridEndTs, READ_LIMIT)).map(
           ({ ts, mix }) => ({ ts, value: totalGeneration(mix) }),
         ),
         grid,

@@ -111,12 +111,10 @@ export async function runBacktest(
         : toTs - DEFAULT_BACKTEST_DAYS * DAY_SECONDS,
       earliest,
     );
-    const gridEndTs = toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS;
     const inputsWindow = {
       fromTs: fromTs - LOOKBACK_SECONDS,
-      toTs: gridEndTs,
       upstreamFromTs: fromTs - LOOKBACK_SECONDS,
-      gridEndTs,
+      gridEndTs: toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS,
     };
     let shared: SharedInputs | undefined;
     for (const basis of forecastBases(zone)) {

@@ -58,6 +58,19 @@ function seriesOf(body: string): TimeSeries[] {
   return document.GL_MarketDocument.TimeSeries;
 }
 
+/** The A75 of `inDomain` from `periodStart` to `periodEnd` (yyyyMMddHHmm UTC); `more`: psrType. */
+const a75Window = (
+  inDomain: string,
+  periodStart: string,
+  periodEnd: string,
+  more: Record<string, string> = {},
+) => a75({ in_Domain: inDomain, periodStart, periodEnd, ...more });
+
+/** The TimeSeries of `a75Window`'s answer. */
+async function a75Series(...window: Parameters<typeof a75Window>): Promise<TimeSeries[]> {
+  return seriesOf((await a75Window(...window)).body);
+}
+
 function reasonOf(body: string): { code: string; text: string } {
   const document = xml.parse(body) as {
     Acknowledgement_MarketDocument?: { Reason: { code: string; text: string } };
@@ -91,11 +104,7 @@ function expand(period: Period, curveType: string): [number, number][] {
 
 describe('ENTSO-E A75 documents', () => {
   it('answers FI with a PT15M A03 GL_MarketDocument over the requested window', async () => {
-    const { response, body } = await a75({
-      in_Domain: '10YFI-1--------U',
-      periodStart: '202510211200',
-      periodEnd: '202510241200',
-    });
+    const { response, body } = await a75Window('10YFI-1--------U', '202510211200', '202510241200');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/xml');
     expect(
@@ -134,13 +143,8 @@ describe('ENTSO-E A75 documents', () => {
 
   it('A03 leaves out repeated values, and expanding the runs gives back every published quarter', async () => {
     const profile = europeProfileOf('FI');
-    const { body } = await a75({
-      in_Domain: profile.eic,
-      periodStart: '202510200000',
-      periodEnd: '202510230000',
-    });
     let omitted = 0;
-    seriesOf(body).forEach((series) => {
+    (await a75Series(profile.eic, '202510200000', '202510230000')).forEach((series) => {
       const fuelIndex = profile.fuels.findIndex((fuel) => fuel.code === series.MktPSRType.psrType);
       for (const period of series.Period) {
         const quantities = period.Point.map((point) => point.quantity);
@@ -169,13 +173,8 @@ describe('ENTSO-E A75 documents', () => {
 
   it('A01 sends every published hour, and an hour missing from the mix is simply absent', async () => {
     const profile = europeProfileOf('FR');
-    const { body } = await a75({
-      in_Domain: profile.eic,
-      periodStart: '202509010000',
-      periodEnd: '202510010000',
-    });
     let absent = 0;
-    for (const series of seriesOf(body)) {
+    for (const series of await a75Series(profile.eic, '202509010000', '202510010000')) {
       expect(series.curveType).toBe('A01');
       const fuelIndex = profile.fuels.findIndex((fuel) => fuel.code === series.MktPSRType.psrType);
       const hours = series.Period.flatMap((period) => expand(period, 'A01')).map(
@@ -193,13 +192,9 @@ describe('ENTSO-E A75 documents', () => {
   });
 
   it('publishes pumping as outBiddingZone consumption series, one TimeSeries per stretch (IT-CSUD)', async () => {
-    const { body } = await a75({
-      in_Domain: '10Y1001A1001A71M',
-      periodStart: '202301170000',
-      periodEnd: '202301180000',
+    const series = await a75Series('10Y1001A1001A71M', '202301170000', '202301180000', {
       psrType: 'B10',
     });
-    const series = seriesOf(body);
     const directions = series.map((s) => ('outBiddingZone_Domain.mRID' in s ? 'out' : 'in'));
     expect(directions).toContain('in');
     expect(directions).toContain('out');
@@ -213,13 +208,9 @@ describe('ENTSO-E A75 documents', () => {
   });
 
   it('publishes pumped storage as generation only where the TSO does (NO-5)', async () => {
-    const { body } = await a75({
-      in_Domain: '10Y1001A1001A48H',
-      periodStart: '202305090900',
-      periodEnd: '202305110900',
+    const series = await a75Series('10Y1001A1001A48H', '202305090900', '202305110900', {
       psrType: 'B10',
     });
-    const series = seriesOf(body);
     expect(series).toHaveLength(1);
     expect(series[0]?.['inBiddingZone_Domain.mRID']?.['#text']).toBe('10Y1001A1001A48H');
   });
@@ -233,12 +224,8 @@ describe('ENTSO-E A75 documents', () => {
   ])(
     'keeps %s at %s (quarter-hour zones at PT15M, the others at PT60M)',
     async (zone, resolution) => {
-      const { body } = await a75({
-        in_Domain: europeProfileOf(zone).eic,
-        periodStart: '202510220000',
-        periodEnd: '202510220600',
-      });
-      const resolutions = new Set(seriesOf(body).flatMap((s) => s.Period.map((p) => p.resolution)));
+      const series = await a75Series(europeProfileOf(zone).eic, '202510220000', '202510220600');
+      const resolutions = new Set(series.flatMap((s) => s.Period.map((p) => p.resolution)));
       expect([zone, [...resolutions]]).toEqual([zone, [resolution]]);
     },
   );
@@ -250,12 +237,8 @@ describe('ENTSO-E A75 documents', () => {
       const lagMinutes = sim.state().publicationLagMinutes[zone] as number;
       expect(lagMinutes).toBeGreaterThanOrEqual(120);
       expect(lagMinutes).toBeLessThanOrEqual(240);
-      const { body } = await a75({
-        in_Domain: profile.eic,
-        periodStart: '202510240000',
-        periodEnd: '202510250000',
-      });
-      const ends = seriesOf(body).map((s) => Date.parse(s.Period.at(-1)?.timeInterval.end ?? ''));
+      const series = await a75Series(profile.eic, '202510240000', '202510250000');
+      const ends = series.map((s) => Date.parse(s.Period.at(-1)?.timeInterval.end ?? ''));
       const step = stepOf(profile.resolution);
       const expected = Math.floor((NOW - lagMinutes * 60_000) / step) * step;
       // A type can miss the last hour (a gap), never go past the published end.
@@ -264,11 +247,7 @@ describe('ENTSO-E A75 documents', () => {
   );
 
   it('answers a window with nothing published yet by the 999 Acknowledgement, with status 200', async () => {
-    const { response, body } = await a75({
-      in_Domain: '10YFI-1--------U',
-      periodStart: '202510241700',
-      periodEnd: '202510251700',
-    });
+    const { response, body } = await a75Window('10YFI-1--------U', '202510241700', '202510251700');
     expect(response.status).toBe(200);
     expect(body).toContain(
       '<Acknowledgement_MarketDocument\n\txmlns="urn:iec62325.351:tc57wg16:451-1:acknowledgementdocument:7:0">',
@@ -281,25 +260,17 @@ describe('ENTSO-E A75 documents', () => {
   });
 
   it('narrows to one production type with psrType', async () => {
-    const { body } = await a75({
-      in_Domain: europeProfileOf('DE').eic,
-      periodStart: '202510220000',
-      periodEnd: '202510230000',
+    const series = await a75Series(europeProfileOf('DE').eic, '202510220000', '202510230000', {
       psrType: 'B16',
     });
-    expect(seriesOf(body).map((s) => s.MktPSRType.psrType)).toEqual(['B16']);
+    expect(series.map((s) => s.MktPSRType.psrType)).toEqual(['B16']);
   });
 
   it('shows the feed quirks over a year: missing types, partial-mix hours, small negatives', async () => {
     const profile = europeProfileOf('ES');
-    const { body } = await a75({
-      in_Domain: profile.eic,
-      periodStart: '202410010000',
-      periodEnd: '202510010000',
-    });
     const typesPerHour = new Map<number, number>();
     let negatives = 0;
-    for (const series of seriesOf(body)) {
+    for (const series of await a75Series(profile.eic, '202410010000', '202510010000')) {
       if ('outBiddingZone_Domain.mRID' in series) continue;
       for (const [t, quantity] of series.Period.flatMap((period) => expand(period, 'A01'))) {
         typesPerHour.set(t, (typesPerHour.get(t) ?? 0) + 1);

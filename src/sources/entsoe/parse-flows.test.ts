@@ -129,71 +129,62 @@ function document(...series: string[]) {
 const quarters = (...values: number[]) => values.map((mw, i) => [i + 1, mw] as const);
 
 describe('parseA11 quirks (docs/upstreams.md §9.2)', () => {
-  it('PT15M: quarters averaged into hours; an hour missing a quarter gets no value', () => {
-    const result = parseA11(
-      document(
-        timeSeries([
-          {
-            start: '2026-03-01T00:00Z',
-            end: '2026-03-01T02:00Z',
-            resolution: 'PT15M',
-            points: [...quarters(100, 200, 300, 400), [5, 10], [6, 20], [8, 40]],
-          },
-        ]),
-      ),
-    );
-    expect(byHour(seriesOf(result, DK1, GB))).toEqual({ '2026-03-01T00:00:00.000Z': 250 });
-  });
-
-  it('A03 with decimals: a Point holds until the next one, then quarters are averaged', () => {
-    const result = parseA11(
-      document(
-        timeSeries(
-          [
-            {
-              start: '2026-03-01T00:00Z',
-              end: '2026-03-01T02:00Z',
-              resolution: 'PT15M',
-              points: [
-                [1, '2967.4375'],
-                [3, '1485.2'],
-                [7, '273.70667'],
-              ],
-            },
+  it.each<[string, PeriodSpec[], { curveType?: string }, Record<string, number>]>([
+    [
+      'PT15M: quarters averaged into hours; an hour missing a quarter gets no value',
+      [
+        {
+          start: '2026-03-01T00:00Z',
+          end: '2026-03-01T02:00Z',
+          resolution: 'PT15M',
+          points: [...quarters(100, 200, 300, 400), [5, 10], [6, 20], [8, 40]],
+        },
+      ],
+      {},
+      { '2026-03-01T00:00:00.000Z': 250 },
+    ],
+    [
+      'A03 with decimals: a Point holds until the next one, then quarters are averaged',
+      [
+        {
+          start: '2026-03-01T00:00Z',
+          end: '2026-03-01T02:00Z',
+          resolution: 'PT15M',
+          points: [
+            [1, '2967.4375'],
+            [3, '1485.2'],
+            [7, '273.70667'],
           ],
-          { curveType: 'A03' },
-        ),
-      ),
-    );
-    expect(byHour(seriesOf(result, DK1, GB))).toEqual({
-      '2026-03-01T00:00:00.000Z': (2 * 2967.4375 + 2 * 1485.2) / 4,
-      '2026-03-01T01:00:00.000Z': (2 * 1485.2 + 2 * 273.70667) / 4,
-    });
-  });
-
-  it('a border that changes resolution inside one window: PT60M, then PT15M', () => {
-    const result = parseA11(
-      document(
-        timeSeries([
-          {
-            start: '2026-03-01T00:00Z',
-            end: '2026-03-01T01:00Z',
-            resolution: 'PT60M',
-            points: [[1, 80]],
-          },
-          {
-            start: '2026-03-01T01:00Z',
-            end: '2026-03-01T02:00Z',
-            resolution: 'PT15M',
-            points: quarters(10, 20, 30, 40),
-          },
-        ]),
-      ),
-    );
-    expect(byHour(seriesOf(result, DK1, GB))).toEqual({
-      '2026-03-01T00:00:00.000Z': 80,
-      '2026-03-01T01:00:00.000Z': 25,
-    });
+        },
+      ],
+      { curveType: 'A03' },
+      {
+        '2026-03-01T00:00:00.000Z': (2 * 2967.4375 + 2 * 1485.2) / 4,
+        '2026-03-01T01:00:00.000Z': (2 * 1485.2 + 2 * 273.70667) / 4,
+      },
+    ],
+    [
+      'a border that changes resolution inside one window: PT60M, then PT15M',
+      [
+        {
+          start: '2026-03-01T00:00Z',
+          end: '2026-03-01T01:00Z',
+          resolution: 'PT60M',
+          points: [[1, 80]],
+        },
+        {
+          start: '2026-03-01T01:00Z',
+          end: '2026-03-01T02:00Z',
+          resolution: 'PT15M',
+          points: quarters(10, 20, 30, 40),
+        },
+      ],
+      {},
+      { '2026-03-01T00:00:00.000Z': 80, '2026-03-01T01:00:00.000Z': 25 },
+    ],
+  ])('%s', (_, periods, options, hourly) => {
+    const result = parseA11(document(timeSeries(periods, options)));
+    expect(byHour(seriesOf(result, DK1, GB))).toEqual(hourly);
   });
 
   it('keeps each direction apart, and two series disagreeing on an hour leave it without a value', () => {
