@@ -534,6 +534,26 @@ describe('/v1/schedule with ZONES=all (extensions §5, §16)', () => {
     expect(spelled.body).toEqual(all);
   });
 
+  it('documents a list of up to every zone served in the OpenAPI document', async () => {
+    type Parameter = { name: string; in: string; description?: string };
+    const parameters = async (app: FastifyInstance) => {
+      const document = (await injected(app, '/v1/openapi.json')).body as {
+        paths: Record<string, { get: { parameters: Parameter[] } }>;
+      };
+      return document.paths['/v1/schedule']!.get.parameters;
+    };
+    const all = await parameters(allFromStore);
+    const withoutZones = await parameters(contract);
+    const zonesOf = (listed: Parameter[]) => listed.find((each) => each.name === 'zones')!;
+    expect(zonesOf(withoutZones).description).toContain('At most 45 (a repeat counted once).');
+    expect(zonesOf(all).description).toBe(
+      zonesOf(withoutZones).description!.replace('At most 45', 'At most one per zone served'),
+    );
+    // Every other parameter as without ZONES.
+    const others = (listed: Parameter[]) => listed.filter((each) => each.name !== 'zones');
+    expect(others(all)).toEqual(others(withoutZones));
+  });
+
   it('refuses what a server without ZONES refuses, with the same errors', async () => {
     const tooLate = encodeURIComponent(formatTs(NOW + 73 * H));
     const short = `earliest=${encodeURIComponent(formatTs(NOW - 2 * H))}&deadline=${encodeURIComponent(formatTs(NOW - 2 * H + 1800))}`;

@@ -395,7 +395,13 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     limit,
     offered,
   });
-  registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
+  registerSchedule(app, {
+    reads,
+    clock,
+    limit,
+    forecasts: () => app.forecasts,
+    zonesMode: config.zones,
+  });
   registerSignals(app, {
     offered,
     reads,
