@@ -419,6 +419,24 @@ describe('ZONES=all against the simulator (extensions §16)', () => {
     expect(away.body).toMatchObject({ status: 'no-data' });
   });
 
+  it("says in the index that the flow graphs' nodes are served too", async () => {
+    const description = (body: Record<string, unknown>) => body.description as string;
+    const withoutZones = description((await injected(contract, '/v1')).body);
+    const all = description((await getJson('/v1')).body);
+    // Without ZONES, the sentence of the contract's index, as before.
+    expect(withoutZones).toBe(
+      'Hourly grid carbon intensity: how much CO2-equivalent one kWh of electricity carries on ' +
+        '45 grids (33 European bidding zones, 11 US balancing authorities, Great Britain). ' +
+        'Timestamps are UTC and name the start of the interval.',
+    );
+    expect(all).toBe(
+      withoutZones.replace(
+        'Great Britain).',
+        "Great Britain), and on the flow graphs' other nodes with a complete mix in the last 7 days (/v1/zones).",
+      ),
+    );
+  });
+
   it("keeps /v1/zones/cloud to the table's regions, each in one of the 45", async () => {
     const cloud = await getJson('/v1/zones/cloud');
     expect(cloud.body).toEqual((await injected(contract, '/v1/zones/cloud')).body);
