@@ -333,6 +333,39 @@ describe('ZONES=all against the simulator (extensions §16)', () => {
     }
   });
 
+  it('takes a subscription to every served zone by name, one entry per zone served', async () => {
+    const codes = (await servedExtra()).map((zone) => zone.zone);
+    const served = [...ZONES.map((zone) => zone.code), ...codes];
+    const subscribe = (app: FastifyInstance, zones: string[]) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/subscriptions',
+        payload: { url: 'http://127.0.0.1:9/hook', zones, condition: { type: 'published' } },
+      });
+    const refusal = {
+      error: 'invalid subscription',
+      hint: 'zones is "all" or a non-empty list of codes from /v1/zones',
+    };
+    // More than 45: every zone served, each once.
+    const every = await subscribe(
+      apps[0]!,
+      served.map((code) => code.toLowerCase()),
+    );
+    expect(every.statusCode, every.body).toBe(201);
+    expect(every.json().zones).toEqual(served);
+    // One entry more than the zones served is more than a list of each once.
+    const over = await subscribe(apps[0]!, [...served, 'DE']);
+    expect({ status: over.statusCode, body: over.json() }).toEqual({ status: 400, body: refusal });
+    // Without ZONES, as before: the 45 each once, and no entry more.
+    const contractCodes = ZONES.map((zone) => zone.code);
+    expect((await subscribe(contract, contractCodes)).statusCode).toBe(201);
+    const overContract = await subscribe(contract, [...contractCodes, 'DE']);
+    expect({ status: overContract.statusCode, body: overContract.json() }).toEqual({
+      status: 400,
+      body: refusal,
+    });
+  });
+
   it('counts served nodes in the per-zone metrics gauges', async () => {
     const app = await serve(
       loadConfig({ ...settings(simulator.url, 'all'), METRICS: 'on', METRICS_ADDR: 'public' }),
@@ -386,6 +419,24 @@ describe('ZONES=all against the simulator (extensions §16)', () => {
     expect(away.body).toMatchObject({ status: 'no-data' });
   });
 
+  it("says in the index that the flow graphs' nodes are served too", async () => {
+    const description = (body: Record<string, unknown>) => body.description as string;
+    const withoutZones = description((await injected(contract, '/v1')).body);
+    const all = description((await getJson('/v1')).body);
+    // Without ZONES, the sentence of the contract's index, as before.
+    expect(withoutZones).toBe(
+      'Hourly grid carbon intensity: how much CO2-equivalent one kWh of electricity carries on ' +
+        '45 grids (33 European bidding zones, 11 US balancing authorities, Great Britain). ' +
+        'Timestamps are UTC and name the start of the interval.',
+    );
+    expect(all).toBe(
+      withoutZones.replace(
+        'Great Britain).',
+        "Great Britain), and on the flow graphs' other nodes with a complete mix in the last 7 days (/v1/zones).",
+      ),
+    );
+  });
+
   it("keeps /v1/zones/cloud to the table's regions, each in one of the 45", async () => {
     const cloud = await getJson('/v1/zones/cloud');
     expect(cloud.body).toEqual((await injected(contract, '/v1/zones/cloud')).body);
@@ -408,5 +459,148 @@ describe('ZONES=all against the simulator (extensions §16)', () => {
     // A boundary node (no mix upstream: Türkiye) is never a zone, with ZONES=all either.
     const gone = await getJson('/v1/intensity/latest?zone=TR');
     expect(gone.status).toBe(404);
+  });
+});
+
+describe('/v1/schedule with ZONES=all (extensions §5, §16)', () => {
+  // A past window: the simulator's published values, no forecast needed (the app has none).
+  // Inside the 48 hours ingested, before the newest day that US balancing authorities lag by.
+  const earliest = NOW - 46 * H;
+  const deadline = NOW - 22 * H;
+  const window = `earliest=${encodeURIComponent(formatTs(earliest))}&deadline=${encodeURIComponent(formatTs(deadline))}`;
+  type Option = { zone: string; start: string; end: string; gco2eq_kwh: number };
+  type Schedule = { now: Option; best: Option; options: Option[]; note?: string };
+  const scheduleOf = (body: Record<string, unknown>) => body as unknown as Schedule;
+  const servedZones = async () =>
+    (await getJson('/v1/zones')).body.data as { zone: string; resolution_min: number }[];
+
+  it('plans over every served zone with zones=all, each on its own published values', async () => {
+    const served = await servedZones();
+    const path = `/v1/schedule?zones=all&duration_minutes=60&${window}`;
+    const { status, body } = await getJson(path);
+    expect(status, JSON.stringify(body)).toBe(200);
+    const planned = scheduleOf(body);
+    expect(served.length).toBeGreaterThan(45);
+    // Every served zone has an option (the window holds published values of each), none other.
+    expect(planned.note).toBeUndefined();
+    expect(new Set(planned.options.map((option) => option.zone))).toEqual(
+      new Set(served.map((zone) => zone.zone)),
+    );
+    // `now` runs in the first zone of /v1/zones, as without ZONES.
+    expect(planned.now.zone).toBe('DE');
+    expect(planned.best).toEqual(planned.options[0]);
+    // Ascending; ties to the earlier start, then to the zone listed first.
+    const place = new Map(served.map((zone, index) => [zone.zone, index]));
+    const ranked = [...planned.options].sort(
+      (a, b) =>
+        a.gco2eq_kwh - b.gco2eq_kwh ||
+        a.start.localeCompare(b.start) ||
+        place.get(a.zone)! - place.get(b.zone)!,
+    );
+    expect(planned.options).toEqual(ranked);
+    // An hourly zone's best hour is its lowest published value of the window's whole hours,
+    // the earliest of equal ones, as /v1/intensity serves them.
+    const firstHour = Math.ceil(earliest / H) * H;
+    for (const zone of served.filter((each) => each.resolution_min === 60)) {
+      const history = await getJson(
+        `/v1/intensity?zone=${zone.zone}&from=${encodeURIComponent(formatTs(firstHour))}&to=${encodeURIComponent(formatTs(deadline - (deadline % H)))}`,
+      );
+      const lowest = rows(history.body).reduce((low, reading) =>
+        reading.gco2eq_kwh < low.gco2eq_kwh ? reading : low,
+      );
+      const start = Date.parse(lowest.ts) / 1000;
+      expect(planned.options.find((option) => option.zone === zone.zone)).toEqual({
+        zone: zone.zone,
+        start: formatTs(start),
+        end: formatTs(start + H),
+        gco2eq_kwh: lowest.gco2eq_kwh,
+      });
+    }
+    // From the store, the same plan.
+    expect((await injected(allFromStore, path)).body).toEqual(body);
+    // The 45's windows are those of a server without ZONES.
+    const withoutZones = scheduleOf((await injected(contract, path)).body);
+    const contractCodes = new Set(ZONES.map((zone) => zone.code));
+    expect(planned.options.filter((option) => contractCodes.has(option.zone))).toEqual(
+      withoutZones.options,
+    );
+    expect(withoutZones.options).toHaveLength(45);
+    expect(planned.now).toEqual(withoutZones.now);
+  });
+
+  it('takes served nodes in a list, in the order given, of any length up to every served zone', async () => {
+    const all = scheduleOf(
+      (await getJson(`/v1/schedule?zones=all&duration_minutes=60&${window}`)).body,
+    );
+    const optionOf = (zone: string) => all.options.find((option) => option.zone === zone);
+    const listed = await getJson(
+      `/v1/schedule?zones=${encodeURIComponent(' sk,EE ,us-aeci,ee,DE')}&duration_minutes=60&${window}`,
+    );
+    expect(listed.status).toBe(200);
+    const planned = scheduleOf(listed.body);
+    // The first listed is the home zone of `now`; a repeat is counted once.
+    expect(planned.now.zone).toBe('SK');
+    expect(planned.options.map((option) => option.zone).sort()).toEqual(
+      ['DE', 'EE', 'SK', 'US-AECI'].sort(),
+    );
+    for (const option of planned.options) expect(option).toEqual(optionOf(option.zone));
+    // Every served code, each twice (well over 45 entries): the plan of zones=all.
+    const codes = (await servedZones()).map((zone) => zone.zone);
+    const everyTwice = [...codes, ...codes.map((code) => code.toLowerCase())].join(',');
+    const spelled = await getJson(`/v1/schedule?zones=${everyTwice}&duration_minutes=60&${window}`);
+    expect(spelled.status).toBe(200);
+    expect(spelled.body).toEqual(all);
+  });
+
+  it('documents a list of up to every zone served in the OpenAPI document', async () => {
+    type Parameter = { name: string; in: string; description?: string };
+    const parameters = async (app: FastifyInstance) => {
+      const document = (await injected(app, '/v1/openapi.json')).body as {
+        paths: Record<string, { get: { parameters: Parameter[] } }>;
+      };
+      return document.paths['/v1/schedule']!.get.parameters;
+    };
+    const all = await parameters(allFromStore);
+    const withoutZones = await parameters(contract);
+    const zonesOf = (listed: Parameter[]) => listed.find((each) => each.name === 'zones')!;
+    expect(zonesOf(withoutZones).description).toContain('At most 45 (a repeat counted once).');
+    expect(zonesOf(all).description).toBe(
+      zonesOf(withoutZones).description!.replace('At most 45', 'At most one per zone served'),
+    );
+    // Every other parameter as without ZONES.
+    const others = (listed: Parameter[]) => listed.filter((each) => each.name !== 'zones');
+    expect(others(all)).toEqual(others(withoutZones));
+  });
+
+  it('refuses what a server without ZONES refuses, with the same errors', async () => {
+    const tooLate = encodeURIComponent(formatTs(NOW + 73 * H));
+    const short = `earliest=${encodeURIComponent(formatTs(NOW - 2 * H))}&deadline=${encodeURIComponent(formatTs(NOW - 2 * H + 1800))}`;
+    const future = `earliest=${encodeURIComponent(formatTs(NOW))}&deadline=${encodeURIComponent(formatTs(NOW + 24 * H))}`;
+    // Each with a served node, and as a server without ZONES is asked it with one of the 45.
+    const cases = [
+      ['zones=EE&accounting=consumption', 'zones=DE&accounting=consumption'],
+      ['zones=all&accounting=consumption', 'zones=all&accounting=consumption'],
+      ['zones=EE&accounting=traced', 'zones=DE&accounting=traced'],
+      ['zones=EE,', 'zones=DE,'],
+      ['zones=all,EE', 'zones=all,DE'],
+      ['zones=EE&duration_minutes=4321', 'zones=DE&duration_minutes=4321'],
+      [`zones=EE&deadline=${tooLate}`, `zones=DE&deadline=${tooLate}`],
+      [`zones=EE&${short}`, `zones=DE&${short}`],
+      ['zones=EE,TR', 'zones=DE,TR'],
+      ['zones=', 'zones='],
+      // No forecast of either: no values for a job in the future (the app has no forecasts).
+      [`zones=EE,US-AECI&${future}`, `zones=DE,US-PJM&${future}`],
+    ];
+    for (const [all, contractQuery] of cases) {
+      const answer = await getJson(`/v1/schedule?${all}`);
+      const expected = await injected(contract, `/v1/schedule?${contractQuery}`);
+      expect(expected.status, contractQuery).toBeGreaterThanOrEqual(400);
+      expect(answer, all).toEqual(expected);
+    }
+    // Without ZONES, a served node is an unknown zone, as before.
+    expect(await injected(contract, `/v1/schedule?zones=DE,EE&${window}`)).toEqual({
+      status: 404,
+      body: { error: 'unknown or empty zone: EE', hint: 'see /v1/zones for the zone codes' },
+    });
   });
 });

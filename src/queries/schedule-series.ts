@@ -10,8 +10,8 @@ import { toTenths } from '../core/units.js';
  * one regular series, published values before the zone's forecast starts and the forecast (or its
  * p90) from there on, in tenths as served, for the pure scheduler (core/schedule.ts).
  *
- * Work per request is O(zones x intervals): at most 45 zones x 144 half hours, one array for all
- * of them, no sort of the intervals. Forecast arrays are converted to tenths once per forecast
+ * Work per request is O(zones x intervals): at most 45 zones (114 with ZONES=all, hourly) x 144
+ * half hours, one array for all of them, no sort of the intervals. Forecast arrays are converted to tenths once per forecast
  * (kept by identity), not per request.
  */
 

@@ -5,7 +5,7 @@
  * accepts exactly what the schemas state.
  */
 
-import { ZONES } from '../../core/zones.js';
+import type { ZoneRegistry } from '../../core/zone-registry.js';
 import type { StreamLimits } from '../../stream/hub.js';
 
 /** Points of one history or mix body; beyond, it is truncated with a next link. */
@@ -40,9 +40,13 @@ export const SUBSCRIPTION_LIMITS = {
    */
   perNetwork: 100,
   bodyBytes: 16 * 1024,
-  /** Zones of one subscription's list: each zone once. */
-  maxZones: ZONES.length,
 } as const;
+
+/**
+ * Codes one subscription's list may give: each zone served once (`served`: the zones `/v1/zones`
+ * lists now; 45 by default, with `ZONES=all` the flow graphs' served nodes too, extensions §16).
+ */
+export const maxSubscriptionZones = (served: ZoneRegistry): number => served.zones.length;
 
 /** The bounds of `/v1/stream` (extensions §7); STREAM_MAX sets maxInAll. */
 export const STREAM_LIMITS: StreamLimits = {

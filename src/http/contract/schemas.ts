@@ -44,7 +44,12 @@ export {
   StatusResponse,
   ZonesResponse,
 } from './schemas/readings.js';
-export { ScheduleQuery, ScheduleResponse, ScheduleWindow } from './schemas/schedule.js';
+export {
+  ScheduleQuery,
+  ScheduleQueryOfAll,
+  ScheduleResponse,
+  ScheduleWindow,
+} from './schemas/schedule.js';
 export { StatsQuery, StatsResponse } from './schemas/stats.js';
 export { ExportQuery, StreamQuery } from './schemas/streamed.js';
 export {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { schedule, type ScheduledWindow, type ScheduleResult } from '../../core/schedule.js';
 import { formatTs } from '../../core/time.js';
+import type { ZonesMode } from '../../core/zone-registry.js';
 import type { ForecastBook } from '../../forecast/book.js';
 import { readScheduleSeries } from '../../queries/schedule-series.js';
 import type { Reads } from '../../read/reads.js';
@@ -13,7 +14,7 @@ import {
   SCHEDULE_PARAMS,
   type ScheduleRequest,
 } from '../contract/params.js';
-import { ScheduleQuery, type ScheduleResponse } from '../contract/schemas.js';
+import { ScheduleQuery, ScheduleQueryOfAll, type ScheduleResponse } from '../contract/schemas.js';
 import { jsonRoute, type LimitHook } from './route-options.js';
 
 /**
@@ -28,6 +29,8 @@ export interface ScheduleDeps {
   readonly clock: () => number;
   readonly forecasts: () => ForecastBook;
   readonly limit: LimitHook;
+  /** `ZONES` (extensions §16): with `all`, a list names more than the 45. */
+  readonly zonesMode: ZonesMode;
 }
 
 export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void {
@@ -43,7 +46,7 @@ export function registerSchedule(app: FastifyInstance, deps: ScheduleDeps): void
         'ones the forecast. A zone without values for the job is left out of options (the ' +
         'note names it); when no zone has any, 404.',
       operationId: 'getSchedule',
-      querystring: ScheduleQuery,
+      querystring: deps.zonesMode === 'all' ? ScheduleQueryOfAll : ScheduleQuery,
       ok: [
         'ScheduleResponse',
         'The best window, the job started at earliest in the first zone, the saving, and ' +

@@ -14,7 +14,7 @@ import { API_ERRORS, ApiError } from '../contract/errors.js';
 import { handleError } from '../transport/error-handler.js';
 import { addressPrefix } from '../transport/stream-admission.js';
 import { CACHE_CONTROL } from '../contract/headers.js';
-import { SUBSCRIPTION_LIMITS } from '../contract/limits.js';
+import { maxSubscriptionZones, SUBSCRIPTION_LIMITS } from '../contract/limits.js';
 import { errorResponses } from '../contract/schemas.js';
 import type { LimitHook } from './route-options.js';
 
@@ -115,7 +115,7 @@ function readCondition(value: unknown): Condition {
 function readZones(value: unknown, served: ZoneRegistry): readonly string[] | 'all' {
   if (value === 'all') return 'all';
   const hint = 'zones is "all" or a non-empty list of codes from /v1/zones';
-  if (!Array.isArray(value) || value.length === 0 || value.length > SUBSCRIPTION_LIMITS.maxZones) {
+  if (!Array.isArray(value) || value.length === 0 || value.length > maxSubscriptionZones(served)) {
     throw API_ERRORS.invalidSubscription(hint);
   }
   const codes = value.map((given) => {

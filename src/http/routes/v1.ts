@@ -111,8 +111,12 @@ function indexBody(demo: boolean, mode: ZonesMode): IndexResponse {
     name: 'gridco2',
     description:
       'Hourly grid carbon intensity: how much CO2-equivalent one kWh of electricity carries on ' +
-      '45 grids (33 European bidding zones, 11 US balancing authorities, Great Britain). ' +
-      'Timestamps are UTC and name the start of the interval.',
+      '45 grids (33 European bidding zones, 11 US balancing authorities, Great Britain)' +
+      // ZONES=all: the flow graphs' nodes are zones too (extensions §16).
+      (mode === 'all'
+        ? ", and on the flow graphs' other nodes with a complete mix in the last 7 days (/v1/zones)"
+        : '') +
+      '. Timestamps are UTC and name the start of the interval.',
     unit: UNIT,
     endpoints: {
       health: 'GET /v1/health: liveness of the service; never reads the data store.',
@@ -395,7 +399,13 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     limit,
     offered,
   });
-  registerSchedule(app, { reads, clock, limit, forecasts: () => app.forecasts });
+  registerSchedule(app, {
+    reads,
+    clock,
+    limit,
+    forecasts: () => app.forecasts,
+    zonesMode: config.zones,
+  });
   registerSignals(app, {
     offered,
     reads,

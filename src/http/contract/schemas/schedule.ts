@@ -105,12 +105,16 @@ export const ScheduleResponse = Type.Object(
 );
 export type ScheduleResponse = Static<typeof ScheduleResponse>;
 
+/** `zones` of a schedule: at most `most` zones, the number a list of each once can name. */
+const scheduleZones = (most: string) =>
+  ZonesParam(
+    `At most ${most} (a repeat counted once). The first is the home zone, where \`now\` runs; ` +
+      'ties go to the zone listed first.',
+  );
+
 export const ScheduleQuery = Type.Object(
   {
-    zones: ZonesParam(
-      'At most 45 (a repeat counted once). The first is the home zone, where `now` runs; ties ' +
-        'go to the zone listed first.',
-    ),
+    zones: scheduleZones('45'),
     duration_minutes: Type.Optional(
       Type.String({
         description:
@@ -155,5 +159,11 @@ export const ScheduleQuery = Type.Object(
       }),
     ),
   },
+  { required: ['zones'] },
+);
+
+/** The query with `ZONES=all` (extensions §16): as many zones as are served, not 45. */
+export const ScheduleQueryOfAll = Type.Object(
+  { ...ScheduleQuery.properties, zones: scheduleZones('one per zone served') },
   { required: ['zones'] },
 );
