@@ -3,13 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StoredReading } from '../src/core/reading.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { CLI } from './support/built-cli.js';
 
-/** The compiled CLI, run as a user runs it (`npm test` builds it first). */
-const BIN = fileURLToPath(new URL('../bin/gridco2.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -20,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const QUIET_ENV = { LOG_LEVEL: 'silent', METRICS_ADDR: 'public' };
 
 const run = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
-  spawnSync(process.execPath, [BIN, ...args], {
+  spawnSync(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...QUIET_ENV, ...env },
     encoding: 'utf8',
     timeout: 60_000,
@@ -35,7 +33,7 @@ const runAsync = (args: string[], env: Record<string, string> = {}, cwd?: string
     stdout: string;
     stderr: string;
   }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...QUIET_ENV, ...env },
       timeout: 60_000,
       ...(cwd !== undefined && { cwd }),
@@ -100,7 +98,7 @@ describe('gridco2 CLI', () => {
 
   it('serves an empty store, then shuts down cleanly on SIGTERM', async () => {
     const database = join(dir, 'nested', 'serve.db');
-    const child = spawn(process.execPath, [BIN, 'serve'], {
+    const child = spawn(process.execPath, [CLI, 'serve'], {
       env: {
         ...process.env,
         PORT: '0',
@@ -138,7 +136,7 @@ describe('gridco2 CLI', () => {
     // The shell lowers the limit for itself and the server it becomes.
     const child = spawn(
       'sh',
-      ['-c', 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, BIN, 'serve'],
+      ['-c', 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, CLI, 'serve'],
       {
         env: {
           ...process.env,

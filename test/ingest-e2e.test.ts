@@ -19,11 +19,12 @@ import {
   startReplayUpstreams,
   type ReplayUpstreams,
 } from './support/replay-upstreams.js';
+import { CLI } from './support/built-cli.js';
 
 /**
- * The ingestion commands end to end: the real CLI entry (src/cli/main.ts, run by Node through
- * tsx so it is never a stale build) against a local server replaying the recorded upstream
- * payloads at their real URLs, then the values read back from the SQLite file it wrote.
+ * The ingestion commands end to end: the real CLI, as a user runs it (the build: see
+ * test/support/built-cli.ts), against a local server replaying the recorded upstream payloads at
+ * their real URLs, then the values read back from the SQLite file it wrote.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -51,7 +52,7 @@ function cli(
   started?: (child: ChildProcess) => void,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       // Only what the test sets: no credential of the machine leaks in.
       env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env },
