@@ -138,7 +138,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('gridco2 ingest', () => {
+// The tests run side by side: each has a store and a CLI process of its own, and those that count
+// requests a replay of their own; most of their time is spent waiting (on paced or delayed
+// upstream answers, on the child), not computing.
+describe.concurrent('gridco2 ingest', () => {
   it('stores what the method computes from the upstream payloads, for every source', async () => {
     const database = newDatabase();
     const run = await cli(['ingest'], envFor(replay, database));
@@ -294,7 +297,7 @@ describe('gridco2 ingest', () => {
   });
 });
 
-describe('gridco2 backfill', () => {
+describe.concurrent('gridco2 backfill', () => {
   it('fills a window with the same values, printing one progress line per chunk', async () => {
     const database = newDatabase();
     const from = new Date((ANCHOR - 5 * 24 * H) * 1000).toISOString();
@@ -381,7 +384,7 @@ describe('gridco2 backfill', () => {
   });
 });
 
-describe('the flow graphs (FLOWS=on)', () => {
+describe.concurrent('the flow graphs (FLOWS=on)', () => {
   const flowsOf = (database: string, graph: 'europe' | 'us') =>
     withStore(database, (store) => store.flowsInWindow(graph, 0, ANCHOR + H));
 
