@@ -14,6 +14,7 @@ import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
+import { CLI } from './support/built-cli.js';
 import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres.js';
 import type { ThrowawayDatabase } from './support/postgres.js';
 import { FORECAST_KINDS, type SourceId } from '../src/core/sources.js';
@@ -21,7 +22,7 @@ import { FORECAST_KINDS, type SourceId } from '../src/core/sources.js';
 /**
  * `gridco2 backfill` killed with SIGKILL at random points, ten times, then run again to the end,
  * leaves the same store as uninterrupted runs: readings, mixes and upstream forecasts (issue 22).
- * Real child processes of the CLI (through tsx, never a stale build) against the upstream
+ * Real child processes of the CLI (the build: test/support/built-cli.ts) against the upstream
  * simulator on loopback, on both backends at once; the uninterrupted run is the same code in
  * this process. One zone of each source over a window of the past,
  * so that every answer (and every forecast's issue time) is the same whenever it is fetched.
@@ -96,10 +97,7 @@ function backfill(
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        ...['--import', 'tsx', 'src/cli/main.ts', 'backfill'],
-        ...['--source', source, '--zone', zone, '--from', FROM, '--to', TO],
-      ],
+      [CLI, 'backfill', '--source', source, '--zone', zone, '--from', FROM, '--to', TO],
       {
         cwd: ROOT,
         env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'warn', ...envFor(databaseUrl) },

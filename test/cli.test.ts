@@ -1,15 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StoredReading } from '../src/core/reading.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { CLI } from './support/built-cli.js';
 
-/** The compiled CLI, run as a user runs it (`npm test` builds it first). */
-const BIN = fileURLToPath(new URL('../bin/gridco2.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -19,31 +17,27 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  */
 const QUIET_ENV = { LOG_LEVEL: 'silent', METRICS_ADDR: 'public' };
 
+/**
+ * Runs the CLI to its end. Never blocking the test runner: the suite's tests run side by side
+ * (each with files of its own), as they spend most of their time waiting for a process.
+ */
 const run = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
-  spawnSync(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...QUIET_ENV, ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-    ...(cwd !== undefined && { cwd }),
-  });
-
-/** As `run`, without blocking the test runner while the CLI runs. */
-const runAsync = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   new Promise<{
     status: number | null;
     signal: NodeJS.Signals | null;
     stdout: string;
     stderr: string;
   }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...QUIET_ENV, ...env },
       timeout: 60_000,
       ...(cwd !== undefined && { cwd }),
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
-    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    // Decoded as a stream: a character cut between two chunks stays whole.
+    child.stdout.setEncoding('utf8').on('data', (data: string) => (stdout += data));
+    child.stderr.setEncoding('utf8').on('data', (data: string) => (stderr += data));
     child.on('error', reject);
     child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
   });
@@ -79,9 +73,9 @@ async function inspect(path: string): Promise<{ synthetic: boolean; reports: num
   }
 }
 
-describe('gridco2 CLI', () => {
-  it('prints its commands with --help', () => {
-    const result = run(['--help']);
+describe.concurrent('gridco2 CLI', () => {
+  it('prints its commands with --help', async () => {
+    const result = await run(['--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/Usage: gridco2/);
     expect(result.stdout).toMatch(/serve/);
@@ -91,8 +85,8 @@ describe('gridco2 CLI', () => {
     ['PORT', 'http'],
     ['DATABASE_URL', 'mysql://x'],
     ['TRUST_PROXY', 'everyone'],
-  ])('refuses to serve with %s=%s, naming the variable, without a stack', (name, value) => {
-    const result = run(['serve'], { [name]: value });
+  ])('refuses to serve with %s=%s, naming the variable, without a stack', async (name, value) => {
+    const result = await run(['serve'], { [name]: value });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^gridco2: configuration error: ${name} `));
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -100,7 +94,7 @@ describe('gridco2 CLI', () => {
 
   it('serves an empty store, then shuts down cleanly on SIGTERM', async () => {
     const database = join(dir, 'nested', 'serve.db');
-    const child = spawn(process.execPath, [BIN, 'serve'], {
+    const child = spawn(process.execPath, [CLI, 'serve'], {
       env: {
         ...process.env,
         PORT: '0',
@@ -113,7 +107,8 @@ describe('gridco2 CLI', () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 15_000);
+      // A net for a server that never starts, not a measure: it waits for the line.
+      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 120_000);
       child.stdout.on('data', () => {
         const match = /"url":"(http:[^"]+)"/.exec(output);
         if (match) {
@@ -138,7 +133,7 @@ describe('gridco2 CLI', () => {
     // The shell lowers the limit for itself and the server it becomes.
     const child = spawn(
       'sh',
-      ['-c', 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, BIN, 'serve'],
+      ['-c', 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, CLI, 'serve'],
       {
         env: {
           ...process.env,
@@ -153,7 +148,8 @@ describe('gridco2 CLI', () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 15_000);
+      // A net for a server that never starts, not a measure: it waits for the line.
+      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 120_000);
       child.stdout.on('data', () => {
         const match = /"url":"(http:[^"]+)"/.exec(output);
         if (match) {
@@ -183,11 +179,11 @@ describe('gridco2 CLI', () => {
     }
   });
 
-  it.each(['--version', '-V'])('prints the version of package.json with %s', (flag) => {
+  it.each(['--version', '-V'])('prints the version of package.json with %s', async (flag) => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       version: string;
     };
-    const result = run([flag]);
+    const result = await run([flag]);
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`${pkg.version}\n`);
   });
@@ -195,13 +191,13 @@ describe('gridco2 CLI', () => {
 
 // Each failure to start is one line on stderr saying which setting to change, and nothing else:
 // no stack, no log line on stdout.
-describe('gridco2 CLI start-up errors', () => {
+describe.concurrent('gridco2 CLI start-up errors', () => {
   it('names PORT and HOST when the port is taken', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const result = run(['serve'], {
+      const result = await run(['serve'], {
         PORT: String(port),
         HOST: '127.0.0.1',
         INGEST: 'off',
@@ -224,8 +220,8 @@ describe('gridco2 CLI start-up errors', () => {
     [['ingest']],
     [['backfill', '--source', 'uk-operator', '--from', '2025-01-01']],
     [['recompute']],
-  ])('names DATABASE_URL, never its password, when PostgreSQL is unreachable: %j', (args) => {
-    const result = run(args, {
+  ])('names DATABASE_URL, never its password, when PostgreSQL is unreachable: %j', async (args) => {
+    const result = await run(args, {
       DATABASE_URL: 'postgres://someone:secret@127.0.0.1:1/x',
       INGEST: 'off',
       LOG_LEVEL: 'info',
@@ -244,7 +240,7 @@ describe('gridco2 CLI start-up errors', () => {
 });
 
 // Issue 23: every configuration error names the setting and what it accepts, and nothing spins.
-describe('gridco2 CLI configuration errors', () => {
+describe.concurrent('gridco2 CLI configuration errors', () => {
   const accepted =
     'an IP address of this machine \\(127\\.0\\.0\\.1, 0\\.0\\.0\\.0 for all IPv4 addresses, :: for all\\) ' +
     'or a host name that resolves to one';
@@ -284,7 +280,7 @@ describe('gridco2 CLI configuration errors', () => {
         'rediss://, got "redis//:\\*\\*\\*@cache:6379"\\n$',
     },
   ])('serve with $env', async ({ env, stderr }) => {
-    const result = await runAsync(['serve'], {
+    const result = await run(['serve'], {
       PORT: '0',
       INGEST: 'off',
       LOG_LEVEL: 'info',
@@ -299,7 +295,7 @@ describe('gridco2 CLI configuration errors', () => {
   it('tells the demo to start elsewhere, not to change the DATABASE_URL it ignores', async () => {
     const cwd = mkdtempSync(join(dir, 'demo-file-'));
     writeFileSync(join(cwd, 'data'), 'not a folder');
-    const result = await runAsync(
+    const result = await run(
       ['demo', '--days', '1'],
       { PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'real.db')}` },
       cwd,
@@ -314,10 +310,10 @@ describe('gridco2 CLI configuration errors', () => {
 });
 
 // docs/api.md, "Data rules": what the demo wrote is never served or mixed as real data.
-describe('gridco2 CLI with synthetic data', () => {
+describe.concurrent('gridco2 CLI with synthetic data', () => {
   it('refuses to serve a store the demo wrote', async () => {
     const path = await storeWithData(join(dir, 'synthetic', 'serve.db'), true);
-    const result = run(['serve'], {
+    const result = await run(['serve'], {
       DATABASE_URL: `sqlite:${path}`,
       PORT: '0',
       INGEST: 'off',
@@ -335,7 +331,7 @@ describe('gridco2 CLI with synthetic data', () => {
     'refuses to write real data into a store the demo wrote: %j',
     async (args) => {
       const path = await storeWithData(join(dir, 'synthetic', `${args[0]}.db`), true);
-      const result = run(args, { DATABASE_URL: `sqlite:${path}` });
+      const result = await run(args, { DATABASE_URL: `sqlite:${path}` });
       expect(result.status).toBe(1);
       expect(result.stderr).toBe(
         `gridco2: error: ${path} holds synthetic demo data, and real data is never written ` +
@@ -348,7 +344,7 @@ describe('gridco2 CLI with synthetic data', () => {
   it('runs no demo on a data/demo.db that holds data not marked synthetic', async () => {
     const cwd = mkdtempSync(join(dir, 'demo-'));
     const path = await storeWithData(join(cwd, 'data', 'demo.db'), false);
-    const result = run(['demo', '--days', '1'], { PORT: '0', LOG_LEVEL: 'info' }, cwd);
+    const result = await run(['demo', '--days', '1'], { PORT: '0', LOG_LEVEL: 'info' }, cwd);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(
       /^gridco2: error: data\/demo\.db holds data not marked as synthetic \([^\n]+\); the demo never writes into it: move it away and start again\n$/,
@@ -358,7 +354,7 @@ describe('gridco2 CLI with synthetic data', () => {
   });
 });
 
-describe('gridco2 backtest', () => {
+describe.concurrent('gridco2 backtest', () => {
   const H = 3600;
   // 30 days of DE up to 4 days ago: issue times from day 14 to 72 hours ago.
   const newest = Math.floor(Date.now() / 1000 / H) * H - 4 * 24 * H;
@@ -373,7 +369,7 @@ describe('gridco2 backtest', () => {
     const store = new SqliteStore(path);
     await store.upsertReadings(history);
     await store.close();
-    const result = run(['backtest', '--zone', 'de'], { DATABASE_URL: `sqlite:${path}` });
+    const result = await run(['backtest', '--zone', 'de'], { DATABASE_URL: `sqlite:${path}` });
     expect(result.stderr).toMatch(/backtest 1\/1 DE/);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/zones evaluated: 1\n/);
@@ -400,7 +396,7 @@ describe('gridco2 backtest', () => {
   it('stores nothing, and says why, when no zone has enough history', async () => {
     const path = join(dir, 'backtest-empty.db');
     await storeWithData(path, false);
-    const result = run(['backtest'], { DATABASE_URL: `sqlite:${path}` });
+    const result = await run(['backtest'], { DATABASE_URL: `sqlite:${path}` });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/nothing to evaluate: no zone has 14 days of history/);
     const stored = new SqliteStore(path);
@@ -413,8 +409,10 @@ describe('gridco2 backtest', () => {
     [['--from', 'yesterday'], /expected ISO 8601/],
     [['--from', '2026-02-01', '--to', '2026-01-01'], /--from must not be after --to/],
     [['--basis', 'market'], /expected lifecycle, direct or operator/],
-  ])('refuses %j', (args, message) => {
-    const result = run(['backtest', ...args], { DATABASE_URL: `sqlite:${join(dir, 'x.db')}` });
+  ])('refuses %j', async (args, message) => {
+    // A file of its own: the cases run side by side.
+    const path = join(mkdtempSync(join(dir, 'refused-')), 'x.db');
+    const result = await run(['backtest', ...args], { DATABASE_URL: `sqlite:${path}` });
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(message);
   });

@@ -2,26 +2,24 @@
 /// <reference lib="dom" />
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from './support/built-cli.js';
 import { chromiumForTests } from './support/chromium.js';
 
 /**
  * The dashboard in a real browser: the headless Chromium shipped inside an npm package (or
- * CHROME_PATH's; see test/support/chromium.ts) driven by playwright-core, against `gridco2 demo` started as a user starts it (the
- * CLI through tsx, in an empty folder), serving the page built by `npm run build` and synthetic
- * data for all 45 zones, border flows included (FLOWS=on), from which the consumption series are
+ * CHROME_PATH's; see test/support/chromium.ts) driven by playwright-core, against `gridco2 demo`
+ * started as a user starts it (the build: test/support/built-cli.ts, in an empty folder),
+ * serving the page built by `npm run build` and synthetic data for all 45 zones, border flows included (FLOWS=on), from which the consumption series are
  * traced here into the demo's store once its backfill is done. Screenshots at 1280 and 360 px are
  * kept in test/artefacts/.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'src/cli/main.ts');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const ARTEFACTS = join(ROOT, 'test/artefacts');
 const BUILT = join(ROOT, 'dist/web/index.html');
 // Enough history for the forecasts (7 days), so the greenest hours can be shown.
@@ -195,7 +193,7 @@ beforeAll(async () => {
   const chromiumUsed = await chromiumForTests();
   console.info(`dashboard browser test: ${chromiumUsed.origin}`);
   mkdirSync(ARTEFACTS, { recursive: true });
-  child = spawn(process.execPath, ['--import', TSX, CLI, 'demo', '--days', String(DAYS)], {
+  child = spawn(process.execPath, [CLI, 'demo', '--days', String(DAYS)], {
     cwd,
     env: {
       PATH: process.env['PATH'] ?? '',

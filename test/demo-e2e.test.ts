@@ -1,24 +1,20 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isServedZone, ZONES } from '../src/core/zones.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { CLI } from './support/built-cli.js';
 
 /**
- * `gridco2 demo` as a user runs it: the CLI entry (through tsx, never a stale build) as a child
+ * `gridco2 demo` as a user runs it: the CLI (the build: test/support/built-cli.ts) as a child
  * process in an empty working directory, with PORT=0, then the API over HTTP. It must serve every
  * zone, say everywhere that the data is synthetic, keep it in data/demo.db whatever DATABASE_URL
  * says, backfill while serving, and stop cleanly. The tests wait for what they assert; how soon
  * the demo serves is a figure of `npm run bench` (bench/demo-start.ts).
  */
 
-const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-// Absolute: the child runs elsewhere than the repository, where a bare `tsx` would not resolve.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 // Forecasts need a week of values (the US publishes up to 30 hours late): the shortest demo
 // that forecasts every zone.
 const DAYS = 9;
@@ -54,7 +50,7 @@ function outputMatching(predicate: () => boolean, timeoutMs: number, what: strin
 }
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', TSX, CLI, 'demo', '--days', String(DAYS)], {
+  child = spawn(process.execPath, [CLI, 'demo', '--days', String(DAYS)], {
     cwd,
     // Only what the test sets, as a user would: a real database the demo must leave alone.
     env: {

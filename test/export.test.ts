@@ -10,7 +10,8 @@ import { ZONES } from '../src/core/zones.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
 import { ApiClient } from './support/api-client.js';
-import { FR_FIRST, fillFixedStore, H, HOUR_NOW, iso, NOW, NOW_S } from './support/fixed-store.js';
+import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
+import { FR_FIRST, H, HOUR_NOW, iso, NOW, NOW_S } from './support/fixed-store.js';
 import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres.js';
 
 /**
@@ -137,7 +138,7 @@ describe.each(cases)('GET /v1/export on $backend, reading cache $cache', ({ back
   beforeAll(async () => {
     database = await openDatabase(backend);
     const store = await createStore(database.url);
-    await fillFixedStore(store);
+    await fillFixedStoreWithBacktest(store);
     for (let start = 0; start < BULK.length; start += 10_000) {
       await store.upsertReadings(BULK.slice(start, start + 10_000));
     }

@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { getPriority, tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inThreadCompute } from '../src/forecast/compute.js';
@@ -20,6 +20,37 @@ import { fillFixedStore, NOW_S } from './support/fixed-store.js';
  * stopping; and a worker again for the next job. Runs the TypeScript sources through tsx's
  * loader in the worker, as the built `.js` runs without.
  */
+
+/**
+ * The zone workers a forecast worker started, from Linux's /proc: its children that run
+ * zone-worker (not, say, the esbuild service tsx starts to compile the sources).
+ */
+function zoneWorkersOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        // After the parenthesised command name: the state, then the parent's id.
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return (
+          parent === pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('zone-worker')
+        );
+      } catch {
+        return false; // exited meanwhile
+      }
+    })
+    .map(Number);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-forecast-worker-'));
 const file = join(dir, 'fixed.db');
@@ -91,6 +122,27 @@ describe('forecast work in a worker process', () => {
       } finally {
         await worker.close();
       }
+    },
+  );
+
+  it(
+    'leaves no zone worker running once stopped during a backtest',
+    { timeout: 120_000 },
+    async () => {
+      const worker = new WorkerCompute(`sqlite:${file}`, 10);
+      const cancelled = expect(
+        worker.backtest(NOW_S, new AbortController().signal),
+      ).rejects.toThrow('forecast worker stopped');
+      // Where there is more than one core, the backtest's zone-bases go to zone workers.
+      const expected = availableParallelism() > 1 ? 1 : 0;
+      let zoneWorkers: number[] = [];
+      while (zoneWorkers.length < expected) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        zoneWorkers = zoneWorkersOf(worker.pid!);
+      }
+      await worker.close();
+      await cancelled;
+      expect(zoneWorkers.filter(isRunning)).toEqual([]);
     },
   );
 

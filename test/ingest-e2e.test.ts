@@ -19,11 +19,12 @@ import {
   startReplayUpstreams,
   type ReplayUpstreams,
 } from './support/replay-upstreams.js';
+import { CLI } from './support/built-cli.js';
 
 /**
- * The ingestion commands end to end: the real CLI entry (src/cli/main.ts, run by Node through
- * tsx so it is never a stale build) against a local server replaying the recorded upstream
- * payloads at their real URLs, then the values read back from the SQLite file it wrote.
+ * The ingestion commands end to end: the real CLI, as a user runs it (the build: see
+ * test/support/built-cli.ts), against a local server replaying the recorded upstream payloads at
+ * their real URLs, then the values read back from the SQLite file it wrote.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -51,7 +52,7 @@ function cli(
   started?: (child: ChildProcess) => void,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       // Only what the test sets: no credential of the machine leaks in.
       env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env },
@@ -137,7 +138,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('gridco2 ingest', () => {
+// The tests run side by side: each has a store and a CLI process of its own, and those that count
+// requests a replay of their own; most of their time is spent waiting (on paced or delayed
+// upstream answers, on the child), not computing.
+describe.concurrent('gridco2 ingest', () => {
   it('stores what the method computes from the upstream payloads, for every source', async () => {
     const database = newDatabase();
     const run = await cli(['ingest'], envFor(replay, database));
@@ -293,7 +297,7 @@ describe('gridco2 ingest', () => {
   });
 });
 
-describe('gridco2 backfill', () => {
+describe.concurrent('gridco2 backfill', () => {
   it('fills a window with the same values, printing one progress line per chunk', async () => {
     const database = newDatabase();
     const from = new Date((ANCHOR - 5 * 24 * H) * 1000).toISOString();
@@ -380,7 +384,7 @@ describe('gridco2 backfill', () => {
   });
 });
 
-describe('the flow graphs (FLOWS=on)', () => {
+describe.concurrent('the flow graphs (FLOWS=on)', () => {
   const flowsOf = (database: string, graph: 'europe' | 'us') =>
     withStore(database, (store) => store.flowsInWindow(graph, 0, ANCHOR + H));
 

@@ -13,7 +13,8 @@ import { createStore } from '../src/storage/create-store.js';
 import type { Store } from '../src/storage/store.js';
 import { ApiClient } from './support/api-client.js';
 import { EventStreamClient } from './support/event-stream.js';
-import { computed, fillFixedStore, gb, H, iso, NOW } from './support/fixed-store.js';
+import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
+import { computed, gb, H, iso, NOW } from './support/fixed-store.js';
 import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres.js';
 
 /**
@@ -151,7 +152,7 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
   beforeAll(async () => {
     database = await openDatabase(backend);
     writer = await createStore(database.url);
-    await fillFixedStore(writer);
+    await fillFixedStoreWithBacktest(writer);
     server = await serve(database.url, {}, { cache, streams: { pollMs: 200 } });
     api = new ApiClient(server.url);
     await api.loadOpenApi();
@@ -637,7 +638,7 @@ describe.runIf(postgres)('GET /v1/stream on two instances of one PostgreSQL stor
   beforeAll(async () => {
     database = await openDatabase('postgres');
     const store = await createStore(database.url);
-    await fillFixedStore(store);
+    await fillFixedStoreWithBacktest(store);
     await store.close();
     for (let i = 0; i < 2; i++) servers.push(await serve(database.url, {}, { cache: 'ready' }));
   });

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from './support/built-cli.js';
 import {
   startWebhookReceiver,
   until,
@@ -14,14 +13,11 @@ import {
 
 /**
  * A threshold crossing in the demo is delivered once, with a valid signature (issue 24,
- * extensions §13): `gridco2 demo` as a user starts it (the CLI through tsx, in an empty working
- * directory) with WEBHOOKS=on and a real receiver on 127.0.0.1 listed in WEBHOOK_ALLOW. The
- * threshold is set just below DE's newest synthetic value, so the condition holds when the
- * subscription is created: by the spec that is an entry, which fires at once.
+ * extensions §13): `gridco2 demo` as a user starts it (the build: test/support/built-cli.ts, in
+ * an empty working directory) with WEBHOOKS=on and a real receiver on 127.0.0.1 listed in
+ * WEBHOOK_ALLOW. The threshold is set just below DE's newest synthetic value, so the condition
+ * holds when the subscription is created: by the spec that is an entry, which fires at once.
  */
-
-const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 const cwd = mkdtempSync(join(tmpdir(), 'gridco2-webhooks-demo-'));
 let child: ChildProcessWithoutNullStreams;
@@ -31,7 +27,7 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver('accept');
-  child = spawn(process.execPath, ['--import', TSX, CLI, 'demo', '--days', '2'], {
+  child = spawn(process.execPath, [CLI, 'demo', '--days', '2'], {
     cwd,
     env: {
       PATH: process.env['PATH'] ?? '',

@@ -23,7 +23,17 @@ const cores = availableParallelism();
 const zoneWorkers = cores > 1 ? new ZoneWorkers(Math.min(cores, MAX_ZONE_WORKERS)) : undefined;
 
 process.on('message', (job: ForecastJob) => void run(job));
-process.on('disconnect', () => process.exit(0));
+
+/**
+ * Exits once the zone workers have: left behind, each would run its zone-base to the end (tens
+ * of seconds of CPU on a long history) before it noticed that nobody waits for it.
+ */
+const exit = () => void (zoneWorkers?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+process.on('disconnect', exit);
+// Stopped (worker-compute.ts kills it to cancel). With zone workers, the backtest waits on them,
+// so this is heard at once; without, the default (end at once) cancels without waiting for the
+// zone-base under way on this thread.
+if (zoneWorkers) process.on('SIGTERM', exit);
 
 async function run(job: ForecastJob): Promise<void> {
   let reply: ForecastJobReply;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI } from '../../test/support/built-cli.js';
 import { createThrowawayDatabase, isPostgresAvailable } from '../../test/support/postgres.js';
 import type { IngestReport, StoredReading } from '../core/reading.js';
 import { migrateStore, type MigrateProgress } from './migrate-store.js';
@@ -258,19 +259,10 @@ interface CliRun {
   readonly stderr: string;
 }
 
-/** The real command, through tsx so it is never a stale build. */
+/** The real command, as a user runs it (the build: test/support/built-cli.ts). */
 function migrateCli(from: string, to: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const args = [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'migrate-store',
-      '--from',
-      from,
-      '--to',
-      to,
-    ];
+    const args = [CLI, 'migrate-store', '--from', from, '--to', to];
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info' },
@@ -328,7 +320,7 @@ describe('gridco2 migrate-store', () => {
     ],
   ])(
     'refuses %s, exits 1 and never prints a password',
-    // Five CLI processes at once, each compiling the TypeScript it runs: 5-6 s each on two cores.
+    // Five CLI processes at once.
     { timeout: 120_000 },
     async (_, from, to, message) => {
       const run = await migrateCli(from, to);

@@ -1,19 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { CLI } from './built-cli.js';
 
 /**
- * Real `gridco2 serve` processes for multi-instance suites. They run src/cli/main.ts through tsx,
- * so a suite never tests a stale build, and each is one process, so a signal reaches the server
- * itself. Every child is tracked from the moment it is spawned: `killAll` ends them all, even
+ * Real `gridco2 serve` processes for multi-instance suites. They run the build as a user does
+ * (test/support/built-cli.ts), and each is one process, so a signal reaches the server itself. Every child is tracked from the moment it is spawned: `killAll` ends them all, even
  * those whose start failed halfway.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-// Absolute: a child run outside the repository would not resolve a bare `tsx`.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** One JSON line of the server's pino log (non-JSON output is kept as `{ msg }`). */
 export interface LogLine {
@@ -58,7 +54,7 @@ export class ServeProcesses {
     env: Readonly<Record<string, string>>,
     { args = ['serve'], cwd = ROOT }: { args?: readonly string[]; cwd?: string } = {},
   ): Promise<ServeProcess> {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd,
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,7 +107,7 @@ export class ServeProcesses {
       });
 
     // A safety net, not a measure: a process that fails to start exits, which ends the wait at
-    // once; one that starts can take long on a busy machine (tsx compiles the sources first).
+    // once; one that starts can take long on a busy machine.
     const serving = await waitForLog((line) => line.msg === 'gridco2 serving', 120_000);
     return {
       name,
