@@ -96,23 +96,25 @@ export const HEAVIEST_UNIT_SUITES: readonly string[] = [
  * The integration suites that take longest, longest first: started first for the same reason.
  * On a clean clone vitest starts the largest files first, and several of these are small files
  * that start the demo, the CLI or a backfill (a 30-day demo twice is a 150-line file). Ranked by
- * each file's time in one run of it on 2026-12-02, on a machine busy with other work (load 15
- * to 35 on 2 cores): their order, not their seconds, is what this list keeps.
+ * each file's time in one run of the tier on 2026-12-02 (four files at once, nothing else
+ * running): their order, not their seconds, is what this list keeps.
  */
 export const HEAVIEST_INTEGRATION_SUITES: readonly string[] = [
   'test/stream.test.ts',
-  'test/demo-forecasts-e2e.test.ts',
-  'test/cli.test.ts',
   'test/ingest-e2e.test.ts',
-  'test/export.test.ts',
-  'test/demo-e2e.test.ts',
-  'test/forecast-api.test.ts',
-  'test/scale-out.test.ts',
-  'test/backfill-kill.test.ts',
   'test/level-brute-force.test.ts',
+  'test/export.test.ts',
+  'test/demo-forecasts-e2e.test.ts',
+  'test/forecast-api.test.ts',
   'test/metrics.test.ts',
-  'test/simulator-e2e.test.ts',
+  'test/scale-out.test.ts',
+  'test/webhooks-kill.test.ts',
+  'test/forecast-worker.test.ts',
+  'test/backfill-kill.test.ts',
+  'test/hostile.test.ts',
+  'test/webhooks-postgres.test.ts',
+  'test/store.test.ts',
+  'test/http-api.test.ts',
   'test/container.test.ts',
-  'src/storage/migrate-store.test.ts',
   'test/dashboard.browser.test.ts',
 ];
