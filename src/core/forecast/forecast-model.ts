@@ -1,5 +1,5 @@
 import type { Basis } from '../factors.js';
-import { DAY_SECONDS, HORIZON_BUCKETS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
+import { countBelow, DAY_SECONDS, HORIZON_BUCKETS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
 import type { ZoneState } from './zone-state.js';
 
 /** The basis a forecast is on: a basis, or GB's own operator figure (GB asked without a basis). */
@@ -91,29 +91,6 @@ export function dailyBase(zone: ZoneState, anchor: Anchor, slot: number): number
 
 const DAY_HOURS = 24;
 
-/**
- * Calls `visit` with every target of `bucket` of the daily issues of the previous `days`
- * days (at the issue's time of day) whose value is published by the present issue, with what that
- * past issue knew: its anchor and its time. Nowcasts count with the first bucket.
- */
-export function forEachTrainingTarget(
-  zone: ZoneState,
-  issue: Issue,
-  bucket: number,
-  visit: (anchor: Anchor, pastTs: number, slot: number, actual: number) => void,
-  days = TRAINING_DAYS,
-): void {
-  const values = zone.series.values;
-  forEachTrainingIssue(zone, issue, bucket, days, (past) => {
-    const anchor = anchorOf(zone, past.visibleEnd);
-    if (!anchor) return;
-    for (let slot = past.firstSlot; slot < past.lastSlot; slot++) {
-      const actual = values[slot]!;
-      if (!Number.isNaN(actual)) visit(anchor, past.issueTs, slot, actual);
-    }
-  });
-}
-
 /** One past issue a model is fitted on, and the slots of one bucket it forecast. */
 interface TrainingIssue extends Issue {
   /** The bucket's slots: `[firstSlot, bucketEnd)`, those before `lastSlot` published by now. */
@@ -123,8 +100,9 @@ interface TrainingIssue extends Issue {
 }
 
 /**
- * The daily issues of the previous `days` days that `forEachTrainingTarget` visits, in order.
- * `visit` is given one object, rewritten for each past issue (the backtest visits millions).
+ * The daily issues of the previous `days` days (at the issue's time of day), in order, and the
+ * slots of `bucket` each forecast. Nowcasts count with the first bucket. `visit` is given one
+ * object, rewritten for each past issue (the backtest visits millions).
  */
 function forEachTrainingIssue(
   zone: ZoneState,
@@ -172,8 +150,10 @@ interface TrainingBlocks {
 }
 
 /**
- * `forEachTrainingTarget` a past issue at a time: calls `visit` with each past issue's block and
- * how many of its targets are published by the present issue. A block holds every target of the
+ * The targets of `bucket` of the daily issues of the previous `days` days (at the issue's time of
+ * day), with what each past issue knew (its anchor and time), a past issue at a time: calls
+ * `visit` with each past issue's block and how many of its targets are published by the present
+ * issue. A block holds every target of the
  * bucket (what a later issue sees of them too), built by `build` from the past issue's anchor the
  * first time any issue of the zone asks: a past issue's targets are the same for every issue that
  * trains on it, only fewer are published to the nearest ones. `model` keys the blocks (one object
@@ -232,16 +212,4 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
 export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOURS): number {
   const { startTs, step } = zone.series;
   return Math.ceil((issueTs + hours * HOUR_SECONDS - startTs) / step);
-}
-
-/** How many of the ascending `slots` are below `end` (a binary search). */
-function countBelow(slots: Int32Array, end: number): number {
-  let low = 0;
-  let high = slots.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (slots[middle]! < end) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
