@@ -11,6 +11,7 @@ import { blendHandOvers } from './hand-over.js';
 import {
   type BucketLabel,
   bucketIndex,
+  countBelow,
   HORIZON_BUCKETS,
   HORIZON_HOURS,
   HOUR_SECONDS,
@@ -659,9 +660,9 @@ export function quantile(sorted: ArrayLike<number>, p: number): number {
 /** Spearman's rank correlation; null for fewer than 3 pairs or a constant side. */
 export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number | null {
   if (a.length < 3) return null;
-  const order = new Int32Array(a.length);
-  const ra = ranks(a, order);
-  const rb = ranks(b, order);
+  const sorted = new Float64Array(a.length);
+  const ra = ranks(a, sorted);
+  const rb = ranks(b, sorted);
   const mean = (ra.length + 1) / 2;
   let cov = 0;
   let va = 0;
@@ -675,19 +676,20 @@ export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number | n
 }
 
 /**
- * Ranks from 1, ties sharing their mean rank; `order` is work space of the values' length (the
- * walk-forward ranks millions of small sets: no object per value).
+ * Ranks from 1, ties sharing their mean rank (-0 and 0 tie); `sorted` is work space of the
+ * values' length. The walk-forward ranks millions of small sets: sorted as numbers (no comparator
+ * to call), each value's run of ties then found by bisection.
  */
-function ranks(values: ArrayLike<number>, order: Int32Array): Float64Array {
-  for (let index = 0; index < order.length; index++) order[index] = index;
-  order.sort((x, y) => values[x]! - values[y]!);
+function ranks(values: ArrayLike<number>, sorted: Float64Array): Float64Array {
+  sorted.set(values);
+  sorted.sort();
   const result = new Float64Array(values.length);
-  for (let start = 0; start < order.length;) {
-    let end = start;
-    while (end + 1 < order.length && values[order[end + 1]!] === values[order[start]!]) end++;
-    const rank = (start + end) / 2 + 1;
-    for (let k = start; k <= end; k++) result[order[k]!] = rank;
-    start = end + 1;
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index]!;
+    // The value's run of ties among the sorted: from the first not below it to the last not above.
+    const first = countBelow(sorted, value);
+    const last = countBelow(sorted, value, true) - 1;
+    result[index] = (first + last) / 2 + 1;
   }
   return result;
 }
