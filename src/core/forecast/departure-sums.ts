@@ -51,8 +51,10 @@ export class DepartureSums {
   /** Per slot of the week and column: the column's sum, and its sum times the residual. */
   private readonly columnSums: Float64Array;
   private readonly residualColumnSums: Float64Array;
-  /** The rows summed, by past issue time. */
+  /** The rows summed, by past issue time, newest first. */
   private included = new Map<number, IncludedRows>();
+  /** When the fit of the rows summed was made (NaN before any). */
+  fitTs = Number.NaN;
   private updates = 0;
 
   constructor(
@@ -67,6 +69,11 @@ export class DepartureSums {
     this.squares = new Float64Array(slotsPerWeek);
     this.columnSums = new Float64Array(slotsPerWeek * width);
     this.residualColumnSums = new Float64Array(slotsPerWeek * width);
+  }
+
+  /** The rows summed, by past issue time, newest first. */
+  get held(): ReadonlyMap<number, IncludedRows> {
+    return this.included;
   }
 
   /** The sums of exactly `wanted` (by past issue time), from the rows they differ by. */

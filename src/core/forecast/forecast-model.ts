@@ -157,7 +157,8 @@ interface TrainingBlocks {
  * bucket (what a later issue sees of them too), built by `build` from the past issue's anchor the
  * first time any issue of the zone asks: a past issue's targets are the same for every issue that
  * trains on it, only fewer are published to the nearest ones. `model` keys the blocks (one object
- * per model, the same for every call).
+ * per model, the same for every call). `newestDays`: only the past issues of the newest so many
+ * days are visited (the blocks of the others are kept all the same).
  */
 export function forEachTrainingBlock<B extends TrainingBlock>(
   model: object,
@@ -167,6 +168,7 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
   days: number,
   build: (anchor: Anchor, pastTs: number, slots: readonly number[]) => B,
   visit: (block: B, published: number, pastTs: number) => void,
+  newestDays = days,
 ): void {
   let byZone = trainingBlockCache.get(zone);
   if (!byZone) trainingBlockCache.set(zone, (byZone = new Map()));
@@ -187,7 +189,7 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
   }
   const values = zone.series.values;
   const buckets = HORIZON_BUCKETS.length;
-  forEachTrainingIssue(zone, issue, bucket, days, (past) => {
+  forEachTrainingIssue(zone, issue, bucket, newestDays, (past) => {
     const pastKey = past.issueTs - zone.series.startTs;
     let ofIssue = blocks.get(pastKey);
     if (!ofIssue) blocks.set(pastKey, (ofIssue = new Map()));
