@@ -3,6 +3,7 @@ import {
   type Anchor,
   anchorOf,
   dailyBase,
+  daysToPublishAll,
   forEachTrainingBlock,
   type ForecastModel,
   HISTORY_ONLY,
@@ -19,7 +20,6 @@ import {
   bucketIndex,
   DAY_SECONDS,
   HORIZON_BUCKETS,
-  HORIZON_HOURS,
   HOUR_SECONDS,
   horizonHours,
   servedHours,
@@ -441,11 +441,7 @@ function fitDeparture(
   // held, their targets all published then: only the newest days are visited, in the same order.
   const newestDays =
     sums.fitTs === fitTs - DEPARTURE_REFIT_DAYS * DAY_SECONDS
-      ? DEPARTURE_REFIT_DAYS +
-        Math.ceil(
-          (HORIZON_HOURS * HOUR_SECONDS + zone.inputs.publicationLagSeconds + zone.series.step) /
-            DAY_SECONDS,
-        )
+      ? DEPARTURE_REFIT_DAYS + daysToPublishAll(zone)
       : DEPARTURE_TRAINING_DAYS;
   const wanted = new Map<number, IncludedRows>();
   const issue = { issueTs: fitTs, visibleEnd: zone.visibleEndAt(fitTs) };

@@ -131,6 +131,17 @@ function forEachTrainingIssue(
   }
 }
 
+/**
+ * Days after which every target of a past issue is published (72 hours, the publication lag and
+ * the interval): a walk-forward's fits a few days apart share the older past issues whole.
+ */
+export function daysToPublishAll(zone: ZoneState): number {
+  const hoursSeconds = HORIZON_HOURS * HOUR_SECONDS;
+  return Math.ceil(
+    (hoursSeconds + zone.inputs.publicationLagSeconds + zone.series.step) / DAY_SECONDS,
+  );
+}
+
 /** What a model keeps of one past issue's targets: their slots, ascending, and its own rows. */
 export interface TrainingBlock {
   readonly slots: Int32Array;
