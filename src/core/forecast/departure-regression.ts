@@ -3,6 +3,7 @@ import {
   type Anchor,
   anchorOf,
   dailyBase,
+  daysToPublishAll,
   forEachTrainingBlock,
   type ForecastModel,
   HISTORY_ONLY,
@@ -428,6 +429,20 @@ function fitDeparture(
   const denseCount = denseOf(variant);
   // The hour of the week's mean miss follows the dense inputs.
   const width = denseCount + 1 + perHourFeatures;
+  let byChain = departureSums.get(zone);
+  if (!byChain) departureSums.set(zone, (byChain = new Map()));
+  const chain =
+    (((fitTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS) * 2 * HORIZON_BUCKETS.length +
+    variantIndex(variant) * HORIZON_BUCKETS.length +
+    bucket;
+  let sums = byChain.get(chain);
+  if (!sums) byChain.set(chain, (sums = new DepartureSums(width, denseCount, zone.slotsPerWeek)));
+  // A week after the chain's last fit, the past issues older than its newest days are those it
+  // held, their targets all published then: only the newest days are visited, in the same order.
+  const newestDays =
+    sums.fitTs === fitTs - DEPARTURE_REFIT_DAYS * DAY_SECONDS
+      ? DEPARTURE_REFIT_DAYS + daysToPublishAll(zone)
+      : DEPARTURE_TRAINING_DAYS;
   const wanted = new Map<number, IncludedRows>();
   const issue = { issueTs: fitTs, visibleEnd: zone.visibleEndAt(fitTs) };
   forEachTrainingBlock(
@@ -438,15 +453,16 @@ function fitDeparture(
     DEPARTURE_TRAINING_DAYS,
     (anchor, pastTs, slots) => departureBlock(zone, variant, bucket, anchor, pastTs, slots),
     (block, rows, pastTs) => wanted.set(pastTs, { block, rows }),
+    newestDays,
   );
-  let byChain = departureSums.get(zone);
-  if (!byChain) departureSums.set(zone, (byChain = new Map()));
-  const chain =
-    (((fitTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS) * 2 * HORIZON_BUCKETS.length +
-    variantIndex(variant) * HORIZON_BUCKETS.length +
-    bucket;
-  let sums = byChain.get(chain);
-  if (!sums) byChain.set(chain, (sums = new DepartureSums(width, denseCount, zone.slotsPerWeek)));
+  if (newestDays < DEPARTURE_TRAINING_DAYS) {
+    const from = fitTs - DEPARTURE_TRAINING_DAYS * DAY_SECONDS;
+    const before = fitTs - newestDays * DAY_SECONDS;
+    for (const [pastTs, held] of sums.held) {
+      if (pastTs >= from && pastTs < before) wanted.set(pastTs, held);
+    }
+  }
   sums.moveTo(wanted);
+  sums.fitTs = fitTs;
   return sums.solve();
 }

@@ -1,4 +1,4 @@
-import { DAY_SECONDS, HORIZON_HOURS } from './series.js';
+import { countBelow, DAY_SECONDS, HORIZON_HOURS } from './series.js';
 
 /**
  * The band's error pools (backtest.ts), carried from one refresh to the next: per hour ahead,
@@ -107,26 +107,41 @@ export class ErrorPools {
    */
   at(issueTimes: readonly number[], beforeIssue: number, knownBy: number): Float64Array[] {
     const lastTs = beforeIssue > 0 ? issueTimes[beforeIssue - 1]! : Number.NEGATIVE_INFINITY;
-    const sinceTs = lastTs - BAND_DAYS * DAY_SECONDS;
+    // The first issue of the last BAND_DAYS (issue times ascend).
+    const sinceIssue = countBelow(issueTimes, lastTs - BAND_DAYS * DAY_SECONDS);
     const entering: number[][] = [];
     const leaving: number[][] = [];
     for (const list of this.hours) {
+      // An hour's errors come in issue order, their ends ascending: those wanted now (recent,
+      // before the issue, published by `knownBy`) are one run of them, and so were those pooled
+      // the last time. Only the errors between the two runs' edges change.
+      const from = countBelow(list.issue, sinceIssue);
+      const to = Math.max(
+        from,
+        Math.min(countBelow(list.issue, beforeIssue), countBelow(list.end, knownBy, true)),
+      );
+      const pooledFrom = list.pooled.indexOf(1);
+      const pooledTo = pooledFrom < 0 ? pooledFrom : list.pooled.lastIndexOf(1) + 1;
       const into: number[] = [];
       const out: number[] = [];
-      let oldest = list.error.length;
-      // Newest first; every error held is at least as new as the oldest pooled one.
-      for (let k = list.error.length - 1; k >= 0; k--) {
-        const recent = issueTimes[list.issue[k]!]! >= sinceTs;
-        const wanted = recent && list.issue[k]! < beforeIssue && list.end[k]! <= knownBy;
-        if (wanted) oldest = k;
-        if (wanted === (list.pooled[k] === 1)) continue;
-        (wanted ? into : out).push(list.error[k]!);
-        list.pooled[k] = wanted ? 1 : 0;
+      const mark = (start: number, stop: number, flag: 0 | 1) => {
+        for (let k = start; k < stop; k++) {
+          if (list.pooled[k] === flag) continue;
+          (flag === 1 ? into : out).push(list.error[k]!);
+          list.pooled[k] = flag;
+        }
+      };
+      if (pooledFrom < 0) mark(from, to, 1);
+      else {
+        mark(pooledFrom, Math.min(pooledTo, from), 0);
+        mark(Math.max(pooledFrom, to), pooledTo, 0);
+        mark(from, Math.min(to, pooledFrom), 1);
+        mark(Math.max(from, pooledTo), to, 1);
       }
       // Older than the oldest pooled: published earlier, so too old, and never pooled again.
-      if (oldest < list.error.length && oldest > 0) {
+      if (from < to && from > 0) {
         for (const column of [list.issue, list.end, list.error, list.pooled]) {
-          column.splice(0, oldest);
+          column.splice(0, from);
         }
       }
       entering.push(into);

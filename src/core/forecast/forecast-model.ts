@@ -1,5 +1,5 @@
 import type { Basis } from '../factors.js';
-import { DAY_SECONDS, HORIZON_BUCKETS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
+import { countBelow, DAY_SECONDS, HORIZON_BUCKETS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
 import type { ZoneState } from './zone-state.js';
 
 /** The basis a forecast is on: a basis, or GB's own operator figure (GB asked without a basis). */
@@ -91,29 +91,6 @@ export function dailyBase(zone: ZoneState, anchor: Anchor, slot: number): number
 
 const DAY_HOURS = 24;
 
-/**
- * Calls `visit` with every target of `bucket` of the daily issues of the previous `days`
- * days (at the issue's time of day) whose value is published by the present issue, with what that
- * past issue knew: its anchor and its time. Nowcasts count with the first bucket.
- */
-export function forEachTrainingTarget(
-  zone: ZoneState,
-  issue: Issue,
-  bucket: number,
-  visit: (anchor: Anchor, pastTs: number, slot: number, actual: number) => void,
-  days = TRAINING_DAYS,
-): void {
-  const values = zone.series.values;
-  forEachTrainingIssue(zone, issue, bucket, days, (past) => {
-    const anchor = anchorOf(zone, past.visibleEnd);
-    if (!anchor) return;
-    for (let slot = past.firstSlot; slot < past.lastSlot; slot++) {
-      const actual = values[slot]!;
-      if (!Number.isNaN(actual)) visit(anchor, past.issueTs, slot, actual);
-    }
-  });
-}
-
 /** One past issue a model is fitted on, and the slots of one bucket it forecast. */
 interface TrainingIssue extends Issue {
   /** The bucket's slots: `[firstSlot, bucketEnd)`, those before `lastSlot` published by now. */
@@ -123,8 +100,9 @@ interface TrainingIssue extends Issue {
 }
 
 /**
- * The daily issues of the previous `days` days that `forEachTrainingTarget` visits, in order.
- * `visit` is given one object, rewritten for each past issue (the backtest visits millions).
+ * The daily issues of the previous `days` days (at the issue's time of day), in order, and the
+ * slots of `bucket` each forecast. Nowcasts count with the first bucket. `visit` is given one
+ * object, rewritten for each past issue (the backtest visits millions).
  */
 function forEachTrainingIssue(
   zone: ZoneState,
@@ -153,6 +131,17 @@ function forEachTrainingIssue(
   }
 }
 
+/**
+ * Days after which every target of a past issue is published (72 hours, the publication lag and
+ * the interval): a walk-forward's fits a few days apart share the older past issues whole.
+ */
+export function daysToPublishAll(zone: ZoneState): number {
+  const hoursSeconds = HORIZON_HOURS * HOUR_SECONDS;
+  return Math.ceil(
+    (hoursSeconds + zone.inputs.publicationLagSeconds + zone.series.step) / DAY_SECONDS,
+  );
+}
+
 /** What a model keeps of one past issue's targets: their slots, ascending, and its own rows. */
 export interface TrainingBlock {
   readonly slots: Int32Array;
@@ -172,12 +161,15 @@ interface TrainingBlocks {
 }
 
 /**
- * `forEachTrainingTarget` a past issue at a time: calls `visit` with each past issue's block and
- * how many of its targets are published by the present issue. A block holds every target of the
+ * The targets of `bucket` of the daily issues of the previous `days` days (at the issue's time of
+ * day), with what each past issue knew (its anchor and time), a past issue at a time: calls
+ * `visit` with each past issue's block and how many of its targets are published by the present
+ * issue. A block holds every target of the
  * bucket (what a later issue sees of them too), built by `build` from the past issue's anchor the
  * first time any issue of the zone asks: a past issue's targets are the same for every issue that
  * trains on it, only fewer are published to the nearest ones. `model` keys the blocks (one object
- * per model, the same for every call).
+ * per model, the same for every call). `newestDays`: only the past issues of the newest so many
+ * days are visited (the blocks of the others are kept all the same).
  */
 export function forEachTrainingBlock<B extends TrainingBlock>(
   model: object,
@@ -187,6 +179,7 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
   days: number,
   build: (anchor: Anchor, pastTs: number, slots: readonly number[]) => B,
   visit: (block: B, published: number, pastTs: number) => void,
+  newestDays = days,
 ): void {
   let byZone = trainingBlockCache.get(zone);
   if (!byZone) trainingBlockCache.set(zone, (byZone = new Map()));
@@ -207,7 +200,7 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
   }
   const values = zone.series.values;
   const buckets = HORIZON_BUCKETS.length;
-  forEachTrainingIssue(zone, issue, bucket, days, (past) => {
+  forEachTrainingIssue(zone, issue, bucket, newestDays, (past) => {
     const pastKey = past.issueTs - zone.series.startTs;
     let ofIssue = blocks.get(pastKey);
     if (!ofIssue) blocks.set(pastKey, (ofIssue = new Map()));
@@ -232,16 +225,4 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
 export function horizonEnd(zone: ZoneState, issueTs: number, hours = HORIZON_HOURS): number {
   const { startTs, step } = zone.series;
   return Math.ceil((issueTs + hours * HOUR_SECONDS - startTs) / step);
-}
-
-/** How many of the ascending `slots` are below `end` (a binary search). */
-function countBelow(slots: Int32Array, end: number): number {
-  let low = 0;
-  let high = slots.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (slots[middle]! < end) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

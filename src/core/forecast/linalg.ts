@@ -39,6 +39,23 @@ export class NormalEquations {
     this.rows++;
   }
 
+  /**
+   * Adds the rows another's sums hold (of the same width), each column `a` multiplied by
+   * `factors[a]` (by 1 without them).
+   */
+  addSums(other: NormalEquations, factors?: Float64Array): void {
+    const { gram, moment, width } = this;
+    for (let a = 0; a < width; a++) {
+      const fa = factors ? factors[a]! : 1;
+      moment[a]! += other.moment[a]! * fa;
+      for (let b = 0; b <= a; b++) {
+        const product = factors ? fa * factors[b]! : 1;
+        gram[a * width + b]! += other.gram[a * width + b]! * product;
+      }
+    }
+    this.rows += other.rows;
+  }
+
   /** The coefficients, with the ridge penalty; undefined with too few rows to fit. */
   solve(): Float64Array | undefined {
     return solveRidge(this.gram, this.moment, this.width, this.rows);

@@ -1,6 +1,7 @@
 import {
   type Anchor,
   anchorOf,
+  daysToPublishAll,
   forEachTrainingBlock,
   type ForecastModel,
   HISTORY_ONLY,
@@ -9,7 +10,7 @@ import {
   type TrainingBlock,
   TRAINING_DAYS,
 } from './forecast-model.js';
-import { bucketIndex, HORIZON_BUCKETS, horizonHours, servedHours } from './series.js';
+import { bucketIndex, DAY_SECONDS, HORIZON_BUCKETS, horizonHours, servedHours } from './series.js';
 import { CLIMATOLOGY_WEEKS, type ZoneState } from './zone-state.js';
 
 /**
@@ -112,7 +113,12 @@ function fitProfile(
   windows: readonly ProfileWindow[],
 ): { window: ProfileWindow; decayHours: number } {
   const decays = DECAY_HOURS.length;
-  const errors = new Float64Array(windows.length * decays);
+  const carried = carriedErrors(zone, windows, issue.issueTs, bucket);
+  // A day after the chain's last issue, the past issues older than its newest days are those it
+  // held, their targets all published then: only the newest days are visited.
+  const newestDays =
+    carried.issueTs === issue.issueTs - DAY_SECONDS ? daysToPublishAll(zone) : TRAINING_DAYS;
+  const wanted = new Map<number, PublishedErrors>();
   forEachTrainingBlock(
     windows,
     zone,
@@ -120,15 +126,122 @@ function fitProfile(
     bucket,
     TRAINING_DAYS,
     (anchor, _pastTs, slots) => profileBlock(zone, windows, anchor, slots),
-    (block, published) => {
-      const at = published * errors.length;
-      for (let k = 0; k < errors.length; k++) errors[k]! += block.summed[at + k]!;
-    },
+    (block, published, pastTs) => wanted.set(pastTs, { block, published }),
+    newestDays,
   );
+  if (newestDays < TRAINING_DAYS) {
+    const from = issue.issueTs - TRAINING_DAYS * DAY_SECONDS;
+    const before = issue.issueTs - newestDays * DAY_SECONDS;
+    for (const [pastTs, held] of carried.held) {
+      if (pastTs >= from && pastTs < before) wanted.set(pastTs, held);
+    }
+  }
+  carried.moveTo(wanted);
+  carried.issueTs = issue.issueTs;
+  const errors = carried.errors;
   let best = 0;
   for (let k = 1; k < errors.length; k++) if (errors[k]! < errors[best]!) best = k;
   return { window: windows[Math.floor(best / decays)]!, decayHours: DECAY_HOURS[best % decays]! };
 }
+
+/** One past issue's block and how many of its targets are published. */
+interface PublishedErrors {
+  readonly block: ProfileBlock;
+  readonly published: number;
+}
+
+/** By zone, per model (its windows), bucket and time of day: the errors carried. */
+const carriedByZone = new WeakMap<
+  ZoneState,
+  Map<readonly ProfileWindow[], Map<number, CarriedErrors>>
+>();
+
+function carriedErrors(
+  zone: ZoneState,
+  windows: readonly ProfileWindow[],
+  issueTs: number,
+  bucket: number,
+): CarriedErrors {
+  let byModel = carriedByZone.get(zone);
+  if (!byModel) carriedByZone.set(zone, (byModel = new Map()));
+  let byChain = byModel.get(windows);
+  if (!byChain) byModel.set(windows, (byChain = new Map()));
+  const chain =
+    (((issueTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS) * HORIZON_BUCKETS.length + bucket;
+  let carried = byChain.get(chain);
+  if (!carried)
+    byChain.set(chain, (carried = new CarriedErrors(windows.length * DECAY_HOURS.length)));
+  return carried;
+}
+
+/** Updates before the carried errors are summed anew from their past issues. */
+const RESUM_EVERY = 16;
+
+/**
+ * A profile model's squared errors per window and e-folding time, summed over the past issues
+ * of one bucket and time of day, carried from one issue to the next (issue 38): updated by the
+ * past issues that enter, leave or have more targets published, summed anew every RESUM_EVERY
+ * updates. They only choose the least: rounding cannot move a tie (equal errors take the same
+ * steps), and anything nearer one is beyond what the choice can tell.
+ */
+class CarriedErrors {
+  /** The issue the errors were last summed for (NaN before any). */
+  issueTs = Number.NaN;
+  private included = new Map<number, PublishedErrors>();
+  /** The finite errors' sums, and per entry how many past issues summed an infinite one. */
+  private readonly finite: Float64Array;
+  private readonly infinite: Float64Array;
+  private readonly sums: Float64Array;
+  private updates = 0;
+
+  constructor(private readonly width: number) {
+    this.finite = new Float64Array(width);
+    this.infinite = new Float64Array(width);
+    this.sums = new Float64Array(width);
+  }
+
+  /** The past issues summed, newest first. */
+  get held(): ReadonlyMap<number, PublishedErrors> {
+    return this.included;
+  }
+
+  /** Per window and e-folding time, the summed errors (infinite where a window had no profile). */
+  get errors(): Float64Array {
+    for (let k = 0; k < this.width; k++) {
+      this.sums[k] = this.infinite[k]! > 0 ? Number.POSITIVE_INFINITY : this.finite[k]!;
+    }
+    return this.sums;
+  }
+
+  moveTo(wanted: ReadonlyMap<number, PublishedErrors>): void {
+    if (++this.updates >= RESUM_EVERY) {
+      this.updates = 0;
+      this.finite.fill(0);
+      this.infinite.fill(0);
+      for (const now of wanted.values()) this.apply(now, 1);
+    } else {
+      for (const [pastTs, held] of this.included) {
+        if (!same(held, wanted.get(pastTs))) this.apply(held, -1);
+      }
+      for (const [pastTs, now] of wanted) {
+        if (!same(this.included.get(pastTs), now)) this.apply(now, 1);
+      }
+    }
+    this.included = new Map(wanted);
+  }
+
+  private apply({ block, published }: PublishedErrors, sign: 1 | -1): void {
+    const at = published * this.width;
+    for (let k = 0; k < this.width; k++) {
+      const value = block.summed[at + k]!;
+      if (value === Number.POSITIVE_INFINITY) this.infinite[k]! += sign;
+      else this.finite[k]! += sign * value;
+    }
+  }
+}
+
+const same = (a: PublishedErrors | undefined, b: PublishedErrors | undefined): boolean =>
+  a !== undefined && b !== undefined && a.block === b.block && a.published === b.published;
 
 /**
  * One past issue's squared errors per window and e-folding time, summed over its first `p`

@@ -34,6 +34,21 @@ export function horizonHours(ts: number, stepSeconds: number, issueTs: number): 
  */
 export const servedHours = (hours: number): number => Math.min(HORIZON_HOURS, Math.max(1, hours));
 
+/**
+ * How many of the ascending `sorted` are below `value` (with `inclusive`, at most `value`), by
+ * bisection.
+ */
+export function countBelow(sorted: ArrayLike<number>, value: number, inclusive = false): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value || (inclusive && sorted[middle] === value)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** Index into HORIZON_BUCKETS; nowcasts count with the first bucket; -1 beyond 72 h. */
 export function bucketIndex(hours: number): number {
   if (hours <= 6) return 0;

@@ -15,16 +15,14 @@ import {
   recentValues,
 } from './departure-regression.js';
 import { blendHandOvers } from './hand-over.js';
-import { NormalEquations } from './linalg.js';
 import { bucketIndex, HORIZON_BUCKETS, HOUR_SECONDS, horizonHours, servedHours } from './series.js';
 import {
   BASE_FEATURES,
   featureScale,
   featureSet,
-  type FeatureName,
   fillRow,
-  type Scale,
-  trainingRows,
+  fitCorrection,
+  type MissedBase,
   upstreamInputNames,
 } from './upstream-regression.js';
 import type { ZoneState } from './zone-state.js';
@@ -46,7 +44,10 @@ export const DAILY_UPSTREAM: ForecastModel = upstreamCorrected('daily-upstream@1
     for (let i = 0; i < out.length; i++) out[i] = dailyBase(zone, anchor, issue.visibleEnd + i);
     return out;
   },
-  training: (zone) => (pastAnchor, _pastTs, slot) => dailyBase(zone, pastAnchor, slot),
+  training: (zone) => ({
+    key: () => null,
+    at: (pastAnchor, _pastTs, slot) => dailyBase(zone, pastAnchor, slot),
+  }),
 });
 
 /**
@@ -67,17 +68,21 @@ export const DEPARTURE_UPSTREAM: ForecastModel = upstreamCorrected('departure-up
     const row = new DepartureRow(PLAIN_DEPARTURE);
     let recentOf: Anchor | undefined;
     let recent: RecentValues | undefined;
-    return (pastAnchor, pastTs, slot) => {
-      const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, pastTs));
-      const bucket = bucketIndex(hours);
-      const fit = fits[bucket];
-      if (!fit) return Number.NaN;
-      if (pastAnchor !== recentOf) {
-        recentOf = pastAnchor;
-        recent = recentValues(zone, pastAnchor);
-      }
-      row.fill(zone, pastAnchor, recent!, slot, hours, bucket);
-      return row.base + row.dot(fit.coefficients, fit.offsets[zone.slotOfWeek(slot)]!);
+    return {
+      // A past issue's values change with the fit of its targets' bucket only.
+      key: (bucket) => fits[bucket],
+      at(pastAnchor, pastTs, slot) {
+        const hours = servedHours(horizonHours(zone.slotTs(slot), zone.series.step, pastTs));
+        const bucket = bucketIndex(hours);
+        const fit = fits[bucket];
+        if (!fit) return Number.NaN;
+        if (pastAnchor !== recentOf) {
+          recentOf = pastAnchor;
+          recent = recentValues(zone, pastAnchor);
+        }
+        row.fill(zone, pastAnchor, recent!, slot, hours, bucket);
+        return row.base + row.dot(fit.coefficients, fit.offsets[zone.slotOfWeek(slot)]!);
+      },
     };
   },
 });
@@ -86,11 +91,8 @@ export const DEPARTURE_UPSTREAM: ForecastModel = upstreamCorrected('departure-up
 interface CorrectedBase {
   /** The base forecast of slots `issue.visibleEnd` to `end` (NaN where it has none). */
   forecast(zone: ZoneState, issue: Issue, anchor: Anchor, end: number): Float64Array;
-  /** The base's value of `slot` as a past issue (its anchor and time) would have had it. */
-  training(
-    zone: ZoneState,
-    issue: Issue,
-  ): (pastAnchor: Anchor, pastTs: number, slot: number) => number;
+  /** The base's values at the past issues the correction is fitted on, at `issue`. */
+  training(zone: ZoneState, issue: Issue): MissedBase;
 }
 
 /**
@@ -111,9 +113,9 @@ function upstreamCorrected(id: string, base: CorrectedBase): ForecastModel {
       if (!anchor || features.length === 0) return out;
       const scale = featureScale(zone, features, issue);
       const buckets = HORIZON_BUCKETS.length;
-      const baseAt = base.training(zone, issue);
+      const missed = base.training(zone, issue);
       const fits = HORIZON_BUCKETS.map((_, bucket) =>
-        fitCorrection(zone, features, scale, issue, bucket, baseAt),
+        fitCorrection(zone, features, scale, issue, bucket, id, missed),
       );
       const forecast = base.forecast(zone, issue, anchor, end);
       // Source b: bucket b's correction; source `buckets`: the base alone.
@@ -145,34 +147,4 @@ function correction(coefficients: Float64Array, row: Float64Array): number {
     value += coefficients[c]! * row[BASE_FEATURES + c - 1]!;
   }
   return value;
-}
-
-/** Least squares of what a base missed on the upstream features, as fitBucket fits. */
-function fitCorrection(
-  zone: ZoneState,
-  features: FeatureName[],
-  scale: Scale,
-  issue: Issue,
-  bucket: number,
-  baseAt: (pastAnchor: Anchor, pastTs: number, slot: number) => number,
-): Float64Array | undefined {
-  const width = 1 + features.length;
-  const equations = new NormalEquations(width);
-  const x = new Float64Array(width);
-  const { count, stride, rows, complete, actuals, anchors, pastTimes, slots } = trainingRows(
-    zone,
-    features,
-    scale,
-    issue,
-    bucket,
-  );
-  for (let r = 0; r < count; r++) {
-    if (complete[r] !== 1) continue;
-    const missed = actuals[r]! - baseAt(anchors[r]!, pastTimes[r]!, slots[r]!);
-    if (Number.isNaN(missed)) continue;
-    x[0] = 1;
-    for (let c = 1; c < width; c++) x[c] = rows[r * stride + BASE_FEATURES + c - 1]!;
-    equations.add(x, missed);
-  }
-  return equations.solve();
 }

@@ -1,7 +1,8 @@
 import {
   type Anchor,
   anchorOf,
-  forEachTrainingTarget,
+  forEachTrainingBlock,
+  type TrainingBlock,
   type ForecastModel,
   type Issue,
   nanArray,
@@ -46,18 +47,14 @@ export const UPSTREAM_REGRESSION: ForecastModel = {
     if (!anchor) return out;
     const features = featureSet(zone.inputs.upstream);
     const scale = featureScale(zone, features, issue);
-    const fits = [[] as string[], features].map((set) => {
-      const width = BASE_FEATURES + set.length;
-      return {
-        set: set as FeatureName[],
-        width,
-        buckets: HORIZON_BUCKETS.map((_, bucket) =>
-          set === features && features.length === 0
-            ? undefined
-            : fitBucket(zone, set as FeatureName[], scale, issue, bucket, width),
-        ),
-      };
-    });
+    const byBucket = HORIZON_BUCKETS.map((_, bucket) =>
+      fitBucket(zone, features, scale, issue, bucket),
+    );
+    const fits = [[] as FeatureName[], features].map((set, k) => ({
+      set,
+      width: BASE_FEATURES + set.length,
+      buckets: byBucket.map((fit) => (k === 0 ? fit.own : fit.upstream)),
+    }));
     const buckets = HORIZON_BUCKETS.length;
     // Source k * buckets + b: fit k (0 own, 1 upstream) with bucket b's coefficients.
     const sources = Array.from({ length: 2 * buckets }, () => nanArray(out.length));
@@ -258,95 +255,167 @@ export function fillRow(
   return true;
 }
 
+/** A scale of 1 throughout: `fillRow` then gives a row's features before any issue's scale. */
+const UNIT_SCALE: Scale = { load: 1, demand: 1, profile: 1, share: 1 };
+
 /**
- * One issue's training targets of one bucket (forecast-model.ts `forEachTrainingTarget`), their
- * rows filled once for the regression and the upstream-corrected models alike.
+ * One past issue's training targets of one bucket (forecast-model.ts `forEachTrainingBlock`),
+ * their rows filled once, before any issue's scale, for the regression and the upstream-corrected
+ * models alike, and the sums their fits are solved from (issue 38): each of the issues that train
+ * on the past issue (the next TRAINING_DAYS at its time of day) adds the block's sums, scaled by
+ * its own scale, instead of every row. The same fit as summing the scaled rows, to rounding.
  */
-export interface TrainingRows {
-  readonly count: number;
-  /** The upstream set's rows (`stride` columns each); the first BASE_FEATURES are always set. */
-  readonly stride: number;
+interface UpstreamBlock extends TrainingBlock {
+  /** `fillRow` at UNIT_SCALE (`BASE_FEATURES` plus one column per upstream feature, each). */
   readonly rows: Float64Array;
   /** Whether every upstream feature of the row was known (`fillRow` said true). */
   readonly complete: Uint8Array;
   readonly actuals: Float64Array;
-  readonly anchors: readonly Anchor[];
-  readonly pastTimes: Float64Array;
-  readonly slots: Int32Array;
+  readonly anchor: Anchor;
+  readonly pastTs: number;
+  /** Whether the shares' denominator is the scale's (no load forecast nor generation profile). */
+  readonly shareScaled: boolean;
+  /** The regression's sums over the first `published` rows, as last asked. */
+  sums?: RegressionSums;
+  /** By corrected model: the correction's sums, as last asked. */
+  readonly corrections: Map<string, CorrectionSums>;
 }
 
-/** By zone, the training rows of the last issue and scale, per bucket. */
-const lastRows = new WeakMap<
+interface RegressionSums {
+  readonly published: number;
+  /** The zone's own fit: every row, the first BASE_FEATURES columns. */
+  readonly own: NormalEquations;
+  /** The upstream fit: the complete rows, every column. */
+  readonly upstream: NormalEquations;
+}
+
+interface CorrectionSums {
+  readonly published: number;
+  /** What the base's values depend on besides the past issue (its fits). */
+  readonly key: unknown;
+  /** Intercept and the upstream columns of the complete rows, against what the base missed. */
+  readonly equations: NormalEquations;
+}
+
+/** Keys the upstream models' blocks among the training blocks of a zone. */
+const UPSTREAM_BLOCKS = {};
+
+/** By zone, the blocks of the last issue, per bucket, and how many rows of each are published. */
+const lastBlocks = new WeakMap<
   ZoneState,
-  { issueTs: number; visibleEnd: number; scale: Scale; byBucket: (TrainingRows | undefined)[] }
+  { issueTs: number; visibleEnd: number; byBucket: (IncludedBlock[] | undefined)[] }
 >();
 
-/** The training rows of `bucket` at `issue`, on the zone's upstream `features` and `scale`. */
-export function trainingRows(
-  zone: ZoneState,
-  features: FeatureName[],
-  scale: Scale,
-  issue: Issue,
-  bucket: number,
-): TrainingRows {
-  let last = lastRows.get(zone);
-  if (
-    last?.issueTs !== issue.issueTs ||
-    last.visibleEnd !== issue.visibleEnd ||
-    last.scale !== scale
-  ) {
-    last = { ...issue, scale, byBucket: [] };
-    lastRows.set(zone, last);
-  }
-  let rows = last.byBucket[bucket];
-  if (!rows) last.byBucket[bucket] = rows = fillTrainingRows(zone, features, scale, issue, bucket);
-  return rows;
+interface IncludedBlock {
+  readonly block: UpstreamBlock;
+  readonly published: number;
 }
 
-function fillTrainingRows(
+/** The training blocks of `bucket` at `issue` on the zone's upstream `features`, oldest last. */
+function upstreamBlocks(
   zone: ZoneState,
   features: FeatureName[],
-  scale: Scale,
   issue: Issue,
   bucket: number,
-): TrainingRows {
+): IncludedBlock[] {
+  let last = lastBlocks.get(zone);
+  if (last?.issueTs !== issue.issueTs || last.visibleEnd !== issue.visibleEnd) {
+    last = { ...issue, byBucket: [] };
+    lastBlocks.set(zone, last);
+  }
+  let included = last.byBucket[bucket];
+  if (!included) {
+    const list: IncludedBlock[] = [];
+    forEachTrainingBlock(
+      UPSTREAM_BLOCKS,
+      zone,
+      issue,
+      bucket,
+      TRAINING_DAYS,
+      (anchor, pastTs, slots) => upstreamBlock(zone, features, anchor, pastTs, slots),
+      (block, published) => list.push({ block, published }),
+    );
+    last.byBucket[bucket] = included = list;
+  }
+  return included;
+}
+
+function upstreamBlock(
+  zone: ZoneState,
+  features: FeatureName[],
+  anchor: Anchor,
+  pastTs: number,
+  slots: readonly number[],
+): UpstreamBlock {
   const stride = BASE_FEATURES + features.length;
-  const anchors: Anchor[] = [];
-  const pastTimes: number[] = [];
-  const slots: number[] = [];
-  const actuals: number[] = [];
-  forEachTrainingTarget(zone, issue, bucket, (anchor, pastTs, slot, actual) => {
-    anchors.push(anchor);
-    pastTimes.push(pastTs);
-    slots.push(slot);
-    actuals.push(actual);
-  });
-  const count = anchors.length;
+  const count = slots.length;
   const rows = new Float64Array(count * stride);
   const complete = new Uint8Array(count);
+  const actuals = new Float64Array(count);
   const row = new Float64Array(stride);
-  for (let r = 0; r < count; r++) {
-    complete[r] = fillRow(row, zone, features, scale, anchors[r]!, pastTimes[r]!, slots[r]!)
-      ? 1
-      : 0;
+  slots.forEach((slot, r) => {
+    complete[r] = fillRow(row, zone, features, UNIT_SCALE, anchor, pastTs, slot) ? 1 : 0;
     rows.set(row, r * stride);
-  }
+    actuals[r] = zone.series.values[slot]!;
+  });
+  const { load, generation } = zone.inputs.upstream;
   return {
-    count,
-    stride,
+    slots: Int32Array.from(slots),
     rows,
     complete,
-    actuals: new Float64Array(actuals),
-    anchors,
-    pastTimes: new Float64Array(pastTimes),
-    slots: new Int32Array(slots),
+    actuals,
+    anchor,
+    pastTs,
+    shareScaled: !(load ?? generation) && !anchor.generationProfile,
+    corrections: new Map(),
   };
+}
+
+/** The block's regression sums over its first `published` rows. */
+function regressionSums(block: UpstreamBlock, published: number, stride: number): RegressionSums {
+  if (block.sums?.published === published) return block.sums;
+  const own = new NormalEquations(BASE_FEATURES);
+  const upstream = new NormalEquations(stride);
+  for (let r = 0; r < published; r++) {
+    own.addFrom(block.rows, r * stride, BASE_FEATURES, block.actuals[r]!);
+    if (block.complete[r] === 1)
+      upstream.addFrom(block.rows, r * stride, stride, block.actuals[r]!);
+  }
+  block.sums = { published, own, upstream };
+  return block.sums;
+}
+
+/**
+ * Per column of a block's rows, what its values are multiplied by at `scale` (`fillRow` divides
+ * them by the scale's means).
+ */
+function columnFactors(
+  features: FeatureName[],
+  scale: Scale,
+  shareScaled: boolean,
+  factors: Float64Array,
+): void {
+  const share = shareScaled ? 1 / scale.share : 1;
+  factors.fill(1, 0, BASE_FEATURES);
+  features.forEach((name, k) => {
+    factors[BASE_FEATURES + k] =
+      name === 'windShare' || name === 'solarShare'
+        ? share
+        : name === 'windLevel' || name === 'solarLevel'
+          ? share / scale.profile
+          : name === 'loadRatio'
+            ? 1 / scale.load
+            : name === 'demandRatio'
+              ? 1 / scale.demand
+              : 1;
+  });
 }
 
 /**
  * Least squares over the slots of `bucket` of the issues of the previous TRAINING_DAYS days (one
- * a day, at the issue's time of day), each seeing what it would have seen then. Undefined with
- * too few rows to fit.
+ * a day, at the issue's time of day), each seeing what it would have seen then: the zone's own
+ * fit (every row, no upstream feature) and the upstream fit (the complete rows). Undefined with
+ * too few rows to fit; the upstream fit too where the zone has no upstream features.
  */
 function fitBucket(
   zone: ZoneState,
@@ -354,15 +423,83 @@ function fitBucket(
   scale: Scale,
   issue: Issue,
   bucket: number,
-  width: number,
+): { own: Float64Array | undefined; upstream: Float64Array | undefined } {
+  const stride = BASE_FEATURES + features.length;
+  const own = new NormalEquations(BASE_FEATURES);
+  const upstream = new NormalEquations(stride);
+  const factors = new Float64Array(stride);
+  for (const { block, published } of upstreamBlocks(zone, features, issue, bucket)) {
+    const sums = regressionSums(block, published, stride);
+    own.addSums(sums.own);
+    columnFactors(features, scale, block.shareScaled, factors);
+    upstream.addSums(sums.upstream, factors);
+  }
+  return {
+    own: own.solve(),
+    upstream: features.length > 0 ? upstream.solve() : undefined,
+  };
+}
+
+/**
+ * What a base forecast missed at the past issues a correction is fitted on: `at` its value of
+ * `slot` as the past issue (its anchor and time) would have had it, the same wherever `key` of
+ * the target's bucket is.
+ */
+export interface MissedBase {
+  key(bucket: number): unknown;
+  at(pastAnchor: Anchor, pastTs: number, slot: number): number;
+}
+
+/**
+ * Least squares of what a base missed (`modelId`'s, `base`) on an intercept and the upstream
+ * features, over the complete rows of the training blocks of `bucket` where the base has a
+ * value, as `fitBucket` fits.
+ */
+export function fitCorrection(
+  zone: ZoneState,
+  features: FeatureName[],
+  scale: Scale,
+  issue: Issue,
+  bucket: number,
+  modelId: string,
+  base: MissedBase,
 ): Float64Array | undefined {
+  const stride = BASE_FEATURES + features.length;
+  const width = 1 + features.length;
   const equations = new NormalEquations(width);
-  const all = featureSet(zone.inputs.upstream);
-  const { count, stride, rows, complete, actuals } = trainingRows(zone, all, scale, issue, bucket);
-  // The zone's own fit (no upstream features) takes every row; the upstream one, complete rows.
-  const own = features.length === 0;
-  for (let r = 0; r < count; r++) {
-    if (own || complete[r] === 1) equations.addFrom(rows, r * stride, width, actuals[r]!);
+  const columns = new Float64Array(stride);
+  const factors = new Float64Array(width);
+  const key = base.key(bucket);
+  for (const { block, published } of upstreamBlocks(zone, features, issue, bucket)) {
+    let sums = block.corrections.get(modelId);
+    if (sums?.published !== published || sums.key !== key) {
+      sums = { published, key, equations: correctionSums(block, published, stride, base) };
+      block.corrections.set(modelId, sums);
+    }
+    columnFactors(features, scale, block.shareScaled, columns);
+    factors[0] = 1;
+    factors.set(columns.subarray(BASE_FEATURES), 1);
+    equations.addSums(sums.equations, factors);
   }
   return equations.solve();
+}
+
+function correctionSums(
+  block: UpstreamBlock,
+  published: number,
+  stride: number,
+  base: MissedBase,
+): NormalEquations {
+  const width = 1 + stride - BASE_FEATURES;
+  const equations = new NormalEquations(width);
+  const x = new Float64Array(width);
+  for (let r = 0; r < published; r++) {
+    if (block.complete[r] !== 1) continue;
+    const missed = block.actuals[r]! - base.at(block.anchor, block.pastTs, block.slots[r]!);
+    if (Number.isNaN(missed)) continue;
+    x[0] = 1;
+    for (let c = 1; c < width; c++) x[c] = block.rows[r * stride + BASE_FEATURES + c - 1]!;
+    equations.add(x, missed);
+  }
+  return equations;
 }

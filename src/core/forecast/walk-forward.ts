@@ -11,6 +11,7 @@ import { blendHandOvers } from './hand-over.js';
 import {
   type BucketLabel,
   bucketIndex,
+  countBelow,
   HORIZON_BUCKETS,
   HORIZON_HOURS,
   HOUR_SECONDS,
@@ -486,6 +487,8 @@ function scoreIssue(
   const pairedForecasts = new Float64Array(buckets * length);
   const pairedActuals = new Float64Array(buckets * length);
   const paired = new Int32Array(buckets);
+  // Per bucket, the published outcomes: a model that forecast each is ranked against them all.
+  const outcomes = new Int32Array(buckets);
   const issueErrors = new Float64Array(PER_ISSUE);
   issueErrors[0] = issue.issueTs;
   let lastEnd = issue.issueTs;
@@ -493,12 +496,14 @@ function scoreIssue(
     const slot = issue.visibleEnd + i;
     const value = actual[slot];
     const predicted = forecast[i]!;
-    if (value === undefined || Number.isNaN(value) || Number.isNaN(predicted)) continue;
+    if (value === undefined || Number.isNaN(value)) continue;
     const slotTs = state.slotTs(slot);
     const hours = horizonHours(slotTs, step, issue.issueTs);
     if (hours < 1) continue;
     const bucket = bucketIndex(hours);
     if (bucket < 0) continue;
+    outcomes[bucket]!++;
+    if (Number.isNaN(predicted)) continue;
     const s = sums[bucket]!;
     const error = value - predicted;
     s.n++;
@@ -548,7 +553,12 @@ function scoreIssue(
   for (let bucket = 0; bucket < buckets; bucket++) {
     const from = bucket * length;
     const to = from + paired[bucket]!;
-    const rho = spearman(pairedForecasts.subarray(from, to), pairedActuals.subarray(from, to));
+    const pairedOutcomes = pairedActuals.subarray(from, to);
+    const rho = spearman(
+      pairedForecasts.subarray(from, to),
+      pairedOutcomes,
+      paired[bucket] === outcomes[bucket] ? outcomeRanks(issue, bucket, pairedOutcomes) : undefined,
+    );
     if (rho === null) continue;
     sums[bucket]!.spearman += rho;
     sums[bucket]!.spearmanN++;
@@ -656,12 +666,31 @@ export function quantile(sorted: ArrayLike<number>, p: number): number {
   return sorted[below]! + (sorted[above]! - sorted[below]!) * (position - below);
 }
 
-/** Spearman's rank correlation; null for fewer than 3 pairs or a constant side. */
-export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number | null {
+/**
+ * By issue, per bucket, the ranks of all its published outcomes: every model that forecast each
+ * of them (most do) is ranked against the same.
+ */
+const outcomeRanksByIssue = new WeakMap<IssueForecasts, Float64Array[]>();
+
+function outcomeRanks(issue: IssueForecasts, bucket: number, outcomes: Float64Array): Float64Array {
+  let byBucket = outcomeRanksByIssue.get(issue);
+  if (!byBucket) outcomeRanksByIssue.set(issue, (byBucket = []));
+  return (byBucket[bucket] ??= ranks(outcomes, new Float64Array(outcomes.length)));
+}
+
+/**
+ * Spearman's rank correlation; null for fewer than 3 pairs or a constant side. `ranksOfB`: the
+ * ranks of `b`, when known.
+ */
+export function spearman(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  ranksOfB?: Float64Array,
+): number | null {
   if (a.length < 3) return null;
-  const order = new Int32Array(a.length);
-  const ra = ranks(a, order);
-  const rb = ranks(b, order);
+  const sorted = new Float64Array(a.length);
+  const ra = ranks(a, sorted);
+  const rb = ranksOfB ?? ranks(b, sorted);
   const mean = (ra.length + 1) / 2;
   let cov = 0;
   let va = 0;
@@ -675,19 +704,20 @@ export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number | n
 }
 
 /**
- * Ranks from 1, ties sharing their mean rank; `order` is work space of the values' length (the
- * walk-forward ranks millions of small sets: no object per value).
+ * Ranks from 1, ties sharing their mean rank (-0 and 0 tie); `sorted` is work space of the
+ * values' length. The walk-forward ranks millions of small sets: sorted as numbers (no comparator
+ * to call), each value's run of ties then found by bisection.
  */
-function ranks(values: ArrayLike<number>, order: Int32Array): Float64Array {
-  for (let index = 0; index < order.length; index++) order[index] = index;
-  order.sort((x, y) => values[x]! - values[y]!);
+function ranks(values: ArrayLike<number>, sorted: Float64Array): Float64Array {
+  sorted.set(values);
+  sorted.sort();
   const result = new Float64Array(values.length);
-  for (let start = 0; start < order.length;) {
-    let end = start;
-    while (end + 1 < order.length && values[order[end + 1]!] === values[order[start]!]) end++;
-    const rank = (start + end) / 2 + 1;
-    for (let k = start; k <= end; k++) result[order[k]!] = rank;
-    start = end + 1;
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index]!;
+    // The value's run of ties among the sorted: from the first not below it to the last not above.
+    const first = countBelow(sorted, value);
+    const last = countBelow(sorted, value, true) - 1;
+    result[index] = (first + last) / 2 + 1;
   }
   return result;
 }
