@@ -123,7 +123,7 @@ export async function measureBacktestDaily(options: {
     const first = await runResumableBacktest(store, nowSeconds - DAY_SECONDS, undefined, pool);
     const firstWallSeconds = (performance.now() - wallStarted) / 1000;
     const firstCpuSeconds = cpuSeconds(started, pool);
-    await store.saveBacktest(first.run, first.state);
+    await store.saveBacktest(first.run, first.states);
     log(
       `backtest daily: ${firstCpuSeconds.toFixed(1)} s CPU, ${firstWallSeconds.toFixed(1)} s wall; ` +
         'the rerun a day later',
@@ -149,7 +149,8 @@ export async function measureBacktestDaily(options: {
       firstWallSeconds,
       workers: options.workers ?? 0,
       dailyCpuSeconds,
-      stateMegabytes: first.state.length / 1e6,
+      stateMegabytes:
+        [...first.states.values()].reduce((sum, bytes) => sum + bytes.length, 0) / 1e6,
       ...(sameAsFromScratch !== undefined && { sameAsFromScratch }),
     };
   } finally {
