@@ -41,7 +41,7 @@ export interface BacktestDailyResult {
   readonly firstWallSeconds: number;
   /** Processes the zone-bases ran in (0: this one). */
   readonly workers: number;
-  /** The rerun a day later, from the state the first stored. */
+  /** The rerun a day later, from the state the first stored, and the storing of its own. */
   readonly dailyCpuSeconds: number;
   /** Megabytes of the state stored with the first run. */
   readonly stateMegabytes: number;
@@ -130,6 +130,8 @@ export async function measureBacktestDaily(options: {
     );
     started = cpuNow(pool);
     const daily = await runResumableBacktest(store, nowSeconds, undefined, pool);
+    // Stored as `serve` stores it: part of the day's cost.
+    await store.saveBacktest(daily.run, daily.states);
     const dailyCpuSeconds = cpuSeconds(started, pool);
     const { resumed, fellBack } = daily.resumption;
     log(

@@ -32,6 +32,12 @@ export interface InputsWindow {
   readonly fromTs: number;
   readonly upstreamFromTs: number;
   readonly gridEndTs: number;
+  /**
+   * Only the upstream forecasts issued before this (a backtest's last issue time): those after
+   * it are seen by no issue, and would make models apply that no issue could use (GB's first
+   * fw48h, collected live, changing the candidates of a backtest that ends days before it).
+   */
+  readonly issuedBefore?: number;
 }
 
 /** What every basis of a zone reads alike: the upstream forecasts, the published generation. */
@@ -81,7 +87,10 @@ export async function loadSharedInputs(
       window.upstreamFromTs,
       window.gridEndTs,
     );
-    if (rows.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(rows, grid);
+    const { issuedBefore } = window;
+    const seen =
+      issuedBefore === undefined ? rows : rows.filter(({ issuedAt }) => issuedAt < issuedBefore);
+    if (seen.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(seen, grid);
   }
   // Wind and solar forecasts without a load or generation forecast: the published generation's
   // hour-of-week mean stands in for the load (core/forecast/upstream-regression.ts). Read only
