@@ -23,15 +23,18 @@ describe("a zone's upstream forecasts as the models read them", () => {
       value: 100 + k,
     }));
 
-  it('are only those issued before `issuedBefore`: none of a kind when none was', async () => {
+  it('are only those issued by `issuedBy`: none of a kind when none was', async () => {
     const early = issue(T0 + 2 * H, T0 + 2 * H);
     const late = issue(T0 + 30 * H, T0 + 30 * H);
     await store.upsertForecasts([...early, ...late]);
     const all = await loadSharedInputs(store, 'GB', window);
     expect(all.upstream.operatorForecast?.size).toBe(48);
-    const before = await loadSharedInputs(store, 'GB', { ...window, issuedBefore: T0 + 30 * H });
-    expect(before.upstream.operatorForecast?.size).toBe(24);
-    const none = await loadSharedInputs(store, 'GB', { ...window, issuedBefore: T0 + 2 * H });
+    // An issue at the time itself counts, as the stored state's digest counts it.
+    for (const issuedBy of [T0 + 2 * H, T0 + 30 * H - 1]) {
+      const by = await loadSharedInputs(store, 'GB', { ...window, issuedBy });
+      expect(by.upstream.operatorForecast?.size).toBe(24);
+    }
+    const none = await loadSharedInputs(store, 'GB', { ...window, issuedBy: T0 + 2 * H - 1 });
     expect(none.upstream).toEqual({});
   });
 });

@@ -33,11 +33,12 @@ export interface InputsWindow {
   readonly upstreamFromTs: number;
   readonly gridEndTs: number;
   /**
-   * Only the upstream forecasts issued before this (a backtest's last issue time): those after
-   * it are seen by no issue, and would make models apply that no issue could use (GB's first
-   * fw48h, collected live, changing the candidates of a backtest that ends days before it).
+   * Only the upstream forecasts issued by this time (a backtest's last issue time, as far as its
+   * stored state's digest reaches): those after it are seen by no issue, and would make models
+   * apply that no issue could use (GB's first fw48h, collected live, changing the candidates of
+   * a backtest that ends days before it).
    */
-  readonly issuedBefore?: number;
+  readonly issuedBy?: number;
 }
 
 /** What every basis of a zone reads alike: the upstream forecasts, the published generation. */
@@ -87,9 +88,9 @@ export async function loadSharedInputs(
       window.upstreamFromTs,
       window.gridEndTs,
     );
-    const { issuedBefore } = window;
+    const { issuedBy } = window;
     const seen =
-      issuedBefore === undefined ? rows : rows.filter(({ issuedAt }) => issuedAt < issuedBefore);
+      issuedBy === undefined ? rows : rows.filter(({ issuedAt }) => issuedAt <= issuedBy);
     if (seen.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(seen, grid);
   }
   // Wind and solar forecasts without a load or generation forecast: the published generation's

@@ -115,7 +115,7 @@ export async function runBacktest(
       fromTs: fromTs - LOOKBACK_SECONDS,
       upstreamFromTs: fromTs - LOOKBACK_SECONDS,
       gridEndTs: toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS,
-      issuedBefore: toTs,
+      issuedBy: toTs,
     };
     let shared: SharedInputs | undefined;
     for (const basis of forecastBases(zone)) {
