@@ -276,20 +276,39 @@ describe.each(backends)('store contract: $name', (backend) => {
     expect(await store.newestBacktest(T0)).toEqual(run(T0 + H));
   });
 
-  it("keeps the newest backtest's state for the next run to resume from, and no older one", async () => {
-    expect(await store.newestBacktestState()).toBeNull();
+  it("keeps the newest backtest's states for the next run to resume from, and no older ones", async () => {
+    expect((await store.newestBacktestStates()).size).toBe(0);
     const run = (createdAt: number): BacktestRun => ({ createdAt, zones: [] });
-    const state = Uint8Array.from({ length: 70_000 }, (_, k) => (k * 7) % 256);
-    await store.saveBacktest(run(T0), state);
-    expect(Uint8Array.from((await store.newestBacktestState()) ?? [])).toEqual(state);
-    await store.saveBacktest(run(T0 + H), state.subarray(1000, 2000));
-    expect(Uint8Array.from((await store.newestBacktestState()) ?? [])).toEqual(
-      state.subarray(1000, 2000),
-    );
-    // A run stored without one (`gridco2 backtest` of some zones) leaves none to resume from.
-    await store.saveBacktest(run(T0 + 2 * H));
-    expect(await store.newestBacktestState()).toBeNull();
-    expect((await store.newestBacktest())?.createdAt).toBe(T0 + 2 * H);
+    const bytes = Uint8Array.from({ length: 70_000 }, (_, k) => (k * 7) % 256);
+    const read = async () =>
+      new Map(
+        [...(await store.newestBacktestStates())].map(([key, state]) => [
+          key,
+          Uint8Array.from(state),
+        ]),
+      );
+    const first = new Map([
+      ['DE|lifecycle', bytes],
+      ['DE|direct', bytes.subarray(1000, 2000)],
+    ]);
+    await store.saveBacktest(run(T0), first);
+    expect(await read()).toEqual(first);
+    // The next run's states replace them all: a zone-basis it kept none of has none.
+    const second = new Map([['FR|direct', bytes.subarray(5, 50)]]);
+    await store.saveBacktest(run(T0 + H), second);
+    expect(await read()).toEqual(second);
+    // A save that fails part-way leaves the newest run and its states as they were.
+    const broken = new Map([
+      ['PL|direct', bytes],
+      ['PL|lifecycle', null as unknown as Uint8Array],
+    ]);
+    await expect(store.saveBacktest(run(T0 + 2 * H), broken)).rejects.toThrow();
+    expect(await read()).toEqual(second);
+    expect((await store.newestBacktest())?.createdAt).toBe(T0 + H);
+    // A run stored without any (`gridco2 backtest` of some zones) leaves none to resume from.
+    await store.saveBacktest(run(T0 + 3 * H));
+    expect((await store.newestBacktestStates()).size).toBe(0);
+    expect((await store.newestBacktest())?.createdAt).toBe(T0 + 3 * H);
   });
 
   it('serves each basis from its own column, and the mix of published intervals', async () => {

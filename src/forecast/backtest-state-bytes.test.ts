@@ -28,7 +28,7 @@ describe("the backtest's stored states", () => {
       pooled: Uint8Array.from([1, 0, 1]),
     }) as unknown as ZoneBacktestState;
 
-  it('come back equal, each typed array with bytes of its own', () => {
+  it('come back equal, by zone-basis, each typed array with bytes of its own', () => {
     const states = [state('DE'), state('FR')];
     const read = statesOf(stateBytes(states));
     expect([...read.keys()]).toEqual(['DE|lifecycle', 'FR|lifecycle']);
@@ -41,10 +41,15 @@ describe("the backtest's stored states", () => {
     }
   });
 
-  it('are none when damaged', () => {
-    const bytes = stateBytes([state('DE')]);
-    bytes[bytes.length - 1] = bytes.at(-1)! ^ 1;
-    expect(statesOf(bytes).size).toBe(0);
-    expect(statesOf(null).size).toBe(0);
+  it('leave out a damaged one, or one stored under another key, and keep the others', () => {
+    const stored = new Map(stateBytes([state('DE'), state('FR'), state('PL')]));
+    const damaged = Uint8Array.from(stored.get('DE|lifecycle')!);
+    damaged[damaged.length - 1] = damaged.at(-1)! ^ 1;
+    stored.set('DE|lifecycle', damaged);
+    stored.set('PL|direct', stored.get('PL|lifecycle')!);
+    stored.delete('PL|lifecycle');
+    stored.set('CZ|lifecycle', new Uint8Array(10));
+    expect([...statesOf(stored).keys()]).toEqual(['FR|lifecycle']);
+    expect(statesOf(new Map()).size).toBe(0);
   });
 });

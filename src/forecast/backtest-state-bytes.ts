@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DefaultDeserializer, serialize } from 'node:v8';
 import type { ZoneBacktestState } from '../core/forecast/backtest-state.js';
+import type { BacktestStates } from '../storage/store.js';
 
 /**
- * The backtest's states as the store keeps them (issue 38): Node's structured serialization (typed
- * arrays as their bytes) after a SHA-256 of it, so that a state damaged in storage is never
- * resumed from: the run then starts from every zone's first issue.
+ * The backtest's states as the store keeps them (issue 38), one per zone-basis: Node's structured
+ * serialization (typed arrays as their bytes) after a SHA-256 of it, so that a state damaged in
+ * storage is never resumed from: that zone-basis then starts from its first issue.
  */
 
 const CHECKSUM_BYTES = 32;
@@ -18,8 +19,8 @@ const readHostObject = (
 
 /**
  * Reads typed arrays with bytes of their own. Node's default makes each a view into the whole
- * payload (every state's): each would keep all of it alive, and a structured clone of any
- * (WalkForward.snapshot) copies all of it, a day's rerun then copying the whole state per zone.
+ * payload: each would keep all of it alive, and a structured clone of any (WalkForward.snapshot)
+ * copies all of it.
  */
 class OwnBytesDeserializer extends DefaultDeserializer {
   _readHostObject(): unknown {
@@ -37,30 +38,41 @@ function deserialize(payload: Uint8Array): unknown {
   return deserializer.readValue();
 }
 
-export function stateBytes(states: readonly ZoneBacktestState[]): Uint8Array {
-  const payload = serialize(states);
-  const checksum = createHash('sha256').update(payload).digest();
-  const bytes = new Uint8Array(CHECKSUM_BYTES + payload.length);
-  bytes.set(checksum);
-  bytes.set(payload, CHECKSUM_BYTES);
-  return bytes;
+/** The key a zone-basis's state is stored under. */
+const keyOf = (state: ZoneBacktestState): string => `${state.zone}|${state.basis}`;
+
+/** Each state's bytes, by zone-basis. */
+export function stateBytes(states: readonly ZoneBacktestState[]): BacktestStates {
+  const stored = new Map<string, Uint8Array>();
+  for (const state of states) {
+    const payload = serialize(state);
+    const checksum = createHash('sha256').update(payload).digest();
+    const bytes = new Uint8Array(CHECKSUM_BYTES + payload.length);
+    bytes.set(checksum);
+    bytes.set(payload, CHECKSUM_BYTES);
+    stored.set(keyOf(state), bytes);
+  }
+  return stored;
 }
 
-/** The states by `zone|basis`; none when there are no bytes or they are damaged. */
-export function statesOf(bytes: Uint8Array | null): Map<string, ZoneBacktestState> {
+/** The states by `zone|basis`; the damaged left out. */
+export function statesOf(stored: BacktestStates): Map<string, ZoneBacktestState> {
   const states = new Map<string, ZoneBacktestState>();
-  if (!bytes || bytes.length <= CHECKSUM_BYTES) return states;
+  for (const [key, bytes] of stored) {
+    const state = stateOf(bytes);
+    if (state && keyOf(state) === key) states.set(key, state);
+  }
+  return states;
+}
+
+function stateOf(bytes: Uint8Array): ZoneBacktestState | undefined {
+  if (bytes.length <= CHECKSUM_BYTES) return undefined;
   const payload = bytes.subarray(CHECKSUM_BYTES);
   const checksum = createHash('sha256').update(payload).digest();
-  if (!checksum.equals(bytes.subarray(0, CHECKSUM_BYTES))) return states;
-  let decoded: unknown;
+  if (!checksum.equals(bytes.subarray(0, CHECKSUM_BYTES))) return undefined;
   try {
-    decoded = deserialize(payload);
+    return deserialize(payload) as ZoneBacktestState;
   } catch {
-    return states;
+    return undefined;
   }
-  if (!Array.isArray(decoded)) return states;
-  for (const state of decoded as ZoneBacktestState[])
-    states.set(`${state.zone}|${state.basis}`, state);
-  return states;
 }

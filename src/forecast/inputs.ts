@@ -32,6 +32,13 @@ export interface InputsWindow {
   readonly fromTs: number;
   readonly upstreamFromTs: number;
   readonly gridEndTs: number;
+  /**
+   * Only the upstream forecasts issued by this time (a backtest's last issue time, as far as its
+   * stored state's digest reaches): those after it are seen by no issue, and would make models
+   * apply that no issue could use (GB's first fw48h, collected live, changing the candidates of
+   * a backtest that ends days before it).
+   */
+  readonly issuedBy?: number;
 }
 
 /** What every basis of a zone reads alike: the upstream forecasts, the published generation. */
@@ -81,7 +88,10 @@ export async function loadSharedInputs(
       window.upstreamFromTs,
       window.gridEndTs,
     );
-    if (rows.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(rows, grid);
+    const { issuedBy } = window;
+    const seen =
+      issuedBy === undefined ? rows : rows.filter(({ issuedAt }) => issuedAt <= issuedBy);
+    if (seen.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(seen, grid);
   }
   // Wind and solar forecasts without a load or generation forecast: the published generation's
   // hour-of-week mean stands in for the load (core/forecast/upstream-regression.ts). Read only

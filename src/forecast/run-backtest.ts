@@ -14,7 +14,7 @@ import { ZoneState } from '../core/forecast/zone-state.js';
 import type { FallBackReason, ZoneBacktestState } from '../core/forecast/backtest-state.js';
 import { stateBytes, statesOf } from './backtest-state-bytes.js';
 import { ZONES } from '../core/zones.js';
-import type { Store } from '../storage/store.js';
+import type { BacktestStates, Store } from '../storage/store.js';
 import { forecastBases, loadSharedInputs, loadZoneInputs, type SharedInputs } from './inputs.js';
 import type { ZoneTaskResult, ZoneWorkers } from './zone-workers.js';
 
@@ -41,7 +41,7 @@ const SLICE_MS = 20;
 /** A run and what the next one resumes from (the store keeps both together). */
 export interface ResumableRun {
   readonly run: BacktestRun;
-  readonly state: Uint8Array;
+  readonly states: BacktestStates;
   readonly resumption: Resumption;
 }
 
@@ -65,7 +65,7 @@ export async function runResumableBacktest(
   signal?: AbortSignal,
   workers?: ZoneWorkers,
 ): Promise<ResumableRun> {
-  const previous = statesOf(await store.newestBacktestState());
+  const previous = statesOf(await store.newestBacktestStates());
   const kept: ZoneBacktestState[] = [];
   const resumption: Resumption = { resumed: 0, fellBack: {} };
   const run = await runBacktest(
@@ -77,7 +77,7 @@ export async function runResumableBacktest(
     { previous, kept, resumption },
     workers,
   );
-  return { run, state: stateBytes(kept), resumption };
+  return { run, states: stateBytes(kept), resumption };
 }
 
 export async function runBacktest(
@@ -115,6 +115,7 @@ export async function runBacktest(
       fromTs: fromTs - LOOKBACK_SECONDS,
       upstreamFromTs: fromTs - LOOKBACK_SECONDS,
       gridEndTs: toTs + (HORIZON_HOURS + 1) * HOUR_SECONDS,
+      issuedBy: toTs,
     };
     let shared: SharedInputs | undefined;
     for (const basis of forecastBases(zone)) {

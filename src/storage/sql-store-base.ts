@@ -6,10 +6,10 @@ import type { ChunkWrite, ConsumptionWrite, Store } from './store.js';
 
 /**
  * A saved backtest state as both drivers bind a BLOB or bytea: a Buffer, here a view of the same
- * bytes rather than a copy (the state of every zone is large); NULL when there is none.
+ * bytes rather than a copy (a zone-basis's state is a megabyte or so).
  */
-export const backtestStateParam = (state: Uint8Array | undefined): Buffer | null =>
-  state ? Buffer.from(state.buffer, state.byteOffset, state.byteLength) : null;
+export const backtestStateParam = (state: Uint8Array): Buffer =>
+  Buffer.from(state.buffer, state.byteOffset, state.byteLength);
 
 /** Answers now (SQLite) or later (PostgreSQL). */
 type Answer<T> = T | Promise<T>;

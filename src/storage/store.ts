@@ -15,6 +15,9 @@ import type {
 import type { ForecastKind, SourceId } from '../core/sources.js';
 import type { WebhookStore } from './webhook-store.js';
 
+/** What a backtest's next run resumes from, by `zone|basis`: bytes the store does not read. */
+export type BacktestStates = ReadonlyMap<string, Uint8Array>;
+
 /** Backtests a store keeps: the newest is served, a few before it are kept for comparison. */
 export const BACKTESTS_KEPT = 10;
 
@@ -258,13 +261,15 @@ export interface Store {
 
   /**
    * Keeps the result of a walk-forward backtest (`gridco2 backtest`, or `serve` once a day), and
-   * the BACKTESTS_KEPT newest only; with `state`, what the next run resumes from (opaque bytes,
-   * forecast/backtest-state-bytes.ts), kept with the newest run only, in the same transaction.
+   * the BACKTESTS_KEPT newest only; with `states`, what the next run resumes from, by zone-basis
+   * (opaque bytes, forecast/backtest-state-bytes.ts), kept with the newest run only. One
+   * transaction: a save that fails, or a process stopped during it, leaves the previous run and
+   * its states as they were.
    */
-  saveBacktest(run: BacktestRun, state?: Uint8Array): Promise<void>;
+  saveBacktest(run: BacktestRun, states?: BacktestStates): Promise<void>;
 
-  /** The state stored with the newest backtest, or null when it has none. */
-  newestBacktestState(): Promise<Uint8Array | null>;
+  /** The states stored with the newest backtest, by zone-basis (none when it has none). */
+  newestBacktestStates(): Promise<BacktestStates>;
 
   /**
    * The newest backtest saved, or null; also null when the newest is the one created at

@@ -44,8 +44,12 @@ export class ErrorPools {
   constructor(data?: ErrorPoolsData) {
     this.hours = Array.from({ length: HORIZON_HOURS }, (_, hour) => {
       const [from, to] = data ? [data.offsets[hour]!, data.offsets[hour + 1]!] : [0, 0];
-      const column = (values: Uint32Array | Float64Array | Uint8Array | undefined) =>
-        values ? Array.from(values.subarray(from, to)) : [];
+      // A loop: Array.from iterates a typed array slowly (resuming every zone rebuilds these).
+      const column = (values: Uint32Array | Float64Array | Uint8Array | undefined) => {
+        const list: number[] = [];
+        if (values) for (let k = from; k < to; k++) list.push(values[k]!);
+        return list;
+      };
       return {
         issue: column(data?.issue),
         end: column(data?.end),
@@ -53,17 +57,22 @@ export class ErrorPools {
         pooled: column(data?.pooled),
       };
     });
-    this.pools = this.hours.map((_, hour) => {
-      const neighbours = this.neighbours(hour);
+    // Each hour's pooled errors sorted once, then merged into the pool of every hour around it:
+    // sorting each pool anew sorted every error five times.
+    const sorted = this.hours.map(({ error, pooled }): Float64Array => {
       let size = 0;
-      for (const { pooled } of neighbours) for (const flag of pooled) size += flag;
-      const pool = new Float64Array(size);
+      for (const flag of pooled) size += flag;
+      const own = new Float64Array(size);
       let at = 0;
-      for (const { error, pooled } of neighbours) {
-        for (let k = 0; k < error.length; k++) if (pooled[k] === 1) pool[at++] = error[k]!;
-      }
-      return pool.sort();
+      for (let k = 0; k < error.length; k++) if (pooled[k] === 1) own[at++] = error[k]!;
+      return own.sort();
     });
+    const none = new Float64Array(0);
+    this.pools = this.hours.map((_, hour) =>
+      sorted
+        .slice(Math.max(0, hour - BAND_POOL_HOURS), hour + BAND_POOL_HOURS + 1)
+        .reduce((pool, own) => mergeSorted(pool, own, none)),
+    );
   }
 
   /** A copy of the pools' errors as plain data (the pools themselves are rebuilt from them). */
@@ -157,11 +166,6 @@ export class ErrorPools {
         : mergeSorted(pool, Float64Array.from(into).sort(), Float64Array.from(out).sort());
     });
     return this.pools;
-  }
-
-  private neighbours(hour: number): HourErrors[] {
-    const from = Math.max(0, hour - BAND_POOL_HOURS);
-    return this.hours.slice(from, Math.min(HORIZON_HOURS - 1, hour + BAND_POOL_HOURS) + 1);
   }
 }
 

@@ -244,4 +244,17 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
     version: 14,
     sql: `ALTER TABLE backtests ADD COLUMN state BYTEA;`,
   },
+  {
+    // The states one per zone-basis (issue 38): read, checked and written each on its own, a
+    // damaged one costs that zone-basis alone. The one state of every zone-basis a version 14
+    // store kept is dropped: the next run starts from every zone's first issue, once.
+    version: 15,
+    sql: `
+      CREATE TABLE backtest_states (
+        forecast TEXT COLLATE "C" PRIMARY KEY,  -- zone|basis
+        state    BYTEA NOT NULL                 -- forecast/backtest-state-bytes.ts
+      );
+      ALTER TABLE backtests DROP COLUMN state;
+    `,
+  },
 ];

@@ -37,6 +37,7 @@ import {
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
+  BacktestStates,
   ChunkWrite,
   FlowChanges,
   MixPoint,
@@ -337,15 +338,19 @@ export class PostgresStore extends SqlStoreBase implements Store {
     });
   }
 
-  async saveBacktest(run: BacktestRun, state?: Uint8Array): Promise<void> {
+  async saveBacktest(run: BacktestRun, states?: BacktestStates): Promise<void> {
     await this.inTransaction(async (client) => {
-      const { rows } = await client.query<{ id: string }>(
-        `INSERT INTO backtests (created_at, run, state) VALUES ($1, $2, $3) RETURNING id`,
-        [run.createdAt, JSON.stringify(run), backtestStateParam(state)],
-      );
-      await client.query(`UPDATE backtests SET state = NULL WHERE state IS NOT NULL AND id < $1`, [
-        rows[0]!.id,
+      await client.query(`INSERT INTO backtests (created_at, run) VALUES ($1, $2)`, [
+        run.createdAt,
+        JSON.stringify(run),
       ]);
+      await client.query(`DELETE FROM backtest_states`);
+      for (const [forecast, state] of states ?? []) {
+        await client.query(`INSERT INTO backtest_states (forecast, state) VALUES ($1, $2)`, [
+          forecast,
+          backtestStateParam(state),
+        ]);
+      }
       await client.query(
         `DELETE FROM backtests WHERE id NOT IN (SELECT id FROM backtests ORDER BY id DESC LIMIT $1)`,
         [BACKTESTS_KEPT],
@@ -362,11 +367,11 @@ export class PostgresStore extends SqlStoreBase implements Store {
     return rows[0] ? (JSON.parse(rows[0].run) as BacktestRun) : null;
   }
 
-  async newestBacktestState(): Promise<Uint8Array | null> {
-    const { rows } = await this.pool.query<{ state: Buffer | null }>(
-      `SELECT state FROM backtests WHERE id = (SELECT max(id) FROM backtests)`,
+  async newestBacktestStates(): Promise<BacktestStates> {
+    const { rows } = await this.pool.query<{ forecast: string; state: Buffer }>(
+      `SELECT forecast, state FROM backtest_states`,
     );
-    return rows[0]?.state ?? null;
+    return new Map(rows.map(({ forecast, state }) => [forecast, state]));
   }
 
   async newestForecasts(kind: ForecastKind): Promise<StoredForecast[]> {

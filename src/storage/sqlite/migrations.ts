@@ -231,4 +231,17 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 13,
     sql: `ALTER TABLE backtests ADD COLUMN state BLOB;`,
   },
+  {
+    // The states one per zone-basis (issue 38): read, checked and written each on its own, a
+    // damaged one costs that zone-basis alone. The one state of every zone-basis a version 13
+    // store kept is dropped: the next run starts from every zone's first issue, once.
+    version: 14,
+    sql: `
+      CREATE TABLE backtest_states (
+        forecast TEXT PRIMARY KEY,  -- zone|basis
+        state    BLOB NOT NULL      -- forecast/backtest-state-bytes.ts
+      );
+      ALTER TABLE backtests DROP COLUMN state;
+    `,
+  },
 ];

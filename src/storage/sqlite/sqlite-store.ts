@@ -27,6 +27,7 @@ import { SQLITE_WINDOW_PARAMS, zoneWindowSql } from '../zone-window.js';
 import type { BacktestRun } from '../../core/forecast/backtest.js';
 import { BACKTESTS_KEPT } from '../store.js';
 import type {
+  BacktestStates,
   ChunkWrite,
   FlowChanges,
   MixPoint,
@@ -140,17 +141,20 @@ export class SqliteStore extends SqlStoreBase implements Store {
         `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > ? AND kind = ?
          ORDER BY version LIMIT ?`,
       ),
-      forecastsInWindow: db.prepare(
-        `SELECT zone, ts, kind, issued_at, value FROM forecasts
-         WHERE zone = ? AND kind = ? AND ts >= ? AND ts < ? ORDER BY ts, issued_at`,
+      // Rows as arrays: the forecast models read a year of a zone's forecasts at a time, and an
+      // object per row made by the driver costs twice as much as one made here.
+      forecastsInWindow: db
+        .prepare(
+          `SELECT ts, issued_at, value FROM forecasts
+           WHERE zone = ? AND kind = ? AND ts >= ? AND ts < ? ORDER BY ts, issued_at`,
+        )
+        .raw(),
+      insertBacktest: db.prepare(`INSERT INTO backtests (created_at, run) VALUES (?, ?)`),
+      dropBacktestStates: db.prepare(`DELETE FROM backtest_states`),
+      insertBacktestState: db.prepare(
+        `INSERT INTO backtest_states (forecast, state) VALUES (?, ?)`,
       ),
-      insertBacktest: db.prepare(`INSERT INTO backtests (created_at, run, state) VALUES (?, ?, ?)`),
-      dropBacktestStates: db.prepare(
-        `UPDATE backtests SET state = NULL WHERE state IS NOT NULL AND id < ?`,
-      ),
-      newestBacktestState: db
-        .prepare(`SELECT state FROM backtests WHERE id = (SELECT max(id) FROM backtests)`)
-        .pluck(),
+      backtestStates: db.prepare(`SELECT forecast, state FROM backtest_states`).raw(),
       pruneBacktests: db.prepare(
         `DELETE FROM backtests WHERE id NOT IN (SELECT id FROM backtests ORDER BY id DESC LIMIT ?)`,
       ),
@@ -337,10 +341,14 @@ export class SqliteStore extends SqlStoreBase implements Store {
   }
 
   async forecastsInWindow(
-    ...asked: Parameters<Store['forecastsInWindow']>
+    ...[zone, kind, fromTs, toTs]: Parameters<Store['forecastsInWindow']>
   ): Promise<StoredForecast[]> {
-    const rows = this.statements.forecastsInWindow.all(...asked) as ForecastRow[];
-    return rows.map(toForecast);
+    const rows = this.statements.forecastsInWindow.all(zone, kind, fromTs, toTs) as [
+      ts: number,
+      issuedAt: number,
+      value: number,
+    ][];
+    return rows.map(([ts, issuedAt, value]) => ({ zone, ts, kind, issuedAt, value }));
   }
 
   async upsertFlows(graph: FlowGraphId, flows: readonly DirectedFlow[]): Promise<number> {
@@ -390,23 +398,23 @@ export class SqliteStore extends SqlStoreBase implements Store {
     }))();
   }
 
-  async saveBacktest(run: BacktestRun, state?: Uint8Array): Promise<void> {
-    const { insertBacktest, dropBacktestStates, pruneBacktests } = this.statements;
+  async saveBacktest(run: BacktestRun, states?: BacktestStates): Promise<void> {
+    const { insertBacktest, dropBacktestStates, insertBacktestState, pruneBacktests } =
+      this.statements;
     this.write(() =>
       this.db.transaction(() => {
-        const { lastInsertRowid } = insertBacktest.run(
-          run.createdAt,
-          JSON.stringify(run),
-          backtestStateParam(state),
-        );
-        dropBacktestStates.run(lastInsertRowid);
+        insertBacktest.run(run.createdAt, JSON.stringify(run));
+        dropBacktestStates.run();
+        for (const [forecast, state] of states ?? []) {
+          insertBacktestState.run(forecast, backtestStateParam(state));
+        }
         pruneBacktests.run(BACKTESTS_KEPT);
       })(),
     );
   }
 
-  async newestBacktestState(): Promise<Uint8Array | null> {
-    return (this.statements.newestBacktestState.get() as Buffer | null | undefined) ?? null;
+  async newestBacktestStates(): Promise<BacktestStates> {
+    return new Map(this.statements.backtestStates.all() as [string, Buffer][]);
   }
 
   async newestBacktest(unlessCreatedAt?: number): Promise<BacktestRun | null> {
