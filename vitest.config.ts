@@ -33,9 +33,10 @@ export default defineConfig({
     // process per file. So the unit tier runs in threads, not isolated, and the integration
     // tier in forks, one process per file as before.
     // The integration tier (forks) runs four files at once: its suites mostly wait (a CLI child,
-    // a socket, a lease), so two left the cores half idle: 546 s, the whole gate using 0.94 of
-    // its 2 cores; 297 s with four (2026-12-02, nothing else running). Its nets are wide enough
-    // for the extra load (below).
+    // a socket, a lease), so two left the cores half idle (the whole gate used 0.94 of its 2
+    // cores). On 2026-12-02, only niced work beside it: 546 s with two workers, 306 s with four
+    // and the suites' own speed-ups of the same day (their shares not separated). Its nets are
+    // wide enough for the extra load (below).
     poolOptions: { threads: { isolate: false }, forks: { maxForks: 4 } },
     testTimeout: 30_000,
     hookTimeout: 60_000,

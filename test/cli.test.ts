@@ -30,7 +30,8 @@ const run = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   }>((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...QUIET_ENV, ...env },
-      timeout: 60_000,
+      // The suite's tests run side by side: as wide a net as its waits for a server's start.
+      timeout: 120_000,
       ...(cwd !== undefined && { cwd }),
     });
     let stdout = '';

@@ -47,8 +47,8 @@ const startDemo = () =>
   processes.start(
     'demo',
     // The forecast worker at the server's own priority: the gate passes beside other CPU-bound
-    // work, which a worker at nice +10 would yield to for minutes (forecast-worker.test.ts
-    // checks the default niceness).
+    // work, which a worker at nice +10 would yield to for minutes (src/config.test.ts checks
+    // the default niceness).
     { PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000', FORECAST_NICENESS: '0' },
     { args: ['demo'], cwd },
   );

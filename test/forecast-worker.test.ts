@@ -135,11 +135,14 @@ describe('forecast work in a worker process', () => {
       // Where there is more than one core, the backtest's zone-bases go to zone workers.
       const expected = availableParallelism() > 1 ? 1 : 0;
       let zoneWorkers: number[] = [];
-      while (zoneWorkers.length < expected) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        zoneWorkers = zoneWorkersOf(worker.pid!);
+      try {
+        while (zoneWorkers.length < expected) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          zoneWorkers = zoneWorkersOf(worker.pid!);
+        }
+      } finally {
+        await worker.close();
       }
-      await worker.close();
       await cancelled;
       expect(zoneWorkers.filter(isRunning)).toEqual([]);
     },

@@ -96,8 +96,8 @@ export const HEAVIEST_UNIT_SUITES: readonly string[] = [
  * The integration suites that take longest, longest first: started first for the same reason.
  * On a clean clone vitest starts the largest files first, and several of these are small files
  * that start the demo, the CLI or a backfill (a 30-day demo twice is a 150-line file). Ranked by
- * each file's time in one run of the tier on 2026-12-02 (four files at once, nothing else
- * running): their order, not their seconds, is what this list keeps.
+ * each file's time in one run of the tier on 2026-12-02 (four files at once, only niced work
+ * beside it): their order, not their seconds, is what this list keeps.
  */
 export const HEAVIEST_INTEGRATION_SUITES: readonly string[] = [
   'test/stream.test.ts',
