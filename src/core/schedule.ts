@@ -140,8 +140,8 @@ export function schedule(problem: ScheduleProblem): ScheduleResult {
     if (window) options.push(window);
     else unscheduled.push({ zone: zone.zone, reason: 'no-values' });
   }
-  // One option per zone (45; 114 at most with ZONES=all): an insertion sort keeps the comparison
-  // exact and allocation-free.
+  // One option per zone served (45 by default; ZONES=all adds the served nodes): an insertion
+  // sort keeps the comparison exact and allocation-free.
   for (let i = 1; i < options.length; i++) {
     const current = options[i]!;
     let j = i - 1;

@@ -10,9 +10,9 @@ import { toTenths } from '../core/units.js';
  * one regular series, published values before the zone's forecast starts and the forecast (or its
  * p90) from there on, in tenths as served, for the pure scheduler (core/schedule.ts).
  *
- * Work per request is O(zones x intervals): at most 45 zones (114 with ZONES=all, hourly) x 144
- * half hours, one array for all of them, no sort of the intervals. Forecast arrays are converted to tenths once per forecast
- * (kept by identity), not per request.
+ * Work per request is O(zones x intervals): one per zone served (45 by default; ZONES=all adds
+ * the hourly served nodes) x 144 half hours, one array for all of them, no sort of the intervals.
+ * Forecast arrays are converted to tenths once per forecast (kept by identity), not per request.
  */
 
 /** What the schedule asks of the data: its zones, window, basis and estimator. */

@@ -51,8 +51,11 @@ export class DepartureSums {
   /** Per slot of the week and column: the column's sum, and its sum times the residual. */
   private readonly columnSums: Float64Array;
   private readonly residualColumnSums: Float64Array;
-  /** The rows summed, by past issue time, newest first. */
-  private included = new Map<number, IncludedRows>();
+  /**
+   * The rows summed, by past issue time, newest first: the map `moveTo` was given, kept rather
+   * than copied (each fit builds a new one and reads it only).
+   */
+  private included: ReadonlyMap<number, IncludedRows> = new Map();
   /** When the fit of the rows summed was made (NaN before any). */
   fitTs = Number.NaN;
   private updates = 0;
@@ -98,7 +101,7 @@ export class DepartureSums {
       if (!held || held.block !== now.block) this.apply(now.block, 0, now.rows, 1);
       else if (now.rows > held.rows) this.apply(now.block, held.rows, now.rows, 1);
     }
-    this.included = new Map(wanted);
+    this.included = wanted;
   }
 
   private rebuild(wanted: ReadonlyMap<number, IncludedRows>): void {
@@ -116,7 +119,7 @@ export class DepartureSums {
     this.rows = 0;
     this.updates = 0;
     for (const { block, rows } of wanted.values()) this.apply(block, 0, rows, 1);
-    this.included = new Map(wanted);
+    this.included = wanted;
   }
 
   /** Adds (`sign` 1) or removes (-1) the block's rows `[from, to)`. */

@@ -187,7 +187,8 @@ const RESUM_EVERY = 16;
 class CarriedErrors {
   /** The issue the errors were last summed for (NaN before any). */
   issueTs = Number.NaN;
-  private included = new Map<number, PublishedErrors>();
+  /** The map `moveTo` was given, kept rather than copied (each issue builds a new one). */
+  private included: ReadonlyMap<number, PublishedErrors> = new Map();
   /** The finite errors' sums, and per entry how many past issues summed an infinite one. */
   private readonly finite: Float64Array;
   private readonly infinite: Float64Array;
@@ -227,7 +228,7 @@ class CarriedErrors {
         if (!same(this.included.get(pastTs), now)) this.apply(now, 1);
       }
     }
-    this.included = new Map(wanted);
+    this.included = wanted;
   }
 
   private apply({ block, published }: PublishedErrors, sign: 1 | -1): void {
