@@ -24,7 +24,7 @@ import { HOUR, parseInstant } from '../../core/time.js';
 import type { PayloadFailure } from '../adapter.js';
 
 /** What a page of any EIA v2 data route tells besides its rows (module header). */
-export interface PageCounts {
+interface PageCounts {
   readonly total: number;
   readonly rows: number;
   readonly truncated: boolean;
