@@ -130,12 +130,13 @@ export function schedule(problem: ScheduleProblem): ScheduleResult {
     // Only the intervals the series has values for can be used.
     const first = Math.max(0, grid.first);
     const end = Math.min(zone.values.length, grid.end);
+    const search: ZoneSearch = { zone, zoneIndex, first, end, k };
     let window: ScheduledWindow | undefined;
     if (interruptible) {
       if (scratch.length < end - first) scratch = new Float64Array(end - first);
-      window = lowestIntervals(zone, zoneIndex, first, end, k, scratch);
+      window = lowestIntervals(search, scratch);
     } else {
-      window = lowestStretch(zone, zoneIndex, first, end, k);
+      window = lowestStretch(search);
     }
     if (window) options.push(window);
     else unscheduled.push({ zone: zone.zone, reason: 'no-values' });
@@ -190,17 +191,21 @@ function windowOf(
   };
 }
 
+/** Where a zone's job is placed: `k` intervals among `[first, end)` of the `zoneIndex`-th zone. */
+interface ZoneSearch {
+  readonly zone: ScheduleSeries;
+  readonly zoneIndex: number;
+  readonly first: number;
+  readonly end: number;
+  readonly k: number;
+}
+
 /**
  * The stretch of `k` intervals within `[first, end)` of lowest sum, the earliest of equal ones:
  * a sliding window with a running sum and a running count of intervals without a value, O(n).
  */
-function lowestStretch(
-  zone: ScheduleSeries,
-  zoneIndex: number,
-  first: number,
-  end: number,
-  k: number,
-): ScheduledWindow | undefined {
+function lowestStretch(search: ZoneSearch): ScheduledWindow | undefined {
+  const { zone, zoneIndex, first, end, k } = search;
   const values = zone.values;
   let sum = 0;
   let missing = 0;
@@ -230,14 +235,8 @@ function lowestStretch(
  * in time order. The k-th lowest value is found by selection (expected O(n)) in `scratch`, then
  * one pass in time order takes every lower value and the earliest of the equal ones.
  */
-function lowestIntervals(
-  zone: ScheduleSeries,
-  zoneIndex: number,
-  first: number,
-  end: number,
-  k: number,
-  scratch: Float64Array,
-): ScheduledWindow | undefined {
+function lowestIntervals(search: ZoneSearch, scratch: Float64Array): ScheduledWindow | undefined {
+  const { zone, zoneIndex, first, end, k } = search;
   const values = zone.values;
   let n = 0;
   for (let i = first; i < end; i++) {

@@ -63,25 +63,18 @@ describe('ReadingCache', () => {
       ['FR', 0, 50],
       ['GB', 0, 80],
     ]);
+    /** GB holds two readings, the newest `newest`. */
+    const expectGbNewest = (newest: { ts: number; value: number; method: string }) => {
+      expect(cache.zone('GB')!.length).toBe(2);
+      expect(cache.latest().at(-1)).toEqual({ zone: 'GB', ...newest });
+    };
     await writer.upsertForecasts([gbForecast(1800, 95)]);
     await cache.refresh();
-    expect(cache.zone('GB')!.length).toBe(2);
-    expect(cache.latest().at(-1)).toEqual({
-      zone: 'GB',
-      ts: 1800,
-      value: 95,
-      method: 'upstream:uk-operator:forecast',
-    });
+    expectGbNewest({ ts: 1800, value: 95, method: 'upstream:uk-operator:forecast' });
     // A later settled half-hour makes it obsolete, though its own one never settles.
     await writer.upsertReadings([gb(3600, 70)]);
     await cache.refresh();
-    expect(cache.zone('GB')!.length).toBe(2);
-    expect(cache.latest().at(-1)).toEqual({
-      zone: 'GB',
-      ts: 3600,
-      value: 70,
-      method: 'upstream:uk-operator:actual',
-    });
+    expectGbNewest({ ts: 3600, value: 70, method: 'upstream:uk-operator:actual' });
     expect(cache.version).toBe(await writer.dataVersion());
     await reader.close();
     await writer.close();

@@ -18,8 +18,12 @@ async function simulated(path: string, now: string): Promise<string> {
   return response.text();
 }
 
-const a75Path = (eic: string, start: string, end: string, extra = '') =>
-  `/api?securityToken=t&documentType=A75&processType=A16&in_Domain=${eic}&periodStart=${start}&periodEnd=${end}${extra}`;
+const a75Path = (eic: string, start: string, end: string) =>
+  `/api?securityToken=t&documentType=A75&processType=A16&in_Domain=${eic}&periodStart=${start}&periodEnd=${end}`;
+
+/** FI's A75 over [start, end) (yyyyMMddHHmm), asked when the FI 2025 recording was made. */
+const simulatedFi = (start: string, end: string) =>
+  simulated(a75Path('10YFI-1--------U', start, end), '2025-10-24T18:00:00Z');
 
 const xml = new XMLParser({
   ignoreAttributes: false,
@@ -62,10 +66,7 @@ const withoutDeclaration = (paths: Set<string>) =>
 describe('ENTSO-E payloads match the recordings', () => {
   it('FI 2025, PT15M A03: same element paths, attributes and order', async () => {
     const recorded = readFixture('europe-tso', 'entsoe_A75_FI_2025-10-21T1200Z_PT15M_A03.xml');
-    const ours = await simulated(
-      a75Path('10YFI-1--------U', '202510211200', '202510241200'),
-      '2025-10-24T18:00:00Z',
-    );
+    const ours = await simulatedFi('202510211200', '202510241200');
     expectLayoutOf(ours, recorded);
     // Indented with tabs like the recording, same header lines but for the ids and creation time.
     const head = (text: string) =>
@@ -110,10 +111,7 @@ describe('ENTSO-E payloads match the recordings', () => {
 
   it('the "no matching data" Acknowledgement has the recording\'s paths and order', async () => {
     const recorded = readFixture('europe-tso', 'entsoe_acknowledgement_no-matching-data.xml');
-    const ours = await simulated(
-      a75Path('10YFI-1--------U', '203001010000', '203001020000'),
-      '2025-10-24T18:00:00Z',
-    );
+    const ours = await simulatedFi('203001010000', '203001020000');
     expectLayoutOf(ours, recorded);
     expect(xml.parse(ours).Acknowledgement_MarketDocument.Reason.code).toBe('999');
   });

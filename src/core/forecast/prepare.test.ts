@@ -18,8 +18,6 @@ import { UPSTREAM_REGRESSION } from './upstream-regression.js';
 import { ZoneState } from './zone-state.js';
 
 describe('the forecast served', () => {
-  const { length } = TWELVE_WEEKS;
-
   /** A run's weights with every bucket's weight on one candidate (and `others` beside it). */
   const allWeightOn = (
     result: ZoneBacktest,
@@ -54,7 +52,7 @@ describe('the forecast served', () => {
     expect(dayShape[UPSTREAM_REGRESSION.id]! + dayShape[DAILY_UPSTREAM.id]!).toBeGreaterThan(0.5);
     const issue = LAST_ISSUE;
     const { issueTs } = issue;
-    const end = length + 1;
+    const end = TWELVE_WEEKS.length + 1;
     // All weight on the newest candidate: it serves (it once was left out, and the climatology
     // served in its place), and without a day shape it serves unchanged.
     const { dayShapeWeights: _dropped, ...withoutDayShape } = result;

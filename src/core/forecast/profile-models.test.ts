@@ -2,19 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   H,
   historyZone,
+  LAST_ISSUE,
   periodic,
   START,
-  TWELVE_WEEKS,
 } from '../../../test/support/forecast-zones.js';
 import { DAILY_PROFILE, DAILY_WEEKLY } from './profile-models.js';
 
 describe('the profile models', () => {
-  const { length } = TWELVE_WEEKS;
-
   it("the daily profile follows the recent days' hour of the day, the newer days weighing more", () => {
     // The daily swing grows from 40 to 160 in the last ten days (spring sun); every weekend is
     // 40 lower, which the hour of the day does not see.
-    const visibleEnd = length - 72;
+    const { visibleEnd } = LAST_ISSUE;
     const swing = (slot: number) => (slot >= visibleEnd - 10 * 24 ? 160 : 40);
     const value = (slot: number) =>
       300 -
@@ -36,8 +34,7 @@ describe('the profile models', () => {
     const weekly = zone.profile(visibleEnd)!;
     expect((weekly[18]! - weekly[6]!) / 2).toBeLessThan(dailySwing - 40);
     // The model orders the next day's hours as the recent days did: lowest around 06:00 UTC.
-    const issueTs = START + visibleEnd * H;
-    const forecast = DAILY_PROFILE.predict(zone, { issueTs, visibleEnd }, visibleEnd + 24);
+    const forecast = DAILY_PROFILE.predict(zone, LAST_ISSUE, visibleEnd + 24);
     const lowest = forecast.indexOf(Math.min(...forecast));
     expect(Math.abs(((visibleEnd + lowest) % 24) - 6)).toBeLessThanOrEqual(1);
     expect(DAILY_PROFILE.inputsOf(zone)).toEqual(['history']);
@@ -46,7 +43,7 @@ describe('the profile models', () => {
   it("the daily-weekly profile adds the day of the week's departure, learned over whole weeks", () => {
     // Weekends 40 lower: each week's departures from its own hour-of-day means hold that
     // difference, which the daily profile (every day alike) cannot.
-    const visibleEnd = length - 72;
+    const { visibleEnd } = LAST_ISSUE;
     const points = Array.from({ length: visibleEnd }, (_, slot) => ({
       ts: START + slot * H,
       value: periodic(slot),
@@ -63,10 +60,9 @@ describe('the profile models', () => {
     const sum = Array.from({ length: 7 }, (_, day) => offset(day * 24)).reduce((a, b) => a + b);
     expect(Math.abs(sum)).toBeLessThan(1);
     // The model's next 72 hours follow the weekend's dip where the daily profile alone cannot.
-    const issueTs = START + visibleEnd * H;
-    const forecast = DAILY_WEEKLY.predict(zone, { issueTs, visibleEnd }, visibleEnd + 72);
+    const forecast = DAILY_WEEKLY.predict(zone, LAST_ISSUE, visibleEnd + 72);
     const truth = Array.from({ length: 72 }, (_, i) => periodic(visibleEnd + i));
-    const plain = DAILY_PROFILE.predict(zone, { issueTs, visibleEnd }, visibleEnd + 72);
+    const plain = DAILY_PROFILE.predict(zone, LAST_ISSUE, visibleEnd + 72);
     const rmse = (values: Float64Array) =>
       Math.sqrt(values.reduce((sum, value, i) => sum + (value - truth[i]!) ** 2, 0) / 72);
     expect(rmse(forecast)).toBeLessThan(rmse(plain));

@@ -8,9 +8,10 @@ import { ZoneState } from './zone-state.js';
 
 describe('the models corrected by upstream forecasts', () => {
   const { length } = TWELVE_WEEKS;
+  // One windy zone for both models: its inputs are only read.
+  const { inputs, truth } = windyZone(100);
 
   it('the daily profile corrected by the wind forecast orders the next day by the wind', () => {
-    const { inputs, truth } = windyZone(100);
     const zone = new ZoneState(inputs);
     const { visibleEnd } = LAST_ISSUE;
     const corrected = DAILY_UPSTREAM.predict(zone, LAST_ISSUE, length);
@@ -29,7 +30,6 @@ describe('the models corrected by upstream forecasts', () => {
   });
 
   it('the departure regression corrected by the wind forecast takes its place where the wind is forecast', () => {
-    const { inputs, truth } = windyZone(100);
     const zone = new ZoneState(inputs);
     // Over the next 24 hours of ten daily issues: what the wind forecast explains is removed.
     const squared = new Map([DEPARTURE_UPSTREAM, DEPARTURE_REGRESSION].map(({ id }) => [id, 0]));

@@ -26,7 +26,7 @@ import {
 } from '../contract/params.js';
 import { EncodedBody } from '../transport/response-cache.js';
 import { LevelQuery, type LevelResponse } from '../contract/schemas.js';
-import { jsonRoute, type LimitHook } from './route-options.js';
+import { jsonRoute, publishedValuesRead, type LimitHook } from './route-options.js';
 import type { ReadLatest, ReadPoints, ReadVersion } from '../../queries/signal-reads.js';
 
 /**
@@ -191,10 +191,7 @@ export function registerLevel(app: FastifyInstance, deps: LevelDeps): void {
       operationId: 'getIntensityLevel',
       querystring: LevelQuery,
       ok: ['LevelResponse', 'The level of every zone asked that has a reading.'],
-      errors: [400, 404, 503],
-      cacheControl: CACHE_CONTROL.level,
-      etag: true,
-      limit: deps.limit,
+      ...publishedValuesRead(CACHE_CONTROL.level, deps.limit),
     }),
     async (request, reply): Promise<Buffer> =>
       sendEncoded(

@@ -29,6 +29,13 @@ export interface JsonRoute {
 }
 
 /**
+ * What every read of zones' published values states alike: 400 for a bad parameter, 404 for an
+ * unknown zone, 503 while the store is unreachable; conditional (ETag) and rate-limited.
+ */
+export const publishedValuesRead = (cacheControl: string, limit: LimitHook) =>
+  ({ errors: [400, 404, 503], cacheControl, etag: true, limit }) as const;
+
+/**
  * The Fastify options of a JSON route. Its ETag and rate-limit flags shape both the OpenAPI
  * document (headers, the 304, the 429) and what serves them (the `etag` config the onSend hook
  * reads, the limit hook), so they are taken once here and never restated by a route.

@@ -12,7 +12,7 @@ import {
   STATS_PARAMS,
 } from '../contract/params.js';
 import { StatsQuery, type StatsResponse } from '../contract/schemas.js';
-import { jsonRoute, type LimitHook } from './route-options.js';
+import { jsonRoute, publishedValuesRead, type LimitHook } from './route-options.js';
 import type { ReadPoints } from '../../queries/signal-reads.js';
 
 /**
@@ -41,10 +41,7 @@ export function registerStats(app: FastifyInstance, deps: StatsDeps): void {
       operationId: 'getIntensityStats',
       querystring: StatsQuery,
       ok: ['StatsResponse', 'The statistics; every one null when count is 0.'],
-      errors: [400, 404, 503],
-      cacheControl: CACHE_CONTROL.stats,
-      etag: true,
-      limit: deps.limit,
+      ...publishedValuesRead(CACHE_CONTROL.stats, deps.limit),
     }),
     async (request): Promise<string> => {
       const asked = interpretStats(

@@ -37,7 +37,7 @@ import {
 } from '../contract/params.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
 import { registerCloudZones } from './cloud-zones.js';
-import { jsonRoute, type LimitHook } from './route-options.js';
+import { jsonRoute, publishedValuesRead, type LimitHook } from './route-options.js';
 import { registerCarbonAware } from '../compat/carbon-aware/routes.js';
 import { registerElectricityMaps } from '../compat/electricitymaps/routes.js';
 import { registerHomeAssistant } from '../compat/electricitymaps/home-assistant.js';
@@ -71,6 +71,12 @@ export interface RouteDeps {
 }
 
 const ref = (id: string) => ({ $ref: `${id}#` });
+
+/** What the 200 of a window of one zone's published `values`, read page by page, holds. */
+const pageOfWindow = (values: string, noValues: string) =>
+  `The published ${values} with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
+  '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
+  `${noValues} gives 200 with \`count: 0\` and \`data: []\`.`;
 
 /**
  * Serialized once, with JSON.stringify (the body is built in the schema's member order): the
@@ -308,10 +314,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         'The newest published reading of each zone that has one (a zone without data is ' +
           'left out), in the order of /v1/zones; or of the one zone asked for.',
       ],
-      errors: [400, 404, 503],
-      cacheControl: CACHE_CONTROL.latest,
-      etag: true,
-      limit,
+      ...publishedValuesRead(CACHE_CONTROL.latest, limit),
     }),
     async (request, reply) => {
       const { zone, given, basis, accounting } = interpretLatest(
@@ -329,16 +332,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       summary: 'Readings of one zone in a window',
       operationId: 'getIntensityHistory',
       querystring: HistoryQuery,
-      ok: [
-        'HistoryResponse',
-        `The published readings with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
-          '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
-          'no data in the window, or none at all, gives 200 with `count: 0` and `data: []`.',
-      ],
-      errors: [400, 404, 503],
-      cacheControl: CACHE_CONTROL.intensity,
-      etag: true,
-      limit,
+      ok: ['HistoryResponse', pageOfWindow('readings', 'no data in the window, or none at all,')],
+      ...publishedValuesRead(CACHE_CONTROL.intensity, limit),
       link: true,
     }),
     async (request, reply) => {
@@ -358,16 +353,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       summary: 'The generation mix behind each published value of one zone in a window',
       operationId: 'getMix',
       querystring: MixQuery,
-      ok: [
-        'MixResponse',
-        `The published intervals with from <= ts < to, ascending, at most ${MAX_POINTS} (then ` +
-          '`truncated`, a `note` and a Link header name the next page). A known zone with ' +
-          'no mix in the window gives 200 with `count: 0` and `data: []`.',
-      ],
-      errors: [400, 404, 503],
-      cacheControl: CACHE_CONTROL.mix,
-      etag: true,
-      limit,
+      ok: ['MixResponse', pageOfWindow('intervals', 'no mix in the window')],
+      ...publishedValuesRead(CACHE_CONTROL.mix, limit),
       link: true,
     }),
     async (request, reply) => {

@@ -5,6 +5,16 @@ const body = (text: string) => new EncodedBody(Buffer.from(text));
 /** Bodies of 100 bytes: a cache of 250 holds two. */
 const sized = (tag: string) => body(tag.padEnd(100, '.'));
 
+/** The cache holds the keys `kept` and none of `dropped`, in `bytes` bytes. */
+function expectHeld(
+  cache: ResponseCache,
+  { kept = [], dropped = [], bytes }: { kept?: string[]; dropped?: string[]; bytes: number },
+): void {
+  for (const key of kept) expect(cache.get(key), key).toBeDefined();
+  for (const key of dropped) expect(cache.get(key), key).toBeUndefined();
+  expect(cache.heldBytes).toBe(bytes);
+}
+
 describe('ResponseCache', () => {
   it('drops the least recently used entry first, a hit counting as a use', () => {
     const cache = new ResponseCache(250);
@@ -12,10 +22,7 @@ describe('ResponseCache', () => {
     cache.admit('b', sized('b'));
     expect(cache.get('a')).toBeDefined();
     cache.admit('c', sized('c'));
-    expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('a')).toBeDefined();
-    expect(cache.get('c')).toBeDefined();
-    expect(cache.heldBytes).toBe(200);
+    expectHeld(cache, { kept: ['a', 'c'], dropped: ['b'], bytes: 200 });
   });
 
   it('drops as many entries as it takes, and keeps the newest even when it alone is too large', () => {
@@ -23,10 +30,7 @@ describe('ResponseCache', () => {
     cache.admit('a', sized('a'));
     cache.admit('b', sized('b'));
     cache.admit('huge', body('h'.repeat(400)));
-    expect(cache.get('a')).toBeUndefined();
-    expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('huge')).toBeDefined();
-    expect(cache.heldBytes).toBe(400);
+    expectHeld(cache, { kept: ['huge'], dropped: ['a', 'b'], bytes: 400 });
   });
 
   it('keeps an entry built with admitOnRepeat only from its second time on', () => {
@@ -45,8 +49,7 @@ describe('ResponseCache', () => {
     cache.admit('large', large);
     expect(cache.get('other')).toBeDefined();
     large.compressed('gzip');
-    expect(cache.get('other')).toBeUndefined();
-    expect(cache.heldBytes).toBe(large.size);
+    expectHeld(cache, { dropped: ['other'], bytes: large.size });
   });
 
   it('replaces an entry under the same key without counting it twice', () => {

@@ -12,21 +12,12 @@
  *     fuel-type-data (same envelope, paging and error shapes).
  *   - `upstream-error`, `invalid-payload`: as for fuel-type-data.
  */
-import type { HourlySeries } from '../../core/generation.js';
 import type { PayloadFailure } from '../adapter.js';
-import { readKeyedPage, type PageCounts } from './parse.js';
+import { readKeyedPage, type KeyedPage } from './parse.js';
 
-export type InterchangeDataResult =
-  | ({
-      readonly kind: 'interchange';
-      /** Reporter (`fromba`) -> neighbour (`toba`) -> hour start -> MW from reporter to neighbour. */
-      readonly reported: ReadonlyMap<string, ReadonlyMap<string, HourlySeries>>;
-    } & PageCounts)
-  | PayloadFailure;
+/** Reporter (`fromba`) -> neighbour (`toba`) -> hour start -> MW from reporter to neighbour. */
+export type InterchangeDataResult = KeyedPage<'interchange', 'reported'> | PayloadFailure;
 
 export function parseInterchangeData(body: string): InterchangeDataResult {
-  const page = readKeyedPage(body, ['fromba', 'toba']);
-  if (page.kind !== 'rows') return page;
-  const { byKeys, ...counts } = page;
-  return { ...counts, kind: 'interchange', reported: byKeys };
+  return readKeyedPage(body, ['fromba', 'toba'], 'interchange', 'reported');
 }

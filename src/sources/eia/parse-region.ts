@@ -13,19 +13,11 @@
  *   - `upstream-error`, `invalid-payload`: as for fuel-type-data.
  */
 import type { PayloadFailure } from '../adapter.js';
-import { readKeyedPage, type PageCounts } from './parse.js';
+import { readKeyedPage, type KeyedPage } from './parse.js';
 
-export type RegionDataResult =
-  | ({
-      readonly kind: 'region-data';
-      /** Respondent code → type (`D`, `DF`, `NG`, `TI`) → hour start → MWh. */
-      readonly respondents: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<number, number>>>;
-    } & PageCounts)
-  | PayloadFailure;
+/** Respondent code → type (`D`, `DF`, `NG`, `TI`) → hour start → MWh. */
+export type RegionDataResult = KeyedPage<'region-data', 'respondents'> | PayloadFailure;
 
 export function parseRegionData(body: string): RegionDataResult {
-  const page = readKeyedPage(body, ['respondent', 'type']);
-  if (page.kind !== 'rows') return page;
-  const { byKeys, ...counts } = page;
-  return { ...counts, kind: 'region-data', respondents: byKeys };
+  return readKeyedPage(body, ['respondent', 'type'], 'region-data', 'respondents');
 }

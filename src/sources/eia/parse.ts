@@ -18,58 +18,61 @@
  * EIA echoes the caller's API key in `request.params.api_key`: nothing of `request` is kept, and the
  * key is blanked out of error messages. The parser never throws on a bad payload.
  */
-import { type GenerationByCode } from '../../core/generation.js';
+import type { HourlySeries } from '../../core/generation.js';
 import { isPlainObject, parseDecimal, parseJson, type PlainObject } from '../../core/payload.js';
 import { HOUR, parseInstant } from '../../core/time.js';
 import type { PayloadFailure } from '../adapter.js';
 
 /** What a page of any EIA v2 data route tells besides its rows (module header). */
-export interface PageCounts {
+interface PageCounts {
   readonly total: number;
   readonly rows: number;
   readonly truncated: boolean;
   readonly dropped: readonly string[];
 }
 
-export type FuelTypeDataResult =
-  | ({
-      readonly kind: 'generation';
-      /** Respondent code (`PJM`, `US48`…) → hourly generation per fueltype. */
-      readonly respondents: ReadonlyMap<string, GenerationByCode>;
-    } & PageCounts)
-  | PayloadFailure;
+/**
+ * A page of a route whose rows are keyed by two codes, read as a result of `Kind`: first code ->
+ * second code -> hour start -> MWh under `Field`, with the page's counts.
+ */
+export type KeyedPage<Kind extends string, Field extends string> = {
+  readonly kind: Kind;
+} & {
+  readonly [field in Field]: ReadonlyMap<string, ReadonlyMap<string, HourlySeries>>;
+} & PageCounts;
+
+/** Respondent code (`PJM`, `US48`…) → hourly generation per fueltype. */
+export type FuelTypeDataResult = KeyedPage<'generation', 'respondents'> | PayloadFailure;
 
 // Both names have been seen for the "only 5000 rows returned" warning (docs/upstreams.md §2.1).
 const PAGING_WARNINGS = new Set(['incomplete return', 'parameter out of range']);
 
 export function parseFuelTypeData(body: string): FuelTypeDataResult {
-  const page = readKeyedPage(body, ['respondent', 'fueltype']);
-  if (page.kind !== 'rows') return page;
-  const { byKeys, ...counts } = page;
-  return { ...counts, kind: 'generation', respondents: byKeys };
+  return readKeyedPage(body, ['respondent', 'fueltype'], 'generation', 'respondents');
 }
 
-/** One page of a route whose rows are keyed by two codes: its envelope, then its rows. */
-export function readKeyedPage(
+/**
+ * One page of a route whose rows are keyed by two codes (its envelope, then its rows), as a
+ * result of `kind` with the rows under `field`.
+ */
+export function readKeyedPage<Kind extends string, Field extends string>(
   body: string,
   keys: readonly [string, string],
-):
-  | ({
-      readonly kind: 'rows';
-      readonly byKeys: Map<string, Map<string, Map<number, number>>>;
-    } & PageCounts)
-  | PayloadFailure {
+  kind: Kind,
+  field: Field,
+): KeyedPage<Kind, Field> | PayloadFailure {
   const page = readPageEnvelope(body);
   if (page.kind !== 'page') return page;
   const dropped: string[] = [];
+  // A key computed from a type parameter widens to `string`: the cast names the field it is.
   return {
-    kind: 'rows',
-    byKeys: readHourlyRows(page.data, keys, dropped),
+    kind,
+    [field]: readHourlyRows(page.data, keys, dropped),
     total: page.total,
     rows: page.data.length,
     truncated: page.truncated,
     dropped,
-  };
+  } as KeyedPage<Kind, Field>;
 }
 
 /**

@@ -18,13 +18,12 @@
  * parser never throws on a bad payload.
  */
 import type { HourlySeries } from '../../core/generation.js';
-import type { PlainObject } from '../../core/payload.js';
 import {
   checkedHeader,
   readHourlyDocument,
   textOf,
   type AcknowledgementResult,
-  type SeriesHeader,
+  type SeriesHeaderReader,
 } from './xml.js';
 
 export type A11Result =
@@ -36,18 +35,8 @@ export type A11Result =
     }
   | AcknowledgementResult;
 
-export function parseA11(xml: string): A11Result {
-  const read = readHourlyDocument(xml, 'Publication_MarketDocument', 'A11', readSeriesHeader);
-  if (read.kind !== 'hourly') return read;
-  return { kind: 'flows', directions: read.byArea, dropped: read.dropped };
-}
-
 /** A flow series is placed by its out area, and keyed by its in area. */
-function readSeriesHeader(
-  series: PlainObject,
-  label: string,
-  dropped: string[],
-): SeriesHeader | undefined {
+const readSeriesHeader: SeriesHeaderReader = (series, label, dropped) => {
   const inArea = textOf(series, 'in_Domain.mRID');
   const outArea = textOf(series, 'out_Domain.mRID');
   if (inArea === undefined || outArea === undefined || inArea === outArea) {
@@ -55,4 +44,10 @@ function readSeriesHeader(
     return undefined;
   }
   return checkedHeader(series, { area: outArea, key: inArea }, label, dropped);
+};
+
+export function parseA11(xml: string): A11Result {
+  const read = readHourlyDocument(xml, 'Publication_MarketDocument', 'A11', readSeriesHeader);
+  if (read.kind !== 'hourly') return read;
+  return { kind: 'flows', directions: read.byArea, dropped: read.dropped };
 }

@@ -129,37 +129,53 @@ describe('parseEntsoeForecast on the recorded payloads', () => {
     });
   });
 
-  it('A71 CZ: only the in-series is generation, the out-series (scheduled consumption) is ignored', () => {
-    const result = parse('entsoe_A71_CZ_2015-12-30T2300Z_PT60M_day-ahead-A01_in-and-out.xml');
-    expect(forecastOf(result).ignored).toHaveLength(2);
-    const generation = series(result, '10YCZ-CEPS-----N', 'generation');
-    expect(generation).toHaveLength(48);
-    expect(generation[0]).toMatchObject({ start: T('2015-12-30T23:00Z'), mw: 7416 });
-    expect(at(generation, '2015-12-31T00:00Z')?.mw).toBe(6979);
-    expect(at(generation, '2015-12-31T22:00Z')?.mw).toBe(7677);
-    expect(at(generation, '2015-12-31T23:00Z')?.mw).toBe(6873);
-    expect(generation.at(-1)).toMatchObject({ start: T('2016-01-01T22:00Z'), mw: 6957 });
-    expect(forecastOf(result).areas.get('10YCZ-CEPS-----N')?.has('load')).toBe(false);
-  });
-
-  it('A71 SE-3: three days of in-series only', () => {
-    const result = parse('entsoe_A71_SE-3_2023-12-27T2300Z_PT60M_day-ahead-A01_3days.xml');
-    expect(forecastOf(result)).toMatchObject({ ignored: [], dropped: [] });
-    const generation = series(result, '10Y1001A1001A46L', 'generation');
-    expect(generation).toHaveLength(72);
-    expect(generation[0]).toMatchObject({ start: T('2023-12-27T23:00Z'), mw: 9958 });
-    expect(at(generation, '2023-12-28T23:00Z')?.mw).toBe(9693);
-    expect(generation.at(-1)).toMatchObject({ start: T('2023-12-30T22:00Z'), mw: 9598 });
-  });
-
-  it('A65 DK-2: load from the outBiddingZone series, four days', () => {
-    const result = parse('entsoe_A65_DK-2_2023-12-27T2300Z_PT60M_day-ahead-A01_4days.xml');
-    const load = series(result, '10YDK-2--------M', 'load');
-    expect(load).toHaveLength(96);
-    expect(load[0]).toMatchObject({ start: T('2023-12-27T23:00Z'), mw: 1554 });
-    expect(at(load, '2023-12-28T23:00Z')?.mw).toBe(1454);
-    expect(at(load, '2023-12-30T23:00Z')?.mw).toBe(1372);
-    expect(load.at(-1)).toMatchObject({ start: T('2023-12-31T22:00Z'), mw: 1432 });
+  // Hourly series of one quantity: how many hours, the first and the last, and MW between.
+  it.each([
+    {
+      title:
+        'A71 CZ: only the in-series is generation, the out-series (scheduled consumption) is ignored',
+      file: 'entsoe_A71_CZ_2015-12-30T2300Z_PT60M_day-ahead-A01_in-and-out.xml',
+      area: '10YCZ-CEPS-----N',
+      quantity: 'generation',
+      ignored: 2,
+      hours: 48,
+      first: ['2015-12-30T23:00Z', 7416],
+      between: { '2015-12-31T00:00Z': 6979, '2015-12-31T22:00Z': 7677, '2015-12-31T23:00Z': 6873 },
+      last: ['2016-01-01T22:00Z', 6957],
+    },
+    {
+      title: 'A71 SE-3: three days of in-series only',
+      file: 'entsoe_A71_SE-3_2023-12-27T2300Z_PT60M_day-ahead-A01_3days.xml',
+      area: '10Y1001A1001A46L',
+      quantity: 'generation',
+      ignored: 0,
+      hours: 72,
+      first: ['2023-12-27T23:00Z', 9958],
+      between: { '2023-12-28T23:00Z': 9693 },
+      last: ['2023-12-30T22:00Z', 9598],
+    },
+    {
+      title: 'A65 DK-2: load from the outBiddingZone series, four days',
+      file: 'entsoe_A65_DK-2_2023-12-27T2300Z_PT60M_day-ahead-A01_4days.xml',
+      area: '10YDK-2--------M',
+      quantity: 'load',
+      ignored: 0,
+      hours: 96,
+      first: ['2023-12-27T23:00Z', 1554],
+      between: { '2023-12-28T23:00Z': 1454, '2023-12-30T23:00Z': 1372 },
+      last: ['2023-12-31T22:00Z', 1432],
+    },
+  ] as const)('$title', ({ file, area, quantity, ignored, hours, first, between, last }) => {
+    const result = parse(file);
+    expect(forecastOf(result).ignored).toHaveLength(ignored);
+    expect(forecastOf(result).dropped).toEqual([]);
+    // The area carries this quantity and no other.
+    expect([...forecastOf(result).areas.get(area)!.keys()]).toEqual([quantity]);
+    const intervals = series(result, area, quantity);
+    expect(intervals).toHaveLength(hours);
+    expect(intervals[0]).toMatchObject({ start: T(first[0]), mw: first[1] });
+    for (const [iso, mw] of Object.entries(between)) expect(at(intervals, iso)?.mw).toBe(mw);
+    expect(intervals.at(-1)).toMatchObject({ start: T(last[0]), mw: last[1] });
   });
 
   it('A65 CZ 2016: 366 daily series merged, DST days of 23 and 25 hours', () => {

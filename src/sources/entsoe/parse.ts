@@ -19,13 +19,12 @@
  * the document.
  */
 import type { GenerationByCode } from '../../core/generation.js';
-import type { PlainObject } from '../../core/payload.js';
 import {
   checkedHeader,
   childOf,
   readHourlyDocument,
   textOf,
-  type SeriesHeader,
+  type SeriesHeaderReader,
   type AcknowledgementResult,
 } from './xml.js';
 
@@ -38,18 +37,8 @@ export type A75Result =
     }
   | AcknowledgementResult;
 
-export function parseA75(xml: string): A75Result {
-  const read = readHourlyDocument(xml, 'GL_MarketDocument', 'A75', readSeriesHeader);
-  if (read.kind !== 'hourly') return read;
-  return { kind: 'generation', areas: read.byArea, dropped: read.dropped };
-}
-
 /** The header of a generation series, or undefined for a consumption series or an unusable one. */
-function readSeriesHeader(
-  series: PlainObject,
-  label: string,
-  dropped: string[],
-): SeriesHeader | undefined {
+const readSeriesHeader: SeriesHeaderReader = (series, label, dropped) => {
   const inArea = textOf(series, 'inBiddingZone_Domain.mRID');
   const outArea = textOf(series, 'outBiddingZone_Domain.mRID');
   // An out-series is consumption by the units of that type (pumping): never generation (§1.2).
@@ -61,4 +50,10 @@ function readSeriesHeader(
   if (inArea === undefined || outArea !== undefined) return drop('needs exactly one bidding zone');
   if (psrType === undefined) return drop('no psrType');
   return checkedHeader(series, { area: inArea, key: psrType }, label, dropped);
+};
+
+export function parseA75(xml: string): A75Result {
+  const read = readHourlyDocument(xml, 'GL_MarketDocument', 'A75', readSeriesHeader);
+  if (read.kind !== 'hourly') return read;
+  return { kind: 'generation', areas: read.byArea, dropped: read.dropped };
 }

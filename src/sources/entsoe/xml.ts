@@ -129,6 +129,16 @@ export function checkedHeader(
 }
 
 /**
+ * Places one TimeSeries of a document by its area and key; undefined for one it ignores, or one
+ * it drops (listing why in `dropped`).
+ */
+export type SeriesHeaderReader = (
+  series: PlainObject,
+  label: string,
+  dropped: string[],
+) => SeriesHeader | undefined;
+
+/**
  * A document of one type whose series are read as hourly means, by area and key (generation per
  * psrType, flows per direction): collectSeries, then `toHourlySeries`, so that a sub-hourly
  * series gives an hour only when every one of its intervals is there. `headerOf` places a series
@@ -138,7 +148,7 @@ export function readHourlyDocument(
   xml: string,
   documentRoot: 'GL_MarketDocument' | 'Publication_MarketDocument',
   documentType: string,
-  headerOf: (series: PlainObject, label: string, dropped: string[]) => SeriesHeader | undefined,
+  headerOf: SeriesHeaderReader,
 ):
   | {
       readonly kind: 'hourly';
