@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isDeepStrictEqual } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { CATEGORIES } from '../src/core/factors.js';
 import type { StoredReading } from '../src/core/reading.js';
@@ -21,6 +22,11 @@ import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres
  * equal `/v1/mix`; the window limit, the errors, the rate limit (once per export) and the cap on
  * concurrent exports per IP.
  */
+
+// Each server forks a forecast worker: from the build, not through tsx.
+vi.mock('node:child_process', async (original) =>
+  (await import('./support/built-workers.js')).forkingBuiltModules(await original()),
+);
 
 const postgres = await isPostgresAvailable('export suite (PostgreSQL)');
 const backends: ('sqlite' | 'postgres')[] = [
@@ -86,6 +92,15 @@ interface MixBody {
   data: { ts: string; generation: Record<string, number> }[];
 }
 
+/**
+ * `expect(actual).toEqual(expected)` for the 80,000 rows of a whole export: vitest's comparison
+ * (24 of them, a tenth of the suite's CPU in a profile) runs only when node's, stricter and many
+ * times faster, finds a difference; it then decides, and shows the difference.
+ */
+function expectRowsEqual(actual: readonly Row[], expected: readonly Row[]): void {
+  if (!isDeepStrictEqual(actual, expected)) expect(actual).toEqual(expected);
+}
+
 /** The rows of a CSV export: header checked by the caller, values as numbers. */
 function parseCsv(text: string): { header: string[]; rows: string[][] } {
   expect(text.endsWith('\n')).toBe(true);
@@ -112,8 +127,36 @@ async function openDatabase(backend: 'sqlite' | 'postgres') {
   return { url: database.url, drop: () => database.drop() };
 }
 
+type Database = Awaited<ReturnType<typeof openDatabase>>;
+
+/** The fixed store and the bulk in a new database of `backend`. */
+async function openFilledDatabase(backend: 'sqlite' | 'postgres'): Promise<Database> {
+  const database = await openDatabase(backend);
+  const store = await createStore(database.url);
+  await fillFixedStoreWithBacktest(store);
+  for (let start = 0; start < BULK.length; start += 10_000) {
+    await store.upsertReadings(BULK.slice(start, start + 10_000));
+  }
+  await store.close();
+  return database;
+}
+
+/**
+ * One filled database per backend, for the cases with and without the reading cache: the suite
+ * only reads it (each case's servers read it their own way), so it is written once.
+ */
+const filled = new Map<'sqlite' | 'postgres', Promise<Database>>();
+const filledDatabase = (backend: 'sqlite' | 'postgres') => {
+  const database = filled.get(backend) ?? openFilledDatabase(backend);
+  filled.set(backend, database);
+  return database;
+};
+afterAll(async () => {
+  for (const database of filled.values()) await (await database).drop();
+});
+
 describe.each(cases)('GET /v1/export on $backend, reading cache $cache', ({ backend, cache }) => {
-  let database: Awaited<ReturnType<typeof openDatabase>>;
+  let database: Database;
   let server: RunningServer;
   let api: ApiClient;
   let ipCount = 0;
@@ -136,20 +179,13 @@ describe.each(cases)('GET /v1/export on $backend, reading cache $cache', ({ back
     fetch(`${on.url}${path}`, { headers: { 'x-forwarded-for': ip } });
 
   beforeAll(async () => {
-    database = await openDatabase(backend);
-    const store = await createStore(database.url);
-    await fillFixedStoreWithBacktest(store);
-    for (let start = 0; start < BULK.length; start += 10_000) {
-      await store.upsertReadings(BULK.slice(start, start + 10_000));
-    }
-    await store.close();
+    database = await filledDatabase(backend);
     server = await serve();
     api = new ApiClient(server.url);
     await api.loadOpenApi();
   });
   afterAll(async () => {
     await server?.close();
-    await database?.drop();
   });
 
   /** Every row /v1/intensity gives for a zone and window, following its Link headers. */
@@ -179,11 +215,14 @@ describe.each(cases)('GET /v1/export on $backend, reading cache $cache', ({ back
       for (const zone of ZONES) paged.push(...(await intensityPages(zone.code, query)));
       // More than the 5000-point cap of one page: FR alone has 6000.
       expect(paged.length).toBeGreaterThan(BULK.length + 6000);
-      expect(exported).toEqual(paged);
+      expectRowsEqual(exported, paged);
 
       const ndjson = await (await download(`/v1/export?zones=all${query}&format=ndjson`)).text();
       const lines = ndjson.slice(0, -1).split('\n');
-      expect(lines.map((line) => JSON.parse(line) as Row)).toEqual(paged);
+      expectRowsEqual(
+        lines.map((line) => JSON.parse(line) as Row),
+        paged,
+      );
       expect(Object.keys(JSON.parse(lines[0]!) as object)).toEqual([
         'zone',
         'ts',

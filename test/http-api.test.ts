@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -34,11 +34,26 @@ import { fillFixedStoreWithBacktest } from './support/fixed-backtest.js';
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-http-'));
+// Each server forks a forecast worker: from the build, not through tsx.
+vi.mock('node:child_process', async (original) =>
+  (await import('./support/built-workers.js')).forkingBuiltModules(await original()),
+);
+
 let server: RunningServer;
 let api: ApiClient;
 /** The suite runs twice: reading the store directly, and serving from the in-memory cache. */
 let cacheMode: 'off' | 'ready' = 'off';
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The fixed store, filled once: each server gets a copy of it (a closed SQLite file). */
+let filled: Promise<string> | undefined;
+async function fillOnce(): Promise<string> {
+  const file = join(dir, 'filled.db');
+  const store = new SqliteStore(file);
+  await fillFixedStoreWithBacktest(store);
+  await store.close();
+  return file;
+}
 
 async function start(
   env: Record<string, string>,
@@ -46,11 +61,7 @@ async function start(
   clock: () => number = () => NOW,
 ): Promise<RunningServer> {
   const file = join(dir, `api-${Math.random().toString(36).slice(2)}.db`);
-  if (fill) {
-    const store = new SqliteStore(file);
-    await fillFixedStoreWithBacktest(store);
-    await store.close();
-  }
+  if (fill) copyFileSync(await (filled ??= fillOnce()), file);
   const config = loadConfig({
     PORT: '0',
     DATABASE_URL: `sqlite:${file}`,

@@ -3,7 +3,7 @@ import { round1 } from '../src/core/units.js';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
 import { ReadingCache } from '../src/read/reading-cache.js';
@@ -24,6 +24,11 @@ import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres
  * loss; the limits per IP and in all, the rate limit, heartbeats under short socket timeouts,
  * and slow readers being let go.
  */
+
+// Each of the suite's 30 servers forks a forecast worker: from the build, not through tsx.
+vi.mock('node:child_process', async (original) =>
+  (await import('./support/built-workers.js')).forkingBuiltModules(await original()),
+);
 
 const postgres = await isPostgresAvailable('event stream suite (PostgreSQL)');
 const backends: ('sqlite' | 'postgres')[] = [
@@ -157,9 +162,13 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
     api = new ApiClient(server.url);
     await api.loadOpenApi();
   });
+  // A test's clients and servers end with it: left open, each kept taking the later tests'
+  // writes (over 130,000 readings a case), every server in its reading cache and forecasts.
+  afterEach(async () => {
+    for (const client of open.splice(0)) client.close();
+    for (const started of extra.splice(0)) await started.close();
+  });
   afterAll(async () => {
-    for (const client of open) client.close();
-    for (const started of extra) await started.close();
     await server?.close();
     await writer?.close();
     await database?.drop();
@@ -515,18 +524,26 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
      */
     const readAll = (expected = Infinity) =>
       new Promise<{ events: number; distinct: number }>((resolve) => {
-        let text = '';
+        const chunks: string[] = [];
         const quiet = Number.isFinite(expected) ? 60_000 : 3000;
-        const count = () => text.split('event: reading').length - 1;
+        // Counted as the chunks come, not in the whole text again on each (6 MB, ~100 chunks):
+        // `carried` is the end of the text read so far, too short to hold a whole marker.
+        const marker = 'event: reading';
+        let events = 0;
+        let carried = '';
         const done = () => {
-          const hours = text.match(/"ts":"[^"]+"/g) ?? [];
-          resolve({ events: count(), distinct: new Set(hours).size });
+          const hours = chunks.join('').match(/"ts":"[^"]+"/g) ?? [];
+          resolve({ events, distinct: new Set(hours).size });
         };
         let timer = setTimeout(done, quiet);
         socket.on('data', (data: Buffer) => {
-          text += data.toString();
+          const chunk = data.toString();
+          chunks.push(chunk);
+          const text = carried + chunk;
+          events += text.split(marker).length - 1;
+          carried = text.slice(-(marker.length - 1));
           clearTimeout(timer);
-          if (count() >= expected) done();
+          if (events >= expected) done();
           else timer = setTimeout(done, quiet);
         });
         socket.on('close', () => {
