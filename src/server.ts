@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ConfigError, type Config, HOST_ACCEPTED, redactUrl } from './config.js';
+import { createLogger } from './logger.js';
 import { type AppDeps, buildApp } from './http/app.js';
 import { startIngestionLeadership } from './ingest/leader.js';
 import { API_ERRORS } from './http/contract/errors.js';
@@ -27,10 +28,6 @@ export interface RunningServer {
   readonly deliverer?: Deliverer;
   /** Stops accepting, finishes in-flight requests and background work, closes the store. */
   close(): Promise<void>;
-}
-
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, base: { service: 'gridco2' } });
 }
 
 export interface ServerOptions {

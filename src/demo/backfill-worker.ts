@@ -3,7 +3,7 @@ import { findZone, type Zone } from '../core/zones.js';
 import { runBackfill, type BackfillProgress } from '../ingest/backfill.js';
 import { runGraphBackfill } from '../ingest/backfill-graph.js';
 import { createSourceAdapter } from '../ingest/sources.js';
-import { createLogger } from '../server.js';
+import { createLogger } from '../logger.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../storage/store.js';
 import type { WorkerReply, WorkerRequest } from './backfill-pool.js';

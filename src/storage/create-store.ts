@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
 import { redactUrl } from '../redact.js';
 import type { Store } from './store.js';
-import { describeOpenFailure } from './postgres/open-failure.js';
-import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteOpenError, SqliteStore } from './sqlite/sqlite-store.js';
 
 /** Where a store's URL came from, as a failure to open it is told. */
@@ -43,6 +41,11 @@ export async function createStore(
     }
   }
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
+    // Loaded only for a PostgreSQL store: the driver is a good part of every command's start.
+    const [{ PostgresStore }, { describeOpenFailure }] = await Promise.all([
+      import('./postgres/postgres-store.js'),
+      import('./postgres/open-failure.js'),
+    ]);
     try {
       return await PostgresStore.open(databaseUrl, logger ? { logger } : {});
     } catch (error) {

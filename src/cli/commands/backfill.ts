@@ -8,7 +8,7 @@ import { runBackfill, type BackfillProgress } from '../../ingest/backfill.js';
 import { runGraphBackfill } from '../../ingest/backfill-graph.js';
 import { plural } from '../../ingest/run-ingestion.js';
 import { createSourceAdapter, sourceDisabledReason } from '../../ingest/sources.js';
-import { createLogger } from '../../server.js';
+import { createLogger } from '../../logger.js';
 import { openStore } from '../../open-store.js';
 import { exitOnError } from '../exit.js';
 import { parseSource } from './ingest.js';

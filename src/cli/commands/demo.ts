@@ -1,6 +1,4 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { startDemo } from '../../demo/start-demo.js';
-import { closeOnSignals } from '../../server.js';
 import { exitOnError } from '../exit.js';
 
 const MAX_DAYS = 3650;
@@ -15,6 +13,11 @@ export function registerDemo(program: Command): void {
     .option('--days <days>', `days of history to backfill, 1 to ${MAX_DAYS}`, parseDays, 30)
     .action((flags: { days: number }) =>
       exitOnError(async () => {
+        // Loaded here, not with the CLI: see serve.ts.
+        const [{ startDemo }, { closeOnSignals }] = await Promise.all([
+          import('../../demo/start-demo.js'),
+          import('../../server.js'),
+        ]);
         const demo = await startDemo({ env: process.env, days: flags.days });
         closeOnSignals(demo, demo.logger);
       }),

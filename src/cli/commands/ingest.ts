@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
 import { ingestSource } from '../../ingest/ingest-source.js';
 import { plural } from '../../ingest/run-ingestion.js';
-import { createLogger } from '../../server.js';
+import { createLogger } from '../../logger.js';
 import { openStore } from '../../open-store.js';
 import { exitOnError } from '../exit.js';
 import { SOURCES, type SourceId } from '../../core/sources.js';

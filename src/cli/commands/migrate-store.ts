@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadConfig, redactUrl } from '../../config.js';
-import { createLogger } from '../../server.js';
+import { createLogger } from '../../logger.js';
 import { createStore } from '../../storage/create-store.js';
 import { migrateStore, type MigrateProgress } from '../../storage/migrate-store.js';
 import { exitOnError } from '../exit.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { recomputeConsumption } from '../../consumption/update-consumption.js';
 import { recomputeStored } from '../../ingest/recompute.js';
-import { createLogger } from '../../server.js';
+import { createLogger } from '../../logger.js';
 import { createStore } from '../../storage/create-store.js';
 import { exitOnError } from '../exit.js';
 

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startSimulator } from '../../simulator/index.js';
 import { UPSTREAMS } from '../../sources/registry.js';
 import { exitOnError } from '../exit.js';
 import { SOURCES } from '../../core/sources.js';
@@ -14,6 +13,8 @@ export function registerSimulateUpstreams(program: Command): void {
     .option('--seed <seed>', 'seed of the synthetic data', wholeNumber(2 ** 31 - 1), 1)
     .action((options: { port: number; seed: number }) =>
       exitOnError(async () => {
+        // Loaded here, not with the CLI: see serve.ts (the simulator builds its grid on import).
+        const { startSimulator } = await import('../../simulator/index.js');
         const simulator = await startSimulator({ port: options.port, seed: options.seed });
         // The variables go to stdout, alone, so that the output can be sourced as an env file:
         // every upstream's base URL, then the keys (any non-empty key is accepted).
