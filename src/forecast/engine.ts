@@ -123,15 +123,23 @@ export class ForecastEngine implements ForecastBook {
         if (!this.stopping.signal.aborted)
           logger?.error({ err: error }, 'forecasts: update failed');
       });
-    // Forecasts first: a backtest that fails or takes long never holds them back.
-    await prepare();
-    const ran = await this.backtestIfDue().catch((error: unknown) => {
-      if (!this.stopping.signal.aborted)
-        logger?.error({ err: error }, 'forecasts: backtest failed');
-      return false;
-    });
-    // With the new choice of models and bands at once.
-    if (ran) await prepare();
+    // The backtest beside the forecasts, not after them: one that fails or takes long never holds
+    // them back, and a backtest wanted at once (the demo's, once its backfill is in) does not wait
+    // for forecasts its own will replace.
+    const [, ran] = await Promise.all([
+      prepare(),
+      this.backtestIfDue().catch((error: unknown) => {
+        if (!this.stopping.signal.aborted)
+          logger?.error({ err: error }, 'forecasts: backtest failed');
+        return false;
+      }),
+    ]);
+    // With the new choice of models and bands at once (the forecasts beside it may have ended
+    // after it, on the previous run's).
+    if (ran) {
+      this.computedVersion = -1;
+      await prepare();
+    }
   }
 
   private async prepareIfDue(): Promise<void> {
@@ -140,7 +148,8 @@ export class ForecastEngine implements ForecastBook {
       this.backtestLookedUpAtMs = nowMs;
       // Read and parsed only when another instance or the CLI stored a newer one.
       const stored = await this.options.store.newestBacktest(this.backtestRun?.createdAt);
-      if (stored) {
+      // Not one older than the backtest run beside this meanwhile.
+      if (stored && stored.createdAt > (this.backtestRun?.createdAt ?? Number.NEGATIVE_INFINITY)) {
         this.useBacktest(stored);
         this.computedVersion = -1;
       }

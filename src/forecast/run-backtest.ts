@@ -13,7 +13,7 @@ import { DAY_SECONDS, HORIZON_HOURS, HOUR_SECONDS } from '../core/forecast/serie
 import { ZoneState } from '../core/forecast/zone-state.js';
 import type { FallBackReason, ZoneBacktestState } from '../core/forecast/backtest-state.js';
 import { stateBytes, statesOf } from './backtest-state-bytes.js';
-import { ZONES } from '../core/zones.js';
+import { findZone, ZONES } from '../core/zones.js';
 import type { BacktestStates, Store } from '../storage/store.js';
 import { forecastBases, loadSharedInputs, loadZoneInputs, type SharedInputs } from './inputs.js';
 import type { ZoneTaskResult, ZoneWorkers } from './zone-workers.js';
@@ -96,12 +96,8 @@ export async function runBacktest(
 ): Promise<BacktestRun> {
   const zones = window.zones ?? ZONES.map((zone) => zone.code);
   const toTs = alignToIssue(window.toTs ?? nowSeconds - HORIZON_HOURS * HOUR_SECONDS);
-  const results: ZoneBacktest[] = [];
-  // In the workers, zone-bases finish in any order: each result, and the state it keeps, takes
-  // its place in the order they were asked in.
-  const placed: Promise<ZoneTaskResult>[] = [];
-  const inFlight = new Set<Promise<unknown>>();
-  let done = 0;
+  const plans: ZonePlan[] = [];
+  let zoneBases = 0;
   for (const zone of zones) {
     const first = (await store.readingsInWindow(zone, 0, toTs, 1))[0];
     const earliest = first ? alignToIssue(first.ts + WARM_UP_SECONDS + DAY_SECONDS - 1) : toTs + 1;
@@ -111,6 +107,28 @@ export async function runBacktest(
         : toTs - DEFAULT_BACKTEST_DAYS * DAY_SECONDS,
       earliest,
     );
+    const bases = forecastBases(zone).filter(
+      (basis) => !window.bases || window.bases.includes(basis),
+    );
+    const times = fromTs <= toTs ? issueTimes(fromTs, toTs) : [];
+    plans.push({
+      zone,
+      fromTs,
+      times,
+      bases,
+      first: zoneBases,
+    });
+    zoneBases += bases.length;
+  }
+  // Zone-bases finish in any order: each result, and the state it keeps, takes its place in the
+  // order they were asked in.
+  const placed: Promise<ZoneTaskResult>[] = [];
+  const inFlight = new Set<Promise<unknown>>();
+  const results: ZoneBacktest[] = [];
+  let done = 0;
+  // In the workers, the costliest zones first: the last to finish is then a short one, not GB
+  // (twice the slots of an hourly zone) alone on one core while the others wait.
+  for (const { zone, fromTs, times, bases, first } of workers ? byCostDown(plans) : plans) {
     const inputsWindow = {
       fromTs: fromTs - LOOKBACK_SECONDS,
       upstreamFromTs: fromTs - LOOKBACK_SECONDS,
@@ -118,12 +136,10 @@ export async function runBacktest(
       issuedBy: toTs,
     };
     let shared: SharedInputs | undefined;
-    for (const basis of forecastBases(zone)) {
-      if (window.bases && !window.bases.includes(basis)) continue;
+    for (const [offset, basis] of bases.entries()) {
       shared ??= await loadSharedInputs(store, zone, inputsWindow);
       const inputs = await loadZoneInputs(store, zone, basis, inputsWindow, shared);
       const previous = states?.previous.get(`${zone}|${basis}`);
-      const times = fromTs <= toTs ? issueTimes(fromTs, toTs) : [];
       const candidates = basis === 'operator' ? [OPERATOR_FORECAST] : CANDIDATE_MODELS;
       if (workers) {
         // At most one zone-base's inputs wait beside those being backtested.
@@ -138,7 +154,7 @@ export async function runBacktest(
           ...(previous && { previous }),
           keep: states !== undefined,
         });
-        placed.push(task);
+        placed[first + offset] = task;
         const settled: Promise<void> = task.then(
           () => void inFlight.delete(settled),
           () => void inFlight.delete(settled),
@@ -181,6 +197,26 @@ export async function runBacktest(
       tallyResumption(states.resumption, result.zone, result.basis, fellBack);
   }
   return { createdAt: nowSeconds, zones: results };
+}
+
+/** A zone's part of a run: its issue times and bases; `first`, its first zone-base's place in the run. */
+interface ZonePlan {
+  readonly zone: string;
+  readonly fromTs: number;
+  readonly times: readonly number[];
+  readonly bases: readonly ForecastBasis[];
+  readonly first: number;
+}
+
+/**
+ * The zones, costliest first: a zone-base's backtest costs about its issues times its slots per
+ * hour, the operator's forecast (republished, no fits) next to nothing.
+ */
+function byCostDown(plans: readonly ZonePlan[]): ZonePlan[] {
+  const cost = ({ zone, times, bases }: ZonePlan) =>
+    (times.length * bases.filter((basis) => basis !== 'operator').length) /
+    (findZone(zone)?.resolutionMin ?? 60);
+  return [...plans].sort((a, b) => cost(b) - cost(a));
 }
 
 function tallyResumption(
