@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
@@ -148,15 +149,15 @@ interface HistoryOptions {
   readonly logger: Logger;
   readonly days: number;
   readonly signal: AbortSignal;
-  /** Started once the backfill is in; never rejects. */
+  /** Started once the backfill is in, awaited before the flow graphs; never rejects. */
   readonly afterBackfill: () => Promise<void>;
 }
 
 /**
  * Recent data first: one normal ingestion pass of every source's zones (all current within
  * seconds), then the whole window backfilled by worker processes while the API serves, then a
- * backtest over it; then (FLOWS) the flow graphs' nodes and borders over the window, and the
- * consumption series traced from them. Only what an earlier demo did not store is fetched,
+ * backtest over it; once that is done, (FLOWS) the flow graphs' nodes and borders over the
+ * window, and the consumption series traced from them. Only what an earlier demo did not store is fetched,
  * whatever its `--days`.
  */
 async function fillHistory(options: HistoryOptions): Promise<void> {
@@ -201,9 +202,12 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
   );
   if (zones === undefined) return;
   logPhase(logger, zones, `demo: backfill of ${plural(days, 'day')}`, { days });
-  // Not awaited: a stop during it must not wait for a backtest of the whole history (minutes
-  // for a year); the server's close interrupts it.
-  void afterBackfill();
+  // The flow graphs wait for the first backtest: beside the graph workers and the tracing, the
+  // backtest's niced processes (FORECAST_NICENESS) got a few percent of the cores, and the bands
+  // of a 240-day demo came 183 s after the backfill. A stop does not wait for the backtest
+  // (minutes for a year); the server's close interrupts it.
+  await Promise.race([afterBackfill(), once(signal, 'abort')]);
+  if (signal.aborted) return;
 
   const graphJobs = adapters.flatMap(({ source, graph }): BackfillJob[] =>
     graph ? [{ source, zones: [], graph: true }] : [],
