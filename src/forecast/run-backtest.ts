@@ -213,9 +213,10 @@ interface ZonePlan {
  * hour, the operator's forecast (republished, no fits) next to nothing.
  */
 function byCostDown(plans: readonly ZonePlan[]): ZonePlan[] {
-  const cost = ({ zone, times, bases }: ZonePlan) =>
-    (times.length * bases.filter((basis) => basis !== 'operator').length) /
-    (findZone(zone)?.resolutionMin ?? 60);
+  const cost = ({ zone, times, bases }: ZonePlan) => {
+    const slotsPerHour = 60 / (findZone(zone)?.resolutionMin ?? 60);
+    return times.length * bases.filter((basis) => basis !== 'operator').length * slotsPerHour;
+  };
   return [...plans].sort((a, b) => cost(b) - cost(a));
 }
 
