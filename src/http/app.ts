@@ -29,6 +29,7 @@ import {
   sendRawError,
 } from './transport/error-handler.js';
 import { DataResponder } from './transport/data-responder.js';
+import { buildSharedSerializer } from './transport/response-serializers.js';
 import { DATA_LABEL_HEADER } from '../core/synthetic.js';
 import { UNIT } from '../core/units.js';
 import { createFastPath } from './transport/fast-path.js';
@@ -234,6 +235,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: (error, socket) => handleClientError(error, socket, labels),
     frameworkErrors: handleFrameworkError,
     ajv: { customOptions: { coerceTypes: false, allErrors: false, removeAdditional: false } },
+    // Each response schema compiled once per process, not at every start (CLI, tests).
+    schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
   };
   const app = Fastify(
     deps.logger ? { ...options, loggerInstance: deps.logger } : { ...options, logger: false },
