@@ -28,6 +28,8 @@ const xml = new XMLParser({
   attributeNamePrefix: '@',
   parseTagValue: false,
   isArray: (name) => ['TimeSeries', 'Period', 'Point'].includes(name),
+  // The path matcher, not a path string per element: no callback here reads the path.
+  jPath: false,
 });
 
 interface Point {

@@ -29,6 +29,8 @@ const xml = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   parseTagValue: false,
+  // The path matcher, not a path string per element: no callback here reads the path.
+  jPath: false,
 });
 
 /** Every element and attribute path in a document, e.g. `GL_MarketDocument/TimeSeries/Period/Point/quantity`. */

@@ -26,6 +26,9 @@ const xmlParser = new XMLParser({
   // No document we read needs entities; never expand a DOCTYPE's.
   processEntities: false,
   isArray: (name) => REPEATABLE.has(name),
+  // Callbacks get the parser's path matcher, not its path as a string: building that string for
+  // every element was most of the parse (isArray reads only the element's name).
+  jPath: false,
 });
 
 /** The root element's name and content, or why the payload is not one XML document. */
