@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatTs, parseInstant, splitWindow } from './time.js';
 
@@ -53,6 +54,60 @@ describe('formatTs', () => {
   it('prints second precision with Z', () => {
     expect(formatTs(Date.UTC(2026, 10, 21, 13) / 1000)).toBe('2026-11-21T13:00:00Z');
     expect(formatTs(0)).toBe('1970-01-01T00:00:00Z');
+  });
+
+  const isoSecond = (epochSeconds: number) =>
+    new Date(epochSeconds * 1000).toISOString().slice(0, 19) + 'Z';
+
+  it('prints what toISOString prints, to the second, at the edges of years, months and leap days', () => {
+    const edges = [
+      '0000-01-01T00:00:00Z',
+      '0000-02-29T12:00:00Z',
+      '0000-03-01T00:00:00Z',
+      '0001-01-01T00:00:00Z',
+      '0099-12-31T23:59:59Z',
+      '0100-03-01T00:00:00Z',
+      '1582-10-15T00:00:00Z',
+      '1899-12-31T23:59:59Z',
+      '1900-02-28T23:59:59Z',
+      '1900-03-01T00:00:00Z',
+      '1969-12-31T23:59:59Z',
+      '1970-01-01T00:00:01Z',
+      '2000-02-29T23:59:59Z',
+      '2000-03-01T00:00:00Z',
+      '2024-02-29T00:00:00Z',
+      '2038-01-19T03:14:08Z',
+      '2100-02-28T23:59:59Z',
+      '2100-03-01T00:00:00Z',
+      '2400-02-29T00:00:00Z',
+      '9999-12-31T23:59:59Z',
+    ];
+    for (const text of edges) expect(formatTs(Date.parse(text) / 1000)).toBe(text);
+    // Every day's first and last second from 1900 to 2200: one assertion over all of them.
+    const differing = [];
+    const firstDay = Date.UTC(1900, 0, 1) / 86_400_000;
+    for (let day = firstDay; day < Date.UTC(2200, 0, 1) / 86_400_000; day++) {
+      for (const ts of [day * 86_400, day * 86_400 + 86_399]) {
+        if (formatTs(ts) !== isoSecond(ts)) differing.push(ts);
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('prints what toISOString prints for any whole second of years 0000 to 9999', () => {
+    const first = Date.parse('0000-01-01T00:00:00Z') / 1000;
+    const last = Date.parse('9999-12-31T23:59:59Z') / 1000;
+    fc.assert(
+      fc.property(fc.integer({ min: first, max: last }), (ts) => formatTs(ts) === isoSecond(ts)),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('prints what toISOString prints for fractions of a second and years past 9999', () => {
+    for (const ts of [1.5, -0.0005, -1.5, 1_700_000_000.999, -62_167_219_201, 253_402_300_800]) {
+      expect(formatTs(ts)).toBe(isoSecond(ts));
+    }
+    expect(() => formatTs(Number.NaN)).toThrow(RangeError);
   });
 });
 
