@@ -361,83 +361,88 @@ describe('deploy/Dockerfile', () => {
   });
 });
 
-describe('the image replayed: a read-only tree with only the data volume writable', () => {
-  it('serves, creates the default store in the volume, and passes its HEALTHCHECK until stopped', async () => {
-    const server = start(ENTRY, app, env);
-    const url = await servingUrl(server);
-    await waitFor(
-      '/v1/health 200',
-      async () => ((await statusOf(`${url}/v1/health`)) === 200 ? true : undefined),
-      server,
-    );
-    expect(await statusOf(`${url}/v1/zones`)).toBe(200);
-    // Made by the user the entry point ran as, in the volume.
-    expect(statSync(join(app, posix.relative(WORKDIR, DEFAULT_DATABASE))).uid).toBe(runAs!.uid);
+// Side by side: each test mostly waits for its own processes (its own port, its own file in the
+// volume or its own view of the tree), so none waits for another's.
+describe.concurrent(
+  'the image replayed: a read-only tree with only the data volume writable',
+  () => {
+    it('serves, creates the default store in the volume, and passes its HEALTHCHECK until stopped', async () => {
+      const server = start(ENTRY, app, env);
+      const url = await servingUrl(server);
+      await waitFor(
+        '/v1/health 200',
+        async () => ((await statusOf(`${url}/v1/health`)) === 200 ? true : undefined),
+        server,
+      );
+      expect(await statusOf(`${url}/v1/zones`)).toBe(200);
+      // Made by the user the entry point ran as, in the volume.
+      expect(statSync(join(app, posix.relative(WORKDIR, DEFAULT_DATABASE))).uid).toBe(runAs!.uid);
 
-    // The container's environment, PORT being the port the server took.
-    const healthEnv = { ...IMAGE_ENV, PORT: new URL(url).port };
-    const healthy = await run(HEALTHCHECK_COMMAND, app, healthEnv);
-    expect(healthy.code, healthy.stderr).toBe(0);
+      // The container's environment, PORT being the port the server took.
+      const healthEnv = { ...IMAGE_ENV, PORT: new URL(url).port };
+      const healthy = await run(HEALTHCHECK_COMMAND, app, healthEnv);
+      expect(healthy.code, healthy.stderr).toBe(0);
 
-    server.child.kill('SIGTERM'); // docker stop
-    expect((await server.exited).code).toBe(0);
-    const unhealthy = await run(HEALTHCHECK_COMMAND, app, healthEnv);
-    expect(unhealthy.code).not.toBe(0);
-    expect(unhealthy.code).not.toBeNull();
-  });
-
-  it('runs the demo (`docker run ... gridco2 demo`), writing data/demo.db in the volume', async () => {
-    // The limit raised only so that polling for the first data is never answered 429.
-    const demo = start([...ENTRY.slice(0, -1), 'demo', '--days', '1'], app, {
-      ...env,
-      RATE_LIMIT_PER_MINUTE: '1000000',
+      server.child.kill('SIGTERM'); // docker stop
+      expect((await server.exited).code).toBe(0);
+      const unhealthy = await run(HEALTHCHECK_COMMAND, app, healthEnv);
+      expect(unhealthy.code).not.toBe(0);
+      expect(unhealthy.code).not.toBeNull();
     });
-    const url = await servingUrl(demo);
-    // Served once the first pass has stored it and the in-memory copy has caught up.
-    await waitFor(
-      'DE data',
-      async () =>
-        (await statusOf(`${url}/v1/intensity/latest?zone=DE`)) === 200 ? true : undefined,
-      demo,
-    );
-    expect(existsSync(join(app, 'data', 'demo.db'))).toBe(true);
-    demo.child.kill('SIGTERM');
-    expect((await demo.exited).code).toBe(0);
-  });
 
-  // Not mkdir's "EACCES: permission denied, mkdir 'data'" or SQLite's "unable to open database
-  // file": the line names the file, the folder to make writable and the setting to change.
-  it.each([
-    [
-      'there is no data directory',
-      false,
-      'does not exist and cannot be created (EACCES); create it, writable by this user',
-    ],
-    [
-      'the data directory is not writable by the user',
-      true,
-      'is not writable by this user; make it writable',
-    ],
-  ])('refuses to start, in one line without a stack, when %s', async (_, withData, problem) => {
-    // The same read-only tree (linked), with a data directory the user cannot write, or none.
-    // As root, the directory belongs to root; otherwise, to the user, without write permission.
-    const view = mkdtempSync(join(dir, 'view-'));
-    for (const entry of readdirSync(app).filter((name) => name !== 'data')) {
-      symlinkSync(join(app, entry), join(view, entry));
-    }
-    if (withData) mkdirSync(join(view, 'data'), 0o555);
-    chmodSync(view, 0o555);
-    const result = await run(ENTRY, view, env);
-    expect(result.code).toBe(1);
-    const { databaseUrl } = loadConfig(env);
-    const file = join(view, databaseUrl.slice('sqlite:'.length));
-    expect(result.stderr).toBe(
-      `gridco2: error: cannot open the SQLite file ${file} (DATABASE_URL=${databaseUrl}): ` +
-        `its folder ${dirname(file)} ${problem}, or point DATABASE_URL elsewhere\n`,
-    );
-    expect(result.stdout).toBe('');
-  });
-});
+    it('runs the demo (`docker run ... gridco2 demo`), writing data/demo.db in the volume', async () => {
+      // The limit raised only so that polling for the first data is never answered 429.
+      const demo = start([...ENTRY.slice(0, -1), 'demo', '--days', '1'], app, {
+        ...env,
+        RATE_LIMIT_PER_MINUTE: '1000000',
+      });
+      const url = await servingUrl(demo);
+      // Served once the first pass has stored it and the in-memory copy has caught up.
+      await waitFor(
+        'DE data',
+        async () =>
+          (await statusOf(`${url}/v1/intensity/latest?zone=DE`)) === 200 ? true : undefined,
+        demo,
+      );
+      expect(existsSync(join(app, 'data', 'demo.db'))).toBe(true);
+      demo.child.kill('SIGTERM');
+      expect((await demo.exited).code).toBe(0);
+    });
+
+    // Not mkdir's "EACCES: permission denied, mkdir 'data'" or SQLite's "unable to open database
+    // file": the line names the file, the folder to make writable and the setting to change.
+    it.each([
+      [
+        'there is no data directory',
+        false,
+        'does not exist and cannot be created (EACCES); create it, writable by this user',
+      ],
+      [
+        'the data directory is not writable by the user',
+        true,
+        'is not writable by this user; make it writable',
+      ],
+    ])('refuses to start, in one line without a stack, when %s', async (_, withData, problem) => {
+      // The same read-only tree (linked), with a data directory the user cannot write, or none.
+      // As root, the directory belongs to root; otherwise, to the user, without write permission.
+      const view = mkdtempSync(join(dir, 'view-'));
+      for (const entry of readdirSync(app).filter((name) => name !== 'data')) {
+        symlinkSync(join(app, entry), join(view, entry));
+      }
+      if (withData) mkdirSync(join(view, 'data'), 0o555);
+      chmodSync(view, 0o555);
+      const result = await run(ENTRY, view, env);
+      expect(result.code).toBe(1);
+      const { databaseUrl } = loadConfig(env);
+      const file = join(view, databaseUrl.slice('sqlite:'.length));
+      expect(result.stderr).toBe(
+        `gridco2: error: cannot open the SQLite file ${file} (DATABASE_URL=${databaseUrl}): ` +
+          `its folder ${dirname(file)} ${problem}, or point DATABASE_URL elsewhere\n`,
+      );
+      expect(result.stdout).toBe('');
+    });
+  },
+);
 
 describe('deploy/example.env', () => {
   it('sets only variables that compose.yaml reads', () => {

@@ -89,7 +89,8 @@ describe.runIf(available)('webhooks: two instances on PostgreSQL', () => {
 
   it('deliver each event once, also across a graceful handover of the lease', async () => {
     const env = deliveringServeEnv(database.url);
-    const instances = [await processes.start('a', env), await processes.start('b', env)];
+    // Started side by side: each start is mostly waiting for the child to listen.
+    const instances = await Promise.all([processes.start('a', env), processes.start('b', env)]);
     // One subscription made on each instance: both live in the one store.
     const published = await subscribe(instances[0]!, { type: 'published' });
     const below = await subscribe(instances[1]!, { type: 'below', gco2eq_kwh: 250 });
