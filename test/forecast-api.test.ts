@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { StoredForecast, StoredReading } from '../src/core/reading.js';
 import { SkillRow } from '../src/http/contract/schemas.js';
@@ -18,6 +18,11 @@ import { computed, gb, H, HOUR_NOW, iso, NOW, NOW_S } from './support/fixed-stor
  * The server prepares the forecasts and runs its first backtest itself; every response is
  * validated against the OpenAPI document.
  */
+
+// Each server forks a forecast worker, which runs the backtest: from the build, not through tsx.
+vi.mock('node:child_process', async (original) =>
+  (await import('./support/built-workers.js')).forkingBuiltModules(await original()),
+);
 
 const DAYS = 40;
 const DE_NEWEST = HOUR_NOW - 3 * H;

@@ -21,6 +21,11 @@ import { seededRandom as random } from './support/seeded-random.js';
  * internal detail; and the process must still answer correctly afterwards.
  */
 
+// Each server forks a forecast worker: from the build, not through tsx.
+vi.mock('node:child_process', async (original) =>
+  (await import('./support/built-workers.js')).forkingBuiltModules(await original()),
+);
+
 const REQUESTS = 20_000;
 const CONNECTIONS_AT_ONCE = 16;
 

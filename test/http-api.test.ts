@@ -39,11 +39,28 @@ vi.mock('node:child_process', async (original) =>
   (await import('./support/built-workers.js')).forkingBuiltModules(await original()),
 );
 
+type CacheMode = 'off' | 'ready';
 let server: RunningServer;
 let api: ApiClient;
 /** The suite runs twice: reading the store directly, and serving from the in-memory cache. */
-let cacheMode: 'off' | 'ready' = 'off';
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let cacheMode: CacheMode = 'off';
+
+/**
+ * The fixed store served in each cache mode, started when first asked for and shared by the tests
+ * that only read it. A test that writes, closes the store, counts requests against a limit, or
+ * needs an empty store or its own clock starts its own server.
+ */
+const shared = new Map<CacheMode, Promise<RunningServer>>();
+function sharedServer(cache: CacheMode): Promise<RunningServer> {
+  let running = shared.get(cache);
+  if (!running)
+    shared.set(cache, (running = start({ RATE_LIMIT_PER_MINUTE: '1000000' }, { cache })));
+  return running;
+}
+afterAll(async () => {
+  for (const running of shared.values()) await (await running).close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** The fixed store, filled once: each server gets a copy of it (a closed SQLite file). */
 let filled: Promise<string> | undefined;
@@ -57,8 +74,7 @@ async function fillOnce(): Promise<string> {
 
 async function start(
   env: Record<string, string>,
-  fill = true,
-  clock: () => number = () => NOW,
+  { fill = true, clock = () => NOW, cache = cacheMode }: StartOptions = {},
 ): Promise<RunningServer> {
   const file = join(dir, `api-${Math.random().toString(36).slice(2)}.db`);
   if (fill) copyFileSync(await (filled ??= fillOnce()), file);
@@ -71,18 +87,20 @@ async function start(
     DASHBOARD: 'off',
     ...env,
   });
-  return startServer(config, { clock, cache: cacheMode });
+  return startServer(config, { clock, cache });
+}
+interface StartOptions {
+  readonly fill?: boolean;
+  readonly clock?: () => number;
+  readonly cache?: CacheMode;
 }
 
 describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => {
   beforeAll(async () => {
     cacheMode = mode;
-    server = await start({ RATE_LIMIT_PER_MINUTE: '1000000' });
+    server = await sharedServer(mode);
     api = new ApiClient(server.url);
     await api.loadOpenApi();
-  });
-  afterAll(async () => {
-    await server?.close();
   });
 
   const json = <T>(response: { json: unknown }) => response.json as T;
@@ -494,7 +512,7 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
     });
 
     it('is 503 with the same body shape when a source is behind, and says there is no data yet', async () => {
-      const empty = await start({}, false);
+      const empty = await start({}, { fill: false });
       try {
         const client = new ApiClient(empty.url);
         await client.loadOpenApi();
@@ -553,16 +571,8 @@ describe.each(['off', 'ready'] as const)('with the reading cache %s', (mode) => 
     let fromMemory: RunningServer;
     let throughFramework: RunningServer;
     beforeAll(async () => {
-      const previous = cacheMode;
-      cacheMode = 'ready';
-      fromMemory = await start({ RATE_LIMIT_PER_MINUTE: '1000000' });
-      cacheMode = 'off';
-      throughFramework = await start({ RATE_LIMIT_PER_MINUTE: '1000000' });
-      cacheMode = previous;
-    });
-    afterAll(async () => {
-      await fromMemory?.close();
-      await throughFramework?.close();
+      fromMemory = await sharedServer('ready');
+      throughFramework = await sharedServer('off');
     });
 
     it.each([
@@ -830,10 +840,10 @@ describe('the fast path keeps what a request target means only while it cannot c
   let now = NOW;
   let running: RunningServer;
   beforeAll(async () => {
-    const previous = cacheMode;
-    cacheMode = 'ready';
-    running = await start({ RATE_LIMIT_PER_MINUTE: '1000000' }, true, () => now);
-    cacheMode = previous;
+    running = await start(
+      { RATE_LIMIT_PER_MINUTE: '1000000' },
+      { clock: () => now, cache: 'ready' },
+    );
   });
   afterAll(async () => {
     await running?.close();

@@ -133,6 +133,8 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
   let writer: Store;
   let api: ApiClient;
   const extra: RunningServer[] = [];
+  /** Stores a test made for itself alone. */
+  const ownDatabases: Awaited<ReturnType<typeof openDatabase>>[] = [];
   const open: EventStreamClient[] = [];
 
   const stream = async (
@@ -147,9 +149,13 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
     open.push(client);
     return client;
   };
-  /** Another server on the same store, with its own settings. */
-  const another = async (env: Record<string, string>, options: ServerOptions = {}) => {
-    const started = await serve(database.url, env, { cache, ...options });
+  /** Another server with its own settings, on the same store unless given another. */
+  const another = async (
+    env: Record<string, string>,
+    options: ServerOptions = {},
+    databaseUrl = database.url,
+  ) => {
+    const started = await serve(databaseUrl, env, { cache, ...options });
     extra.push(started);
     return started;
   };
@@ -163,10 +169,11 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
     await api.loadOpenApi();
   });
   // A test's clients and servers end with it: left open, each kept taking the later tests'
-  // writes (over 130,000 readings a case), every server in its reading cache and forecasts.
+  // writes (over 70,000 readings a case), every server in its reading cache and forecasts.
   afterEach(async () => {
     for (const client of open.splice(0)) client.close();
     for (const started of extra.splice(0)) await started.close();
+    for (const own of ownDatabases.splice(0)) await own.drop();
   });
   afterAll(async () => {
     await server?.close();
@@ -556,21 +563,23 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
   }
 
   /** About 6 MB of events in one write: more than the kernel buffers of a loopback connection. */
-  async function writeManyReadings(): Promise<number> {
+  async function writeManyReadings(store: Store): Promise<number> {
     const ts = freshHour();
     hourCounter += 1001;
     const rows = Array.from({ length: 60_000 }, (_, i) => computed('PL', ts + i * 60, 500));
-    await writer.upsertReadings(rows);
+    await store.upsertReadings(rows);
     return rows.length;
   }
 
   it('gives a client that pauses every event once it reads again, without buffering for it', async () => {
-    const own = await another({});
-    const paused = await pausedStream(own);
-    const written = await writeManyReadings();
+    // On the suite's server (the write reaches it in any case), once the streams of the tests
+    // before have closed.
+    const streams = () => server.app.streamStats();
+    await until('no stream open', () => streams().open === 0, streams);
+    const paused = await pausedStream(server);
+    const written = await writeManyReadings(writer);
     // Once the kernel's buffers and maxUnsentBytes are full, the server stops sending it live
     // changes (one write of 6 MB is cut into chunks): it is sent the rest as it reads.
-    const streams = () => own.app.streamStats();
     await until('the paused client is held back', () => streams().replaying === 1, streams);
     expect(paused.closed()).toBe(false);
     expect(streams().open).toBe(1);
@@ -580,15 +589,20 @@ describe.each(cases)('GET /v1/stream on $backend, reading cache $cache', ({ back
   }, 300_000);
 
   it('lets a client that stopped reading go', async () => {
+    // On a store of its own, empty: its 6 MB write would otherwise reach the suite's server and
+    // every later one too, for nothing.
+    const own = await openDatabase(backend);
+    ownDatabases.push(own);
     const tight = await another(
       {},
       {
         streams: { maxUnsentBytes: 16 * 1024, heartbeatMs: 500 },
         connections: { idleTimeout: 1500 },
       },
+      own.url,
     );
     const paused = await pausedStream(tight);
-    const written = await writeManyReadings();
+    const written = await writeManyReadings(tight.store);
     // Its socket takes nothing for a whole heartbeat interval while bytes wait: the server lets
     // go. The client sees it once it reads what the kernel buffers still hold.
     const streams = () => tight.app.streamStats();
