@@ -13,8 +13,12 @@
  * With `--workers N`, the zone-bases run in N processes side by side, as the forecast worker runs
  * them on a machine of N cores (their CPU counted in, and the first backtest's wall time shown).
  *
- * Standalone: `npx tsx bench/backtest-daily.ts [--store FILE] [--verify] [--workers N]` (run it
- * niced).
+ * With `--first FILE`, the store as the first backtest left it is kept in FILE, and a later run
+ * given the same FILE measures the rerun alone from it: A/B runs of the rerun without minutes of
+ * the first each (its state must still resume: the log says how many did).
+ *
+ * Standalone: `npx tsx bench/backtest-daily.ts [--store FILE] [--verify] [--workers N]
+ * [--first FILE]` (run it niced).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,9 +40,9 @@ export interface BacktestDailyResult {
   readonly zones: number;
   /** Zones times their bases (and GB's operator forecast). */
   readonly forecasts: number;
-  /** The first backtest of the store. */
-  readonly firstCpuSeconds: number;
-  readonly firstWallSeconds: number;
+  /** The first backtest of the store (not run when its store was kept, `--first`). */
+  readonly firstCpuSeconds?: number;
+  readonly firstWallSeconds?: number;
   /** Processes the zone-bases ran in (0: this one). */
   readonly workers: number;
   /** The rerun a day later, from the state the first stored, and the storing of its own. */
@@ -104,10 +108,13 @@ export async function measureBacktestDaily(options: {
   readonly store?: string;
   readonly verify?: boolean;
   readonly workers?: number;
+  /** Where the store as the first backtest left it is kept, or read from when there. */
+  readonly firstStore?: string;
   readonly log: (line: string) => void;
 }): Promise<BacktestDailyResult> {
-  const { log } = options;
-  const source = options.store ?? (await demoStore(options.repoDir, log));
+  const { log, firstStore } = options;
+  const kept = firstStore !== undefined && existsSync(firstStore);
+  const source = kept ? firstStore : (options.store ?? (await demoStore(options.repoDir, log)));
   const file = join(options.scratchDir, 'backtest-daily.db');
   const db = new Database(source, { readonly: true });
   await db.backup(file);
@@ -117,18 +124,26 @@ export async function measureBacktestDaily(options: {
   const pool = options.workers ? new ZoneWorkers(options.workers) : undefined;
   try {
     const nowSeconds = newest + 3600;
-    log('backtest daily: the first backtest, a day before the newest value');
-    let started = cpuNow(pool);
-    const wallStarted = performance.now();
-    const first = await runResumableBacktest(store, nowSeconds - DAY_SECONDS, undefined, pool);
-    const firstWallSeconds = (performance.now() - wallStarted) / 1000;
-    const firstCpuSeconds = cpuSeconds(started, pool);
-    await store.saveBacktest(first.run, first.states);
-    log(
-      `backtest daily: ${firstCpuSeconds.toFixed(1)} s CPU, ${firstWallSeconds.toFixed(1)} s wall; ` +
-        'the rerun a day later',
-    );
-    started = cpuNow(pool);
+    let first: { cpu: number; wall: number } | undefined;
+    if (kept) log(`backtest daily: the first backtest as kept in ${firstStore}`);
+    else {
+      log('backtest daily: the first backtest, a day before the newest value');
+      const started = cpuNow(pool);
+      const wallStarted = performance.now();
+      const run = await runResumableBacktest(store, nowSeconds - DAY_SECONDS, undefined, pool);
+      first = { cpu: cpuSeconds(started, pool), wall: (performance.now() - wallStarted) / 1000 };
+      await store.saveBacktest(run.run, run.states);
+      log(`backtest daily: ${first.cpu.toFixed(1)} s CPU, ${first.wall.toFixed(1)} s wall`);
+      if (firstStore !== undefined) {
+        const written = new Database(file, { readonly: true });
+        await written.backup(firstStore);
+        written.close();
+      }
+    }
+    const firstRun = (await store.newestBacktest())!;
+    const firstStates = await store.newestBacktestStates();
+    log('backtest daily: the rerun a day later');
+    const started = cpuNow(pool);
     const daily = await runResumableBacktest(store, nowSeconds, undefined, pool);
     // Stored as `serve` stores it: part of the day's cost.
     await store.saveBacktest(daily.run, daily.states);
@@ -145,14 +160,12 @@ export async function measureBacktestDaily(options: {
       sameAsFromScratch = JSON.stringify(fresh.run) === JSON.stringify(daily.run);
     }
     return {
-      zones: new Set(first.run.zones.map(({ zone }) => zone)).size,
-      forecasts: first.run.zones.length,
-      firstCpuSeconds,
-      firstWallSeconds,
+      zones: new Set(firstRun.zones.map(({ zone }) => zone)).size,
+      forecasts: firstRun.zones.length,
+      ...(first && { firstCpuSeconds: first.cpu, firstWallSeconds: first.wall }),
       workers: options.workers ?? 0,
       dailyCpuSeconds,
-      stateMegabytes:
-        [...first.states.values()].reduce((sum, bytes) => sum + bytes.length, 0) / 1e6,
+      stateMegabytes: [...firstStates.values()].reduce((sum, bytes) => sum + bytes.length, 0) / 1e6,
       ...(sameAsFromScratch !== undefined && { sameAsFromScratch }),
     };
   } finally {
@@ -162,12 +175,15 @@ export async function measureBacktestDaily(options: {
 }
 
 export function renderBacktestDaily(result: BacktestDailyResult): string {
+  const { firstCpuSeconds, firstWallSeconds } = result;
   const lines = [
     `### Backtest of the ${DAYS}-day demo (issue 38)`,
     '',
-    `- first backtest: ${result.firstCpuSeconds.toFixed(1)} s CPU, ` +
-      `${result.firstWallSeconds.toFixed(1)} s wall in ${result.workers || 'this'} process(es), for ${result.zones} zones ` +
-      `(${result.forecasts} zone-bases; target: stored within ${FIRST_TARGET_SECONDS} s of the backfill's end)`,
+    firstCpuSeconds === undefined || firstWallSeconds === undefined
+      ? `- first backtest: kept from an earlier run (${result.forecasts} zone-bases)`
+      : `- first backtest: ${firstCpuSeconds.toFixed(1)} s CPU, ` +
+        `${firstWallSeconds.toFixed(1)} s wall in ${result.workers || 'this'} process(es), for ${result.zones} zones ` +
+        `(${result.forecasts} zone-bases; target: stored within ${FIRST_TARGET_SECONDS} s of the backfill's end)`,
     `- backtest daily rerun: ${result.dailyCpuSeconds.toFixed(1)} s CPU for ${result.zones} zones ` +
       `(target ${DAILY_TARGET_SECONDS} s; state stored with the run ${result.stateMegabytes.toFixed(1)} MB)`,
   ];
@@ -182,6 +198,7 @@ export function renderBacktestDaily(result: BacktestDailyResult): string {
 runIfMain(import.meta.url, async () => {
   const at = process.argv.indexOf('--store');
   const workersAt = process.argv.indexOf('--workers');
+  const firstAt = process.argv.indexOf('--first');
   const scratchDir = mkdtempSync(join(tmpdir(), 'gridco2-backtest-daily-'));
   try {
     const result = await measureBacktestDaily({
@@ -190,6 +207,7 @@ runIfMain(import.meta.url, async () => {
       ...(at >= 0 && { store: process.argv[at + 1]! }),
       verify: process.argv.includes('--verify'),
       ...(workersAt >= 0 && { workers: Number(process.argv[workersAt + 1]) }),
+      ...(firstAt >= 0 && { firstStore: process.argv[firstAt + 1]! }),
       log: (line) => process.stderr.write(`${line}\n`),
     });
     console.log(renderBacktestDaily(result));

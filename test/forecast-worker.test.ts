@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inThreadCompute } from '../src/forecast/compute.js';
 import { forecastCompute, WorkerCompute } from '../src/forecast/worker-compute.js';
-import { ZoneWorkers } from '../src/forecast/zone-workers.js';
+import { type ZoneTask, ZoneWorkers } from '../src/forecast/zone-workers.js';
+import { type Resumption, runBacktest } from '../src/forecast/run-backtest.js';
 import { statesOf } from '../src/forecast/backtest-state-bytes.js';
 import { backtestZone, issueTimes, zoneInputsData } from '../src/core/forecast/backtest.js';
 import type { FallBackReason, ZoneBacktestState } from '../src/core/forecast/backtest-state.js';
@@ -187,6 +188,65 @@ describe('forecast work in a worker process', () => {
         await workers.close();
       }
       await expect(workers.run({} as never)).rejects.toThrow('zone workers stopped');
+    },
+  );
+
+  it(
+    'reruns on this thread the zone-bases that resume, in the zone workers those from their first issue; the run as one from scratch',
+    { timeout: 300_000 },
+    async () => {
+      /** Zone workers that note which zone-bases they were sent. */
+      class NotingWorkers extends ZoneWorkers {
+        readonly sent: string[] = [];
+        override run(task: Omit<ZoneTask, 'id'>) {
+          this.sent.push(`${task.zone}|${task.basis}`);
+          return super.run(task);
+        }
+      }
+      const window = { zones: ['DE'] };
+      const backtest = async (
+        nowSeconds: number,
+        previous: ReadonlyMap<string, ZoneBacktestState>,
+        workers?: ZoneWorkers,
+      ) => {
+        const states = {
+          previous,
+          kept: [] as ZoneBacktestState[],
+          resumption: { resumed: 0, fellBack: {} } as Resumption,
+        };
+        const run = await runBacktest(
+          store,
+          nowSeconds,
+          window,
+          undefined,
+          undefined,
+          states,
+          workers,
+        );
+        return { run, ...states };
+      };
+      const yesterday = await backtest(NOW_S - DAY, new Map());
+      // DE's direct basis without its state: it runs from its first issue.
+      const previous = new Map(
+        yesterday.kept
+          .filter(({ basis }) => basis !== 'direct')
+          .map((state) => [`${state.zone}|${state.basis}`, state]),
+      );
+      const workers = new NotingWorkers(2);
+      try {
+        const today = await backtest(NOW_S, previous, workers);
+        expect(today.resumption).toEqual({ resumed: 1, fellBack: { 'no state': ['DE|direct'] } });
+        expect(workers.sent).toEqual(['DE|direct']);
+        const fromScratch = await backtest(NOW_S, new Map());
+        expect(today.run).toEqual(fromScratch.run);
+        expect(today.run.zones.every(({ issues }) => issues > 0)).toBe(true);
+        expect(today.kept.map(({ zone, basis }) => `${zone}|${basis}`)).toEqual([
+          'DE|lifecycle',
+          'DE|direct',
+        ]);
+      } finally {
+        await workers.close();
+      }
     },
   );
 

@@ -95,6 +95,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     // The first backtest ran on the few hours of the first pass: with the history in, it
     // chooses models and bands for every zone (the P10-P90 band and the skill table).
     afterBackfill: () => server.forecasts.backtestNow(),
+    whileBackfilling: (fill) => server.forecasts.whileFilling(fill),
   }).catch((error: unknown) => logger.error({ err: error }, 'demo: history could not be filled'));
   let closing: Promise<void> | undefined;
   return {
@@ -151,6 +152,8 @@ interface HistoryOptions {
   readonly signal: AbortSignal;
   /** Started once the backfill is in, awaited before the flow graphs; never rejects. */
   readonly afterBackfill: () => Promise<void>;
+  /** Wraps the backfill: no backtest of the partly filled store meanwhile (the one after it replaces it). */
+  readonly whileBackfilling: <T>(fill: Promise<T>) => Promise<T>;
 }
 
 /**
@@ -161,7 +164,7 @@ interface HistoryOptions {
  * whatever its `--days`.
  */
 async function fillHistory(options: HistoryOptions): Promise<void> {
-  const { config, store, logger, days, signal, afterBackfill } = options;
+  const { config, store, logger, days, signal, afterBackfill, whileBackfilling } = options;
   // The pass the scheduler and `gridco2 ingest` run; every source is configured in the demo.
   // Its zones only: the flow graphs (FLOWS) are the backfill's, over the whole window in the
   // workers, so that every zone is current as soon as without them.
@@ -194,11 +197,13 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
   // The zones first, then (FLOWS) the flow graphs: forecasts need the zones' history only.
   const chunksOf = (count: (adapter: SourceAdapter) => number) =>
     new Map(adapters.map((adapter) => [adapter.source, count(adapter)]));
-  const zones = await backfillPhase(
-    options,
-    window,
-    zoneJobs(adapters),
-    chunksOf((adapter) => planBackfill(adapter, adapter.zones, window).length),
+  const zones = await whileBackfilling(
+    backfillPhase(
+      options,
+      window,
+      zoneJobs(adapters),
+      chunksOf((adapter) => planBackfill(adapter, adapter.zones, window).length),
+    ),
   );
   if (zones === undefined) return;
   logPhase(logger, zones, `demo: backfill of ${plural(days, 'day')}`, { days });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredReading } from '../core/reading.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { ForecastEngine } from './engine.js';
 
@@ -113,6 +114,48 @@ describe('ForecastEngine backtest schedule', () => {
       clock.nowMs += 2 * 3_600_000;
       await engine.tick();
       expect((await store.newestBacktest())?.createdAt).toBe(rerunAt);
+    });
+  });
+});
+
+describe('ForecastEngine.whileFilling', () => {
+  it('holds the rerun of a backtest that left out a zone with a forecast until the fill ends', async () => {
+    await withEngine(async (engine, store, clock) => {
+      // Eight days of DE: a forecast, but no issue after the backtest's two weeks of warm-up.
+      const nowS = clock.nowMs / 1000;
+      const readings: StoredReading[] = [];
+      for (let ts = nowS - 8 * 86_400; ts < nowS - 3600; ts += 3600) {
+        const value = 300 + ((ts / 3600) % 24);
+        readings.push({
+          zone: 'DE',
+          ts,
+          value,
+          method: 'computed:v1',
+          complete: true,
+          mix: { gas: 1 },
+          lifecycle: value,
+          direct: value * 0.75,
+        });
+      }
+      await store.upsertReadings(readings);
+      await engine.tick();
+      const first = await store.newestBacktest();
+      expect(
+        first?.zones.find(({ zone, basis }) => zone === 'DE' && basis === 'lifecycle'),
+      ).toEqual(expect.objectContaining({ issues: 0 }));
+      expect(engine.forecast('DE', 'lifecycle')).not.toBeNull();
+
+      let endFill = () => {};
+      const filling = engine.whileFilling(new Promise<void>((resolve) => (endFill = resolve)));
+      // Past the recheck (at most ten times as long as the first run took), within the day.
+      clock.nowMs += 30 * 60_000;
+      await engine.tick();
+      expect((await store.newestBacktest())?.createdAt).toBe(first?.createdAt);
+
+      endFill();
+      await filling;
+      await engine.tick();
+      expect((await store.newestBacktest())?.createdAt).toBe(clock.nowMs / 1000);
     });
   });
 });

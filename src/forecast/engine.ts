@@ -55,6 +55,8 @@ export class ForecastEngine implements ForecastBook {
   private backtestCheckedAtMs = 0;
   private backtestTookMs = 0;
   private backtestWanted = false;
+  /** Fills of the store under way (`whileFilling`). */
+  private filling = 0;
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly stopping = new AbortController();
@@ -100,6 +102,20 @@ export class ForecastEngine implements ForecastBook {
     await this.tick();
     // A check already under way may have passed its backtest: the next one runs it.
     if (this.backtestWanted) await this.tick();
+  }
+
+  /**
+   * Holds the recheck for zones the newest backtest left out while `fill` runs (the demo's
+   * backfill): a full backtest started on partial data just before the fill ends would be
+   * rerun by the `backtestNow` after it, and the demo would wait for both.
+   */
+  async whileFilling<T>(fill: Promise<T>): Promise<T> {
+    this.filling++;
+    try {
+      return await fill;
+    } finally {
+      this.filling--;
+    }
   }
 
   /** Stops checking and interrupts a backtest under way; resolves once nothing runs. */
@@ -225,12 +241,12 @@ export class ForecastEngine implements ForecastBook {
   /**
    * Whether the newest backtest left out a zone that has a forecast now (a store being filled:
    * the demo, a first backfill); checked at most every BACKTEST_RECHECK_MS, or ten times as long
-   * as the last run took. GB's operator forecast is measured over fw48h issues collected live:
+   * as the last run took, and not while a fill is under way (`whileFilling`). GB's operator forecast is measured over fw48h issues collected live:
    * the daily run picks them up.
    */
   private missingZones(nowMs: number): boolean {
     const run = this.backtestRun;
-    if (!run) return false;
+    if (!run || this.filling > 0) return false;
     const recheckMs = Math.max(BACKTEST_RECHECK_MS, 10 * this.backtestTookMs);
     if (nowMs - this.backtestCheckedAtMs < recheckMs) return false;
     this.backtestCheckedAtMs = nowMs;

@@ -124,7 +124,8 @@ export function resumable(
   return { state: previous! };
 }
 
-function fallBackReason(
+/** Why a run over `asked` on `state` cannot resume from `previous`; null when it can. */
+export function fallBackReason(
   previous: ZoneBacktestState | undefined,
   state: ZoneState,
   asked: BacktestIdentity,

@@ -5,6 +5,8 @@ import { OPERATOR_FORECAST } from './operator-forecast.js';
 import { CLIMATOLOGY } from './profile-models.js';
 import { type UpstreamInputs, type ZoneInputs, ZoneState } from './zone-state.js';
 import {
+  type BacktestIdentity,
+  fallBackReason,
   type FallBackReason,
   isSettled,
   publishedEnd,
@@ -165,6 +167,44 @@ export function backtestZoneData(
   return backtestZone(zone, basis, state, { issueTimes, candidates, ...resume });
 }
 
+/** The models a zone-base's backtest forecasts with, and what identifies it to a stored state. */
+function backtestPlan(
+  zone: string,
+  basis: ForecastBasis,
+  state: ZoneState,
+  options: Pick<BacktestOptions, 'candidates' | 'issueTimes'>,
+) {
+  // A model with nothing to say of the zone (upstream forecasts it has none of) is no candidate.
+  const candidates = options.candidates.filter((model) => model.appliesTo?.(state) ?? true);
+  // Where a candidate has no value the climatology serves (prepare.ts): scored the same way. The
+  // operator's forecast is republished as it is, and ends where it ends.
+  const fallback = candidates.some((model) => model.id === OPERATOR_FORECAST.id)
+    ? undefined
+    : CLIMATOLOGY;
+  const models = [...candidates, PERSISTENCE, WEEKLY_PROFILE, CLIMATOLOGY_ANOMALY];
+  if (fallback && !models.includes(fallback)) models.push(fallback);
+  const asked: BacktestIdentity = {
+    zone,
+    basis,
+    models: models.map((model) => model.id),
+    issueTimes: options.issueTimes,
+  };
+  return { candidates, fallback, models, asked };
+}
+
+/**
+ * Whether `backtestZone` with these options would resume from `options.previous` (null) or why it
+ * would run from the first issue; changes nothing (a caller picks where the zone-base runs).
+ */
+export function resumptionOf(
+  zone: string,
+  basis: ForecastBasis,
+  state: ZoneState,
+  options: Pick<BacktestOptions, 'candidates' | 'issueTimes' | 'previous'>,
+): FallBackReason | null {
+  return fallBackReason(options.previous, state, backtestPlan(zone, basis, state, options).asked);
+}
+
 /**
  * `backtestZone` one issue at a time: a caller that serves requests meanwhile (`serve`'s daily
  * run) gives the event loop a turn between steps.
@@ -175,22 +215,8 @@ export function* backtestZoneSteps(
   state: ZoneState,
   options: BacktestOptions,
 ): Generator<void, ZoneBacktest> {
-  // A model with nothing to say of the zone (upstream forecasts it has none of) is no candidate.
-  const candidates = options.candidates.filter((model) => model.appliesTo?.(state) ?? true);
-  // Where a candidate has no value the climatology serves (prepare.ts): scored the same way. The
-  // operator's forecast is republished as it is, and ends where it ends.
-  const fallback = candidates.some((model) => model.id === OPERATOR_FORECAST.id)
-    ? undefined
-    : CLIMATOLOGY;
-  const models = [...candidates, PERSISTENCE, WEEKLY_PROFILE, CLIMATOLOGY_ANOMALY];
-  if (fallback && !models.includes(fallback)) models.push(fallback);
+  const { candidates, fallback, models, asked } = backtestPlan(zone, basis, state, options);
   const candidateIds = candidates.map((model) => model.id);
-  const asked = {
-    zone,
-    basis,
-    models: models.map((model) => model.id),
-    issueTimes: options.issueTimes,
-  };
   const resumption = resumable(options.previous, state, asked);
   options.onResumption?.('fellBack' in resumption ? resumption.fellBack : null);
   const previous = 'state' in resumption ? resumption.state : undefined;
