@@ -211,7 +211,12 @@ async function fillHistory(options: HistoryOptions): Promise<void> {
   // backtest's niced processes (FORECAST_NICENESS) got a few percent of the cores, and the bands
   // of a 240-day demo came 183 s after the backfill. A stop does not wait for the backtest
   // (minutes for a year); the server's close interrupts it.
-  await Promise.race([afterBackfill(), once(signal, 'abort')]);
+  // The wait for a stop is cancelled when the backtest wins: no listener left on the signal.
+  const settled = new AbortController();
+  await Promise.race([
+    afterBackfill(),
+    once(signal, 'abort', { signal: settled.signal }).catch(() => undefined),
+  ]).finally(() => settled.abort());
   if (signal.aborted) return;
 
   const graphJobs = adapters.flatMap(({ source, graph }): BackfillJob[] =>
