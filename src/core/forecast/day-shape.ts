@@ -79,7 +79,7 @@ function shapeOf(values: ArrayLike<number>, from: number, length: number): Float
   return shape;
 }
 
-/** One issue's published next day: its shapes' normal equations (gram, then moment). */
+/** One issue's published next day: its shapes' normal equations (the whole gram, then moment). */
 export interface DayShapeSums {
   /** When the day's last value was published. */
   readonly publishedAt: number;
@@ -142,15 +142,24 @@ export function dayShapeWeightsAt(
     (Number.isFinite(at) ? at : (earlier.at(-1)?.issueTs ?? 0) + DAY_SECONDS) -
     WEIGHT_DAYS * DAY_SECONDS;
   const sums = new Float64Array(count * count + count);
+  const moments = count * count;
   let seen = 0;
   for (let k = earlier.length - 1; k >= 0; k--) {
     if (earlier[k]!.issueTs < since) break;
     const day = earlier[k]!.day;
     if (!day || day.publishedAt > at) continue;
-    for (let e = 0; e < sums.length; e++) sums[e]! += day.sums[e]!;
+    // The gram is symmetric: its lower triangle summed, then mirrored.
+    for (let a = 0; a < count; a++) {
+      for (let e = a * count; e <= a * count + a; e++) sums[e]! += day.sums[e]!;
+      sums[moments + a]! += day.sums[moments + a]!;
+    }
     seen++;
   }
-  return seen >= MIN_DAYS ? nonNegativeRidge(sums, count) : null;
+  if (seen < MIN_DAYS) return null;
+  for (let a = 0; a < count; a++) {
+    for (let b = 0; b < a; b++) sums[b * count + a] = sums[a * count + b]!;
+  }
+  return nonNegativeRidge(sums, count);
 }
 
 /** Days older than this before the newest issue weigh no later issue: a rerun keeps no more. */

@@ -159,14 +159,24 @@ export class ErrorPools {
     this.pools = this.pools.map((pool, hour) => {
       const from = Math.max(0, hour - BAND_POOL_HOURS);
       const to = Math.min(HORIZON_HOURS - 1, hour + BAND_POOL_HOURS);
-      const into = entering.slice(from, to + 1).flat();
-      const out = leaving.slice(from, to + 1).flat();
-      return into.length === 0 && out.length === 0
-        ? pool
-        : mergeSorted(pool, Float64Array.from(into).sort(), Float64Array.from(out).sort());
+      const into = sortedErrors(entering, from, to);
+      const out = sortedErrors(leaving, from, to);
+      return into.length === 0 && out.length === 0 ? pool : mergeSorted(pool, into, out);
     });
     return this.pools;
   }
+}
+
+/** The errors of hours `from` to `to` (inclusive) of `byHour`, sorted as a typed array sorts. */
+function sortedErrors(byHour: readonly number[][], from: number, to: number): Float64Array {
+  let size = 0;
+  for (let hour = from; hour <= to; hour++) size += byHour[hour]!.length;
+  const errors = new Float64Array(size);
+  let at = 0;
+  for (let hour = from; hour <= to; hour++) {
+    for (const error of byHour[hour]!) errors[at++] = error;
+  }
+  return errors.sort();
 }
 
 /**
@@ -178,7 +188,8 @@ function mergeSorted(sorted: Float64Array, into: Float64Array, out: Float64Array
   let at = 0;
   let k = 0;
   let o = 0;
-  for (const value of sorted) {
+  for (let s = 0; s < sorted.length; s++) {
+    const value = sorted[s]!;
     if (o < out.length && Object.is(value, out[o]!)) {
       o++;
       continue;

@@ -1,5 +1,11 @@
 import type { Basis } from '../factors.js';
-import { countBelow, DAY_SECONDS, HORIZON_BUCKETS, HORIZON_HOURS, HOUR_SECONDS } from './series.js';
+import {
+  countSlotsBelow,
+  DAY_SECONDS,
+  HORIZON_BUCKETS,
+  HORIZON_HOURS,
+  HOUR_SECONDS,
+} from './series.js';
 import type { ZoneState } from './zone-state.js';
 
 /** The basis a forecast is on: a basis, or GB's own operator figure (GB asked without a basis). */
@@ -217,7 +223,7 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
       block = build(anchor, past.issueTs, slots);
       ofIssue.set(key, block);
     }
-    visit(block, countBelow(block.slots, past.lastSlot), past.issueTs);
+    visit(block, countSlotsBelow(block.slots, past.lastSlot), past.issueTs);
   });
 }
 

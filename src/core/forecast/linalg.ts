@@ -40,17 +40,23 @@ export class NormalEquations {
   }
 
   /**
-   * Adds the rows another's sums hold (of the same width), each column `a` multiplied by
-   * `factors[a]` (by 1 without them).
+   * Adds the rows another's sums hold (of the same width), each column multiplied by `scale`'s
+   * factor (by 1 without it).
    */
-  addSums(other: NormalEquations, factors?: Float64Array): void {
+  addSums(other: NormalEquations, scale?: ColumnScale): void {
     const { gram, moment, width } = this;
-    for (let a = 0; a < width; a++) {
-      const fa = factors ? factors[a]! : 1;
-      moment[a]! += other.moment[a]! * fa;
-      for (let b = 0; b <= a; b++) {
-        const product = factors ? fa * factors[b]! : 1;
-        gram[a * width + b]! += other.gram[a * width + b]! * product;
+    if (!scale) {
+      for (let a = 0; a < width; a++) {
+        moment[a]! += other.moment[a]!;
+        for (let b = 0; b <= a; b++) gram[a * width + b]! += other.gram[a * width + b]!;
+      }
+    } else {
+      const { factors, products } = scale;
+      for (let a = 0; a < width; a++) {
+        moment[a]! += other.moment[a]! * factors[a]!;
+        for (let b = 0; b <= a; b++) {
+          gram[a * width + b]! += other.gram[a * width + b]! * products[a * width + b]!;
+        }
       }
     }
     this.rows += other.rows;
@@ -59,6 +65,23 @@ export class NormalEquations {
   /** The coefficients, with the ridge penalty; undefined with too few rows to fit. */
   solve(): Float64Array | undefined {
     return solveRidge(this.gram, this.moment, this.width, this.rows);
+  }
+}
+
+/**
+ * Factors that multiply each column of a fit's rows (`NormalEquations.addSums`), with the product
+ * of every pair of them made once: a fit adds dozens of sums at one scale.
+ */
+export class ColumnScale {
+  /** Per entry of the gram's lower triangle, the product of its two columns' factors. */
+  readonly products: Float64Array;
+
+  constructor(readonly factors: Float64Array) {
+    const width = factors.length;
+    this.products = new Float64Array(width * width);
+    for (let a = 0; a < width; a++) {
+      for (let b = 0; b <= a; b++) this.products[a * width + b] = factors[a]! * factors[b]!;
+    }
   }
 }
 

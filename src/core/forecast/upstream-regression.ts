@@ -9,7 +9,7 @@ import {
   TRAINING_DAYS,
 } from './forecast-model.js';
 import { blendHandOvers } from './hand-over.js';
-import { NormalEquations } from './linalg.js';
+import { ColumnScale, NormalEquations } from './linalg.js';
 import {
   bucketIndex,
   DAY_SECONDS,
@@ -282,7 +282,7 @@ interface UpstreamBlock extends TrainingBlock {
 }
 
 interface RegressionSums {
-  readonly published: number;
+  published: number;
   /** The zone's own fit: every row, the first BASE_FEATURES columns. */
   readonly own: NormalEquations;
   /** The upstream fit: the complete rows, every column. */
@@ -290,7 +290,7 @@ interface RegressionSums {
 }
 
 interface CorrectionSums {
-  readonly published: number;
+  published: number;
   /** What the base's values depend on besides the past issue (its fits). */
   readonly key: unknown;
   /** Intercept and the upstream columns of the complete rows, against what the base missed. */
@@ -371,31 +371,63 @@ function upstreamBlock(
   };
 }
 
-/** The block's regression sums over its first `published` rows. */
+/**
+ * The block's regression sums over its first `published` rows. Rows are summed in order, so sums
+ * of fewer rows are extended by the rows published since: the same numbers as summing anew.
+ */
 function regressionSums(block: UpstreamBlock, published: number, stride: number): RegressionSums {
-  if (block.sums?.published === published) return block.sums;
-  const own = new NormalEquations(BASE_FEATURES);
-  const upstream = new NormalEquations(stride);
-  for (let r = 0; r < published; r++) {
-    own.addFrom(block.rows, r * stride, BASE_FEATURES, block.actuals[r]!);
-    if (block.complete[r] === 1)
-      upstream.addFrom(block.rows, r * stride, stride, block.actuals[r]!);
+  let sums = block.sums;
+  if (!sums || sums.published > published) {
+    sums = block.sums = {
+      published: 0,
+      own: new NormalEquations(BASE_FEATURES),
+      upstream: new NormalEquations(stride),
+    };
   }
-  block.sums = { published, own, upstream };
-  return block.sums;
+  for (let r = sums.published; r < published; r++) {
+    sums.own.addFrom(block.rows, r * stride, BASE_FEATURES, block.actuals[r]!);
+    if (block.complete[r] === 1)
+      sums.upstream.addFrom(block.rows, r * stride, stride, block.actuals[r]!);
+  }
+  sums.published = published;
+  return sums;
+}
+
+/** What a block's sums are multiplied by at one scale: the regression's columns, the correction's. */
+interface BlockScales {
+  readonly regression: ColumnScale;
+  readonly correction: ColumnScale;
+}
+
+/**
+ * By scale (one per issue, `featureScale`): the blocks' scales, those whose shares are divided by
+ * the scale's (`shareScaled`) second. Every fit of the issue scales dozens of blocks alike.
+ */
+const blockScalesByScale = new WeakMap<Scale, readonly BlockScales[]>();
+
+function blockScales(features: FeatureName[], scale: Scale): readonly BlockScales[] {
+  let scales = blockScalesByScale.get(scale);
+  if (!scales) {
+    scales = [false, true].map((shareScaled) => {
+      const factors = columnFactors(features, scale, shareScaled);
+      // The correction's columns: the intercept, then the upstream features.
+      const correction = new Float64Array(1 + features.length);
+      correction[0] = 1;
+      correction.set(factors.subarray(BASE_FEATURES), 1);
+      return { regression: new ColumnScale(factors), correction: new ColumnScale(correction) };
+    });
+    blockScalesByScale.set(scale, scales);
+  }
+  return scales;
 }
 
 /**
  * Per column of a block's rows, what its values are multiplied by at `scale` (`fillRow` divides
  * them by the scale's means).
  */
-function columnFactors(
-  features: FeatureName[],
-  scale: Scale,
-  shareScaled: boolean,
-  factors: Float64Array,
-): void {
+function columnFactors(features: FeatureName[], scale: Scale, shareScaled: boolean): Float64Array {
   const share = shareScaled ? 1 / scale.share : 1;
+  const factors = new Float64Array(BASE_FEATURES + features.length);
   factors.fill(1, 0, BASE_FEATURES);
   features.forEach((name, k) => {
     factors[BASE_FEATURES + k] =
@@ -409,6 +441,7 @@ function columnFactors(
               ? 1 / scale.demand
               : 1;
   });
+  return factors;
 }
 
 /**
@@ -427,12 +460,11 @@ function fitBucket(
   const stride = BASE_FEATURES + features.length;
   const own = new NormalEquations(BASE_FEATURES);
   const upstream = new NormalEquations(stride);
-  const factors = new Float64Array(stride);
+  const scales = blockScales(features, scale);
   for (const { block, published } of upstreamBlocks(zone, features, issue, bucket)) {
     const sums = regressionSums(block, published, stride);
     own.addSums(sums.own);
-    columnFactors(features, scale, block.shareScaled, factors);
-    upstream.addSums(sums.upstream, factors);
+    upstream.addSums(sums.upstream, scales[block.shareScaled ? 1 : 0]!.regression);
   }
   return {
     own: own.solve(),
@@ -467,33 +499,36 @@ export function fitCorrection(
   const stride = BASE_FEATURES + features.length;
   const width = 1 + features.length;
   const equations = new NormalEquations(width);
-  const columns = new Float64Array(stride);
-  const factors = new Float64Array(width);
   const key = base.key(bucket);
+  const scales = blockScales(features, scale);
   for (const { block, published } of upstreamBlocks(zone, features, issue, bucket)) {
     let sums = block.corrections.get(modelId);
-    if (sums?.published !== published || sums.key !== key) {
-      sums = { published, key, equations: correctionSums(block, published, stride, base) };
+    if (!sums || sums.key !== key || sums.published > published) {
+      sums = { published: 0, key, equations: new NormalEquations(width) };
       block.corrections.set(modelId, sums);
     }
-    columnFactors(features, scale, block.shareScaled, columns);
-    factors[0] = 1;
-    factors.set(columns.subarray(BASE_FEATURES), 1);
-    equations.addSums(sums.equations, factors);
+    extendCorrectionSums(block, sums, published, stride, base);
+    equations.addSums(sums.equations, scales[block.shareScaled ? 1 : 0]!.correction);
   }
   return equations.solve();
 }
 
-function correctionSums(
+/**
+ * The correction's sums extended to the block's first `published` rows (rows are summed in
+ * order: the same numbers as summing them anew).
+ */
+function extendCorrectionSums(
   block: UpstreamBlock,
+  sums: CorrectionSums,
   published: number,
   stride: number,
   base: MissedBase,
-): NormalEquations {
-  const width = 1 + stride - BASE_FEATURES;
-  const equations = new NormalEquations(width);
+): void {
+  if (sums.published === published) return;
+  const { equations } = sums;
+  const width = equations.width;
   const x = new Float64Array(width);
-  for (let r = 0; r < published; r++) {
+  for (let r = sums.published; r < published; r++) {
     if (block.complete[r] !== 1) continue;
     const missed = block.actuals[r]! - base.at(block.anchor, block.pastTs, block.slots[r]!);
     if (Number.isNaN(missed)) continue;
@@ -501,5 +536,5 @@ function correctionSums(
     for (let c = 1; c < width; c++) x[c] = block.rows[r * stride + BASE_FEATURES + c - 1]!;
     equations.add(x, missed);
   }
-  return equations;
+  sums.published = published;
 }

@@ -266,6 +266,7 @@ export class WalkForward {
   private readonly data: LiveData;
   private readonly candidatePools: ErrorPools[];
   private readonly servedPools: ErrorPools;
+  private readonly work = new ScoreWork();
 
   /**
    * `candidateIds`: the candidates, in order; `reshaped`: whether the next day's shape is fitted
@@ -336,6 +337,7 @@ export class WalkForward {
     const lag = state.inputs.publicationLagSeconds;
     candidateIds.forEach((id, k) => {
       scoreIssue(
+        this.work,
         state,
         data.candidates[k]!,
         this.candidatePools[k]!,
@@ -359,7 +361,16 @@ export class WalkForward {
       if (stale > 0) data.days = data.days.slice(stale);
     }
     issue.values.set(SERVED, served);
-    scoreIssue(state, data.served, this.servedPools, data.issueTimes, index, issue, SERVED);
+    scoreIssue(
+      this.work,
+      state,
+      data.served,
+      this.servedPools,
+      data.issueTimes,
+      index,
+      issue,
+      SERVED,
+    );
   }
 
   /** The rows, band and weights after the last issue added (the state is spent). */
@@ -450,6 +461,7 @@ export class WalkForward {
  * banded, its band's coverage and pooled errors).
  */
 function scoreIssue(
+  work: ScoreWork,
   state: ZoneState,
   score: ScoreData,
   bandPools: ErrorPools,
@@ -482,14 +494,8 @@ function scoreIssue(
   const anomaly = issue.values.get(CLIMATOLOGY_ANOMALY.id)!;
   const misses: BucketMisses[] = HORIZON_BUCKETS.map(() => ({ below: 0, above: 0, banded: 0 }));
   const buckets = HORIZON_BUCKETS.length;
-  // Per bucket, its forecasts and outcomes in slot order (bucket b's from b * length on).
   const length = forecast.length;
-  const pairedForecasts = new Float64Array(buckets * length);
-  const pairedActuals = new Float64Array(buckets * length);
-  const paired = new Int32Array(buckets);
-  // Per bucket, the published outcomes: a model that forecast each is ranked against them all.
-  const outcomes = new Int32Array(buckets);
-  const issueErrors = new Float64Array(PER_ISSUE);
+  const { pairedForecasts, pairedActuals, paired, outcomes, issueErrors } = work.cleared(length);
   issueErrors[0] = issue.issueTs;
   let lastEnd = issue.issueTs;
   for (let i = 0; i < forecast.length; i++) {
@@ -567,6 +573,30 @@ function scoreIssue(
   if (saving) {
     score.achieved += saving.achieved;
     score.possible += saving.possible;
+  }
+}
+
+/** What `scoreIssue` works in, kept from one issue to the next (each would allocate its own). */
+class ScoreWork {
+  /** Per bucket, its forecasts and outcomes in slot order (bucket b's from b * length on). */
+  pairedForecasts = new Float64Array(0);
+  pairedActuals = new Float64Array(0);
+  readonly paired = new Int32Array(HORIZON_BUCKETS.length);
+  /** Per bucket, the published outcomes: a model that forecast each is ranked against them all. */
+  readonly outcomes = new Int32Array(HORIZON_BUCKETS.length);
+  readonly issueErrors = new Float64Array(PER_ISSUE);
+
+  /** The work space for forecasts of `length` slots, its counts and errors zero. */
+  cleared(length: number): this {
+    const size = HORIZON_BUCKETS.length * length;
+    if (this.pairedForecasts.length < size) {
+      this.pairedForecasts = new Float64Array(size);
+      this.pairedActuals = new Float64Array(size);
+    }
+    this.paired.fill(0);
+    this.outcomes.fill(0);
+    this.issueErrors.fill(0);
+    return this;
   }
 }
 
@@ -675,7 +705,11 @@ const outcomeRanksByIssue = new WeakMap<IssueForecasts, Float64Array[]>();
 function outcomeRanks(issue: IssueForecasts, bucket: number, outcomes: Float64Array): Float64Array {
   let byBucket = outcomeRanksByIssue.get(issue);
   if (!byBucket) outcomeRanksByIssue.set(issue, (byBucket = []));
-  return (byBucket[bucket] ??= ranks(outcomes, new Float64Array(outcomes.length)));
+  return (byBucket[bucket] ??= ranks(
+    outcomes,
+    new Float64Array(outcomes.length),
+    new Float64Array(outcomes.length),
+  ));
 }
 
 /**
@@ -688,9 +722,9 @@ export function spearman(
   ranksOfB?: Float64Array,
 ): number | null {
   if (a.length < 3) return null;
-  const sorted = new Float64Array(a.length);
-  const ra = ranks(a, sorted);
-  const rb = ranksOfB ?? ranks(b, sorted);
+  const { sorted, ofA, ofB } = rankWork(a.length);
+  const ra = ranks(a, sorted, ofA);
+  const rb = ranksOfB ?? ranks(b, sorted, ofB);
   const mean = (ra.length + 1) / 2;
   let cov = 0;
   let va = 0;
@@ -703,15 +737,42 @@ export function spearman(
   return va === 0 || vb === 0 ? null : cov / Math.sqrt(va * vb);
 }
 
+/** Work space of `spearman` (the walk-forward ranks millions of small sets), grown as needed. */
+let rankBuffers = {
+  sorted: new Float64Array(0),
+  ofA: new Float64Array(0),
+  ofB: new Float64Array(0),
+};
+
+/** Views of the work space of `length` numbers: to sort, and the ranks of either side. */
+function rankWork(length: number): typeof rankBuffers {
+  if (rankBuffers.sorted.length < length) {
+    rankBuffers = {
+      sorted: new Float64Array(length),
+      ofA: new Float64Array(length),
+      ofB: new Float64Array(length),
+    };
+  }
+  const { sorted, ofA, ofB } = rankBuffers;
+  return {
+    sorted: sorted.subarray(0, length),
+    ofA: ofA.subarray(0, length),
+    ofB: ofB.subarray(0, length),
+  };
+}
+
 /**
- * Ranks from 1, ties sharing their mean rank (-0 and 0 tie); `sorted` is work space of the
- * values' length. The walk-forward ranks millions of small sets: sorted as numbers (no comparator
- * to call), each value's run of ties then found by bisection.
+ * Ranks from 1 into `result`, ties sharing their mean rank (-0 and 0 tie); `sorted` is work space
+ * of the values' length. The walk-forward ranks millions of small sets: sorted as numbers (no
+ * comparator to call), each value's run of ties then found by bisection.
  */
-function ranks(values: ArrayLike<number>, sorted: Float64Array): Float64Array {
+function ranks(
+  values: ArrayLike<number>,
+  sorted: Float64Array,
+  result: Float64Array,
+): Float64Array {
   sorted.set(values);
   sorted.sort();
-  const result = new Float64Array(values.length);
   for (let index = 0; index < values.length; index++) {
     const value = values[index]!;
     // The value's run of ties among the sorted: from the first not below it to the last not above.
