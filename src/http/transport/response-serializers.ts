@@ -24,12 +24,8 @@ export const buildSharedSerializer: SerializerFactory = (externalSchemas, option
   // Fastify's `serializerOpts` (none here) may hold what JSON cannot tell apart (functions, RegExps).
   if (options !== undefined) return compile;
   const contextKey = JSON.stringify(externalSchemas);
-  let compiled = compiledByContext.get(contextKey);
-  if (compiled === undefined) {
-    compiled = new Map();
-    compiledByContext.set(contextKey, compiled);
-  }
-  const serializers = compiled;
+  const serializers = compiledByContext.get(contextKey) ?? new Map();
+  compiledByContext.set(contextKey, serializers);
   return (route) => {
     const schemaKey = JSON.stringify(route.schema);
     let serialize = serializers.get(schemaKey);
