@@ -139,21 +139,23 @@ function asUser(command: readonly string[]): string[] {
   ];
 }
 
-/** The installed production dependencies, as `npm prune --omit=dev` leaves `node_modules`. */
+/**
+ * The installed production dependencies, as `npm prune --omit=dev` leaves `node_modules`: the
+ * lockfile's packages not marked dev. Not `npm ls --omit=dev`, which lists the dev packages too
+ * when `node_modules` is a symlink (a worktree sharing another checkout's).
+ */
 function productionPackages(): string[] {
-  const listed = spawnSync('npm', ['ls', '--omit=dev', '--parseable', '--all'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  const paths = listed.stdout
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line.startsWith(join(ROOT, 'node_modules')));
-  if (paths.length === 0) throw new Error(`npm ls found no production packages: ${listed.stderr}`);
-  // A package nested in another's node_modules comes with its parent.
-  return paths
-    .map((path) => path.slice(ROOT.length).replace(/^\/+/, ''))
-    .filter((path) => path.split('node_modules/').length === 2);
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
+  const paths = Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith('node_modules/') && entry.dev !== true)
+    .map(([path]) => path)
+    // A package nested in another's node_modules comes with its parent; an optional one for
+    // another platform is not installed.
+    .filter((path) => path.split('node_modules/').length === 2 && existsSync(join(ROOT, path)));
+  if (paths.length === 0) throw new Error('package-lock.json lists no production packages');
+  return paths;
 }
 
 /** Clears (or restores) every write bit below `path`, symlinks left alone. */
