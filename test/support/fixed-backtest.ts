@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  linkSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -20,9 +21,9 @@ import { fillFixedStore, NOW_S } from './fixed-store.js';
  * The fixed store with the backtest a server on it runs first, at the pinned clock: the same run
  * (`runBacktest` at NOW_S), so the server finds it fresh and prepares its forecasts from it
  * instead of spending FR's 6000 hours (15 to 40 s of CPU) again in the background of every suite
- * that starts one. Computed once per version of the sources that decide it (by the integration
- * tier's global setup) and kept in node_modules/.cache/gridco2-tests/; suites that test the
- * backtest itself run their own.
+ * that starts one. Computed once per version of the sources that decide it (by the first suite
+ * that asks: see `cachedOrComputed`) and kept in node_modules/.cache/gridco2-tests/; suites that
+ * test the backtest itself run their own.
  */
 export async function fillFixedStoreWithBacktest(store: Store): Promise<void> {
   await fillFixedStore(store);
@@ -40,20 +41,64 @@ function fixedBacktest(): Promise<BacktestRun> {
 }
 
 /**
- * The integration tier's global setup: the run computed (when the sources changed) before any
- * suite starts, outside every test's and hook's timeout.
+ * The run for the current sources: from the cache, or computed by the first suite process that
+ * asks while the others that ask wait for it (a lock file names its pid), not in the tier's
+ * global setup. There it ran alone before any file started, 15 to 40 s of CPU on one core on a
+ * clean clone, while the suites that start no server on the fixed store (the CLI, the demo,
+ * Chromium, Redis, PostgreSQL) could have run beside it.
  */
-export default async function setup(): Promise<void> {
-  await fixedBacktest();
-}
-
 async function cachedOrComputed(): Promise<BacktestRun> {
   const file = join(CACHE, `fixed-backtest-${sourcesHash()}.json`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as BacktestRun;
-  } catch {
-    // Not computed for these sources yet.
+  mkdirSync(CACHE, { recursive: true });
+  for (;;) {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as BacktestRun;
+    } catch {
+      // Not computed for these sources yet.
+    }
+    if (takeLock(`${file}.lock`)) {
+      try {
+        return await computeInto(file);
+      } finally {
+        rmSync(`${file}.lock`, { force: true });
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** Whether this process now holds `lock`: free, or left by a process that no longer runs. */
+function takeLock(lock: string): boolean {
+  // Made whole with the pid in it, then linked: a reader never finds it empty.
+  const own = `${lock}.${process.pid}`;
+  writeFileSync(own, String(process.pid));
+  try {
+    linkSync(own, lock);
+    return true;
+  } catch {
+    // Held: by a live process (which computes), or by one that died computing.
+  } finally {
+    rmSync(own, { force: true });
+  }
+  try {
+    if (isRunning(Number(readFileSync(lock, 'utf8')))) return false;
+  } catch {
+    return false; // freed meanwhile: the next turn takes it
+  }
+  rmSync(lock, { force: true });
+  return false; // the next turn takes it, unless another process is quicker
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function computeInto(file: string): Promise<BacktestRun> {
   const store = new SqliteStore(':memory:');
   let run: BacktestRun;
   try {
@@ -62,9 +107,8 @@ async function cachedOrComputed(): Promise<BacktestRun> {
   } finally {
     await store.close();
   }
-  // Through JSON as a store keeps it; written whole or not at all (another worker may race).
+  // Through JSON as a store keeps it; written whole or not at all (a reader may come meanwhile).
   const text = JSON.stringify(run);
-  mkdirSync(CACHE, { recursive: true });
   // Runs for older sources go after a day (other checkouts may share node_modules).
   for (const old of readdirSync(CACHE).filter((name) => name.startsWith('fixed-backtest-'))) {
     const path = join(CACHE, old);
