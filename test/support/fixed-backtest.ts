@@ -43,8 +43,8 @@ function fixedBacktest(): Promise<BacktestRun> {
 /**
  * The run for the current sources: from the cache, or computed by the first suite process that
  * asks while the others that ask wait for it (a lock file names its pid), not in the tier's
- * global setup. There it ran alone before any file started, 15 to 40 s of CPU on one core on a
- * clean clone, while the suites that start no server on the fixed store (the CLI, the demo,
+ * global setup. There it ran alone before any file started (about 7 s of CPU, 14 s of wall on one
+ * core of a clean clone at a load of 3, 2026-12-03), while the suites that start no server on the fixed store (the CLI, the demo,
  * Chromium, Redis, PostgreSQL) could have run beside it.
  */
 async function cachedOrComputed(): Promise<BacktestRun> {
