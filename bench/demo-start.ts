@@ -10,7 +10,10 @@
  * against the 60 s the suites once asserted; only a step not reached within 5 minutes (the
  * default history's backfill: 10) fails the run.
  *
- * Standalone: `npx tsx bench/demo-start.ts` (after `npm run build`).
+ * Standalone: `npx tsx bench/demo-start.ts` (after `npm run build`). With `--history-days N`, only
+ * the demo with N days of history (`gridco2 demo --days N`), on every core, not pinned: the first
+ * backtest of `--history-days 240`, from outside, is issue 38's (bands and skill of every zone
+ * within 120 s of the end of the backfill on the machine).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,8 +21,16 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
+import { Command, InvalidArgumentError } from 'commander';
 import { ZONES } from '../src/core/zones.js';
-import { outputTail, runIfMain, spawnPinned, stopProcess, waitForLine } from './processes.js';
+import {
+  outputTail,
+  runIfMain,
+  spawnPinned,
+  spawnUnpinned,
+  stopProcess,
+  waitForLine,
+} from './processes.js';
 
 const DAYS = 9;
 /** What the demo suites asserted before they waited instead: 60 s from start, or after the backfill. */
@@ -27,6 +38,8 @@ const TARGET_SECONDS = 60;
 const PATIENCE_MS = 300_000;
 /** The default history's backfill: a month of every zone, slower on a busy machine. */
 const DEFAULT_BACKFILL_PATIENCE_MS = 600_000;
+/** A longer history's backfill (240 days: about 9 minutes of two cores), per day of history. */
+const BACKFILL_PATIENCE_MS_PER_DAY = 10_000;
 /** The most this part can take: the short demo's waits (from its spawn), the default one's, stops. */
 export const demoStartSeconds = (2 * PATIENCE_MS + DEFAULT_BACKFILL_PATIENCE_MS) / 1000 + 60;
 
@@ -82,22 +95,22 @@ function spawnDemo(
   cwd: string,
   args: readonly string[],
   backfillPatienceMs: number,
+  pinned = true,
 ): RunningDemo {
   const startedMs = performance.now();
-  const child = spawnPinned(
-    0,
-    process.execPath,
-    [join(repoDir, 'bin', 'gridco2.js'), 'demo', ...args],
-    {
-      cwd,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        PORT: '0',
-        LOG_LEVEL: 'info',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-      },
+  const command = [join(repoDir, 'bin', 'gridco2.js'), 'demo', ...args];
+  const options = {
+    cwd,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000000',
     },
-  );
+  };
+  const child = pinned
+    ? spawnPinned(0, process.execPath, command, options)
+    : spawnUnpinned(process.execPath, command, options);
   const backfilled = waitForLine(
     child,
     (line) =>
@@ -169,8 +182,19 @@ async function measureDefaultHistory(
   repoDir: string,
   cwd: string,
   log: (message: string) => void,
+  /** Days of history instead of the default, on every core. */
+  historyDays?: number,
 ): Promise<DemoStartResult['defaultHistory']> {
-  const demo = spawnDemo(repoDir, cwd, [], DEFAULT_BACKFILL_PATIENCE_MS);
+  const demo =
+    historyDays === undefined
+      ? spawnDemo(repoDir, cwd, [], DEFAULT_BACKFILL_PATIENCE_MS)
+      : spawnDemo(
+          repoDir,
+          cwd,
+          ['--days', String(historyDays)],
+          historyDays * BACKFILL_PATIENCE_MS_PER_DAY,
+          false,
+        );
   try {
     const url = await demo.url;
     const backfillMs = await demo.backfilled;
@@ -253,12 +277,36 @@ export function renderDemoStart(result: DemoStartResult): string {
   ].join('\n');
 }
 
+const days = (text: string): number => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new InvalidArgumentError('a whole number of days');
+  return value;
+};
+
 runIfMain(import.meta.url, async () => {
+  const { historyDays } = new Command()
+    .option('--history-days <days>', 'only the demo with this many days of history, unpinned', days)
+    .parse()
+    .opts<{ historyDays?: number }>();
   const repoDir = fileURLToPath(new URL('..', import.meta.url));
   const scratchDir = mkdtempSync(join(tmpdir(), 'gridco2-demo-start-'));
   try {
-    const result = await measureDemoStart({ repoDir, scratchDir, log: console.log });
-    console.log(renderDemoStart(result));
+    if (historyDays === undefined) {
+      const result = await measureDemoStart({ repoDir, scratchDir, log: console.log });
+      console.log(renderDemoStart(result));
+    } else {
+      const { backfillMs, bandsAfterBackfillMs } = await measureDefaultHistory(
+        repoDir,
+        scratchDir,
+        console.log,
+        historyDays,
+      );
+      console.log(
+        `gridco2 demo --days ${historyDays}: backfill ${(backfillMs / 1000).toFixed(1)} s from ` +
+          `the spawn; bands and a skill row for every zone ${(bandsAfterBackfillMs / 1000).toFixed(1)} s after it`,
+      );
+    }
   } finally {
     rmSync(scratchDir, { recursive: true, force: true });
   }

@@ -47,10 +47,18 @@ export function spawnPinned(
   options: SpawnOptions = {},
 ): ChildProcess {
   // taskset execs the command, so the child's pid is the command's own (for /proc/<pid>/status).
-  const [file, fileArgs] = pinning.available
-    ? ['taskset', ['-c', String(core), command, ...args]]
-    : [command, [...args]];
-  const child = spawn(file, fileArgs, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  return pinning.available
+    ? spawnUnpinned('taskset', ['-c', String(core), command, ...args], options)
+    : spawnUnpinned(command, args, options);
+}
+
+/** A child on whichever cores the system gives it, stopped with the others by `killAll`. */
+export function spawnUnpinned(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+): ChildProcess {
+  const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   running.add(child);
   child.once('exit', () => running.delete(child));
   // A spawn failure (ENOENT) is reported by the waits below; without a listener it would throw.
