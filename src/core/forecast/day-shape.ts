@@ -79,12 +79,19 @@ function shapeOf(values: ArrayLike<number>, from: number, length: number): Float
   return shape;
 }
 
-/** One issue's published next day: its shapes' normal equations (the whole gram, then moment). */
+/**
+ * One issue's published next day: its shapes' normal equations, the gram's lower triangle row by
+ * row (symmetric: the upper is the same numbers) then the moment, `daySumsWidth` numbers; a
+ * rerun's stored state keeps 60 days of them per zone-basis.
+ */
 export interface DayShapeSums {
   /** When the day's last value was published. */
   readonly publishedAt: number;
   readonly sums: Float64Array;
 }
+
+/** Numbers in a day's sums of `count` sources. */
+export const daySumsWidth = (count: number): number => (count * (count + 1)) / 2 + count;
 
 /**
  * The normal equations of an issue's next day (the sources' shapes against the outcome's), or
@@ -104,17 +111,18 @@ export function dayShapeSums(
   const shapes = sources.map((source) => shapeOf(source, window.offset, window.slots));
   if (!outcome || shapes.some((shape) => shape === null)) return null;
   const count = shapes.length;
-  const sums = new Float64Array(count * count + count);
+  const sums = new Float64Array(daySumsWidth(count));
+  const moments = daySumsWidth(count) - count;
+  let at = 0;
   for (let a = 0; a < count; a++) {
     for (let b = 0; b <= a; b++) {
       let sum = 0;
       for (let k = 0; k < window.slots; k++) sum += shapes[a]![k]! * shapes[b]![k]!;
-      sums[a * count + b] = sum;
-      sums[b * count + a] = sum;
+      sums[at++] = sum;
     }
     let moment = 0;
     for (let k = 0; k < window.slots; k++) moment += shapes[a]![k]! * outcome[k]!;
-    sums[count * count + a] = moment;
+    sums[moments + a] = moment;
   }
   return {
     publishedAt: startTs + (first + window.slots) * step + zone.inputs.publicationLagSeconds,
@@ -143,15 +151,17 @@ export function dayShapeWeightsAt(
     WEIGHT_DAYS * DAY_SECONDS;
   const sums = new Float64Array(count * count + count);
   const moments = count * count;
+  const dayMoments = daySumsWidth(count) - count;
   let seen = 0;
   for (let k = earlier.length - 1; k >= 0; k--) {
     if (earlier[k]!.issueTs < since) break;
     const day = earlier[k]!.day;
     if (!day || day.publishedAt > at) continue;
     // The gram is symmetric: its lower triangle summed, then mirrored.
+    let from = 0;
     for (let a = 0; a < count; a++) {
-      for (let e = a * count; e <= a * count + a; e++) sums[e]! += day.sums[e]!;
-      sums[moments + a]! += day.sums[moments + a]!;
+      for (let e = a * count; e <= a * count + a; e++) sums[e]! += day.sums[from++]!;
+      sums[moments + a]! += day.sums[dayMoments + a]!;
     }
     seen++;
   }

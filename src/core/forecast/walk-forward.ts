@@ -3,6 +3,7 @@ import {
   DAY_SHAPE_KEPT_SECONDS,
   dayShapeSums,
   dayShapeWeightsAt,
+  daySumsWidth,
   type IssueDay,
   reshapeDay,
 } from './day-shape.js';
@@ -167,7 +168,52 @@ interface ScoreData {
 }
 
 /** A model's scoring as stored: its arrays typed (a copy is a copy of bytes). */
-type StoredScore = Omit<ScoreData, 'perIssue'> & { readonly perIssue: Float64Array };
+type StoredScore = Omit<ScoreData, 'perIssue'> & { readonly perIssue: StoredPerIssue };
+
+/**
+ * `ScoreData.perIssue` as stored, in fewer bytes (a rerun's state holds half a year of it per
+ * candidate): the issue times left out (the newest of the walk-forward's), the counts as the
+ * small whole numbers they are (a bucket's slots: below 2^16 for any step over 2 s).
+ */
+interface StoredPerIssue {
+  readonly knownAt: Float64Array;
+  /** Per issue, each bucket's squared errors. */
+  readonly squares: Float64Array;
+  readonly counts: Uint16Array;
+}
+
+function storedPerIssue(perIssue: readonly number[]): StoredPerIssue {
+  const issues = perIssue.length / PER_ISSUE;
+  const buckets = HORIZON_BUCKETS.length;
+  const knownAt = new Float64Array(issues);
+  const squares = new Float64Array(issues * buckets);
+  const counts = new Uint16Array(issues * buckets);
+  for (let k = 0; k < issues; k++) {
+    knownAt[k] = perIssue[k * PER_ISSUE + 1]!;
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      squares[k * buckets + bucket] = perIssue[k * PER_ISSUE + 2 + bucket]!;
+      counts[k * buckets + bucket] = perIssue[k * PER_ISSUE + 2 + buckets + bucket]!;
+    }
+  }
+  return { knownAt, squares, counts };
+}
+
+/** `stored` as `ScoreData.perIssue`, its issues the last of `issueTimes`. */
+function livePerIssue(stored: StoredPerIssue, issueTimes: readonly number[]): number[] {
+  const issues = stored.knownAt.length;
+  const buckets = HORIZON_BUCKETS.length;
+  const perIssue = new Array<number>(issues * PER_ISSUE);
+  const first = issueTimes.length - issues;
+  for (let k = 0; k < issues; k++) {
+    perIssue[k * PER_ISSUE] = issueTimes[first + k]!;
+    perIssue[k * PER_ISSUE + 1] = stored.knownAt[k]!;
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      perIssue[k * PER_ISSUE + 2 + bucket] = stored.squares[k * buckets + bucket]!;
+      perIssue[k * PER_ISSUE + 2 + buckets + bucket] = stored.counts[k * buckets + bucket]!;
+    }
+  }
+  return perIssue;
+}
 
 /** The whole walk-forward so far, as plain data: what a daily rerun resumes from. */
 export interface WalkForwardData {
@@ -190,7 +236,7 @@ const newScore = (banded: boolean): StoredScore => ({
   pendingMisses: [],
   achieved: 0,
   possible: 0,
-  perIssue: new Float64Array(0),
+  perIssue: storedPerIssue([]),
 });
 
 /**
@@ -252,14 +298,14 @@ interface LiveData extends Omit<WalkForwardData, 'candidates' | 'served' | 'days
   days: IssueDay[];
 }
 
-const live = (score: StoredScore): ScoreData => ({
+const live = (score: StoredScore, issueTimes: readonly number[]): ScoreData => ({
   ...score,
-  perIssue: Array.from(score.perIssue),
+  perIssue: livePerIssue(score.perIssue, issueTimes),
 });
 const stored = (score: ScoreData, pools: ErrorPools): StoredScore => ({
   ...score,
   pools: pools.data(),
-  perIssue: Float64Array.from(score.perIssue),
+  perIssue: storedPerIssue(score.perIssue),
 });
 
 export class WalkForward {
@@ -287,8 +333,8 @@ export class WalkForward {
     };
     this.data = {
       ...start,
-      candidates: start.candidates.map(live),
-      served: live(start.served),
+      candidates: start.candidates.map((score) => live(score, start.issueTimes)),
+      served: live(start.served, start.issueTimes),
       days: liveDays(start.days, this.dayWidth),
     };
     this.candidatePools = this.data.candidates.map((score) => new ErrorPools(score.pools));
@@ -321,8 +367,7 @@ export class WalkForward {
 
   /** Numbers in a day's shape sums (`dayShapeSums`). */
   private get dayWidth(): number {
-    const count = this.candidateIds.length;
-    return count * count + count;
+    return daySumsWidth(this.candidateIds.length);
   }
 
   /**
