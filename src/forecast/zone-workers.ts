@@ -92,6 +92,9 @@ export class ZoneWorkers {
       children.map(async (child) => {
         if (child.exitCode !== null || child.signalCode !== null) return;
         const exited = once(child, 'exit');
+        // Waited for: an idle child is unreferenced, and the caller's process would end before
+        // this resolves (the bench's results were never printed).
+        child.ref();
         child.kill();
         await exited;
       }),
