@@ -63,23 +63,8 @@ export function publishedEnd(values: Float64Array): number {
 export const isSettled = (state: ZoneState, issueTs: number, end: number): boolean =>
   horizonEnd(state, issueTs) <= end;
 
-/**
- * The digests made of each zone state, by coverage: a resumption is checked where the zone-basis
- * is placed (run-backtest.ts), then again where it runs, on the same state.
- */
-const digests = new WeakMap<ZoneState, Map<string, string>>();
-
 /** Everything a state's forecasts and scores read, within `coverage`. */
 function digestOf(state: ZoneState, coverage: Coverage): string {
-  let made = digests.get(state);
-  if (!made) digests.set(state, (made = new Map()));
-  const key = `${coverage.publishedEnd}|${coverage.slots}|${coverage.lastIssueTs}`;
-  let digest = made.get(key);
-  if (digest === undefined) made.set(key, (digest = digestNow(state, coverage)));
-  return digest;
-}
-
-function digestNow(state: ZoneState, coverage: Coverage): string {
   const hash = createHash('sha256');
   const bytes = (values: Float64Array, end: number) =>
     hash.update(new Uint8Array(values.buffer, values.byteOffset, Math.min(end, values.length) * 8));
