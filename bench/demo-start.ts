@@ -174,11 +174,11 @@ async function measureShortDemo(
 }
 
 /**
- * The demo with its default history (test/demo-forecasts-e2e.test.ts): from the end of its
- * backfill to bands on the forecast of every zone (GB's modelled basis: its own forecast is the
- * operator's, without a band) and a skill row for every zone.
+ * The demo with its default history (test/demo-forecasts-e2e.test.ts), or with `historyDays`:
+ * from the end of its backfill to bands on the forecast of every zone (GB's modelled basis: its
+ * own forecast is the operator's, without a band) and a skill row for every zone.
  */
-async function measureDefaultHistory(
+async function measureHistory(
   repoDir: string,
   cwd: string,
   log: (message: string) => void,
@@ -195,11 +195,12 @@ async function measureDefaultHistory(
           historyDays * BACKFILL_PATIENCE_MS_PER_DAY,
           false,
         );
+  const name = historyDays === undefined ? 'demo, default history' : `demo --days ${historyDays}`;
   try {
     const url = await demo.url;
     const backfillMs = await demo.backfilled;
     const backfilledAt = demo.startedMs + backfillMs;
-    log(`demo, default history: backfill done ${(backfillMs / 1000).toFixed(1)} s after spawn`);
+    log(`${name}: backfill done ${(backfillMs / 1000).toFixed(1)} s after spawn`);
     const banded = new Set<string>();
     const bandsAfterBackfillMs = await timeUntil(
       'bands and skill of every zone',
@@ -226,7 +227,7 @@ async function measureDefaultHistory(
       },
     );
     log(
-      `demo, default history: bands and skill ${(bandsAfterBackfillMs / 1000).toFixed(1)} s ` +
+      `${name}: bands and skill ${(bandsAfterBackfillMs / 1000).toFixed(1)} s ` +
         'after the backfill',
     );
     return { backfillMs, bandsAfterBackfillMs };
@@ -244,7 +245,7 @@ export async function measureDemoStart(options: {
   const defaultDir = mkdtempSync(join(options.scratchDir, 'demo-default-'));
   try {
     const short = await measureShortDemo(options.repoDir, shortDir, options.log);
-    const defaultHistory = await measureDefaultHistory(options.repoDir, defaultDir, options.log);
+    const defaultHistory = await measureHistory(options.repoDir, defaultDir, options.log);
     return { ...short, defaultHistory };
   } finally {
     rmSync(shortDir, { recursive: true, force: true });
@@ -298,7 +299,7 @@ runIfMain(import.meta.url, async () => {
       const result = await measureDemoStart({ repoDir, scratchDir, log: console.log });
       console.log(renderDemoStart(result));
     } else {
-      const { backfillMs, bandsAfterBackfillMs } = await measureDefaultHistory(
+      const { backfillMs, bandsAfterBackfillMs } = await measureHistory(
         repoDir,
         scratchDir,
         console.log,
