@@ -10,7 +10,7 @@
  * same format (`<zone>.csv` or `.csv.gz`: other months, other zones), scored over their own span.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,66 +164,44 @@ async function main(): Promise<void> {
     const zones = histories.map(({ zone }) => findZone(zone)!);
     const window = ['--from', from, '--to', to];
     // One backfill per European zone (ENTSO-E is asked zone by zone) and one for the US zones
-    // (EIA pages every respondent at once), two at a time: the machine has two cores.
+    // (EIA pages every respondent at once, the longest run: it goes first), two at a time: the
+    // machine has two cores.
     const backfills = [
-      ...zones
-        .filter((zone) => zone.source === 'europe-tso')
-        .map((zone) => ['backfill', '--source', 'europe-tso', '--zone', zone.code, ...window]),
       ...(zones.some((zone) => zone.source === 'us-agency')
         ? [['backfill', '--source', 'us-agency', ...window]]
         : []),
+      ...zones
+        .filter((zone) => zone.source === 'europe-tso')
+        .map((zone) => ['backfill', '--source', 'europe-tso', '--zone', zone.code, ...window]),
     ];
     log(`backfill: ${backfills.length} runs of gridco2 backfill against the replay`);
     // The store is created (and migrated) once before two writers share it.
-    await gridco2(backfills[0]!, env);
-    await twoAtATime(backfills.slice(1), (args) => gridco2(args, env));
+    await (await createStore(env.DATABASE_URL)).close();
+    await twoAtATime(backfills, (args) => gridco2(args, env));
     log(`backfill done (${replay.requests()} upstream requests)`);
-    // The backtest, on the lifecycle basis (each zone's default), in two halves on two copies
-    // of the store: each run stores its result, and two writers would each keep only their own.
-    const halves = [zones.filter((_, i) => i % 2 === 0), zones.filter((_, i) => i % 2 === 1)];
-    const stores = halves.map((_, half) => join(dir, `backtest-${half}.db`));
-    for (const path of stores) {
-      copyFileSync(join(dir, 'real.db'), path);
-      if (existsSync(join(dir, 'real.db-wal')))
-        copyFileSync(join(dir, 'real.db-wal'), `${path}-wal`);
-    }
-    await Promise.all(
-      halves.map((half, index) =>
-        half.length === 0
-          ? Promise.resolve('')
-          : gridco2(
-              [
-                'backtest',
-                ...half.flatMap((zone) => ['--zone', zone.code]),
-                '--basis',
-                'lifecycle',
-                '--from',
-                from,
-                '--to',
-                lastIssue,
-              ],
-              { ...env, DATABASE_URL: `sqlite:${stores[index]}` },
-            ),
-      ),
+    // The backtest, on the lifecycle basis (each zone's default): its zone-bases in one process
+    // per core, costliest first.
+    await gridco2(
+      [
+        'backtest',
+        ...zones.flatMap((zone) => ['--zone', zone.code]),
+        '--basis',
+        'lifecycle',
+        '--from',
+        from,
+        '--to',
+        lastIssue,
+      ],
+      env,
     );
     log('backtest done');
-    const results: ZoneBacktest[] = [];
-    let createdAt = 0;
-    for (const [index, path] of stores.entries()) {
-      if (halves[index]!.length === 0) continue;
-      const store = await createStore(`sqlite:${path}`);
-      try {
-        const run = await store.newestBacktest();
-        if (!run) throw new Error('gridco2 backtest stored nothing');
-        results.push(...run.zones);
-        createdAt = Math.max(createdAt, run.createdAt);
-      } finally {
-        await store.close();
-      }
-    }
+    const store = await createStore(env.DATABASE_URL);
+    const run = await store.newestBacktest().finally(() => store.close());
+    if (!run) throw new Error('gridco2 backtest stored nothing');
+    const results = [...run.zones];
     const order = new Map(zones.map((zone, i) => [zone.code, i]));
     results.sort((a, b) => order.get(a.zone)! - order.get(b.zone)!);
-    process.stdout.write(`${realHistoryTable({ createdAt, zones: results })}\n`);
+    process.stdout.write(`${realHistoryTable({ createdAt: run.createdAt, zones: results })}\n`);
     await measurePreparation(join(dir, 'real.db'), results, lastIssue, log);
     log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {

@@ -394,6 +394,37 @@ describe.concurrent('gridco2 backtest', () => {
     }
   });
 
+  it('stores the same run with its zone-bases in two processes as in one', async () => {
+    const fr = history.map((row): StoredReading => {
+      const value = (row.value ?? 0) * 0.2 + 15;
+      return { ...row, zone: 'FR', value, lifecycle: value, direct: value / 2 };
+    });
+    const zonesOf = async (workers: number) => {
+      const path = join(dir, `backtest-workers-${workers}.db`);
+      const store = new SqliteStore(path);
+      await store.upsertReadings([...history, ...fr]);
+      await store.close();
+      const args = ['backtest', '--zone', 'de', '--zone', 'fr', '--workers', String(workers)];
+      const result = await run(args, { DATABASE_URL: `sqlite:${path}` });
+      expect(result.status).toBe(0);
+      expect(result.stderr).toMatch(/backtest 2\/2 (DE|FR)/);
+      const stored = new SqliteStore(path);
+      try {
+        return (await stored.newestBacktest())?.zones;
+      } finally {
+        await stored.close();
+      }
+    };
+    const [inOne, inTwo] = await Promise.all([zonesOf(1), zonesOf(2)]);
+    expect(inOne?.map(({ zone, basis }) => `${zone} ${basis}`)).toEqual([
+      'DE lifecycle',
+      'DE direct',
+      'FR lifecycle',
+      'FR direct',
+    ]);
+    expect(inTwo).toEqual(inOne);
+  });
+
   it('stores nothing, and says why, when no zone has enough history', async () => {
     const path = join(dir, 'backtest-empty.db');
     await storeWithData(path, false);
@@ -410,6 +441,7 @@ describe.concurrent('gridco2 backtest', () => {
     [['--from', 'yesterday'], /expected ISO 8601/],
     [['--from', '2026-02-01', '--to', '2026-01-01'], /--from must not be after --to/],
     [['--basis', 'market'], /expected lifecycle, direct or operator/],
+    [['--workers', '0'], /expected a whole number from 1 to 64/],
   ])('refuses %j', async (args, message) => {
     // A file of its own: the cases run side by side.
     const path = join(mkdtempSync(join(dir, 'refused-')), 'x.db');

@@ -126,6 +126,7 @@ export async function runBacktest(
   // order they were asked in.
   const placed: (ZoneTaskResult | Promise<ZoneTaskResult>)[] = [];
   const inFlight = new Set<Promise<unknown>>();
+  const progress: Promise<void>[] = [];
   let done = 0;
   // In the workers, the costliest zones first: the last to finish is then a short one, not GB
   // (twice the slots of an hourly zone) alone on one core while the others wait.
@@ -177,8 +178,16 @@ export async function runBacktest(
         ...(signal && { signal }),
       });
     }
-    onZone(zone, ++done, zones.length);
+    // Counted when its zone-bases are done, not when they are handed to the workers; a failure
+    // is thrown where the results are collected.
+    progress.push(
+      Promise.all(placed.slice(first, first + bases.length)).then(
+        () => onZone(zone, ++done, zones.length),
+        () => {},
+      ),
+    );
   }
+  await Promise.all(progress);
   const results: ZoneBacktest[] = [];
   for (const { result, kept, fellBack } of await Promise.all(placed)) {
     results.push(result);

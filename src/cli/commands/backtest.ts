@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
@@ -6,6 +7,7 @@ import { parseInstant } from '../../core/time.js';
 import { findZone, ZONES } from '../../core/zones.js';
 import { markdownTable, secondsText, summarize, summaryText } from '../../forecast/report.js';
 import { runBacktest } from '../../forecast/run-backtest.js';
+import { ZoneWorkers } from '../../forecast/zone-workers.js';
 import { createStore } from '../../storage/create-store.js';
 import { exitOnError } from '../exit.js';
 
@@ -15,7 +17,11 @@ interface BacktestFlags {
   readonly to?: number;
   readonly table?: boolean;
   readonly basis?: ForecastBasis[];
+  readonly workers: number;
 }
+
+/** Processes by default: one per core, at most four (each holds a zone-base's history and fits). */
+const DEFAULT_WORKERS = Math.min(availableParallelism(), 4);
 
 export function registerBacktest(program: Command): void {
   program
@@ -37,6 +43,12 @@ export function registerBacktest(program: Command): void {
       "a basis to evaluate (repeatable: lifecycle, direct, operator; default: each zone's all)",
       collectBasis,
     )
+    .option(
+      '--workers <n>',
+      'processes that backtest zone-bases side by side (one per core, at most 4; 1: all in this process)',
+      workerCount,
+      DEFAULT_WORKERS,
+    )
     .option('--table', 'print the whole table (Markdown), not only the summary')
     .action((flags: BacktestFlags) =>
       exitOnError(async () => {
@@ -54,6 +66,7 @@ export function registerBacktest(program: Command): void {
               cliProgress.Presets.shades_classic,
             )
           : undefined;
+        const workers = flags.workers > 1 ? new ZoneWorkers(flags.workers) : undefined;
         try {
           const started = Date.now();
           bar?.start(zones?.length ?? ZONES.length, 0, { zone: '' });
@@ -70,6 +83,9 @@ export function registerBacktest(program: Command): void {
               if (bar) bar.update(done, { zone });
               else process.stderr.write(`backtest ${done}/${total} ${zone}\n`);
             },
+            undefined,
+            undefined,
+            workers,
           );
           bar?.stop();
           if (run.zones.every(({ issues }) => issues === 0)) {
@@ -100,6 +116,7 @@ export function registerBacktest(program: Command): void {
           );
         } finally {
           bar?.stop();
+          await workers?.close();
           await store.close();
         }
       }),
@@ -110,6 +127,14 @@ function collectZone(value: string, previous: string[] | undefined): string[] {
   const zone = findZone(value.trim());
   if (!zone) throw new InvalidArgumentError(`unknown zone "${value}"; see GET /v1/zones.`);
   return [...(previous ?? []), zone.code];
+}
+
+function workerCount(value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1 || count > 64) {
+    throw new InvalidArgumentError('expected a whole number from 1 to 64.');
+  }
+  return count;
 }
 
 function collectBasis(value: string, previous: ForecastBasis[] | undefined): ForecastBasis[] {
