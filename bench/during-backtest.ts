@@ -30,6 +30,13 @@ export interface DuringBacktestResult {
 
 const LATEST_PATH = '/v1/intensity/latest';
 
+/**
+ * A bound on `measureDuringBacktest`, in seconds: the store's copy, both servers' start and
+ * gridco2's cache load, then three loads a round (each a few seconds more than its duration).
+ */
+export const duringBacktestSeconds = (maxRounds: number, durationSeconds: number): number =>
+  150 + maxRounds * 3 * (durationSeconds + 4);
+
 export async function measureDuringBacktest(options: {
   readonly repoDir: string;
   readonly label: string;

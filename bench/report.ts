@@ -81,14 +81,31 @@ const p99GoalOf = (result: ScenarioResult): number | undefined =>
   SCENARIOS.find((scenario) => scenario.name === result.scenario)?.p99GoalMs;
 const p99Of = (result: ScenarioResult): number => medianOf(result.gridco2, (r) => r.p99Ms);
 
+const headOf = (info: RunInfo): string[] => [
+  `# ${info.title}`,
+  '',
+  `\`${info.command}\``,
+  '',
+  ...info.settings.map((setting) => `- ${setting}`),
+];
+
+const warningsOf = (info: RunInfo): string[] =>
+  info.warnings.length === 0
+    ? []
+    : ['', '**Warnings**', '', ...info.warnings.map((warning) => `- ${warning}`)];
+
+/** The head of a run that measured one section alone (`--only`): its settings and warnings. */
+export function renderHead(info: RunInfo): string {
+  return [...headOf(info), ...warningsOf(info)].join('\n');
+}
+
 export function renderReport(
   info: RunInfo,
   stores: readonly StoreResult[],
   defences: readonly DefencesResult[],
   recompute?: RecomputeRun,
 ): string {
-  const lines = [`# ${info.title}`, '', `\`${info.command}\``, ''];
-  for (const setting of info.settings) lines.push(`- ${setting}`);
+  const lines = headOf(info);
   lines.push(
     '',
     "req/s, p50 and p99 are medians over the rounds; the ratio is the median of each round's " +
@@ -143,10 +160,7 @@ export function renderReport(
         `${store.startupMs.toFixed(0)} ms | ${loaded} |`,
     );
   }
-  if (info.warnings.length > 0) {
-    lines.push('', '**Warnings**', '');
-    for (const warning of info.warnings) lines.push(`- ${warning}`);
-  }
+  lines.push(...warningsOf(info));
   lines.push('', '<details><summary>Every round: req/s gridco2 / baseline</summary>', '');
   for (const store of stores) {
     for (const result of store.scenarios) {

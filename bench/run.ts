@@ -8,7 +8,7 @@ import http from 'node:http';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   buildSqliteStore,
   createBenchDatabase,
@@ -57,7 +57,14 @@ import {
   type LoadResult,
 } from './load.js';
 import { hasExited, killAll, pinning } from './processes.js';
-import { median, renderReport, type ScenarioResult, type StoreResult } from './report.js';
+import {
+  median,
+  renderHead,
+  renderReport,
+  type RunInfo,
+  type ScenarioResult,
+  type StoreResult,
+} from './report.js';
 import { measureRecompute, recomputeSeconds, type RecomputeRun } from './recompute.js';
 import {
   measureStreamsAndExport,
@@ -72,8 +79,9 @@ import {
   renderRedisPartition,
   type PartitionResult,
 } from './redis-partition.js';
-import { SCENARIOS } from './scenarios.js';
+import { SCENARIOS, type Scenario } from './scenarios.js';
 import {
+  duringBacktestSeconds,
   measureDuringBacktest,
   renderDuringBacktest,
   type DuringBacktestResult,
@@ -100,11 +108,19 @@ import {
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_DIR = dirname(BENCH_DIR);
 
+/**
+ * The sections `--only` runs alone, each with just what it needs of a full run: those that depend
+ * on no other section's measurement, or only on what can be redone without measuring.
+ */
+const SECTIONS = ['during-backtest', 'backtest-daily'] as const;
+type Section = (typeof SECTIONS)[number];
+
 interface Options {
   readonly quick: boolean;
   readonly postgres: boolean;
   readonly rounds: number;
   readonly duration: number;
+  readonly only: Section | undefined;
 }
 
 const positiveInteger = (text: string): number => {
@@ -127,6 +143,15 @@ function parseOptions(): Options {
       positiveInteger,
     )
     .option('--duration <seconds>', 'length of one round (default 5, quick 1)', positiveInteger)
+    .addOption(
+      new Option(
+        '--only <section>',
+        'run one section alone, on the store a full run gives it; reported as such, ' +
+          'results/latest.md kept',
+      )
+        .choices(SECTIONS)
+        .conflicts('postgres'),
+    )
     .showHelpAfterError()
     .parse();
   const given = program.opts<{
@@ -134,15 +159,24 @@ function parseOptions(): Options {
     postgres?: boolean;
     rounds?: number;
     duration?: number;
+    only?: Section;
   }>();
   const quick = given.quick === true;
+  if (quick && given.only === 'backtest-daily') {
+    // Its 240-day demo store takes minutes to fill: the quick run leaves it out.
+    program.error("error: option '--only backtest-daily' has no quick form");
+  }
   return {
     quick,
     postgres: given.postgres === true,
     rounds: given.rounds ?? (quick ? 1 : 3),
     duration: given.duration ?? (quick ? 1 : 5),
+    only: given.only,
   };
 }
+
+/** The rounds of `latest` during the backtest, at most: the same in a full run and alone. */
+const duringBacktestRounds = (options: Options): number => (options.quick ? 2 : 2 * options.rounds);
 
 /** Work that must happen even when the bench is interrupted: dropping a database, temp files. */
 const emergencyCleanups = new Set<() => Promise<unknown>>();
@@ -175,7 +209,7 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
   const warmup = options.quick ? 0 : 2;
   // Each run also waits for idle servers and starts a load generator: a few seconds at most.
   const perServerAndScenario = warmup + options.rounds * (options.duration + 4);
-  const measuring =
+  const fullRun =
     stores * SCENARIOS.length * 2 * perServerAndScenario +
     stores * (60 + FORECASTS_SETTLE_MS / 1000) +
     sqliteStores * defencesSeconds(options.quick) +
@@ -190,6 +224,14 @@ function timeLimitSeconds(options: Options, stores: number, sqliteStores: number
     demoStartSeconds +
     consumptionSeconds(options.quick) +
     (options.quick ? 0 : backtestDailySeconds);
+  const measuring =
+    options.only === 'during-backtest'
+      ? // Its store's captures: gridco2 started with its cache loaded (a minute at most), the
+        // requests, the baseline started (30 s at most) and checked; then the section itself.
+        150 + duringBacktestSeconds(duringBacktestRounds(options), options.duration)
+      : options.only === 'backtest-daily'
+        ? backtestDailySeconds
+        : fullRun;
   return options.quick ? measuring + 60 : 2 * measuring + 1200;
 }
 
@@ -306,12 +348,18 @@ async function loadCheckingServers(
 const capturesFileOf = (scratchDir: string, label: string) =>
   join(scratchDir, `captures-${label.replace(/\W+/g, '-')}.json`);
 
+/**
+ * gridco2 on a store against the baseline replaying its captures, scenario by scenario. Every
+ * scenario is captured and checked, and the replay verified; only those of `measured` get rounds
+ * (`--only`: none, for the captures file the during-backtest section replays).
+ */
 async function measureStore(
   label: string,
   built: BuiltStore,
   options: Options,
   generator: LoadGenerator,
   scratchDir: string,
+  measured: readonly Scenario[] = SCENARIOS,
 ): Promise<StoreResult> {
   log(`${label}: starting gridco2`);
   const gridco2 = await startGridco2(REPO_DIR, built.databaseUrl);
@@ -324,12 +372,17 @@ async function measureStore(
         ? `${label}: no "reading cache loaded" line within a minute; measuring anyway`
         : `${label}: cache loaded after ${cacheLoadedMs.toFixed(0)} ms`,
     );
-    const settledMs = await forecastsSettled(gridco2.url, FORECASTS_SETTLE_MS);
-    log(
-      settledMs === null
-        ? `${label}: forecast work still running after ${FORECASTS_SETTLE_MS / 1000} s; measuring anyway`
-        : `${label}: forecast work done after ${(settledMs / 1000).toFixed(1)} s more`,
-    );
+    // The forecast worker shares the measured core: the rounds wait for it. Captures alone
+    // (`--only during-backtest`, whose baseline replays `latest`, made of readings only, which
+    // the backtest does not touch) need not: up to 5 minutes of a backtest saved.
+    if (measured.length > 0) {
+      const settledMs = await forecastsSettled(gridco2.url, FORECASTS_SETTLE_MS);
+      log(
+        settledMs === null
+          ? `${label}: forecast work still running after ${FORECASTS_SETTLE_MS / 1000} s; measuring anyway`
+          : `${label}: forecast work done after ${(settledMs / 1000).toFixed(1)} s more`,
+      );
+    }
     const captures = await captureScenarios(gridco2);
     const capturesFile = capturesFileOf(scratchDir, label);
     writeFileSync(capturesFile, JSON.stringify(captures));
@@ -344,7 +397,7 @@ async function measureStore(
       const load = (url: string, seconds: number) =>
         loadCheckingServers(generator, { gridco2, baseline }, url, seconds);
       const scenarios: ScenarioResult[] = [];
-      for (const scenario of SCENARIOS) {
+      for (const scenario of measured) {
         const urls = {
           gridco2: gridco2.url + scenario.path,
           baseline: baseline.url + scenario.path,
@@ -394,6 +447,53 @@ function describeBuild(label: string, built: BuiltStore): void {
   log(`${label}: ${built.points.toLocaleString('en-US')} points, ${how}`);
 }
 
+/** On the largest store, after its captures (the baseline replays them); on a copy of it. */
+async function duringBacktestOf(
+  label: string,
+  built: BuiltStore,
+  options: Options,
+  generator: LoadGenerator,
+  scratchDir: string,
+): Promise<DuringBacktestResult> {
+  log(`${label}: latest while a fresh gridco2 runs its backtest`);
+  return measureDuringBacktest({
+    repoDir: REPO_DIR,
+    label,
+    databaseUrl: built.databaseUrl,
+    scratchDir,
+    capturesFile: capturesFileOf(scratchDir, label),
+    generator,
+    durationSeconds: options.duration,
+    maxRounds: duringBacktestRounds(options),
+    log,
+  });
+}
+
+/**
+ * `--only`: one section with what it takes from a full run and nothing more, rendered as the full
+ * run renders it. during-backtest gets the store the full run gives it (`spec`: the largest) and
+ * the captures of that store, checked as in the full run, without the steady-state rounds.
+ */
+async function measureSection(
+  section: Section,
+  spec: StoreSpec,
+  options: Options,
+  generator: LoadGenerator,
+  scratchDir: string,
+): Promise<string> {
+  if (section === 'backtest-daily') {
+    log("backtest: the 240-day demo's first backtest and its daily rerun, CPU seconds");
+    return renderBacktestDaily(await measureBacktestDaily({ repoDir: REPO_DIR, scratchDir, log }));
+  }
+  const label = `${spec.label} sqlite`;
+  log(`${label}: building the store (or taking it from bench/.cache)`);
+  const built = await buildSqliteStore(spec, join(BENCH_DIR, '.cache'));
+  describeBuild(label, built);
+  log(`${label}: capturing every scenario for the baseline (no rounds: --only ${section})`);
+  await measureStore(label, built, options, generator, scratchDir, []);
+  return renderDuringBacktest(await duringBacktestOf(label, built, options, generator, scratchDir));
+}
+
 async function main(): Promise<void> {
   const options = parseOptions();
   const specs: StoreSpec[] = options.quick ? [SMALL_STORE] : [SMALL_STORE, LARGE_STORE];
@@ -428,173 +528,189 @@ async function main(): Promise<void> {
   let duringBacktest: DuringBacktestResult | undefined;
   let heaviest: HeaviestRequestsResult | undefined;
   let partition: PartitionResult | undefined;
+  /** `--only`: the one section measured, rendered. */
+  let section: string | undefined;
   try {
-    for (const backend of backends) {
-      if (backend === 'sqlite') {
-        for (const spec of specs) {
-          const label = `${spec.label} sqlite`;
-          log(`${label}: building the store (or taking it from bench/.cache)`);
-          const built = await buildSqliteStore(spec, join(BENCH_DIR, '.cache'));
-          describeBuild(label, built);
-          stores.push(await measureStore(label, built, options, generator, scratchDir));
-          // Once per store, on SQLite only: the defences do not depend on the backend.
-          defences.push(
-            await measureDefences(
-              REPO_DIR,
-              label,
-              built.databaseUrl,
-              defencesPlan(options.quick),
-              generator,
-              log,
-            ),
-          );
-          // On the largest store only (quick: the 50k one), on a copy in the scratch directory.
-          if (spec === specs.at(-1)) {
-            log(`${label}: latest while a fresh gridco2 runs its backtest`);
-            duringBacktest = await measureDuringBacktest({
-              repoDir: REPO_DIR,
-              label,
-              databaseUrl: built.databaseUrl,
-              scratchDir,
-              capturesFile: capturesFileOf(scratchDir, label),
-              generator,
-              durationSeconds: options.duration,
-              maxRounds: options.quick ? 2 : 2 * options.rounds,
-              log,
-            });
-            log(`${label}: how long each route's heaviest request holds the event loop`);
-            heaviest = await measureHeaviestRequests({
-              repoDir: REPO_DIR,
-              label,
-              databaseUrl: built.databaseUrl,
-              plan: heaviestRequestsPlan(options.quick),
-              log,
-            });
-            log(`${label}: a ninth address's export while 8 others hold every slot`);
-            exportSlots = await measureExportSlots({
-              repoDir: REPO_DIR,
-              label,
-              databaseUrl: built.databaseUrl,
-              log,
-            });
-            log(`${label}: limited requests through a Redis partition`);
-            partition = await measureRedisPartition({
-              repoDir: REPO_DIR,
-              label,
-              databaseUrl: built.databaseUrl,
-              plan: partitionPlan(options.quick),
-              log,
-            });
-            log(`${label}: timing \`gridco2 recompute\` on a copy of the store`);
-            recompute = await measureRecompute(
-              REPO_DIR,
-              label,
-              built.points,
-              built.databaseUrl,
-              scratchDir,
-              options.quick,
+    if (options.only) {
+      section = await measureSection(options.only, specs.at(-1)!, options, generator, scratchDir);
+    } else {
+      for (const backend of backends) {
+        if (backend === 'sqlite') {
+          for (const spec of specs) {
+            const label = `${spec.label} sqlite`;
+            log(`${label}: building the store (or taking it from bench/.cache)`);
+            const built = await buildSqliteStore(spec, join(BENCH_DIR, '.cache'));
+            describeBuild(label, built);
+            stores.push(await measureStore(label, built, options, generator, scratchDir));
+            // Once per store, on SQLite only: the defences do not depend on the backend.
+            defences.push(
+              await measureDefences(
+                REPO_DIR,
+                label,
+                built.databaseUrl,
+                defencesPlan(options.quick),
+                generator,
+                log,
+              ),
             );
-            log(
-              `${label}: recompute ${recompute.exitCode === null ? 'stopped after' : 'took'} ` +
-                `${recompute.wallSeconds.toFixed(1)} s, peak RSS ` +
-                `${recompute.peakRssMiB?.toFixed(0) ?? 'n/a'} MiB`,
-            );
-            log(`${label}: open streams, a year's export and delivery to two instances`);
-            // Delivery across instances is measured on PostgreSQL (NOTIFY) when it is in play.
-            const delivery = options.postgres ? await createBenchDatabase() : undefined;
-            if (delivery) emergencyCleanups.add(delivery.drop);
-            try {
-              streamsExport = await measureStreamsAndExport({
+            // On the largest store only (quick: the 50k one), on a copy in the scratch directory.
+            if (spec === specs.at(-1)) {
+              duringBacktest = await duringBacktestOf(label, built, options, generator, scratchDir);
+              log(`${label}: how long each route's heaviest request holds the event loop`);
+              heaviest = await measureHeaviestRequests({
                 repoDir: REPO_DIR,
                 label,
                 databaseUrl: built.databaseUrl,
-                scratchDir,
-                plan: streamsExportPlan(options.quick),
+                plan: heaviestRequestsPlan(options.quick),
                 log,
-                ...(delivery && { deliveryDatabaseUrl: delivery.url }),
               });
-            } finally {
-              if (delivery) {
-                await delivery.drop();
-                emergencyCleanups.delete(delivery.drop);
+              log(`${label}: a ninth address's export while 8 others hold every slot`);
+              exportSlots = await measureExportSlots({
+                repoDir: REPO_DIR,
+                label,
+                databaseUrl: built.databaseUrl,
+                log,
+              });
+              log(`${label}: limited requests through a Redis partition`);
+              partition = await measureRedisPartition({
+                repoDir: REPO_DIR,
+                label,
+                databaseUrl: built.databaseUrl,
+                plan: partitionPlan(options.quick),
+                log,
+              });
+              log(`${label}: timing \`gridco2 recompute\` on a copy of the store`);
+              recompute = await measureRecompute(
+                REPO_DIR,
+                label,
+                built.points,
+                built.databaseUrl,
+                scratchDir,
+                options.quick,
+              );
+              log(
+                `${label}: recompute ${recompute.exitCode === null ? 'stopped after' : 'took'} ` +
+                  `${recompute.wallSeconds.toFixed(1)} s, peak RSS ` +
+                  `${recompute.peakRssMiB?.toFixed(0) ?? 'n/a'} MiB`,
+              );
+              log(`${label}: open streams, a year's export and delivery to two instances`);
+              // Delivery across instances is measured on PostgreSQL (NOTIFY) when it is in play.
+              const delivery = options.postgres ? await createBenchDatabase() : undefined;
+              if (delivery) emergencyCleanups.add(delivery.drop);
+              try {
+                streamsExport = await measureStreamsAndExport({
+                  repoDir: REPO_DIR,
+                  label,
+                  databaseUrl: built.databaseUrl,
+                  scratchDir,
+                  plan: streamsExportPlan(options.quick),
+                  log,
+                  ...(delivery && { deliveryDatabaseUrl: delivery.url }),
+                });
+              } finally {
+                if (delivery) {
+                  await delivery.drop();
+                  emergencyCleanups.delete(delivery.drop);
+                }
               }
             }
           }
+          continue;
         }
-        continue;
-      }
-      const database = await createBenchDatabase();
-      emergencyCleanups.add(database.drop);
-      try {
-        for (const spec of specs) {
-          const label = `${spec.label} postgres`;
-          log(`${label}: loading the store`);
-          const built = await fillPostgres(database.url, spec);
-          describeBuild(label, built);
-          stores.push(await measureStore(label, built, options, generator, scratchDir));
+        const database = await createBenchDatabase();
+        emergencyCleanups.add(database.drop);
+        try {
+          for (const spec of specs) {
+            const label = `${spec.label} postgres`;
+            log(`${label}: loading the store`);
+            const built = await fillPostgres(database.url, spec);
+            describeBuild(label, built);
+            stores.push(await measureStore(label, built, options, generator, scratchDir));
+          }
+        } finally {
+          await database.drop();
+          emergencyCleanups.delete(database.drop);
         }
-      } finally {
-        await database.drop();
-        emergencyCleanups.delete(database.drop);
       }
-    }
-    // Once per run, on a throwaway SQLite store ending now: the bench stores end 2026-11-01,
-    // where gridco2 has no forecast (issue 12).
-    log('forecasts: a 40-day store ending now, the DE forecast and the schedule of every zone');
-    forecasts = await measureForecasts({
-      repoDir: REPO_DIR,
-      scratchDir,
-      generator,
-      rounds: options.rounds,
-      durationSeconds: options.duration,
-      warmUpSeconds: options.quick ? 0 : 2,
-      log,
-    });
-    log('demo: from its spawn to serving every zone and every forecast');
-    demoStart = await measureDemoStart({ repoDir: REPO_DIR, scratchDir, log });
-    log('consumption: re-solving the European graph, and serve with every node');
-    consumption = await measureConsumption({
-      repoDir: REPO_DIR,
-      scratchDir,
-      days: consumptionDays(options.quick),
-      log,
-    });
-    if (!options.quick) {
-      // A 240-day demo store takes minutes to fill (once, then cached): not in the quick run.
-      log("backtest: the 240-day demo's first backtest and its daily rerun, CPU seconds");
-      backtestDaily = await measureBacktestDaily({ repoDir: REPO_DIR, scratchDir, log });
+      // Once per run, on a throwaway SQLite store ending now: the bench stores end 2026-11-01,
+      // where gridco2 has no forecast (issue 12).
+      log('forecasts: a 40-day store ending now, the DE forecast and the schedule of every zone');
+      forecasts = await measureForecasts({
+        repoDir: REPO_DIR,
+        scratchDir,
+        generator,
+        rounds: options.rounds,
+        durationSeconds: options.duration,
+        warmUpSeconds: options.quick ? 0 : 2,
+        log,
+      });
+      log('demo: from its spawn to serving every zone and every forecast');
+      demoStart = await measureDemoStart({ repoDir: REPO_DIR, scratchDir, log });
+      log('consumption: re-solving the European graph, and serve with every node');
+      consumption = await measureConsumption({
+        repoDir: REPO_DIR,
+        scratchDir,
+        days: consumptionDays(options.quick),
+        log,
+      });
+      if (!options.quick) {
+        // A 240-day demo store takes minutes to fill (once, then cached): not in the quick run.
+        log("backtest: the 240-day demo's first backtest and its daily rerun, CPU seconds");
+        backtestDaily = await measureBacktestDaily({ repoDir: REPO_DIR, scratchDir, log });
+      }
     }
   } finally {
     await removeScratch();
   }
 
   const mode = options.quick ? 'quick' : 'full';
+  // A section alone is named for it, never "full", so that its file is not taken for a full run
+  // (quick ones stay ignored by git: `results/*-quick*.md`).
+  const kind = options.only ? `${options.quick ? 'quick-' : ''}only-${options.only}` : mode;
   const date = new Date().toISOString().slice(0, 10);
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   const flags = process.argv.slice(2).join(' ');
-  const report = renderReport(
-    {
-      title: `gridco2 bench, ${mode}, ${date}`,
-      command: `npm run bench${flags ? ` -- ${flags}` : ''}`,
-      settings: [
-        `Machine: ${cpu}, ${availableParallelism()} cores, Node ${process.version}, ${process.platform}`,
-        `Load generator: ${generator.description}, ${CONNECTIONS} connections, ` +
-          `${options.rounds} round(s) of ${options.duration} s per server and scenario` +
-          `${options.quick ? '' : ' after a 2 s warm-up'}, gridco2 and baseline alternating; medians`,
-        `Pinning: ${pinning.available ? pinning.why : `none (${pinning.why})`}`,
-        `gridco2: commit ${commit}, \`node bin/gridco2.js serve\` (INGEST=off, ` +
-          'RATE_LIMIT_PER_MINUTE=1000000000: the limiter runs, never rejects)',
-        'Baseline: bare node:http replaying the bytes and headers gridco2 sent for each scenario',
-        'Stores: GB half-hourly, every other zone hourly, all ending 2026-11-01T00:00Z',
-      ],
-      warnings,
-    },
-    stores,
-    defences,
-    recompute,
-  );
+  const rounds =
+    options.only === 'during-backtest'
+      ? `at most ${duringBacktestRounds(options)} round(s) of ${options.duration} s per server ` +
+        'as in a full run, gridco2 and baseline alternating; the baseline replays what gridco2 ' +
+        'sent on the same store, captured and checked as in a full run, but without its ' +
+        'steady-state rounds nor the wait for its forecast work before them'
+      : `${options.rounds} round(s) of ${options.duration} s per server and scenario` +
+        `${options.quick ? '' : ' after a 2 s warm-up'}, gridco2 and baseline alternating; medians`;
+  const info: RunInfo = {
+    title: options.only
+      ? `gridco2 bench, only ${options.only}${options.quick ? ', quick' : ''} ` +
+        `(one section, not a full run), ${date}`
+      : `gridco2 bench, ${mode}, ${date}`,
+    command: `npm run bench${flags ? ` -- ${flags}` : ''}`,
+    settings: [
+      `Machine: ${cpu}, ${availableParallelism()} cores, Node ${process.version}, ${process.platform}`,
+      ...(options.only
+        ? [
+            `Only \`${options.only}\` ran (\`--only\`): no other section of the bench was ` +
+              'measured, and results/latest.md (the last full run) was left as it was',
+          ]
+        : []),
+      ...(options.only === 'backtest-daily'
+        ? [`gridco2: commit ${commit}`]
+        : [
+            `Load generator: ${generator.description}, ${CONNECTIONS} connections, ${rounds}`,
+            `Pinning: ${pinning.available ? pinning.why : `none (${pinning.why})`}`,
+            `gridco2: commit ${commit}, \`node bin/gridco2.js serve\` (INGEST=off, ` +
+              'RATE_LIMIT_PER_MINUTE=1000000000: the limiter runs, never rejects)',
+            'Baseline: bare node:http replaying the bytes and headers gridco2 sent for each scenario',
+            'Stores: GB half-hourly, every other zone hourly, all ending 2026-11-01T00:00Z',
+          ]),
+    ],
+    warnings,
+  };
+  // `--only`: the run's head and that section; no steady-state round ran, so no scenario table.
+  const report =
+    section === undefined ? renderReport(info, stores, defences, recompute) : renderHead(info);
   const sections = [
     report.trimEnd(),
+    ...(section === undefined ? [] : [section]),
     ...(duringBacktest ? [renderDuringBacktest(duringBacktest)] : []),
     ...(heaviest ? [renderHeaviestRequests(heaviest)] : []),
     ...(exportSlots ? [renderExportSlots(exportSlots)] : []),
@@ -609,11 +725,12 @@ async function main(): Promise<void> {
   console.log(fullReport);
   const resultsDir = join(BENCH_DIR, 'results');
   mkdirSync(resultsDir, { recursive: true });
-  const name = `${date}-${mode}${options.postgres ? '-postgres' : ''}.md`;
+  const name = `${date}-${kind}${options.postgres ? '-postgres' : ''}.md`;
   writeFileSync(join(resultsDir, name), fullReport);
-  // latest.md is the record the README quotes: only full runs replace it.
-  if (!options.quick) writeFileSync(join(resultsDir, 'latest.md'), fullReport);
-  log(`written to bench/results/${name}${options.quick ? '' : ' and bench/results/latest.md'}`);
+  // latest.md is the record the README quotes: only full runs replace it, never one section.
+  const full = !options.quick && !options.only;
+  if (full) writeFileSync(join(resultsDir, 'latest.md'), fullReport);
+  log(`written to bench/results/${name}${full ? ' and bench/results/latest.md' : ''}`);
 }
 
 process.once('SIGINT', () => void abort('interrupted', 130));
