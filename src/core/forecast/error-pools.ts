@@ -14,14 +14,52 @@ export const BAND_DAYS = 90;
 /** Hours either side pooled into one horizon's band. */
 const BAND_POOL_HOURS = 2;
 
+/**
+ * Numbers appended at the end and dropped from the start, in a typed buffer that doubles when
+ * full: a resumed state's columns are copied in and out whole, not number by number.
+ */
+class Column {
+  private buffer: Float64Array;
+  private size: number;
+
+  constructor(initial: ArrayLike<number> = []) {
+    this.buffer = Float64Array.from(initial);
+    this.size = initial.length;
+  }
+
+  get length(): number {
+    return this.size;
+  }
+
+  /** The numbers held, as a view (valid until the next change). */
+  get values(): Float64Array {
+    return this.buffer.subarray(0, this.size);
+  }
+
+  push(value: number): void {
+    if (this.size === this.buffer.length) {
+      const grown = new Float64Array(Math.max(64, 2 * this.size));
+      grown.set(this.buffer);
+      this.buffer = grown;
+    }
+    this.buffer[this.size++] = value;
+  }
+
+  dropFirst(count: number): void {
+    this.buffer.copyWithin(0, count, this.size);
+    this.size -= count;
+  }
+}
+
 /** One hour ahead's errors in issue order (so their ends ascend too), and whether each is pooled. */
 interface HourErrors {
   /** The issue's index among every issue of the walk-forward. */
-  readonly issue: number[];
+  readonly issue: Column;
   /** When the interval scored ended (its value was published a lag later). */
-  readonly end: number[];
-  readonly error: number[];
-  readonly pooled: number[];
+  readonly end: Column;
+  readonly error: Column;
+  /** 1 where pooled, else 0. */
+  readonly pooled: Column;
 }
 
 /**
@@ -44,12 +82,8 @@ export class ErrorPools {
   constructor(data?: ErrorPoolsData) {
     this.hours = Array.from({ length: HORIZON_HOURS }, (_, hour) => {
       const [from, to] = data ? [data.offsets[hour]!, data.offsets[hour + 1]!] : [0, 0];
-      // A loop: Array.from iterates a typed array slowly (resuming every zone rebuilds these).
-      const column = (values: Uint32Array | Float64Array | Uint8Array | undefined) => {
-        const list: number[] = [];
-        if (values) for (let k = from; k < to; k++) list.push(values[k]!);
-        return list;
-      };
+      const column = (values: Uint32Array | Float64Array | Uint8Array | undefined) =>
+        new Column(values?.subarray(from, to));
       return {
         issue: column(data?.issue),
         end: column(data?.end),
@@ -59,9 +93,11 @@ export class ErrorPools {
     });
     // Each hour's pooled errors sorted once, then merged into the pool of every hour around it:
     // sorting each pool anew sorted every error five times.
-    const sorted = this.hours.map(({ error, pooled }): Float64Array => {
+    const sorted = this.hours.map((hour): Float64Array => {
+      const error = hour.error.values;
+      const pooled = hour.pooled.values;
       let size = 0;
-      for (const flag of pooled) size += flag;
+      for (let k = 0; k < pooled.length; k++) size += pooled[k]!;
       const own = new Float64Array(size);
       let at = 0;
       for (let k = 0; k < error.length; k++) if (pooled[k] === 1) own[at++] = error[k]!;
@@ -81,10 +117,10 @@ export class ErrorPools {
     this.hours.forEach((hour, h) => (offsets[h + 1] = offsets[h]! + hour.error.length));
     const column = <T extends Uint32Array | Float64Array | Uint8Array>(
       Kind: new (length: number) => T,
-      of: (hour: HourErrors) => number[],
+      of: (hour: HourErrors) => Column,
     ): T => {
       const values = new Kind(offsets[HORIZON_HOURS]!);
-      this.hours.forEach((hour, h) => values.set(of(hour), offsets[h]!));
+      this.hours.forEach((hour, h) => values.set(of(hour).values, offsets[h]!));
       return values;
     };
     return {
@@ -121,23 +157,26 @@ export class ErrorPools {
     const entering: number[][] = [];
     const leaving: number[][] = [];
     for (const list of this.hours) {
+      const issue = list.issue.values;
+      const pooled = list.pooled.values;
+      const error = list.error.values;
       // An hour's errors come in issue order, their ends ascending: those wanted now (recent,
       // before the issue, published by `knownBy`) are one run of them, and so were those pooled
       // the last time. Only the errors between the two runs' edges change.
-      const from = countBelow(list.issue, sinceIssue);
+      const from = countBelow(issue, sinceIssue);
       const to = Math.max(
         from,
-        Math.min(countBelow(list.issue, beforeIssue), countBelow(list.end, knownBy, true)),
+        Math.min(countBelow(issue, beforeIssue), countBelow(list.end.values, knownBy, true)),
       );
-      const pooledFrom = list.pooled.indexOf(1);
-      const pooledTo = pooledFrom < 0 ? pooledFrom : list.pooled.lastIndexOf(1) + 1;
+      const pooledFrom = pooled.indexOf(1);
+      const pooledTo = pooledFrom < 0 ? pooledFrom : pooled.lastIndexOf(1) + 1;
       const into: number[] = [];
       const out: number[] = [];
       const mark = (start: number, stop: number, flag: 0 | 1) => {
         for (let k = start; k < stop; k++) {
-          if (list.pooled[k] === flag) continue;
-          (flag === 1 ? into : out).push(list.error[k]!);
-          list.pooled[k] = flag;
+          if (pooled[k] === flag) continue;
+          (flag === 1 ? into : out).push(error[k]!);
+          pooled[k] = flag;
         }
       };
       if (pooledFrom < 0) mark(from, to, 1);
@@ -150,7 +189,7 @@ export class ErrorPools {
       // Older than the oldest pooled: published earlier, so too old, and never pooled again.
       if (from < to && from > 0) {
         for (const column of [list.issue, list.end, list.error, list.pooled]) {
-          column.splice(0, from);
+          column.dropFirst(from);
         }
       }
       entering.push(into);
