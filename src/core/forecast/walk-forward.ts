@@ -163,8 +163,39 @@ interface ScoreData {
   /** Savings achieved and possible, summed over the issues that had both (`jobSaving`). */
   achieved: number;
   possible: number;
-  /** The issues of the last WEIGHT_DAYS, PER_ISSUE values each (what the weights read). */
-  perIssue: number[];
+  /** The issues of the last WEIGHT_DAYS (what the weights read). */
+  readonly perIssue: IssueWindow;
+}
+
+/**
+ * Issues of `ScoreData.perIssue`, PER_ISSUE values each, oldest first, `values[start, end)` of
+ * one buffer: appended, and the stale let go, by moving an index (not by shifting an array).
+ */
+class IssueWindow {
+  values = new Float64Array(64 * PER_ISSUE);
+  start = 0;
+  end = 0;
+
+  /** Appends an issue's PER_ISSUE values. */
+  push(issue: Float64Array): void {
+    if (this.end + PER_ISSUE > this.values.length) {
+      // Full: the issues moved to the front, into a buffer twice the size when over half full.
+      const held = this.values.slice(this.start, this.end);
+      if (2 * (held.length + PER_ISSUE) > this.values.length) {
+        this.values = new Float64Array(2 * this.values.length);
+      }
+      this.values.set(held);
+      this.start = 0;
+      this.end = held.length;
+    }
+    this.values.set(issue, this.end);
+    this.end += PER_ISSUE;
+  }
+
+  /** Lets go of the issues before `keptFrom`. */
+  dropBefore(keptFrom: number): void {
+    while (this.start < this.end && this.values[this.start]! < keptFrom) this.start += PER_ISSUE;
+  }
 }
 
 /** A model's scoring as stored: its arrays typed (a copy is a copy of bytes). */
@@ -182,7 +213,8 @@ interface StoredPerIssue {
   readonly counts: Uint16Array;
 }
 
-function storedPerIssue(perIssue: readonly number[]): StoredPerIssue {
+function storedPerIssue(window: IssueWindow): StoredPerIssue {
+  const perIssue = window.values.subarray(window.start, window.end);
   const issues = perIssue.length / PER_ISSUE;
   const buckets = HORIZON_BUCKETS.length;
   const knownAt = new Float64Array(issues);
@@ -199,20 +231,22 @@ function storedPerIssue(perIssue: readonly number[]): StoredPerIssue {
 }
 
 /** `stored` as `ScoreData.perIssue`, its issues the last of `issueTimes`. */
-function livePerIssue(stored: StoredPerIssue, issueTimes: readonly number[]): number[] {
+function livePerIssue(stored: StoredPerIssue, issueTimes: readonly number[]): IssueWindow {
   const issues = stored.knownAt.length;
   const buckets = HORIZON_BUCKETS.length;
-  const perIssue = new Array<number>(issues * PER_ISSUE);
+  const window = new IssueWindow();
+  const issue = new Float64Array(PER_ISSUE);
   const first = issueTimes.length - issues;
   for (let k = 0; k < issues; k++) {
-    perIssue[k * PER_ISSUE] = issueTimes[first + k]!;
-    perIssue[k * PER_ISSUE + 1] = stored.knownAt[k]!;
+    issue[0] = issueTimes[first + k]!;
+    issue[1] = stored.knownAt[k]!;
     for (let bucket = 0; bucket < buckets; bucket++) {
-      perIssue[k * PER_ISSUE + 2 + bucket] = stored.squares[k * buckets + bucket]!;
-      perIssue[k * PER_ISSUE + 2 + buckets + bucket] = stored.counts[k * buckets + bucket]!;
+      issue[2 + bucket] = stored.squares[k * buckets + bucket]!;
+      issue[2 + buckets + bucket] = stored.counts[k * buckets + bucket]!;
     }
+    window.push(issue);
   }
-  return perIssue;
+  return window;
 }
 
 /** The whole walk-forward so far, as plain data: what a daily rerun resumes from. */
@@ -236,7 +270,7 @@ const newScore = (banded: boolean): StoredScore => ({
   pendingMisses: [],
   achieved: 0,
   possible: 0,
-  perIssue: storedPerIssue([]),
+  perIssue: storedPerIssue(new IssueWindow()),
 });
 
 /**
@@ -469,10 +503,10 @@ export class WalkForward {
     const since = lastIssueTs - WEIGHT_DAYS * DAY_SECONDS;
     const weights = new Float64Array(buckets * count);
     // Per candidate, one pass over the earlier issues sums every bucket's errors.
-    const inverses = this.data.candidates.map(({ perIssue }) => {
+    const inverses = this.data.candidates.map(({ perIssue: { values: perIssue, start, end } }) => {
       const sq = new Float64Array(buckets);
       const n = new Float64Array(buckets);
-      for (let at0 = perIssue.length - PER_ISSUE; at0 >= 0; at0 -= PER_ISSUE) {
+      for (let at0 = end - PER_ISSUE; at0 >= start; at0 -= PER_ISSUE) {
         if (perIssue[at0]! < since) break;
         if (perIssue[at0 + 1]! + lagSeconds > at) continue;
         for (let bucket = 0; bucket < buckets; bucket++) {
@@ -594,12 +628,9 @@ function scoreIssue(
   }
   if (!banded) {
     issueErrors[1] = lastEnd;
-    score.perIssue.push(...issueErrors);
+    score.perIssue.push(issueErrors);
     // The weights look back WEIGHT_DAYS from a later issue: older issues weigh none.
-    const keptFrom = issue.issueTs - WEIGHT_DAYS * DAY_SECONDS;
-    let stale = 0;
-    while (stale < score.perIssue.length && score.perIssue[stale]! < keptFrom) stale += PER_ISSUE;
-    if (stale > 0) score.perIssue.splice(0, stale);
+    score.perIssue.dropBefore(issue.issueTs - WEIGHT_DAYS * DAY_SECONDS);
   }
   for (let bucket = 0; bucket < buckets; bucket++) {
     const from = bucket * length;
@@ -703,12 +734,6 @@ export function combine(
     }
   }
   return blendHandOvers(mixed, choice, HOUR_SECONDS / state.series.step);
-}
-
-interface BucketMisses {
-  below: number;
-  above: number;
-  banded: number;
 }
 
 /** The share of outcomes each edge of the band aims to leave outside. */
