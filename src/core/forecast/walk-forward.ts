@@ -2,9 +2,8 @@ import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js
 import {
   DAY_SHAPE_KEPT_SECONDS,
   dayShapeSums,
-  dayShapeWeightsAt,
-  daySumsWidth,
-  type IssueDay,
+  IssueDays,
+  type IssueDaysData,
   reshapeDay,
 } from './day-shape.js';
 import { ErrorPools, type ErrorPoolsData } from './error-pools.js';
@@ -256,7 +255,7 @@ export interface WalkForwardData {
   readonly candidates: StoredScore[];
   readonly served: StoredScore;
   /** The issues of the last DAY_SHAPE_KEPT_SECONDS and their next day's shapes. */
-  readonly days: StoredDays;
+  readonly days: IssueDaysData;
   /** Per bucket and candidate, the sum of the candidate's weight over the issues. */
   readonly weightSums: Float64Array;
 }
@@ -273,43 +272,11 @@ const newScore = (banded: boolean): StoredScore => ({
   perIssue: storedPerIssue(new IssueWindow()),
 });
 
-/**
- * Issues and their next day's shape sums (`IssueDay`) as stored: a day of `width` sums per issue,
- * one after the other; the publication time NaN where the issue had no day.
- */
-interface StoredDays {
-  readonly issueTs: Float64Array;
-  readonly publishedAt: Float64Array;
-  readonly sums: Float64Array;
-}
-
-const noDays = (): StoredDays => ({
+const noDays = (): IssueDaysData => ({
   issueTs: new Float64Array(0),
   publishedAt: new Float64Array(0),
   sums: new Float64Array(0),
 });
-
-function storedDays(days: readonly IssueDay[], width: number): StoredDays {
-  const sums = new Float64Array(days.length * width);
-  days.forEach(({ day }, k) => day && sums.set(day.sums, k * width));
-  return {
-    issueTs: Float64Array.from(days, ({ issueTs }) => issueTs),
-    publishedAt: Float64Array.from(days, ({ day }) => day?.publishedAt ?? Number.NaN),
-    sums,
-  };
-}
-
-/** The days of `stored`, their sums views into its (the walk-forward only reads them). */
-const liveDays = (stored: StoredDays, width: number): IssueDay[] =>
-  Array.from(stored.issueTs, (issueTs, k) => {
-    const publishedAt = stored.publishedAt[k]!;
-    return {
-      issueTs,
-      day: Number.isNaN(publishedAt)
-        ? null
-        : { publishedAt, sums: stored.sums.subarray(k * width, (k + 1) * width) },
-    };
-  });
 
 /** What the walk-forward gives after its last issue. */
 export interface WalkForwardResult {
@@ -329,7 +296,7 @@ export interface WalkForwardResult {
 interface LiveData extends Omit<WalkForwardData, 'candidates' | 'served' | 'days'> {
   readonly candidates: ScoreData[];
   readonly served: ScoreData;
-  days: IssueDay[];
+  readonly days: IssueDays;
 }
 
 const live = (score: StoredScore, issueTimes: readonly number[]): ScoreData => ({
@@ -369,7 +336,7 @@ export class WalkForward {
       ...start,
       candidates: start.candidates.map((score) => live(score, start.issueTimes)),
       served: live(start.served, start.issueTimes),
-      days: liveDays(start.days, this.dayWidth),
+      days: new IssueDays(candidateIds.length, start.days),
     };
     this.candidatePools = this.data.candidates.map((score) => new ErrorPools(score.pools));
     this.servedPools = new ErrorPools(this.data.served.pools);
@@ -395,13 +362,8 @@ export class WalkForward {
       ...rest,
       candidates: candidates.map((score, k) => stored(score, this.candidatePools[k]!)),
       served: stored(served, this.servedPools),
-      days: storedDays(days, this.dayWidth),
+      days: days.data(),
     });
-  }
-
-  /** Numbers in a day's shape sums (`dayShapeSums`). */
-  private get dayWidth(): number {
-    return daySumsWidth(this.candidateIds.length);
   }
 
   /**
@@ -432,12 +394,10 @@ export class WalkForward {
     const combined = combine(state, issue, sources, weights);
     let served = combined;
     if (this.reshaped) {
-      const dayShape = dayShapeWeightsAt(data.days, issue.issueTs, candidateIds.length);
+      const dayShape = data.days.weightsAt(issue.issueTs);
       if (dayShape) served = reshapeDay(state, issue, combined, sources, dayShape);
-      data.days.push({ issueTs: issue.issueTs, day: dayShapeSums(state, issue, sources) });
-      const keptFrom = issue.issueTs - DAY_SHAPE_KEPT_SECONDS;
-      const stale = data.days.findIndex((day) => day.issueTs >= keptFrom);
-      if (stale > 0) data.days = data.days.slice(stale);
+      data.days.push(issue.issueTs, dayShapeSums(state, issue, sources));
+      data.days.dropBefore(issue.issueTs - DAY_SHAPE_KEPT_SECONDS);
     }
     issue.values.set(SERVED, served);
     scoreIssue(
@@ -483,9 +443,7 @@ export class WalkForward {
       band: { q10: edge(0), q90: edge(1) },
       finalWeights: this.weightsAt(Number.POSITIVE_INFINITY, lag),
       chosen,
-      nextDayShape: this.reshaped
-        ? dayShapeWeightsAt(data.days, Number.POSITIVE_INFINITY, candidateIds.length)
-        : null,
+      nextDayShape: this.reshaped ? data.days.weightsAt(Number.POSITIVE_INFINITY) : null,
     };
   }
 
