@@ -130,46 +130,116 @@ export function dayShapeSums(
   };
 }
 
-/** An earlier issue's time and its day's sums, as `dayShapeWeightsAt` reads them. */
-export interface IssueDay {
-  readonly issueTs: number;
-  readonly day: DayShapeSums | null;
+/** `IssueDays` as plain data: its issues' times, publication times and sums, in order. */
+export interface IssueDaysData {
+  readonly issueTs: Float64Array;
+  readonly publishedAt: Float64Array;
+  readonly sums: Float64Array;
 }
 
 /**
- * The weight of each of `count` sources' shapes at time `at` (infinite: after the last issue,
- * what serves next), from the days of `earlier` (the issues before, in order) published by then
- * within WEIGHT_DAYS; null where fewer than MIN_DAYS were.
+ * Issues in order and their next day's sums (`dayShapeSums`), `daySumsWidth` numbers each, one
+ * after the other in a typed buffer per field (a day's object each scattered what the weights
+ * read at every issue); the publication time NaN, the sums zero, where an issue had no day. The
+ * issues held are `[start, end)` of the buffers: appended, and the stale let go, by an index.
  */
-export function dayShapeWeightsAt(
-  earlier: readonly IssueDay[],
-  at: number,
-  count: number,
-): Float64Array | null {
-  const since =
-    (Number.isFinite(at) ? at : (earlier.at(-1)?.issueTs ?? 0) + DAY_SECONDS) -
-    WEIGHT_DAYS * DAY_SECONDS;
-  const sums = new Float64Array(count * count + count);
-  const moments = count * count;
-  const dayMoments = daySumsWidth(count) - count;
-  let seen = 0;
-  for (let k = earlier.length - 1; k >= 0; k--) {
-    if (earlier[k]!.issueTs < since) break;
-    const day = earlier[k]!.day;
-    if (!day || day.publishedAt > at) continue;
-    // The gram is symmetric: its lower triangle summed, then mirrored.
-    let from = 0;
-    for (let a = 0; a < count; a++) {
-      for (let e = a * count; e <= a * count + a; e++) sums[e]! += day.sums[from++]!;
-      sums[moments + a]! += day.sums[dayMoments + a]!;
+export class IssueDays {
+  private readonly width: number;
+  private issueTs = new Float64Array(0);
+  private publishedAt = new Float64Array(0);
+  private sums = new Float64Array(0);
+  private start = 0;
+  private end = 0;
+
+  /** `count`: the sources (candidates) of every day; `from`: the days to start with. */
+  constructor(
+    private readonly count: number,
+    from?: IssueDaysData,
+  ) {
+    this.width = daySumsWidth(count);
+    const held = from?.issueTs.length ?? 0;
+    this.moveToFront(Math.max(64, 2 * held));
+    if (from) {
+      this.issueTs.set(from.issueTs);
+      this.publishedAt.set(from.publishedAt);
+      this.sums.set(from.sums);
+      this.end = held;
     }
-    seen++;
   }
-  if (seen < MIN_DAYS) return null;
-  for (let a = 0; a < count; a++) {
-    for (let b = 0; b < a; b++) sums[b * count + a] = sums[a * count + b]!;
+
+  /** The buffers of `capacity` issues, the issues held at their front. */
+  private moveToFront(capacity: number): void {
+    const { start, end, width } = this;
+    const grown = (values: Float64Array, per: number) => {
+      const buffer = new Float64Array(capacity * per);
+      buffer.set(values.subarray(start * per, end * per));
+      return buffer;
+    };
+    this.issueTs = grown(this.issueTs, 1);
+    this.publishedAt = grown(this.publishedAt, 1);
+    this.sums = grown(this.sums, width);
+    this.start = 0;
+    this.end = end - start;
   }
-  return nonNegativeRidge(sums, count);
+
+  /** Appends an issue and its day's sums (null: it had no day). */
+  push(issueTs: number, day: DayShapeSums | null): void {
+    if (this.end === this.issueTs.length) {
+      this.moveToFront(Math.max(this.issueTs.length, 2 * (this.end - this.start + 1)));
+    }
+    const k = this.end++;
+    this.issueTs[k] = issueTs;
+    this.publishedAt[k] = day ? day.publishedAt : Number.NaN;
+    if (day) this.sums.set(day.sums, k * this.width);
+    else this.sums.fill(0, k * this.width, (k + 1) * this.width);
+  }
+
+  /** Lets go of the issues before `keptFrom`. */
+  dropBefore(keptFrom: number): void {
+    while (this.start < this.end && this.issueTs[this.start]! < keptFrom) this.start++;
+  }
+
+  /** A copy of the issues held, as plain data. */
+  data(): IssueDaysData {
+    const { start, end, width } = this;
+    return {
+      issueTs: this.issueTs.slice(start, end),
+      publishedAt: this.publishedAt.slice(start, end),
+      sums: this.sums.slice(start * width, end * width),
+    };
+  }
+
+  /**
+   * The weight of each source's shape at time `at` (infinite: after the last issue, what serves
+   * next), from the days of the issues held (those before, in order) published by then within
+   * WEIGHT_DAYS; null where fewer than MIN_DAYS were.
+   */
+  weightsAt(at: number): Float64Array | null {
+    const { count, width, issueTs, publishedAt } = this;
+    const lastTs = this.end > this.start ? issueTs[this.end - 1]! : 0;
+    const since = (Number.isFinite(at) ? at : lastTs + DAY_SECONDS) - WEIGHT_DAYS * DAY_SECONDS;
+    const sums = new Float64Array(count * count + count);
+    const moments = count * count;
+    const dayMoments = width - count;
+    let seen = 0;
+    for (let k = this.end - 1; k >= this.start; k--) {
+      if (issueTs[k]! < since) break;
+      // NaN (no day) is not at or before `at` either.
+      if (!(publishedAt[k]! <= at)) continue;
+      // The gram is symmetric: its lower triangle summed, then mirrored.
+      let from = k * width;
+      for (let a = 0; a < count; a++) {
+        for (let e = a * count; e <= a * count + a; e++) sums[e]! += this.sums[from++]!;
+        sums[moments + a]! += this.sums[k * width + dayMoments + a]!;
+      }
+      seen++;
+    }
+    if (seen < MIN_DAYS) return null;
+    for (let a = 0; a < count; a++) {
+      for (let b = 0; b < a; b++) sums[b * count + a] = sums[a * count + b]!;
+    }
+    return nonNegativeRidge(sums, count);
+  }
 }
 
 /** Days older than this before the newest issue weigh no later issue: a rerun keeps no more. */
@@ -185,13 +255,13 @@ export function weighDayShapes(
   issues: readonly DayShapeIssue[],
   sources: (index: number) => readonly Float64Array[],
 ): (Float64Array | null)[] {
-  const days = issues.map((issue, index) => ({
-    issueTs: issue.issueTs,
-    day: dayShapeSums(zone, issue, sources(index)),
-  }));
-  const count = issues.length > 0 ? sources(0).length : 0;
-  const times = [...issues.map((issue) => issue.issueTs), Number.POSITIVE_INFINITY];
-  return times.map((at, index) => dayShapeWeightsAt(days.slice(0, index), at, count));
+  const days = new IssueDays(issues.length > 0 ? sources(0).length : 0);
+  const weights = issues.map((issue, index) => {
+    const atIssue = days.weightsAt(issue.issueTs);
+    days.push(issue.issueTs, dayShapeSums(zone, issue, sources(index)));
+    return atIssue;
+  });
+  return [...weights, days.weightsAt(Number.POSITIVE_INFINITY)];
 }
 
 /**

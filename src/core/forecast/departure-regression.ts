@@ -458,9 +458,9 @@ function fitDeparture(
   if (newestDays < DEPARTURE_TRAINING_DAYS) {
     const from = fitTs - DEPARTURE_TRAINING_DAYS * DAY_SECONDS;
     const before = fitTs - newestDays * DAY_SECONDS;
-    for (const [pastTs, held] of sums.held) {
+    sums.held.forEach((held, pastTs) => {
       if (pastTs >= from && pastTs < before) wanted.set(pastTs, held);
-    }
+    });
   }
   sums.moveTo(wanted);
   sums.fitTs = fitTs;

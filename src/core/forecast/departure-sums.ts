@@ -81,26 +81,28 @@ export class DepartureSums {
 
   /** The sums of exactly `wanted` (by past issue time), from the rows they differ by. */
   moveTo(wanted: ReadonlyMap<number, IncludedRows>): void {
+    // The maps walked with forEach: a for-of loop allocates an entry per past issue, per fit.
+    const included = this.included;
     let changed = 0;
-    for (const [pastTs, now] of wanted) changed += rowsChanged(this.included.get(pastTs), now);
-    for (const [pastTs, held] of this.included) {
+    wanted.forEach((now, pastTs) => (changed += rowsChanged(included.get(pastTs), now)));
+    included.forEach((held, pastTs) => {
       if (!wanted.has(pastTs)) changed += held.rows;
-    }
+    });
     if (changed === 0) return;
     if (++this.updates >= REBUILD_EVERY || changed >= this.rows) {
       this.rebuild(wanted);
       return;
     }
-    for (const [pastTs, held] of this.included) {
+    included.forEach((held, pastTs) => {
       const now = wanted.get(pastTs);
       if (!now || now.block !== held.block) this.apply(held.block, 0, held.rows, -1);
       else if (now.rows < held.rows) this.apply(held.block, now.rows, held.rows, -1);
-    }
-    for (const [pastTs, now] of wanted) {
-      const held = this.included.get(pastTs);
+    });
+    wanted.forEach((now, pastTs) => {
+      const held = included.get(pastTs);
       if (!held || held.block !== now.block) this.apply(now.block, 0, now.rows, 1);
       else if (now.rows > held.rows) this.apply(now.block, held.rows, now.rows, 1);
-    }
+    });
     this.included = wanted;
   }
 
@@ -118,7 +120,7 @@ export class DepartureSums {
     }
     this.rows = 0;
     this.updates = 0;
-    for (const { block, rows } of wanted.values()) this.apply(block, 0, rows, 1);
+    wanted.forEach(({ block, rows }) => this.apply(block, 0, rows, 1));
     this.included = wanted;
   }
 

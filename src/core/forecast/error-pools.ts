@@ -213,7 +213,8 @@ function sortedErrors(byHour: readonly number[][], from: number, to: number): Fl
   const errors = new Float64Array(size);
   let at = 0;
   for (let hour = from; hour <= to; hour++) {
-    for (const error of byHour[hour]!) errors[at++] = error;
+    errors.set(byHour[hour]!, at);
+    at += byHour[hour]!.length;
   }
   return errors.sort();
 }

@@ -223,7 +223,12 @@ export function forEachTrainingBlock<B extends TrainingBlock>(
       block = build(anchor, past.issueTs, slots);
       ofIssue.set(key, block);
     }
-    visit(block, countSlotsBelow(block.slots, past.lastSlot), past.issueTs);
+    // Every slot of a block is before its bucket's end: published whole without a bisection.
+    const published =
+      past.lastSlot >= past.bucketEnd
+        ? block.slots.length
+        : countSlotsBelow(block.slots, past.lastSlot);
+    visit(block, published, past.issueTs);
   });
 }
 

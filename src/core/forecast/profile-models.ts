@@ -132,9 +132,9 @@ function fitProfile(
   if (newestDays < TRAINING_DAYS) {
     const from = issue.issueTs - TRAINING_DAYS * DAY_SECONDS;
     const before = issue.issueTs - newestDays * DAY_SECONDS;
-    for (const [pastTs, held] of carried.held) {
+    carried.held.forEach((held, pastTs) => {
       if (pastTs >= from && pastTs < before) wanted.set(pastTs, held);
-    }
+    });
   }
   carried.moveTo(wanted);
   carried.issueTs = issue.issueTs;
@@ -215,18 +215,20 @@ class CarriedErrors {
   }
 
   moveTo(wanted: ReadonlyMap<number, PublishedErrors>): void {
+    // The maps walked with forEach: a for-of loop allocates an entry per past issue, per issue.
+    const included = this.included;
     if (++this.updates >= RESUM_EVERY) {
       this.updates = 0;
       this.finite.fill(0);
       this.infinite.fill(0);
-      for (const now of wanted.values()) this.apply(now, 1);
+      wanted.forEach((now) => this.apply(now, 1));
     } else {
-      for (const [pastTs, held] of this.included) {
+      included.forEach((held, pastTs) => {
         if (!same(held, wanted.get(pastTs))) this.apply(held, -1);
-      }
-      for (const [pastTs, now] of wanted) {
-        if (!same(this.included.get(pastTs), now)) this.apply(now, 1);
-      }
+      });
+      wanted.forEach((now, pastTs) => {
+        if (!same(included.get(pastTs), now)) this.apply(now, 1);
+      });
     }
     this.included = wanted;
   }

@@ -285,8 +285,11 @@ interface RegressionSums {
   published: number;
   /** The zone's own fit: every row, the first BASE_FEATURES columns. */
   readonly own: NormalEquations;
-  /** The upstream fit: the complete rows, every column. */
-  readonly upstream: NormalEquations;
+  /**
+   * The upstream fit: the complete rows, every column; null where the zone has no upstream
+   * features (no upstream fit is made).
+   */
+  readonly upstream: NormalEquations | null;
 }
 
 interface CorrectionSums {
@@ -381,13 +384,14 @@ function regressionSums(block: UpstreamBlock, published: number, stride: number)
     sums = block.sums = {
       published: 0,
       own: new NormalEquations(BASE_FEATURES),
-      upstream: new NormalEquations(stride),
+      upstream: stride > BASE_FEATURES ? new NormalEquations(stride) : null,
     };
   }
+  const { own, upstream } = sums;
   for (let r = sums.published; r < published; r++) {
-    sums.own.addFrom(block.rows, r * stride, BASE_FEATURES, block.actuals[r]!);
-    if (block.complete[r] === 1)
-      sums.upstream.addFrom(block.rows, r * stride, stride, block.actuals[r]!);
+    own.addFrom(block.rows, r * stride, BASE_FEATURES, block.actuals[r]!);
+    if (upstream && block.complete[r] === 1)
+      upstream.addFrom(block.rows, r * stride, stride, block.actuals[r]!);
   }
   sums.published = published;
   return sums;
@@ -459,17 +463,15 @@ function fitBucket(
 ): { own: Float64Array | undefined; upstream: Float64Array | undefined } {
   const stride = BASE_FEATURES + features.length;
   const own = new NormalEquations(BASE_FEATURES);
-  const upstream = new NormalEquations(stride);
+  // Without upstream features there is no upstream fit: its sums are neither kept nor added.
+  const upstream = features.length > 0 ? new NormalEquations(stride) : null;
   const scales = blockScales(features, scale);
   for (const { block, published } of upstreamBlocks(zone, features, issue, bucket)) {
     const sums = regressionSums(block, published, stride);
     own.addSums(sums.own);
-    upstream.addSums(sums.upstream, scales[block.shareScaled ? 1 : 0]!.regression);
+    if (upstream) upstream.addSums(sums.upstream!, scales[block.shareScaled ? 1 : 0]!.regression);
   }
-  return {
-    own: own.solve(),
-    upstream: features.length > 0 ? upstream.solve() : undefined,
-  };
+  return { own: own.solve(), upstream: upstream?.solve() };
 }
 
 /**

@@ -2,9 +2,8 @@ import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js
 import {
   DAY_SHAPE_KEPT_SECONDS,
   dayShapeSums,
-  dayShapeWeightsAt,
-  daySumsWidth,
-  type IssueDay,
+  IssueDays,
+  type IssueDaysData,
   reshapeDay,
 } from './day-shape.js';
 import { ErrorPools, type ErrorPoolsData } from './error-pools.js';
@@ -163,8 +162,39 @@ interface ScoreData {
   /** Savings achieved and possible, summed over the issues that had both (`jobSaving`). */
   achieved: number;
   possible: number;
-  /** The issues of the last WEIGHT_DAYS, PER_ISSUE values each (what the weights read). */
-  perIssue: number[];
+  /** The issues of the last WEIGHT_DAYS (what the weights read). */
+  readonly perIssue: IssueWindow;
+}
+
+/**
+ * Issues of `ScoreData.perIssue`, PER_ISSUE values each, oldest first, `values[start, end)` of
+ * one buffer: appended, and the stale let go, by moving an index (not by shifting an array).
+ */
+class IssueWindow {
+  values = new Float64Array(64 * PER_ISSUE);
+  start = 0;
+  end = 0;
+
+  /** Appends an issue's PER_ISSUE values. */
+  push(issue: Float64Array): void {
+    if (this.end + PER_ISSUE > this.values.length) {
+      // Full: the issues moved to the front, into a buffer twice the size when over half full.
+      const held = this.values.slice(this.start, this.end);
+      if (2 * (held.length + PER_ISSUE) > this.values.length) {
+        this.values = new Float64Array(2 * this.values.length);
+      }
+      this.values.set(held);
+      this.start = 0;
+      this.end = held.length;
+    }
+    this.values.set(issue, this.end);
+    this.end += PER_ISSUE;
+  }
+
+  /** Lets go of the issues before `keptFrom`. */
+  dropBefore(keptFrom: number): void {
+    while (this.start < this.end && this.values[this.start]! < keptFrom) this.start += PER_ISSUE;
+  }
 }
 
 /** A model's scoring as stored: its arrays typed (a copy is a copy of bytes). */
@@ -182,7 +212,8 @@ interface StoredPerIssue {
   readonly counts: Uint16Array;
 }
 
-function storedPerIssue(perIssue: readonly number[]): StoredPerIssue {
+function storedPerIssue(window: IssueWindow): StoredPerIssue {
+  const perIssue = window.values.subarray(window.start, window.end);
   const issues = perIssue.length / PER_ISSUE;
   const buckets = HORIZON_BUCKETS.length;
   const knownAt = new Float64Array(issues);
@@ -199,20 +230,22 @@ function storedPerIssue(perIssue: readonly number[]): StoredPerIssue {
 }
 
 /** `stored` as `ScoreData.perIssue`, its issues the last of `issueTimes`. */
-function livePerIssue(stored: StoredPerIssue, issueTimes: readonly number[]): number[] {
+function livePerIssue(stored: StoredPerIssue, issueTimes: readonly number[]): IssueWindow {
   const issues = stored.knownAt.length;
   const buckets = HORIZON_BUCKETS.length;
-  const perIssue = new Array<number>(issues * PER_ISSUE);
+  const window = new IssueWindow();
+  const issue = new Float64Array(PER_ISSUE);
   const first = issueTimes.length - issues;
   for (let k = 0; k < issues; k++) {
-    perIssue[k * PER_ISSUE] = issueTimes[first + k]!;
-    perIssue[k * PER_ISSUE + 1] = stored.knownAt[k]!;
+    issue[0] = issueTimes[first + k]!;
+    issue[1] = stored.knownAt[k]!;
     for (let bucket = 0; bucket < buckets; bucket++) {
-      perIssue[k * PER_ISSUE + 2 + bucket] = stored.squares[k * buckets + bucket]!;
-      perIssue[k * PER_ISSUE + 2 + buckets + bucket] = stored.counts[k * buckets + bucket]!;
+      issue[2 + bucket] = stored.squares[k * buckets + bucket]!;
+      issue[2 + buckets + bucket] = stored.counts[k * buckets + bucket]!;
     }
+    window.push(issue);
   }
-  return perIssue;
+  return window;
 }
 
 /** The whole walk-forward so far, as plain data: what a daily rerun resumes from. */
@@ -222,7 +255,7 @@ export interface WalkForwardData {
   readonly candidates: StoredScore[];
   readonly served: StoredScore;
   /** The issues of the last DAY_SHAPE_KEPT_SECONDS and their next day's shapes. */
-  readonly days: StoredDays;
+  readonly days: IssueDaysData;
   /** Per bucket and candidate, the sum of the candidate's weight over the issues. */
   readonly weightSums: Float64Array;
 }
@@ -236,46 +269,14 @@ const newScore = (banded: boolean): StoredScore => ({
   pendingMisses: [],
   achieved: 0,
   possible: 0,
-  perIssue: storedPerIssue([]),
+  perIssue: storedPerIssue(new IssueWindow()),
 });
 
-/**
- * Issues and their next day's shape sums (`IssueDay`) as stored: a day of `width` sums per issue,
- * one after the other; the publication time NaN where the issue had no day.
- */
-interface StoredDays {
-  readonly issueTs: Float64Array;
-  readonly publishedAt: Float64Array;
-  readonly sums: Float64Array;
-}
-
-const noDays = (): StoredDays => ({
+const noDays = (): IssueDaysData => ({
   issueTs: new Float64Array(0),
   publishedAt: new Float64Array(0),
   sums: new Float64Array(0),
 });
-
-function storedDays(days: readonly IssueDay[], width: number): StoredDays {
-  const sums = new Float64Array(days.length * width);
-  days.forEach(({ day }, k) => day && sums.set(day.sums, k * width));
-  return {
-    issueTs: Float64Array.from(days, ({ issueTs }) => issueTs),
-    publishedAt: Float64Array.from(days, ({ day }) => day?.publishedAt ?? Number.NaN),
-    sums,
-  };
-}
-
-/** The days of `stored`, their sums views into its (the walk-forward only reads them). */
-const liveDays = (stored: StoredDays, width: number): IssueDay[] =>
-  Array.from(stored.issueTs, (issueTs, k) => {
-    const publishedAt = stored.publishedAt[k]!;
-    return {
-      issueTs,
-      day: Number.isNaN(publishedAt)
-        ? null
-        : { publishedAt, sums: stored.sums.subarray(k * width, (k + 1) * width) },
-    };
-  });
 
 /** What the walk-forward gives after its last issue. */
 export interface WalkForwardResult {
@@ -295,7 +296,7 @@ export interface WalkForwardResult {
 interface LiveData extends Omit<WalkForwardData, 'candidates' | 'served' | 'days'> {
   readonly candidates: ScoreData[];
   readonly served: ScoreData;
-  days: IssueDay[];
+  readonly days: IssueDays;
 }
 
 const live = (score: StoredScore, issueTimes: readonly number[]): ScoreData => ({
@@ -335,7 +336,7 @@ export class WalkForward {
       ...start,
       candidates: start.candidates.map((score) => live(score, start.issueTimes)),
       served: live(start.served, start.issueTimes),
-      days: liveDays(start.days, this.dayWidth),
+      days: new IssueDays(candidateIds.length, start.days),
     };
     this.candidatePools = this.data.candidates.map((score) => new ErrorPools(score.pools));
     this.servedPools = new ErrorPools(this.data.served.pools);
@@ -361,13 +362,8 @@ export class WalkForward {
       ...rest,
       candidates: candidates.map((score, k) => stored(score, this.candidatePools[k]!)),
       served: stored(served, this.servedPools),
-      days: storedDays(days, this.dayWidth),
+      days: days.data(),
     });
-  }
-
-  /** Numbers in a day's shape sums (`dayShapeSums`). */
-  private get dayWidth(): number {
-    return daySumsWidth(this.candidateIds.length);
   }
 
   /**
@@ -398,12 +394,10 @@ export class WalkForward {
     const combined = combine(state, issue, sources, weights);
     let served = combined;
     if (this.reshaped) {
-      const dayShape = dayShapeWeightsAt(data.days, issue.issueTs, candidateIds.length);
+      const dayShape = data.days.weightsAt(issue.issueTs);
       if (dayShape) served = reshapeDay(state, issue, combined, sources, dayShape);
-      data.days.push({ issueTs: issue.issueTs, day: dayShapeSums(state, issue, sources) });
-      const keptFrom = issue.issueTs - DAY_SHAPE_KEPT_SECONDS;
-      const stale = data.days.findIndex((day) => day.issueTs >= keptFrom);
-      if (stale > 0) data.days = data.days.slice(stale);
+      data.days.push(issue.issueTs, dayShapeSums(state, issue, sources));
+      data.days.dropBefore(issue.issueTs - DAY_SHAPE_KEPT_SECONDS);
     }
     issue.values.set(SERVED, served);
     scoreIssue(
@@ -449,9 +443,7 @@ export class WalkForward {
       band: { q10: edge(0), q90: edge(1) },
       finalWeights: this.weightsAt(Number.POSITIVE_INFINITY, lag),
       chosen,
-      nextDayShape: this.reshaped
-        ? dayShapeWeightsAt(data.days, Number.POSITIVE_INFINITY, candidateIds.length)
-        : null,
+      nextDayShape: this.reshaped ? data.days.weightsAt(Number.POSITIVE_INFINITY) : null,
     };
   }
 
@@ -469,10 +461,10 @@ export class WalkForward {
     const since = lastIssueTs - WEIGHT_DAYS * DAY_SECONDS;
     const weights = new Float64Array(buckets * count);
     // Per candidate, one pass over the earlier issues sums every bucket's errors.
-    const inverses = this.data.candidates.map(({ perIssue }) => {
+    const inverses = this.data.candidates.map(({ perIssue: { values: perIssue, start, end } }) => {
       const sq = new Float64Array(buckets);
       const n = new Float64Array(buckets);
-      for (let at0 = perIssue.length - PER_ISSUE; at0 >= 0; at0 -= PER_ISSUE) {
+      for (let at0 = end - PER_ISSUE; at0 >= start; at0 -= PER_ISSUE) {
         if (perIssue[at0]! < since) break;
         if (perIssue[at0 + 1]! + lagSeconds > at) continue;
         for (let bucket = 0; bucket < buckets; bucket++) {
@@ -594,12 +586,9 @@ function scoreIssue(
   }
   if (!banded) {
     issueErrors[1] = lastEnd;
-    score.perIssue.push(...issueErrors);
+    score.perIssue.push(issueErrors);
     // The weights look back WEIGHT_DAYS from a later issue: older issues weigh none.
-    const keptFrom = issue.issueTs - WEIGHT_DAYS * DAY_SECONDS;
-    let stale = 0;
-    while (stale < score.perIssue.length && score.perIssue[stale]! < keptFrom) stale += PER_ISSUE;
-    if (stale > 0) score.perIssue.splice(0, stale);
+    score.perIssue.dropBefore(issue.issueTs - WEIGHT_DAYS * DAY_SECONDS);
   }
   for (let bucket = 0; bucket < buckets; bucket++) {
     const from = bucket * length;
@@ -703,12 +692,6 @@ export function combine(
     }
   }
   return blendHandOvers(mixed, choice, HOUR_SECONDS / state.series.step);
-}
-
-interface BucketMisses {
-  below: number;
-  above: number;
-  banded: number;
 }
 
 /** The share of outcomes each edge of the band aims to leave outside. */
