@@ -1,9 +1,8 @@
-import { availableParallelism } from 'node:os';
 import { createStore } from '../storage/create-store.js';
 import { type CarriedFitsByForecast, prepareZones } from './compute.js';
 import { runResumableBacktest } from './run-backtest.js';
 import { type ForecastJob, type ForecastJobReply, WORKER_STORE_ENV } from './worker-compute.js';
-import { ZoneWorkers } from './zone-workers.js';
+import { defaultZoneWorkers, ZoneWorkers } from './zone-workers.js';
 
 /**
  * The forecast worker process started by worker-compute.ts: opens the store itself and runs the
@@ -15,12 +14,10 @@ const store = createStore(process.env[WORKER_STORE_ENV]!);
 const carried: CarriedFitsByForecast = new Map();
 /**
  * The backtest's zone-bases side by side, one process per core, where there is more than one
- * (issue 38: the first backtest of a long demo is minutes of one core). At most
- * MAX_ZONE_WORKERS: each holds a zone-base's history and fits.
+ * (issue 38: the first backtest of a long demo is minutes of one core).
  */
-const MAX_ZONE_WORKERS = 4;
-const cores = availableParallelism();
-const zoneWorkers = cores > 1 ? new ZoneWorkers(Math.min(cores, MAX_ZONE_WORKERS)) : undefined;
+const workerCount = defaultZoneWorkers();
+const zoneWorkers = workerCount > 1 ? new ZoneWorkers(workerCount) : undefined;
 
 process.on('message', (job: ForecastJob) => void run(job));
 

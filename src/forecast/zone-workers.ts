@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import type { ForecastBasis, ZoneBacktest, ZoneInputsData } from '../core/forecast/backtest.js';
 import type { FallBackReason, ZoneBacktestState } from '../core/forecast/backtest-state.js';
 import { forkModule, siblingModule } from './fork-module.js';
@@ -11,6 +12,12 @@ import { forkModule, siblingModule } from './fork-module.js';
  * one made zone-base after zone-base). Started by the forecast worker, they inherit its lower
  * CPU priority.
  */
+
+/** Each holds a zone-base's history and fits: at most this many, whatever the cores. */
+const MAX_ZONE_WORKERS = 4;
+
+/** The zone workers a backtest runs in: one per core, at most MAX_ZONE_WORKERS. */
+export const defaultZoneWorkers = (): number => Math.min(availableParallelism(), MAX_ZONE_WORKERS);
 
 /** One zone-base to backtest, as plain data. */
 export interface ZoneTask {

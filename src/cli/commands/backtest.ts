@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
@@ -7,7 +6,7 @@ import { parseInstant } from '../../core/time.js';
 import { findZone, ZONES } from '../../core/zones.js';
 import { markdownTable, secondsText, summarize, summaryText } from '../../forecast/report.js';
 import { runBacktest } from '../../forecast/run-backtest.js';
-import { ZoneWorkers } from '../../forecast/zone-workers.js';
+import { defaultZoneWorkers, ZoneWorkers } from '../../forecast/zone-workers.js';
 import { createStore } from '../../storage/create-store.js';
 import { exitOnError } from '../exit.js';
 
@@ -19,9 +18,6 @@ interface BacktestFlags {
   readonly basis?: ForecastBasis[];
   readonly workers: number;
 }
-
-/** Processes by default: one per core, at most four (each holds a zone-base's history and fits). */
-const DEFAULT_WORKERS = Math.min(availableParallelism(), 4);
 
 export function registerBacktest(program: Command): void {
   program
@@ -47,7 +43,7 @@ export function registerBacktest(program: Command): void {
       '--workers <n>',
       'processes that backtest zone-bases side by side (one per core, at most 4; 1: all in this process)',
       workerCount,
-      DEFAULT_WORKERS,
+      defaultZoneWorkers(),
     )
     .option('--table', 'print the whole table (Markdown), not only the summary')
     .action((flags: BacktestFlags) =>
