@@ -91,7 +91,7 @@ export interface DayShapeSums {
 }
 
 /** Numbers in a day's sums of `count` sources. */
-export const daySumsWidth = (count: number): number => (count * (count + 1)) / 2 + count;
+const daySumsWidth = (count: number): number => (count * (count + 1)) / 2 + count;
 
 /**
  * The normal equations of an issue's next day (the sources' shapes against the outcome's), or
