@@ -1,4 +1,3 @@
-import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js';
 import {
   DAY_SHAPE_KEPT_SECONDS,
   dayShapeSums,
@@ -8,6 +7,7 @@ import {
 } from './day-shape.js';
 import { ErrorPools, type ErrorPoolsData } from './error-pools.js';
 import { blendHandOvers } from './hand-over.js';
+import { IssueSlots } from './issue-slots.js';
 import {
   type BucketLabel,
   bucketIndex,
@@ -507,8 +507,6 @@ function scoreIssue(
   issue: IssueForecasts,
   modelId: string,
 ): void {
-  const actual = state.series.values;
-  const step = state.series.step;
   const lag = state.inputs.publicationLagSeconds;
   const { sums, banded } = score;
   // What was published by this issue time: errors of intervals over by then, misses known.
@@ -526,27 +524,22 @@ function scoreIssue(
   }
   const pools = banded && Number.isFinite(score.poolsAt) ? bandPools.current : [];
   const forecast = issue.values.get(modelId)!;
-  const persistence = issue.values.get(PERSISTENCE.id)!;
-  const climatology = issue.values.get(WEEKLY_PROFILE.id)!;
-  const anomaly = issue.values.get(CLIMATOLOGY_ANOMALY.id)!;
   const misses: BucketMisses[] = HORIZON_BUCKETS.map(() => ({ below: 0, above: 0, banded: 0 }));
   const buckets = HORIZON_BUCKETS.length;
   const length = forecast.length;
-  const { pairedForecasts, pairedActuals, paired, outcomes, issueErrors } = work.cleared(length);
+  const { pairedForecasts, pairedActuals, paired, issueErrors } = work.cleared(length);
+  const slots = work.slots.of(state, issue, length);
+  const { outcomes } = slots;
   issueErrors[0] = issue.issueTs;
   let lastEnd = issue.issueTs;
-  for (let i = 0; i < forecast.length; i++) {
-    const slot = issue.visibleEnd + i;
-    const value = actual[slot];
-    const predicted = forecast[i]!;
-    if (value === undefined || Number.isNaN(value)) continue;
-    const slotTs = state.slotTs(slot);
-    const hours = horizonHours(slotTs, step, issue.issueTs);
-    if (hours < 1) continue;
-    const bucket = bucketIndex(hours);
+  for (let i = 0; i < length; i++) {
+    const bucket = slots.bucket[i]!;
     if (bucket < 0) continue;
-    outcomes[bucket]!++;
+    const predicted = forecast[i]!;
     if (Number.isNaN(predicted)) continue;
+    const value = slots.actual[i]!;
+    const hours = slots.hours[i]!;
+    const end = slots.end[i]!;
     const s = sums[bucket]!;
     const error = value - predicted;
     s.n++;
@@ -558,9 +551,9 @@ function scoreIssue(
       s.pct += Math.abs(error / value);
       s.pctN++;
     }
-    s.persistenceSq += (value - persistence[i]!) ** 2;
-    s.climatologySq += (value - climatology[i]!) ** 2;
-    s.anomalySq += (value - anomaly[i]!) ** 2;
+    s.persistenceSq += slots.persistenceSq[i]!;
+    s.climatologySq += slots.climatologySq[i]!;
+    s.anomalySq += slots.anomalySq[i]!;
     const pool = pools[hours - 1];
     if (banded && pool && pool.length >= MIN_BAND_SAMPLES) {
       const [low, high] = score.levels[bucket]!;
@@ -578,8 +571,8 @@ function scoreIssue(
     const pair = bucket * length + paired[bucket]!++;
     pairedForecasts[pair] = predicted;
     pairedActuals[pair] = value;
-    if (banded) bandPools.add(hours, index, slotTs + step, error);
-    lastEnd = Math.max(lastEnd, slotTs + step);
+    if (banded) bandPools.add(hours, index, end, error);
+    lastEnd = Math.max(lastEnd, end);
   }
   if (misses.some((miss) => miss.banded > 0)) {
     score.pendingMisses.push({ knownAt: lastEnd, misses });
@@ -616,9 +609,8 @@ class ScoreWork {
   pairedForecasts = new Float64Array(0);
   pairedActuals = new Float64Array(0);
   readonly paired = new Int32Array(HORIZON_BUCKETS.length);
-  /** Per bucket, the published outcomes: a model that forecast each is ranked against them all. */
-  readonly outcomes = new Int32Array(HORIZON_BUCKETS.length);
   readonly issueErrors = new Float64Array(PER_ISSUE);
+  readonly slots = new IssueSlots();
 
   /** The work space for forecasts of `length` slots, its counts and errors zero. */
   cleared(length: number): this {
@@ -628,7 +620,6 @@ class ScoreWork {
       this.pairedActuals = new Float64Array(size);
     }
     this.paired.fill(0);
-    this.outcomes.fill(0);
     this.issueErrors.fill(0);
     return this;
   }
