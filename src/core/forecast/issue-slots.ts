@@ -1,7 +1,13 @@
 import { CLIMATOLOGY_ANOMALY, PERSISTENCE, WEEKLY_PROFILE } from './baselines.js';
 import { bucketIndex, HORIZON_BUCKETS, horizonHours } from './series.js';
-import type { IssueForecasts } from './walk-forward.js';
 import type { ZoneState } from './zone-state.js';
+
+/** What the slots are read from: an issue's forecasts (walk-forward.ts `IssueForecasts`). */
+interface IssueValues {
+  readonly issueTs: number;
+  readonly visibleEnd: number;
+  readonly values: ReadonlyMap<string, Float64Array>;
+}
 
 /**
  * What scoring an issue reads of each slot of its forecasts (from `visibleEnd`), the same for
@@ -9,7 +15,7 @@ import type { ZoneState } from './zone-state.js';
  * instead of once per model.
  */
 export class IssueSlots {
-  private issue: IssueForecasts | undefined;
+  private issue: IssueValues | undefined;
   private length = 0;
   /** The slot's bucket; -1 where it is not scored (no outcome published, or past the horizon). */
   bucket = new Int8Array(0);
@@ -25,7 +31,7 @@ export class IssueSlots {
   readonly outcomes = new Int32Array(HORIZON_BUCKETS.length);
 
   /** The slots of `issue`'s forecasts of `length` slots. */
-  of(state: ZoneState, issue: IssueForecasts, length: number): this {
+  of(state: ZoneState, issue: IssueValues, length: number): this {
     if (issue === this.issue && length === this.length) return this;
     this.issue = issue;
     this.length = length;
