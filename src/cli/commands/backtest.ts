@@ -9,6 +9,7 @@ import { runBacktest } from '../../forecast/run-backtest.js';
 import { defaultZoneWorkers, ZoneWorkers } from '../../forecast/zone-workers.js';
 import { createStore } from '../../storage/create-store.js';
 import { exitOnError } from '../exit.js';
+import { wholeNumber } from '../whole-number.js';
 
 interface BacktestFlags {
   readonly zone?: string[];
@@ -42,7 +43,7 @@ export function registerBacktest(program: Command): void {
     .option(
       '--workers <n>',
       'processes that backtest zone-bases side by side (one per core, at most 4; 1: all in this process)',
-      workerCount,
+      wholeNumber(1, 64),
       defaultZoneWorkers(),
     )
     .option('--table', 'print the whole table (Markdown), not only the summary')
@@ -123,14 +124,6 @@ function collectZone(value: string, previous: string[] | undefined): string[] {
   const zone = findZone(value.trim());
   if (!zone) throw new InvalidArgumentError(`unknown zone "${value}"; see GET /v1/zones.`);
   return [...(previous ?? []), zone.code];
-}
-
-function workerCount(value: string): number {
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < 1 || count > 64) {
-    throw new InvalidArgumentError('expected a whole number from 1 to 64.');
-  }
-  return count;
 }
 
 function collectBasis(value: string, previous: ForecastBasis[] | undefined): ForecastBasis[] {

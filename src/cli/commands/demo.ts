@@ -1,5 +1,6 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { exitOnError } from '../exit.js';
+import { wholeNumber } from '../whole-number.js';
 
 const MAX_DAYS = 3650;
 
@@ -10,7 +11,12 @@ export function registerDemo(program: Command): void {
       'Try gridco2 without keys or network: serve synthetic data from a local upstream ' +
         'simulator, stored in data/demo.db (never DATABASE_URL), backfilling history while serving.',
     )
-    .option('--days <days>', `days of history to backfill, 1 to ${MAX_DAYS}`, parseDays, 30)
+    .option(
+      '--days <days>',
+      `days of history to backfill, 1 to ${MAX_DAYS}`,
+      wholeNumber(1, MAX_DAYS, 'days'),
+      30,
+    )
     .action((flags: { days: number }) =>
       exitOnError(async () => {
         // Loaded here, not with the CLI: see serve.ts.
@@ -22,13 +28,4 @@ export function registerDemo(program: Command): void {
         closeOnSignals(demo, demo.logger);
       }),
     );
-}
-
-function parseDays(value: string): number {
-  const text = value.trim();
-  const days = Number(text);
-  if (!/^\d+$/.test(text) || days < 1 || days > MAX_DAYS) {
-    throw new InvalidArgumentError(`expected a whole number of days from 1 to ${MAX_DAYS}.`);
-  }
-  return days;
 }

@@ -1,6 +1,7 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { UPSTREAMS } from '../../sources/registry.js';
 import { exitOnError } from '../exit.js';
+import { wholeNumber } from '../whole-number.js';
 import { SOURCES } from '../../core/sources.js';
 
 export function registerSimulateUpstreams(program: Command): void {
@@ -9,8 +10,8 @@ export function registerSimulateUpstreams(program: Command): void {
     .description(
       'Serve synthetic ENTSO-E, EIA and NESO replies on 127.0.0.1, with fault injection under /_sim/.',
     )
-    .option('--port <port>', 'port to listen on (0: any free port)', wholeNumber(65535), 8089)
-    .option('--seed <seed>', 'seed of the synthetic data', wholeNumber(2 ** 31 - 1), 1)
+    .option('--port <port>', 'port to listen on (0: any free port)', wholeNumber(0, 65535), 8089)
+    .option('--seed <seed>', 'seed of the synthetic data', wholeNumber(0, 2 ** 31 - 1), 1)
     .action((options: { port: number; seed: number }) =>
       exitOnError(async () => {
         // Loaded here, not with the CLI: see serve.ts (the simulator builds its grid on import).
@@ -44,13 +45,4 @@ export function registerSimulateUpstreams(program: Command): void {
         process.once('SIGTERM', stop);
       }),
     );
-}
-
-function wholeNumber(max: number): (value: string) => number {
-  return (value) => {
-    if (!/^\d+$/.test(value) || Number(value) > max) {
-      throw new InvalidArgumentError(`expected a whole number from 0 to ${max}`);
-    }
-    return Number(value);
-  };
 }
