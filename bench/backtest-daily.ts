@@ -1,34 +1,34 @@
 /**
- * The forecast worker's backtest of `gridco2 demo --days 240` (issue 38), in CPU seconds of this
- * process (the worker runs the same code): the first backtest of the store, as the demo runs it
- * once its backfill ends, and the daily rerun a day later with a day more of data, resumed from
- * the state stored with the first. The first is run as of a day before the store's newest value
- * (its last issue and the values it loads end there, the values after it unseen as if not yet
- * published), the rerun as of the newest; with `--verify`, a third run from scratch must store
- * the same backtest as the rerun.
+ * The forecast worker's backtest of `gridco2 demo --days 240` (issue 38), in CPU seconds: the
+ * first backtest of the store, as the demo runs it once its backfill ends, and the daily rerun a
+ * day later with a day more of data, resumed from the state stored with the first. Both run in
+ * the forecast worker process `serve` starts (worker-compute.ts: its flags, and its zone workers,
+ * one per core up to 4), which stores them; the CPU counted is the worker's, its zone workers' and
+ * this process's (receiving the run, as the server does). The first is run as of a
+ * day before the store's newest value (its last issue and the values it loads end there, the
+ * values after it unseen as if not yet published), the rerun as of the newest; with `--verify`, a
+ * third run from scratch must store the same backtest as the rerun.
  *
  * The store: `--store FILE` (a copy is used), else bench/.cache/demo-240.db, made once by running
  * `gridco2 demo --days 240` (from `dist/`, FLOWS=off) until its backfill ends.
- *
- * With `--workers N`, the zone-bases run in N processes side by side, as the forecast worker runs
- * them on a machine of N cores (their CPU counted in, and the first backtest's wall time shown).
  *
  * With `--first FILE`, the store as the first backtest left it is kept in FILE, and a later run
  * given the same FILE measures the rerun alone from it: A/B runs of the rerun without minutes of
  * the first each (its state must still resume: the log says how many did).
  *
- * Standalone: `npx tsx bench/backtest-daily.ts [--store FILE] [--verify] [--workers N]
- * [--first FILE]` (run it niced).
+ * Standalone: `npx tsx bench/backtest-daily.ts [--store FILE] [--verify] [--first FILE]` (run it
+ * niced).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { runResumableBacktest } from '../src/forecast/run-backtest.js';
-import { ZoneWorkers } from '../src/forecast/zone-workers.js';
+import { WorkerCompute } from '../src/forecast/worker-compute.js';
+import { defaultZoneWorkers } from '../src/forecast/zone-workers.js';
 import { createStore } from '../src/storage/create-store.js';
 import { outputTail, runIfMain, spawnPinned, stopProcess, waitForLine } from './processes.js';
+import { processTreeCpuTicks, TICKS_PER_SECOND } from './servers.js';
 
 const DAYS = 240;
 const DAY_SECONDS = 86_400;
@@ -43,7 +43,7 @@ export interface BacktestDailyResult {
   /** The first backtest of the store (not run when its store was kept, `--first`). */
   readonly firstCpuSeconds?: number;
   readonly firstWallSeconds?: number;
-  /** Processes the zone-bases ran in (0: this one). */
+  /** The forecast worker's zone workers (none on one core: the zone-bases run in the worker). */
   readonly workers: number;
   /** The rerun a day later, from the state the first stored, and the storing of its own. */
   readonly dailyCpuSeconds: number;
@@ -57,15 +57,12 @@ export interface BacktestDailyResult {
 const FIRST_TARGET_SECONDS = 120;
 const DAILY_TARGET_SECONDS = 10;
 
-/** CPU seconds of this process and the zone workers since `since`. */
-const cpuSeconds = (since: { own: NodeJS.CpuUsage; workers: number }, pool?: ZoneWorkers) => {
-  const { user, system } = process.cpuUsage(since.own);
-  return (user + system + (pool ? pool.cpuMicros - since.workers : 0)) / 1e6;
-};
-const cpuNow = (pool?: ZoneWorkers) => ({
-  own: process.cpuUsage(),
-  workers: pool?.cpuMicros ?? 0,
-});
+/** CPU seconds of this process and of the forecast worker with its zone workers. */
+function cpuNow(compute: WorkerCompute): number {
+  const { user, system } = process.cpuUsage();
+  const worker = compute.pid === undefined ? 0 : (processTreeCpuTicks(compute.pid) ?? 0);
+  return (user + system) / 1e6 + worker / TICKS_PER_SECOND;
+}
 
 /** The demo's store of 240 days: made once, by its own backfill. */
 async function demoStore(repoDir: string, log: (line: string) => void): Promise<string> {
@@ -107,7 +104,6 @@ export async function measureBacktestDaily(options: {
   readonly scratchDir: string;
   readonly store?: string;
   readonly verify?: boolean;
-  readonly workers?: number;
   /** Where the store as the first backtest left it is kept, or read from when there. */
   readonly firstStore?: string;
   readonly log: (line: string) => void;
@@ -121,18 +117,23 @@ export async function measureBacktestDaily(options: {
   const newest = db.prepare('SELECT max(ts) FROM readings').pluck().get() as number;
   db.close();
   const store = await createStore(`sqlite:${file}`);
-  const pool = options.workers ? new ZoneWorkers(options.workers) : undefined;
+  // The worker as `serve` starts it, at the server's own priority (a niceness changes when it
+  // runs, not what it costs).
+  const compute = new WorkerCompute(`sqlite:${file}`, 0);
+  const signal = new AbortController().signal;
   try {
+    // A preparation as of 1970 (no value to forecast from, nothing stored) first: the worker is
+    // up, as in `serve`, when the measured backtests start.
+    await compute.prepare(0, [], signal);
     const nowSeconds = newest + 3600;
     let first: { cpu: number; wall: number } | undefined;
     if (kept) log(`backtest daily: the first backtest as kept in ${firstStore}`);
     else {
       log('backtest daily: the first backtest, a day before the newest value');
-      const started = cpuNow(pool);
+      const started = cpuNow(compute);
       const wallStarted = performance.now();
-      const run = await runResumableBacktest(store, nowSeconds - DAY_SECONDS, undefined, pool);
-      first = { cpu: cpuSeconds(started, pool), wall: (performance.now() - wallStarted) / 1000 };
-      await store.saveBacktest(run.run, run.states);
+      await compute.backtest(nowSeconds - DAY_SECONDS, signal);
+      first = { cpu: cpuNow(compute) - started, wall: (performance.now() - wallStarted) / 1000 };
       log(`backtest daily: ${first.cpu.toFixed(1)} s CPU, ${first.wall.toFixed(1)} s wall`);
       if (firstStore !== undefined) {
         const written = new Database(file, { readonly: true });
@@ -143,11 +144,10 @@ export async function measureBacktestDaily(options: {
     const firstRun = (await store.newestBacktest())!;
     const firstStates = await store.newestBacktestStates();
     log('backtest daily: the rerun a day later');
-    const started = cpuNow(pool);
-    const daily = await runResumableBacktest(store, nowSeconds, undefined, pool);
-    // Stored as `serve` stores it: part of the day's cost.
-    await store.saveBacktest(daily.run, daily.states);
-    const dailyCpuSeconds = cpuSeconds(started, pool);
+    const started = cpuNow(compute);
+    // Stored by the worker, as in `serve`: part of the day's cost.
+    const daily = await compute.backtest(nowSeconds, signal);
+    const dailyCpuSeconds = cpuNow(compute) - started;
     const { resumed, fellBack } = daily.resumption;
     log(
       `backtest daily: the rerun ${dailyCpuSeconds.toFixed(1)} s CPU; ${resumed} resumed, ` +
@@ -156,20 +156,20 @@ export async function measureBacktestDaily(options: {
     let sameAsFromScratch: boolean | undefined;
     if (options.verify) {
       await store.saveBacktest({ createdAt: 0, zones: [] });
-      const fresh = await runResumableBacktest(store, nowSeconds, undefined, pool);
+      const fresh = await compute.backtest(nowSeconds, signal);
       sameAsFromScratch = JSON.stringify(fresh.run) === JSON.stringify(daily.run);
     }
     return {
       zones: new Set(firstRun.zones.map(({ zone }) => zone)).size,
       forecasts: firstRun.zones.length,
       ...(first && { firstCpuSeconds: first.cpu, firstWallSeconds: first.wall }),
-      workers: options.workers ?? 0,
+      workers: defaultZoneWorkers() > 1 ? defaultZoneWorkers() : 0,
       dailyCpuSeconds,
       stateMegabytes: [...firstStates.values()].reduce((sum, bytes) => sum + bytes.length, 0) / 1e6,
       ...(sameAsFromScratch !== undefined && { sameAsFromScratch }),
     };
   } finally {
-    await pool?.close();
+    await compute.close();
     await store.close();
   }
 }
@@ -182,7 +182,7 @@ export function renderBacktestDaily(result: BacktestDailyResult): string {
     firstCpuSeconds === undefined || firstWallSeconds === undefined
       ? `- first backtest: kept from an earlier run (${result.forecasts} zone-bases)`
       : `- first backtest: ${firstCpuSeconds.toFixed(1)} s CPU, ` +
-        `${firstWallSeconds.toFixed(1)} s wall in ${result.workers || 'this'} process(es), for ${result.zones} zones ` +
+        `${firstWallSeconds.toFixed(1)} s wall in the forecast worker (${result.workers || 'no'} zone workers), for ${result.zones} zones ` +
         `(${result.forecasts} zone-bases; target: stored within ${FIRST_TARGET_SECONDS} s of the backfill's end)`,
     `- backtest daily rerun: ${result.dailyCpuSeconds.toFixed(1)} s CPU for ${result.zones} zones ` +
       `(target ${DAILY_TARGET_SECONDS} s; state stored with the run ${result.stateMegabytes.toFixed(1)} MB)`,
@@ -197,7 +197,6 @@ export function renderBacktestDaily(result: BacktestDailyResult): string {
 
 runIfMain(import.meta.url, async () => {
   const at = process.argv.indexOf('--store');
-  const workersAt = process.argv.indexOf('--workers');
   const firstAt = process.argv.indexOf('--first');
   const scratchDir = mkdtempSync(join(tmpdir(), 'gridco2-backtest-daily-'));
   try {
@@ -206,7 +205,6 @@ runIfMain(import.meta.url, async () => {
       scratchDir,
       ...(at >= 0 && { store: process.argv[at + 1]! }),
       verify: process.argv.includes('--verify'),
-      ...(workersAt >= 0 && { workers: Number(process.argv[workersAt + 1]) }),
       ...(firstAt >= 0 && { firstStore: process.argv[firstAt + 1]! }),
       log: (line) => process.stderr.write(`${line}\n`),
     });

@@ -3,7 +3,7 @@
  * `npm start` runs it, and the bare node:http baseline replaying gridco2's captured bytes.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -177,6 +177,28 @@ export function cpuTicks(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU time of a process and its descendants alive now, in clock ticks, from /proc (null where
+ * there is none): the forecast worker and its zone workers.
+ */
+export function processTreeCpuTicks(pid: number): number | null {
+  const own = cpuTicks(pid);
+  if (own === null) return null;
+  let total = own;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const parent = Number(
+        readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1],
+      );
+      if (parent === pid) total += processTreeCpuTicks(Number(entry)) ?? 0;
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return total;
 }
 
 /** Clock ticks per second, the unit of cpuTicks (USER_HZ: 100 on nearly every Linux). */

@@ -55,14 +55,20 @@ function isRunning(pid: number): boolean {
 
 const dir = mkdtempSync(join(tmpdir(), 'gridco2-forecast-worker-'));
 const file = join(dir, 'fixed.db');
+/** The same values again: where the worker stores its backtest beside the serving thread's. */
+const twinFile = join(dir, 'twin.db');
 let store: SqliteStore;
+let twin: SqliteStore;
 
 beforeAll(async () => {
   store = new SqliteStore(file);
+  twin = new SqliteStore(twinFile);
   await fillFixedStore(store);
+  await fillFixedStore(twin);
 });
 afterAll(async () => {
   await store?.close();
+  await twin?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -75,18 +81,22 @@ describe('forecast work in a worker process', () => {
     async () => {
       const signal = new AbortController().signal;
       const here = inThreadCompute(store);
-      const worker = new WorkerCompute(`sqlite:${file}`, 10);
+      const worker = new WorkerCompute(`sqlite:${twinFile}`, 10);
       try {
         const [localRun, workerRun] = [
           await here.backtest(NOW_S, signal),
           await worker.backtest(NOW_S, signal),
         ];
-        // The run the same, and the state the next one resumes from once decoded: on more than
-        // one core the zone-bases' states cross from zone workers by structured clone, after
-        // which V8 may encode a number another way (a double 3 as an integer), not another value.
-        expect(workerRun.run).toEqual(localRun.run);
-        expect(statesOf(workerRun.states)).toEqual(statesOf(localRun.states));
-        expect(statesOf(workerRun.states).size).toBeGreaterThan(0);
+        // The run the same, each stored where it ran with the state the next one resumes from,
+        // the same once decoded: on more than one core the zone-bases' states cross from zone
+        // workers by structured clone, after which V8 may encode a number another way (a double
+        // 3 as an integer), not another value.
+        expect(workerRun).toEqual(localRun);
+        expect(await twin.newestBacktest()).toEqual(await store.newestBacktest());
+        expect((await store.newestBacktest())?.createdAt).toBe(NOW_S);
+        const states = statesOf(await store.newestBacktestStates());
+        expect(statesOf(await twin.newestBacktestStates())).toEqual(states);
+        expect(states.size).toBeGreaterThan(0);
         expect(workerRun.run.zones.some((zone) => zone.issues > 0)).toBe(true);
         const local = await here.prepare(NOW_S, localRun.run.zones, signal);
         const remote = await worker.prepare(NOW_S, workerRun.run.zones, signal);

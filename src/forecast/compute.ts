@@ -7,7 +7,7 @@ import { ZoneState } from '../core/forecast/zone-state.js';
 import { ZONES } from '../core/zones.js';
 import type { Store } from '../storage/store.js';
 import { forecastBases, loadSharedInputs, loadZoneInputs, type SharedInputs } from './inputs.js';
-import { type ResumableRun, runResumableBacktest } from './run-backtest.js';
+import { runAndStoreBacktest, type StoredRun } from './run-backtest.js';
 
 /**
  * The forecast engine's CPU-heavy work, behind one interface: the walk-forward backtest and the
@@ -27,9 +27,9 @@ export interface PreparedZones {
 export interface ForecastCompute {
   /**
    * The walk-forward backtest of every zone as of `nowSeconds`, resumed from the state stored
-   * with the newest run, and the state to store with this one.
+   * with the newest run, stored with the state the next run resumes from.
    */
-  backtest(nowSeconds: number, signal: AbortSignal): Promise<ResumableRun>;
+  backtest(nowSeconds: number, signal: AbortSignal): Promise<StoredRun>;
   /** Every zone's forecast issued at `nowTs`, with the backtest's models and bands. */
   prepare(
     nowTs: number,
@@ -44,7 +44,7 @@ export interface ForecastCompute {
 export function inThreadCompute(store: Store): ForecastCompute {
   const carried: CarriedFitsByForecast = new Map();
   return {
-    backtest: (nowSeconds, signal) => runResumableBacktest(store, nowSeconds, signal),
+    backtest: (nowSeconds, signal) => runAndStoreBacktest(store, nowSeconds, signal),
     prepare: (nowTs, backtests, signal) => prepareZones(store, nowTs, backtests, carried, signal),
     close: async () => {},
   };

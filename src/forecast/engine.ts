@@ -218,11 +218,10 @@ export class ForecastEngine implements ForecastBook {
       }
       // Real time, not the injected clock: how long the work took.
       const started = Date.now();
-      const { run, states, resumption } = await this.compute.backtest(
+      const { run, resumption } = await this.compute.backtest(
         Math.floor(nowMs / 1000),
         this.stopping.signal,
       );
-      await store.saveBacktest(run, states);
       this.useBacktest(run);
       this.backtestTookMs = Date.now() - started;
       this.backtestCheckedAtMs = nowMs;

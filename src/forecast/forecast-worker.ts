@@ -1,6 +1,6 @@
 import { createStore } from '../storage/create-store.js';
 import { type CarriedFitsByForecast, prepareZones } from './compute.js';
-import { runResumableBacktest } from './run-backtest.js';
+import { runAndStoreBacktest } from './run-backtest.js';
 import { type ForecastJob, type ForecastJobReply, WORKER_STORE_ENV } from './worker-compute.js';
 import { defaultZoneWorkers, ZoneWorkers } from './zone-workers.js';
 
@@ -38,7 +38,7 @@ async function run(job: ForecastJob): Promise<void> {
     const opened = await store;
     const result =
       job.type === 'backtest'
-        ? await runResumableBacktest(opened, job.nowSeconds, undefined, zoneWorkers)
+        ? await runAndStoreBacktest(opened, job.nowSeconds, undefined, zoneWorkers)
         : await prepareZones(opened, job.nowTs, job.backtests, carried);
     reply = { type: 'done', id: job.id, result };
   } catch (error) {

@@ -41,7 +41,7 @@ const WARM_UP_SECONDS = 14 * DAY_SECONDS;
 const SLICE_MS = 20;
 
 /** A run and what the next one resumes from (the store keeps both together). */
-export interface ResumableRun {
+interface ResumableRun {
   readonly run: BacktestRun;
   readonly states: BacktestStates;
   readonly resumption: Resumption;
@@ -61,7 +61,7 @@ export interface Resumption {
  * run where that still holds (a day later, it forecasts only the new issues), else from each
  * zone's first issue; the same result either way (core/forecast/backtest-state.ts).
  */
-export async function runResumableBacktest(
+async function runResumableBacktest(
   store: Store,
   nowSeconds: number,
   signal?: AbortSignal,
@@ -80,6 +80,33 @@ export async function runResumableBacktest(
     workers,
   );
   return { run, states: stateBytes(kept), resumption };
+}
+
+/** A run as stored, and how its zone-bases resumed (the engine logs it). */
+export interface StoredRun {
+  readonly run: BacktestRun;
+  readonly resumption: Resumption;
+}
+
+/**
+ * `serve`'s backtest: `runResumableBacktest`, stored with its states where it ran. In the forecast
+ * worker, only the run then crosses to the server, not the state (the 240-day demo's: 87 MB,
+ * about a second of CPU to send and receive, the server's part of it on the serving thread).
+ */
+export async function runAndStoreBacktest(
+  store: Store,
+  nowSeconds: number,
+  signal?: AbortSignal,
+  workers?: ZoneWorkers,
+): Promise<StoredRun> {
+  const { run, states, resumption } = await runResumableBacktest(
+    store,
+    nowSeconds,
+    signal,
+    workers,
+  );
+  await store.saveBacktest(run, states);
+  return { run, resumption };
 }
 
 export async function runBacktest(

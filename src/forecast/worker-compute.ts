@@ -5,7 +5,7 @@ import type { ZoneBacktest } from '../core/forecast/backtest.js';
 import type { Store } from '../storage/store.js';
 import { type ForecastCompute, inThreadCompute, type PreparedZones } from './compute.js';
 import { forkModule, siblingModule } from './fork-module.js';
-import type { ResumableRun } from './run-backtest.js';
+import type { StoredRun } from './run-backtest.js';
 
 /**
  * The forecast engine's work in a worker process (issue 21, a process since issue 38): the
@@ -28,7 +28,7 @@ export type ForecastJob =
 
 /** Messages from the worker, about the job of the same id. */
 export type ForecastJobReply =
-  | { readonly type: 'done'; readonly id: number; readonly result: ResumableRun | PreparedZones }
+  | { readonly type: 'done'; readonly id: number; readonly result: StoredRun | PreparedZones }
   | { readonly type: 'failed'; readonly id: number; readonly message: string };
 
 const WORKER_FILE = siblingModule('forecast-worker');
@@ -80,7 +80,7 @@ export class WorkerCompute implements ForecastCompute {
   private nextId = 0;
   private readonly pending = new Map<
     number,
-    { resolve: (result: ResumableRun | PreparedZones) => void; reject: (error: Error) => void }
+    { resolve: (result: StoredRun | PreparedZones) => void; reject: (error: Error) => void }
   >();
 
   constructor(
@@ -93,11 +93,11 @@ export class WorkerCompute implements ForecastCompute {
     return this.worker?.pid;
   }
 
-  backtest(nowSeconds: number, signal: AbortSignal): Promise<ResumableRun> {
+  backtest(nowSeconds: number, signal: AbortSignal): Promise<StoredRun> {
     return this.send(
       { type: 'backtest', id: this.nextId++, nowSeconds },
       signal,
-    ) as Promise<ResumableRun>;
+    ) as Promise<StoredRun>;
   }
 
   prepare(
@@ -122,7 +122,7 @@ export class WorkerCompute implements ForecastCompute {
     await exited;
   }
 
-  private send(job: ForecastJob, signal: AbortSignal): Promise<ResumableRun | PreparedZones> {
+  private send(job: ForecastJob, signal: AbortSignal): Promise<StoredRun | PreparedZones> {
     if (signal.aborted) return Promise.reject(new Error('forecast worker stopped'));
     const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {

@@ -1,6 +1,7 @@
 import type * as ChildProcesses from 'node:child_process';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WORKER_V8_FLAGS } from '../../src/forecast/fork-module.js';
 
 /**
  * For suites that start servers in their own process, from the sources: their forecast workers
@@ -29,7 +30,7 @@ export function forkingBuiltModules(original: typeof ChildProcesses): typeof Chi
     const built = join(BUILD, relative(SOURCES, file)).replace(/\.ts$/, '.js');
     // Without tsx's loader, as fork-module.ts starts a built module.
     const [argv, forkOptions] = Array.isArray(args) ? [args, options] : [[], args];
-    return original.fork(built, argv, { ...forkOptions, execArgv: [] });
+    return original.fork(built, argv, { ...forkOptions, execArgv: [...WORKER_V8_FLAGS] });
   };
   return { ...original, fork: fork as typeof original.fork };
 }
