@@ -303,15 +303,15 @@ const live = (score: StoredScore, issueTimes: readonly number[]): ScoreData => (
   ...score,
   perIssue: livePerIssue(score.perIssue, issueTimes),
 });
-const stored = (score: ScoreData, pools: ErrorPools): StoredScore => ({
+/** `pools`: the band's, for the served forecast (the candidates' hold none). */
+const stored = (score: ScoreData, pools?: ErrorPools): StoredScore => ({
   ...score,
-  pools: pools.data(),
+  ...(pools && { pools: pools.data() }),
   perIssue: storedPerIssue(score.perIssue),
 });
 
 export class WalkForward {
   private readonly data: LiveData;
-  private readonly candidatePools: ErrorPools[];
   private readonly servedPools: ErrorPools;
   private readonly work = new ScoreWork();
 
@@ -338,7 +338,6 @@ export class WalkForward {
       served: live(start.served, start.issueTimes),
       days: new IssueDays(candidateIds.length, start.days),
     };
-    this.candidatePools = this.data.candidates.map((score) => new ErrorPools(score.pools));
     this.servedPools = new ErrorPools(this.data.served.pools);
   }
 
@@ -360,7 +359,7 @@ export class WalkForward {
     const { candidates, served, days, ...rest } = this.data;
     return structuredClone({
       ...rest,
-      candidates: candidates.map((score, k) => stored(score, this.candidatePools[k]!)),
+      candidates: candidates.map((score) => stored(score)),
       served: stored(served, this.servedPools),
       days: days.data(),
     });
@@ -381,7 +380,7 @@ export class WalkForward {
         this.work,
         state,
         data.candidates[k]!,
-        this.candidatePools[k]!,
+        undefined,
         data.issueTimes,
         index,
         issue,
@@ -495,20 +494,22 @@ export class WalkForward {
 
 /**
  * Scores one issue of one model into `score` (its sums, its errors for the weights and, when
- * banded, its band's coverage and pooled errors).
+ * banded, its band's coverage and pooled errors in `bandPools`: the served forecast's; the
+ * candidates are not banded, and have none).
  */
 function scoreIssue(
   work: ScoreWork,
   state: ZoneState,
   score: ScoreData,
-  bandPools: ErrorPools,
+  bandPools: ErrorPools | undefined,
   issueTimes: readonly number[],
   index: number,
   issue: IssueForecasts,
   modelId: string,
 ): void {
   const lag = state.inputs.publicationLagSeconds;
-  const { sums, banded } = score;
+  const { sums } = score;
+  const banded = score.banded && bandPools !== undefined;
   // What was published by this issue time: errors of intervals over by then, misses known.
   const knownBy = issue.issueTs - lag;
   while (score.pendingMisses.length > 0 && score.pendingMisses[0]!.knownAt <= knownBy) {
