@@ -15,6 +15,7 @@ import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
 import { CLI } from './support/built-cli.js';
+import { storedForecasts } from './support/stored-forecasts.js';
 import { createThrowawayDatabase, isPostgresAvailable } from './support/postgres.js';
 import type { ThrowawayDatabase } from './support/postgres.js';
 import { FORECAST_KINDS, type SourceId } from '../src/core/sources.js';
@@ -128,7 +129,7 @@ async function contents(store: Store) {
   for (const { zone } of RUNS) {
     readings[zone] = await store.readStored(zone, FROM_TS, TO_TS);
     for (const kind of FORECAST_KINDS) {
-      const rows = await store.forecastsInWindow(zone, kind, FROM_TS - 86_400, TO_TS + 86_400);
+      const rows = await storedForecasts(store, zone, kind, FROM_TS - 86_400, TO_TS + 86_400);
       if (rows.length > 0) forecasts[`${zone} ${kind}`] = rows;
     }
   }

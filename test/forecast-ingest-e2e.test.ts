@@ -12,6 +12,7 @@ import { FAULT_KINDS, startSimulator, type Simulator } from '../src/simulator/in
 import type { Clock } from '../src/core/time.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { FORECAST_KINDS, SOURCES, type SourceId } from '../src/core/sources.js';
+import { storedForecasts } from './support/stored-forecasts.js';
 
 /**
  * The upstreams' own forecasts, end to end: the real ingester against the simulator over HTTP,
@@ -108,7 +109,7 @@ async function everyForecast(): Promise<StoredForecast[]> {
   const all: StoredForecast[] = [];
   for (const zone of ZONES) {
     for (const kind of FORECAST_KINDS) {
-      all.push(...(await store.forecastsInWindow(zone.code, kind, 0, 2 ** 40)));
+      all.push(...(await storedForecasts(store, zone.code, kind, 0, 2 ** 40)));
     }
   }
   return all;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { gb } from './support/fixed-store.js';
+import { storedForecasts } from './support/stored-forecasts.js';
 import type { ConsumptionRow } from '../src/core/consumption/series-row.js';
 import type { DirectedFlow } from '../src/core/flows.js';
 import type { BacktestRun } from '../src/core/forecast/backtest.js';
@@ -173,7 +174,7 @@ describe.each(backends)('store contract: $name', (backend) => {
       { value: 90, mix: { wind: 5 }, lifecycle: 80, direct: 20 },
     ]);
     // A repeat of one forecast key inside a chunk: the later one stands.
-    expect(await store.forecastsInWindow('GB', 'uk-operator:intensity', T0, T0 + H)).toEqual([
+    expect(await storedForecasts(store, 'GB', 'uk-operator:intensity', T0, T0 + H)).toEqual([
       forecast('GB', T0, T0 - 600, 96),
     ]);
     expect(await store.backfilledWindows('GB', T0, T0 + H)).toEqual([
@@ -192,7 +193,7 @@ describe.each(backends)('store contract: $name', (backend) => {
       }),
     ).rejects.toThrow();
     expect(await store.readStored('GB', T0, T0 + 2 * H)).toEqual([]);
-    expect(await store.forecastsInWindow('GB', 'uk-operator:intensity', T0, T0 + H)).toEqual([]);
+    expect(await storedForecasts(store, 'GB', 'uk-operator:intensity', T0, T0 + H)).toEqual([]);
     expect(await store.backfilledWindows('GB', T0, T0 + 2 * H)).toEqual([]);
   });
 
@@ -238,12 +239,12 @@ describe.each(backends)('store contract: $name', (backend) => {
       { ...wind(T0, T0 - H, 30), kind: 'europe-tso:solar' },
       { ...wind(T0, T0 - H, 1), zone: 'FR' },
     ]);
-    expect(await store.forecastsInWindow('DE', 'europe-tso:wind', T0, T0 + 2 * H)).toEqual([
+    expect(await storedForecasts(store, 'DE', 'europe-tso:wind', T0, T0 + 2 * H)).toEqual([
       wind(T0, T0 - 2 * H, 800),
       wind(T0, T0 - H, 1000),
       wind(T0 + H, T0 - 2 * H, 900),
     ]);
-    expect(await store.forecastsInWindow('DE', 'uk-operator:fw48h', T0, T0 + 2 * H)).toEqual([]);
+    expect(await storedForecasts(store, 'DE', 'uk-operator:fw48h', T0, T0 + 2 * H)).toEqual([]);
     // Only the kind served in place of a reading goes to the caches' change feed.
     await store.upsertForecasts([forecast('GB', T0, T0, 90)]);
     const changes = await store.changesSince(before, 100);

@@ -88,6 +88,19 @@ export interface StoredForecast {
   readonly value: number;
 }
 
+/**
+ * Stored forecasts of one zone and kind as columns, row `k` of each making one forecast: what the
+ * forecast models read, a year of a zone's upstream forecasts at a time (typed arrays, not an
+ * object a row).
+ */
+export interface ForecastColumns {
+  /** Starts of the intervals forecast, ascending. */
+  readonly ts: Float64Array;
+  /** When each was issued, ascending within an interval. */
+  readonly issuedAt: Float64Array;
+  readonly value: Float64Array;
+}
+
 /** A published reading, as the API serves it. */
 export interface Reading {
   readonly ts: number;

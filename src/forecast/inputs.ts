@@ -81,17 +81,17 @@ export async function loadSharedInputs(
 ): Promise<SharedInputs> {
   const { zone, grid } = zoneGrid(zoneCode, window);
   const upstream: Partial<Record<keyof UpstreamInputs, IssuedSeries>> = {};
+  const issuedBy = window.issuedBy ?? Number.POSITIVE_INFINITY;
   for (const [input, kind] of Object.entries(upstreamKinds(zone.source))) {
-    const rows = await store.forecastsInWindow(
+    const forecasts = await store.forecastColumnsInWindow(
       zone.code,
       kind,
       window.upstreamFromTs,
       window.gridEndTs,
     );
-    const { issuedBy } = window;
-    const seen =
-      issuedBy === undefined ? rows : rows.filter(({ issuedAt }) => issuedAt <= issuedBy);
-    if (seen.length > 0) upstream[input as keyof UpstreamInputs] = IssuedSeries.build(seen, grid);
+    if (forecasts.issuedAt.some((issuedAt) => issuedAt <= issuedBy)) {
+      upstream[input as keyof UpstreamInputs] = IssuedSeries.fromColumns(forecasts, grid, issuedBy);
+    }
   }
   // Wind and solar forecasts without a load or generation forecast: the published generation's
   // hour-of-week mean stands in for the load (core/forecast/upstream-regression.ts). Read only

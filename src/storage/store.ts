@@ -3,6 +3,7 @@ import type { Basis } from '../core/factors.js';
 import type { DirectedFlow, FlowBorder, FlowGraphId } from '../core/flows.js';
 import type { BacktestRun } from '../core/forecast/backtest.js';
 import type {
+  ForecastColumns,
   IngestReport,
   Method,
   Mix,
@@ -181,14 +182,14 @@ export interface Store {
 
   /**
    * Every stored forecast of `kind` for a zone's intervals in `[fromTs, toTs)`, every issue,
-   * ascending by interval then issue time.
+   * ascending by interval then issue time, as columns.
    */
-  forecastsInWindow(
+  forecastColumnsInWindow(
     zone: string,
     kind: ForecastKind,
     fromTs: number,
     toTs: number,
-  ): Promise<StoredForecast[]>;
+  ): Promise<ForecastColumns>;
 
   /**
    * Inserts or replaces hourly flows of one graph (src/core/flows.ts) keyed by (from, to, ts), in

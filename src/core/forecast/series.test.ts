@@ -45,3 +45,38 @@ describe('IssuedSeries', () => {
     expect(series.valueAt(9, START)).toBeNaN();
   });
 });
+
+describe('IssuedSeries from columns', () => {
+  const grid: Grid = { startTs: START, step: H, length: 3 };
+  // Two issues over three hours, the earlier in quarter hours, by interval then issue (as the
+  // store gives them).
+  const rows = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].flatMap((quarter) => [
+    { ts: START + quarter * 900, issuedAt: START - 10 * H, value: 10 * quarter },
+    ...(quarter % 4 === 0
+      ? [{ ts: START + quarter * 900, issuedAt: START - 2 * H, value: 1000 + quarter }]
+      : []),
+  ]);
+  const columnsOf = (of: typeof rows) => ({
+    ts: Float64Array.from(of, (row) => row.ts),
+    issuedAt: Float64Array.from(of, (row) => row.issuedAt),
+    value: Float64Array.from(of, (row) => row.value),
+  });
+
+  it('makes the same series of rows in any order', () => {
+    const inOrder = IssuedSeries.build(rows, grid).toData();
+    expect(IssuedSeries.build([...rows].reverse(), grid).toData()).toEqual(inOrder);
+    expect(Array.from(inOrder.offsets)).toEqual([0, 2, 4, 6]);
+    expect(Array.from(inOrder.values)).toEqual([15, 1000, 55, 1004, 95, 1008]);
+  });
+
+  it('leaves out the forecasts issued after the time given, as if never stored', () => {
+    const issuedBy = START - 5 * H;
+    expect(IssuedSeries.fromColumns(columnsOf(rows), grid, issuedBy).toData()).toEqual(
+      IssuedSeries.build(
+        rows.filter((row) => row.issuedAt <= issuedBy),
+        grid,
+      ).toData(),
+    );
+    expect(IssuedSeries.fromColumns(columnsOf(rows), grid, issuedBy).size).toBe(3);
+  });
+});

@@ -1,3 +1,4 @@
+import type { ForecastColumns } from '../reading.js';
 /**
  * The regular grids the forecast models work on: a zone's values slot by slot at its resolution
  * (NaN where nothing is published), and upstream forecasts on the same grid with every issue kept,
@@ -115,6 +116,7 @@ export class IssuedSeries {
     private readonly values: Float64Array,
   ) {}
 
+  /** `fromColumns` of rows (tests, benches). */
   static build(
     forecasts: readonly {
       readonly ts: number;
@@ -123,37 +125,80 @@ export class IssuedSeries {
     }[],
     grid: Grid,
   ): IssuedSeries {
-    const stepOf = sourceSteps(forecasts, grid.step);
-    // (slot, issuedAt) -> value-seconds and seconds covered; a numeric key (issue times are
-    // epoch seconds, far below 1e10) keeps this fast on a year of quarter hours.
-    const cells = new Map<
-      number,
-      { slot: number; issuedAt: number; sum: number; seconds: number }
-    >();
-    for (const { ts, issuedAt, value } of forecasts) {
-      const slot = slotOf(grid, ts);
-      if (slot < 0 || slot >= grid.length || !Number.isFinite(value)) continue;
-      const key = slot * 1e10 + issuedAt;
-      const seconds = stepOf.get(issuedAt)!;
-      const cell = cells.get(key);
-      if (cell) {
-        cell.sum += value * seconds;
-        cell.seconds += seconds;
-      } else cells.set(key, { slot, issuedAt, sum: value * seconds, seconds });
-    }
-    const complete = [...cells.values()]
-      .filter((cell) => cell.seconds >= grid.step)
-      .sort((a, b) => a.slot - b.slot || a.issuedAt - b.issuedAt);
+    return IssuedSeries.fromColumns(
+      {
+        ts: Float64Array.from(forecasts, (row) => row.ts),
+        issuedAt: Float64Array.from(forecasts, (row) => row.issuedAt),
+        value: Float64Array.from(forecasts, (row) => row.value),
+      },
+      grid,
+    );
+  }
+
+  /**
+   * The series of the forecasts issued by `issuedBy` (default: all). A slot's forecasts are
+   * summed per issue in the order given (the store gives them by interval, so a slot's come
+   * together: otherwise they are gathered, in order, first).
+   */
+  static fromColumns(
+    forecasts: ForecastColumns,
+    grid: Grid,
+    issuedBy = Number.POSITIVE_INFINITY,
+  ): IssuedSeries {
+    const { ts, issuedAt, value } = forecasts;
+    const stepOf = sourceSteps(forecasts, grid.step, issuedBy);
+    const order = slotOrder(ts, grid);
     const offsets = new Int32Array(grid.length + 1);
-    for (const cell of complete) offsets[cell.slot + 1]! += 1;
+    const issued = new Float64Array(ts.length);
+    const values = new Float64Array(ts.length);
+    let entries = 0;
+    // The slot being summed: per issue, value-seconds and seconds covered.
+    let slot = -1;
+    const cellOf = new Map<number, number>();
+    const cellIssued: number[] = [];
+    const cellSum: number[] = [];
+    const cellSeconds: number[] = [];
+    const flush = () => {
+      const cells = cellIssued.map((_, cell) => cell);
+      if (!cells.every((cell) => cell === 0 || cellIssued[cell - 1]! < cellIssued[cell]!)) {
+        cells.sort((a, b) => cellIssued[a]! - cellIssued[b]!);
+      }
+      for (const cell of cells) {
+        // An issue that covers only part of the slot is left out there.
+        if (cellSeconds[cell]! < grid.step) continue;
+        issued[entries] = cellIssued[cell]!;
+        values[entries++] = cellSum[cell]! / cellSeconds[cell]!;
+        offsets[slot + 1]! += 1;
+      }
+      cellOf.clear();
+      cellIssued.length = cellSum.length = cellSeconds.length = 0;
+    };
+    for (let row = 0; row < ts.length; row++) {
+      const k = order ? order[row]! : row;
+      const issue = issuedAt[k]!;
+      const forecast = value[k]!;
+      const rowSlot = slotOf(grid, ts[k]!);
+      if (issue > issuedBy || rowSlot < 0 || rowSlot >= grid.length) continue;
+      if (!Number.isFinite(forecast)) continue;
+      if (rowSlot !== slot) {
+        if (slot >= 0) flush();
+        slot = rowSlot;
+      }
+      const seconds = stepOf.get(issue)!;
+      const cell = cellOf.get(issue);
+      if (cell === undefined) {
+        cellOf.set(issue, cellIssued.length);
+        cellIssued.push(issue);
+        cellSum.push(forecast * seconds);
+        cellSeconds.push(seconds);
+      } else {
+        cellSum[cell]! += forecast * seconds;
+        cellSeconds[cell]! += seconds;
+      }
+    }
+    if (slot >= 0) flush();
     for (let i = 0; i < grid.length; i++) offsets[i + 1]! += offsets[i]!;
-    const issued = new Float64Array(complete.length);
-    const values = new Float64Array(complete.length);
-    complete.forEach((cell, index) => {
-      issued[index] = cell.issuedAt;
-      values[index] = cell.sum / cell.seconds;
-    });
-    return new IssuedSeries(grid, offsets, issued, values);
+    return new IssuedSeries(grid, offsets, issued.slice(0, entries), values.slice(0, entries));
   }
 
   get size(): number {
@@ -189,20 +234,38 @@ export interface IssuedSeriesData {
 }
 
 /**
+ * The order to read forecasts in so that each slot's come together, each slot's in the order
+ * given; null when they already do (ascending intervals, as the store gives them).
+ */
+function slotOrder(ts: Float64Array, grid: Grid): Int32Array | null {
+  let ascending = true;
+  for (let k = 1; k < ts.length && ascending; k++) ascending = ts[k - 1]! <= ts[k]!;
+  if (ascending) return null;
+  // Array sorts are stable: within a slot, the order given.
+  const rows = Array.from(ts, (_, k) => k).sort(
+    (a, b) => slotOf(grid, ts[a]!) - slotOf(grid, ts[b]!),
+  );
+  return Int32Array.from(rows);
+}
+
+/**
  * The interval length of each issue: the smallest gap between its intervals, at most the grid
- * step (an issue of one interval counts as a whole slot).
+ * step (an issue of one interval counts as a whole slot), of those issued by `issuedBy`.
  */
 function sourceSteps(
-  forecasts: readonly { readonly ts: number; readonly issuedAt: number }[],
+  { ts, issuedAt }: ForecastColumns,
   gridStep: number,
+  issuedBy: number,
 ): Map<number, number> {
   const last = new Map<number, number>();
   const steps = new Map<number, number>();
-  for (const { ts, issuedAt } of forecasts) {
-    const previous = last.get(issuedAt);
-    const gap = previous === undefined ? gridStep : Math.abs(ts - previous);
-    if (gap > 0) steps.set(issuedAt, Math.min(steps.get(issuedAt) ?? gridStep, gap));
-    last.set(issuedAt, ts);
+  for (let k = 0; k < ts.length; k++) {
+    const issue = issuedAt[k]!;
+    if (issue > issuedBy) continue;
+    const previous = last.get(issue);
+    const gap = previous === undefined ? gridStep : Math.abs(ts[k]! - previous);
+    if (gap > 0) steps.set(issue, Math.min(steps.get(issue) ?? gridStep, gap));
+    last.set(issue, ts[k]!);
   }
   return steps;
 }

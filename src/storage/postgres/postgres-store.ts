@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import { pino, type Logger } from 'pino';
 import type { Basis } from '../../core/factors.js';
 import {
+  type ForecastColumns,
   type IngestReport,
   type Reading,
   type StoredForecast,
@@ -10,7 +11,7 @@ import {
   type ZoneReading,
 } from '../../core/reading.js';
 import type { DirectedFlow, FlowBorder, FlowGraphId } from '../../core/flows.js';
-import { type ForecastRow, toForecast } from '../forecast-row.js';
+import { forecastColumns, type ForecastRow, toForecast } from '../forecast-row.js';
 import { firstHours, lastFlowPerKey } from '../flow-rows.js';
 import {
   CHANGE_COLUMNS,
@@ -280,15 +281,16 @@ export class PostgresStore extends SqlStoreBase implements Store {
     return queryZoneWindow(this.pool, 'ts, mix', 'readings', window, 'lifecycle IS NOT NULL');
   }
 
-  async forecastsInWindow(
-    ...[zone, kind, fromTs, toTs]: Parameters<Store['forecastsInWindow']>
-  ): Promise<StoredForecast[]> {
-    const { rows } = await this.pool.query<ForecastRow>(
-      `SELECT zone, ts, kind, issued_at, value FROM forecasts
+  async forecastColumnsInWindow(
+    ...window: Parameters<Store['forecastColumnsInWindow']>
+  ): Promise<ForecastColumns> {
+    const { rows } = await this.pool.query<[ts: number, issuedAt: number, value: number]>({
+      text: `SELECT ts, issued_at, value FROM forecasts
        WHERE zone = $1 AND kind = $2 AND ts >= $3 AND ts < $4 ORDER BY ts, issued_at`,
-      [zone, kind, fromTs, toTs],
-    );
-    return rows.map(toForecast);
+      values: window,
+      rowMode: 'array',
+    });
+    return forecastColumns(rows);
   }
 
   async upsertFlows(graph: FlowGraphId, flows: readonly DirectedFlow[]): Promise<number> {

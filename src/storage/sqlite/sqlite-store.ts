@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Basis } from '../../core/factors.js';
 import {
+  type ForecastColumns,
   type IngestReport,
   type Reading,
   type StoredForecast,
@@ -10,7 +11,7 @@ import {
   type ZoneReading,
 } from '../../core/reading.js';
 import type { DirectedFlow, FlowBorder, FlowGraphId } from '../../core/flows.js';
-import { type ForecastRow, toForecast } from '../forecast-row.js';
+import { forecastColumns, type ForecastRow, toForecast } from '../forecast-row.js';
 import { firstHours, lastFlowPerKey } from '../flow-rows.js';
 import {
   CHANGE_COLUMNS,
@@ -340,15 +341,14 @@ export class SqliteStore extends SqlStoreBase implements Store {
     return (this.statements.newestForecasts.all({ kind }) as ForecastRow[]).map(toForecast);
   }
 
-  async forecastsInWindow(
-    ...[zone, kind, fromTs, toTs]: Parameters<Store['forecastsInWindow']>
-  ): Promise<StoredForecast[]> {
-    const rows = this.statements.forecastsInWindow.all(zone, kind, fromTs, toTs) as [
-      ts: number,
-      issuedAt: number,
-      value: number,
-    ][];
-    return rows.map(([ts, issuedAt, value]) => ({ zone, ts, kind, issuedAt, value }));
+  async forecastColumnsInWindow(
+    ...window: Parameters<Store['forecastColumnsInWindow']>
+  ): Promise<ForecastColumns> {
+    return forecastColumns(
+      this.statements.forecastsInWindow.iterate(...window) as Iterable<
+        [ts: number, issuedAt: number, value: number]
+      >,
+    );
   }
 
   async upsertFlows(graph: FlowGraphId, flows: readonly DirectedFlow[]): Promise<number> {
