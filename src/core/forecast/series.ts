@@ -146,32 +146,25 @@ export class IssuedSeries {
     issuedBy = Number.POSITIVE_INFINITY,
   ): IssuedSeries {
     const { ts, issuedAt, value } = forecasts;
-    const stepOf = sourceSteps(forecasts, grid.step, issuedBy);
+    const stepOf = sourceSteps(forecasts, grid, issuedBy);
     const order = slotOrder(ts, grid);
     const offsets = new Int32Array(grid.length + 1);
     const issued = new Float64Array(ts.length);
     const values = new Float64Array(ts.length);
     let entries = 0;
-    // The slot being summed: per issue, value-seconds and seconds covered.
     let slot = -1;
-    const cellOf = new Map<number, number>();
-    const cellIssued: number[] = [];
-    const cellSum: number[] = [];
-    const cellSeconds: number[] = [];
+    const cells = new SlotCells();
     const flush = () => {
-      const cells = cellIssued.map((_, cell) => cell);
-      if (!cells.every((cell) => cell === 0 || cellIssued[cell - 1]! < cellIssued[cell]!)) {
-        cells.sort((a, b) => cellIssued[a]! - cellIssued[b]!);
-      }
-      for (const cell of cells) {
+      const inOrder = cells.sortByIssue();
+      for (let n = 0; n < cells.count; n++) {
+        const cell = inOrder ? n : cells.order[n]!;
         // An issue that covers only part of the slot is left out there.
-        if (cellSeconds[cell]! < grid.step) continue;
-        issued[entries] = cellIssued[cell]!;
-        values[entries++] = cellSum[cell]! / cellSeconds[cell]!;
+        if (cells.seconds[cell]! < grid.step) continue;
+        issued[entries] = cells.issued[cell]!;
+        values[entries++] = cells.sum[cell]! / cells.seconds[cell]!;
         offsets[slot + 1]! += 1;
       }
-      cellOf.clear();
-      cellIssued.length = cellSum.length = cellSeconds.length = 0;
+      cells.count = 0;
     };
     for (let row = 0; row < ts.length; row++) {
       const k = order ? order[row]! : row;
@@ -184,17 +177,8 @@ export class IssuedSeries {
         if (slot >= 0) flush();
         slot = rowSlot;
       }
-      const seconds = stepOf.get(issue)!;
-      const cell = cellOf.get(issue);
-      if (cell === undefined) {
-        cellOf.set(issue, cellIssued.length);
-        cellIssued.push(issue);
-        cellSum.push(forecast * seconds);
-        cellSeconds.push(seconds);
-      } else {
-        cellSum[cell]! += forecast * seconds;
-        cellSeconds[cell]! += seconds;
-      }
+      const seconds = stepOf.get(sinceGridStart(issue, grid))!;
+      cells.add(issue, forecast * seconds, seconds);
     }
     if (slot >= 0) flush();
     for (let i = 0; i < grid.length; i++) offsets[i + 1]! += offsets[i]!;
@@ -234,6 +218,74 @@ export interface IssuedSeriesData {
 }
 
 /**
+ * One slot's forecasts summed per issue (IssuedSeries.fromColumns): value-seconds and seconds
+ * covered, in typed arrays kept from one slot to the next (a year of quarter hours has tens of
+ * thousands of slots).
+ */
+class SlotCells {
+  issued = new Float64Array(16);
+  sum = new Float64Array(16);
+  seconds = new Float64Array(16);
+  /** The cells by issue time, where `sortByIssue` found them out of order. */
+  order = new Int32Array(16);
+  count = 0;
+  private last = -1;
+
+  add(issue: number, valueSeconds: number, seconds: number): void {
+    const found = this.find(issue);
+    if (found >= 0) {
+      this.sum[found]! += valueSeconds;
+      this.seconds[found]! += seconds;
+      this.last = found;
+      return;
+    }
+    if (this.count === this.issued.length) this.grow();
+    this.issued[this.count] = issue;
+    this.sum[this.count] = valueSeconds;
+    this.seconds[this.count] = seconds;
+    this.last = this.count++;
+  }
+
+  /** True when the cells are by issue time already; else `order` holds them so. */
+  sortByIssue(): boolean {
+    let sorted = true;
+    for (let cell = 1; cell < this.count && sorted; cell++) {
+      sorted = this.issued[cell - 1]! < this.issued[cell]!;
+    }
+    if (sorted) return true;
+    const cells = Array.from({ length: this.count }, (_, cell) => cell);
+    cells.sort((a, b) => this.issued[a]! - this.issued[b]!);
+    this.order.set(cells);
+    return false;
+  }
+
+  /**
+   * The issue's cell, or -1: looked for from the one after the last added to (a slot's
+   * forecasts come by interval, then issue: each interval's in the cells' order).
+   */
+  private find(issue: number): number {
+    let cell = this.last;
+    for (let n = 0; n < this.count; n++) {
+      cell = cell + 1 < this.count ? cell + 1 : 0;
+      if (this.issued[cell] === issue) return cell;
+    }
+    return -1;
+  }
+
+  private grow(): void {
+    const grown = (column: Float64Array) => {
+      const bigger = new Float64Array(2 * column.length);
+      bigger.set(column);
+      return bigger;
+    };
+    this.issued = grown(this.issued);
+    this.sum = grown(this.sum);
+    this.seconds = grown(this.seconds);
+    this.order = new Int32Array(2 * this.order.length);
+  }
+}
+
+/**
  * The order to read forecasts in so that each slot's come together, each slot's in the order
  * given; null when they already do (ascending intervals, as the store gives them).
  */
@@ -254,18 +306,26 @@ function slotOrder(ts: Float64Array, grid: Grid): Int32Array | null {
  */
 function sourceSteps(
   { ts, issuedAt }: ForecastColumns,
-  gridStep: number,
+  grid: Grid,
   issuedBy: number,
 ): Map<number, number> {
   const last = new Map<number, number>();
   const steps = new Map<number, number>();
   for (let k = 0; k < ts.length; k++) {
-    const issue = issuedAt[k]!;
-    if (issue > issuedBy) continue;
+    if (issuedAt[k]! > issuedBy) continue;
+    const issue = sinceGridStart(issuedAt[k]!, grid);
+    const start = sinceGridStart(ts[k]!, grid);
     const previous = last.get(issue);
-    const gap = previous === undefined ? gridStep : Math.abs(ts[k]! - previous);
-    if (gap > 0) steps.set(issue, Math.min(steps.get(issue) ?? gridStep, gap));
-    last.set(issue, ts[k]!);
+    const gap = previous === undefined ? grid.step : Math.abs(start - previous);
+    if (gap > 0) steps.set(issue, Math.min(steps.get(issue) ?? grid.step, gap));
+    last.set(issue, start);
   }
   return steps;
 }
+
+/**
+ * Epoch seconds as seconds from the grid's start, exactly (whole numbers): the Maps above are
+ * keyed by them, small integers that V8 keeps without allocating, where an epoch second (past
+ * 2^30) is a number allocated at every lookup (a year of quarter hours: millions).
+ */
+const sinceGridStart = (ts: number, grid: Grid): number => ts - grid.startTs;
