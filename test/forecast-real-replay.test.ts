@@ -124,6 +124,16 @@ describe('real-history replay', () => {
     expect(new Map([...gas])).toEqual(
       new Map([...expected].map(([ts, mwh]) => [ts, Math.round(mwh)])),
     );
+    // A later page: the rows after those before it, of the same total.
+    const page = async (offset: number) =>
+      (await (await fetch(url.replace('offset=0', `offset=${offset}`))).json()) as {
+        response: { total: string | number; data: unknown[] };
+      };
+    const [first, second] = [await page(0), await page(7)];
+    expect(url).toContain('offset=0');
+    expect(second.response.total).toEqual(first.response.total);
+    expect(first.response.data.length).toBeGreaterThan(12);
+    expect(second.response.data.slice(0, 5)).toEqual(first.response.data.slice(7, 12));
   });
 
   /** Files of the same format with a day-ahead load column: three days of DE and US-PJM. */
