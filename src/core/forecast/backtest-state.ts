@@ -91,6 +91,20 @@ function digestOf(state: ZoneState, coverage: Coverage): string {
   return hash.digest('hex');
 }
 
+/**
+ * `digestOf` a stored state's coverage, once per zone state: a run asks whether a zone-basis
+ * resumes before it runs it (to pick where), and again as it does.
+ */
+const digests = new WeakMap<ZoneState, WeakMap<Coverage, string>>();
+
+function storedValuesDigest(state: ZoneState, coverage: Coverage): string {
+  let byCoverage = digests.get(state);
+  if (!byCoverage) digests.set(state, (byCoverage = new WeakMap()));
+  let digest = byCoverage.get(coverage);
+  if (digest === undefined) byCoverage.set(coverage, (digest = digestOf(state, coverage)));
+  return digest;
+}
+
 export interface BacktestIdentity {
   readonly zone: string;
   readonly basis: ForecastBasis;
@@ -144,7 +158,7 @@ export function fallBackReason(
     return 'publication lag';
   if (previous.firstIssueTs !== asked.issueTimes[0]) return 'first issue';
   if (!asked.issueTimes.includes(previous.lastIssueTs)) return 'last issue';
-  if (digestOf(state, previous.coverage) !== previous.digest) return 'values';
+  if (storedValuesDigest(state, previous.coverage) !== previous.digest) return 'values';
   return null;
 }
 
