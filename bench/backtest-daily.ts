@@ -3,11 +3,11 @@
  * first backtest of the store, as the demo runs it once its backfill ends, and the daily rerun a
  * day later with a day more of data, resumed from the state stored with the first. Both run in
  * the forecast worker process `serve` starts (worker-compute.ts: its flags, and its zone workers,
- * one per core up to 4; built, from `dist/`), which stores them; the CPU counted is the worker's, its zone workers' and
- * this process's (receiving the run, as the server does). The first is run as of a
- * day before the store's newest value (its last issue and the values it loads end there, the
- * values after it unseen as if not yet published), the rerun as of the newest; with `--verify`, a
- * third run from scratch must store the same backtest as the rerun.
+ * one per core up to 4; built, from `dist/`), which stores them; the CPU counted is the
+ * worker's, its zone workers' and this process's (receiving the run, as the server does). The
+ * first is run as of a day before the store's newest value (its last issue and the values it
+ * loads end there, the values after it unseen as if not yet published), the rerun as of the
+ * newest; with `--verify`, a third run from scratch must store the same backtest as the rerun.
  *
  * The store: `--store FILE` (a copy is used), else bench/.cache/demo-240.db, made once by running
  * `gridco2 demo --days 240` (from `dist/`, FLOWS=off) until its backfill ends.

@@ -193,7 +193,6 @@ describe('forecast work in a worker process', () => {
         const results = await Promise.all(zones.map((inputs) => workers.run(task(inputs))));
         await failing;
         expect(results).toEqual(here);
-        expect(workers.cpuMicros).toBeGreaterThan(0);
       } finally {
         await workers.close();
       }

@@ -94,9 +94,9 @@ export interface StoredForecast {
  * object a row).
  */
 export interface ForecastColumns {
-  /** Starts of the intervals forecast, ascending. */
+  /** Starts of the intervals forecast (the store gives them ascending). */
   readonly ts: Float64Array;
-  /** When each was issued, ascending within an interval. */
+  /** When each was issued (the store gives an interval's ascending). */
   readonly issuedAt: Float64Array;
   readonly value: Float64Array;
 }

@@ -33,7 +33,6 @@ process.on('message', (task: ZoneTask) => {
       result,
       ...(kept && { kept }),
       ...(fellBack !== undefined && { fellBack }),
-      cpu: process.cpuUsage(),
     };
   } catch (error) {
     reply = { type: 'failed', id: task.id, message: String(error) };

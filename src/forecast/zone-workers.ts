@@ -40,8 +40,6 @@ export type ZoneTaskReply =
       readonly kept?: ZoneBacktestState;
       /** Whether the zone-base resumed (null) or why it ran from its first issue; with `keep`. */
       readonly fellBack?: FallBackReason | null;
-      /** The process's CPU time so far (benches add it to their own). */
-      readonly cpu: NodeJS.CpuUsage;
     }
   | { readonly type: 'failed'; readonly id: number; readonly message: string };
 
@@ -63,7 +61,6 @@ export class ZoneWorkers {
   private readonly idle: ChildProcess[] = [];
   private readonly busy = new Map<ChildProcess, Waiting>();
   private readonly queue: Waiting[] = [];
-  private readonly cpuOf = new Map<ChildProcess, NodeJS.CpuUsage>();
   private started = 0;
   private nextId = 0;
   private closed = false;
@@ -78,13 +75,6 @@ export class ZoneWorkers {
       this.queue.push({ task: { ...task, id: this.nextId++ }, resolve, reject });
       this.dispatch();
     });
-  }
-
-  /** User and system CPU microseconds of the processes, as each last replied. */
-  get cpuMicros(): number {
-    let total = 0;
-    for (const { user, system } of this.cpuOf.values()) total += user + system;
-    return total;
   }
 
   /** Stops every process: tasks under way or queued fail. */
@@ -131,7 +121,6 @@ export class ZoneWorkers {
       child.channel?.unref();
       this.idle.push(child);
       if (reply.type === 'done') {
-        this.cpuOf.set(child, reply.cpu);
         waiting?.resolve({
           result: reply.result,
           ...(reply.kept && { kept: reply.kept }),

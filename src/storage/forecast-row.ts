@@ -19,9 +19,9 @@ export const toForecast = (row: ForecastRow): StoredForecast => ({
 });
 
 /**
- * `[ts, issued_at, value]` rows as columns, read one at a time: no row outlives its turn (a
- * year of a zone's forecasts read whole, a million small arrays, would be copied by the garbage
- * collector until the last is read).
+ * `[ts, issued_at, value]` rows as columns. Given an iterator (SQLite's), no row outlives its
+ * turn: a year of a zone's forecasts read whole, a million small arrays, would be copied by the
+ * garbage collector until the last is read.
  */
 export function forecastColumns(
   rows: Iterable<readonly [ts: number, issuedAt: number, value: number]>,

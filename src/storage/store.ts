@@ -89,7 +89,7 @@ export interface ReadingChanges {
   /**
    * Forecasts of the kind served in place of a reading (SERVED_FORECAST_KIND) written since, in
    * the order they were written. Upstream forecasts of other kinds feed the forecast models,
-   * which read them with `forecastsInWindow`.
+   * which read them with `forecastColumnsInWindow`.
    */
   readonly forecasts: readonly StoredForecast[];
   /** False when there were more than the limit: the follower reloads instead. */

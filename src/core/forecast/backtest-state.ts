@@ -97,7 +97,7 @@ function digestOf(state: ZoneState, coverage: Coverage): string {
  */
 const digests = new WeakMap<ZoneState, WeakMap<Coverage, string>>();
 
-function storedValuesDigest(state: ZoneState, coverage: Coverage): string {
+function coveredValuesDigest(state: ZoneState, coverage: Coverage): string {
   let byCoverage = digests.get(state);
   if (!byCoverage) digests.set(state, (byCoverage = new WeakMap()));
   let digest = byCoverage.get(coverage);
@@ -158,7 +158,7 @@ export function fallBackReason(
     return 'publication lag';
   if (previous.firstIssueTs !== asked.issueTimes[0]) return 'first issue';
   if (!asked.issueTimes.includes(previous.lastIssueTs)) return 'last issue';
-  if (storedValuesDigest(state, previous.coverage) !== previous.digest) return 'values';
+  if (coveredValuesDigest(state, previous.coverage) !== previous.digest) return 'values';
   return null;
 }
 

@@ -80,3 +80,21 @@ describe('IssuedSeries from columns', () => {
     expect(IssuedSeries.fromColumns(columnsOf(rows), grid, issuedBy).size).toBe(3);
   });
 });
+
+describe('IssuedSeries sums', () => {
+  it("sums a slot's finer intervals per issue in the order given, as the store gives them", () => {
+    const grid: Grid = { startTs: START, step: H, length: 1 };
+    const quarters = [0.1, 0.2, 0.001, 0.001];
+    const rows = quarters.map((value, k) => ({
+      ts: START + k * 900,
+      issuedAt: START - H,
+      value,
+    }));
+    // Floating-point sums depend on their order: each way round, the one given.
+    const inOrder = (0.1 * 900 + 0.2 * 900 + 0.001 * 900 + 0.001 * 900) / 3600;
+    const reversed = (0.001 * 900 + 0.001 * 900 + 0.2 * 900 + 0.1 * 900) / 3600;
+    expect(inOrder).not.toBe(reversed);
+    expect(IssuedSeries.build(rows, grid).valueAt(0, START)).toBe(inOrder);
+    expect(IssuedSeries.build([...rows].reverse(), grid).valueAt(0, START)).toBe(reversed);
+  });
+});

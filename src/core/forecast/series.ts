@@ -155,7 +155,8 @@ export class IssuedSeries {
     let slot = -1;
     const cells = new SlotCells();
     const flush = () => {
-      const inOrder = cells.sortByIssue();
+      const inOrder = cells.isByIssue();
+      if (!inOrder) cells.orderByIssue();
       for (let n = 0; n < cells.count; n++) {
         const cell = inOrder ? n : cells.order[n]!;
         // An issue that covers only part of the slot is left out there.
@@ -226,7 +227,7 @@ class SlotCells {
   issued = new Float64Array(16);
   sum = new Float64Array(16);
   seconds = new Float64Array(16);
-  /** The cells by issue time, where `sortByIssue` found them out of order. */
+  /** The cells by issue time, once `orderByIssue` has run. */
   order = new Int32Array(16);
   count = 0;
   private last = -1;
@@ -246,17 +247,19 @@ class SlotCells {
     this.last = this.count++;
   }
 
-  /** True when the cells are by issue time already; else `order` holds them so. */
-  sortByIssue(): boolean {
-    let sorted = true;
-    for (let cell = 1; cell < this.count && sorted; cell++) {
-      sorted = this.issued[cell - 1]! < this.issued[cell]!;
+  /** Whether the cells are by issue time as they were added. */
+  isByIssue(): boolean {
+    for (let cell = 1; cell < this.count; cell++) {
+      if (this.issued[cell - 1]! >= this.issued[cell]!) return false;
     }
-    if (sorted) return true;
+    return true;
+  }
+
+  /** Fills `order` with the cells by issue time. */
+  orderByIssue(): void {
     const cells = Array.from({ length: this.count }, (_, cell) => cell);
     cells.sort((a, b) => this.issued[a]! - this.issued[b]!);
     this.order.set(cells);
-    return false;
   }
 
   /**

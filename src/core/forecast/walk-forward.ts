@@ -303,7 +303,7 @@ const live = (score: StoredScore, issueTimes: readonly number[]): ScoreData => (
   ...score,
   perIssue: livePerIssue(score.perIssue, issueTimes),
 });
-/** `pools`: the band's, for the served forecast (the candidates' hold none). */
+/** `pools`: the band's, for the served forecast (the candidates' stay empty, stored as read). */
 const stored = (score: ScoreData, pools?: ErrorPools): StoredScore => ({
   ...score,
   ...(pools && { pools: pools.data() }),
@@ -509,7 +509,7 @@ function scoreIssue(
 ): void {
   const lag = state.inputs.publicationLagSeconds;
   const { sums } = score;
-  const banded = score.banded && bandPools !== undefined;
+  const banded = bandPools !== undefined;
   // What was published by this issue time: errors of intervals over by then, misses known.
   const knownBy = issue.issueTs - lag;
   while (score.pendingMisses.length > 0 && score.pendingMisses[0]!.knownAt <= knownBy) {

@@ -142,9 +142,8 @@ export class SqliteStore extends SqlStoreBase implements Store {
         `SELECT zone, ts, kind, issued_at, value FROM forecasts WHERE version > ? AND kind = ?
          ORDER BY version LIMIT ?`,
       ),
-      // Rows as arrays: the forecast models read a year of a zone's forecasts at a time, and an
-      // object per row made by the driver costs twice as much as one made here.
-      forecastsInWindow: db
+      // Rows as arrays, read one at a time into columns (forecast-row.ts).
+      forecastColumnsInWindow: db
         .prepare(
           `SELECT ts, issued_at, value FROM forecasts
            WHERE zone = ? AND kind = ? AND ts >= ? AND ts < ? ORDER BY ts, issued_at`,
@@ -345,7 +344,7 @@ export class SqliteStore extends SqlStoreBase implements Store {
     ...window: Parameters<Store['forecastColumnsInWindow']>
   ): Promise<ForecastColumns> {
     return forecastColumns(
-      this.statements.forecastsInWindow.iterate(...window) as Iterable<
+      this.statements.forecastColumnsInWindow.iterate(...window) as Iterable<
         [ts: number, issuedAt: number, value: number]
       >,
     );
