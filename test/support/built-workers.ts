@@ -1,7 +1,6 @@
 import type * as ChildProcesses from 'node:child_process';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WORKER_V8_FLAGS } from '../../src/forecast/fork-module.js';
 
 /**
  * For suites that start servers in their own process, from the sources: their forecast workers
@@ -28,9 +27,15 @@ export function forkingBuiltModules(original: typeof ChildProcesses): typeof Chi
       return original.fork(modulePath, args as readonly string[], options);
     }
     const built = join(BUILD, relative(SOURCES, file)).replace(/\.ts$/, '.js');
-    // Without tsx's loader, as fork-module.ts starts a built module.
-    const [argv, forkOptions] = Array.isArray(args) ? [args, options] : [[], args];
-    return original.fork(built, argv, { ...forkOptions, execArgv: [...WORKER_V8_FLAGS] });
+    // Without tsx's loader, as fork-module.ts starts a built module; its other flags kept. (This
+    // module must not import fork-module.ts: that imports the node:child_process it mocks.)
+    const [argv, forkOptions] = Array.isArray(args)
+      ? [args, options]
+      : [[], args as ChildProcesses.ForkOptions | undefined];
+    const execArgv = (forkOptions?.execArgv ?? []).filter(
+      (flag, k, flags) => flag !== '--import' && flags[k - 1] !== '--import',
+    );
+    return original.fork(built, argv, { ...forkOptions, execArgv });
   };
   return { ...original, fork: fork as typeof original.fork };
 }
