@@ -17,7 +17,7 @@ export const siblingModule = (name: string): string =>
  * (issue 38: the 240-day demo's daily rerun, alternated 4 times on 2 cores, 14.0 -> 10.4 s of
  * CPU, median; its wall time no longer either).
  */
-export const WORKER_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
+const WORKER_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
 /**
  * Starts `file` as a child process with an IPC channel whose messages are structured clones
