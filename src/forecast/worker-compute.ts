@@ -118,6 +118,9 @@ export class WorkerCompute implements ForecastCompute {
     this.failAll(new Error('forecast worker stopped'));
     if (!worker || worker.exitCode !== null || worker.signalCode !== null) return;
     const exited = once(worker, 'exit');
+    // Held until it has exited: an idle worker is unreferenced, and a caller with nothing else
+    // to wait on would end before `close` resolves, skipping what it does next.
+    keepAlive(worker, true);
     worker.kill();
     await exited;
   }
