@@ -9,7 +9,7 @@ import {
   EIA_REGION_TYPE_NAMES,
   EIA_TYPE_NAMES,
 } from '../../src/simulator/eia.js';
-import { eiaEnvelope, parseEiaRequest } from '../../src/simulator/eia-request.js';
+import { eiaEnvelope, type EiaRequest, parseEiaRequest } from '../../src/simulator/eia-request.js';
 import {
   AsciiSink,
   glDocumentHead,
@@ -307,21 +307,12 @@ interface EiaMatch {
   readonly value: number;
 }
 
-function answerEia(
-  pathname: string,
-  query: URLSearchParams,
+/** Every row an EIA query matches, in order, before its page is cut. */
+function eiaMatches(
+  request: EiaRequest,
+  region: boolean,
   byUpstreamId: ReadonlyMap<string, ZoneHistory>,
-  matchesByQuery: Map<string, EiaMatch[]>,
-): SourceReply {
-  if (!query.get('api_key')) return jsonReply(403, { error: { code: 'API_KEY_MISSING' } });
-  const route = pathname.replace(/\/?$/, '/');
-  const region = route === EIA_REGION_ROUTE;
-  if (!region && route !== EIA_FUEL_TYPE_ROUTE) {
-    return jsonReply(404, { error: `Invalid route ${pathname}` });
-  }
-  const codeFacet = region ? 'type' : 'fueltype';
-  const request = parseEiaRequest(query, codeFacet);
-  if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
+): EiaMatch[] {
   const respondents = request.respondents.flatMap((profile) => {
     const history = byUpstreamId.get(profile.respondent);
     if (!history) return [];
@@ -350,6 +341,37 @@ function answerEia(
   const firstMs = request.firstPeriodMs;
   const lastMs = Math.min(request.lastPeriodMs, lastDataMs);
   const hourCount = Math.max(0, (lastMs - firstMs) / HOUR_MS + 1);
+  const matches: EiaMatch[] = [];
+  for (let step = 0; step < hourCount; step++) {
+    const periodMs = request.descending ? lastMs - step * HOUR_MS : firstMs + step * HOUR_MS;
+    for (const { profile, codes, index } of respondents) {
+      // EIA labels the hour's end; the files its start.
+      const i = index.get(periodMs / 1000 - HOUR);
+      if (i === undefined) continue;
+      for (const [code, columns] of codes) {
+        const value = columns.reduce((sum, values) => sum + (values[i] ?? 0), 0);
+        if (!Number.isNaN(value)) matches.push({ periodMs, profile, code, value });
+      }
+    }
+  }
+  return matches;
+}
+
+function answerEia(
+  pathname: string,
+  query: URLSearchParams,
+  byUpstreamId: ReadonlyMap<string, ZoneHistory>,
+  matchesByQuery: Map<string, EiaMatch[]>,
+): SourceReply {
+  if (!query.get('api_key')) return jsonReply(403, { error: { code: 'API_KEY_MISSING' } });
+  const route = pathname.replace(/\/?$/, '/');
+  const region = route === EIA_REGION_ROUTE;
+  if (!region && route !== EIA_FUEL_TYPE_ROUTE) {
+    return jsonReply(404, { error: `Invalid route ${pathname}` });
+  }
+  const codeFacet = region ? 'type' : 'fueltype';
+  const request = parseEiaRequest(query, codeFacet);
+  if (typeof request === 'string') return jsonReply(400, { error: request, code: 400 });
   // Every row the query matches, counted once for all its pages: each page counted them all
   // anew, seconds of this process's CPU beside the backfills it answers.
   const pageless = new URLSearchParams(query);
@@ -357,22 +379,7 @@ function answerEia(
   pageless.delete('length');
   const key = `${route}?${pageless.toString()}`;
   let matches = matchesByQuery.get(key);
-  if (!matches) {
-    matches = [];
-    for (let step = 0; step < hourCount; step++) {
-      const periodMs = request.descending ? lastMs - step * HOUR_MS : firstMs + step * HOUR_MS;
-      for (const { profile, codes, index } of respondents) {
-        // EIA labels the hour's end; the files its start.
-        const i = index.get(periodMs / 1000 - HOUR);
-        if (i === undefined) continue;
-        for (const [code, columns] of codes) {
-          const value = columns.reduce((sum, values) => sum + (values[i] ?? 0), 0);
-          if (!Number.isNaN(value)) matches.push({ periodMs, profile, code, value });
-        }
-      }
-    }
-    matchesByQuery.set(key, matches);
-  }
+  if (!matches) matchesByQuery.set(key, (matches = eiaMatches(request, region, byUpstreamId)));
   const total = matches.length;
   const rows = matches
     .slice(request.offset, request.offset + request.length)
