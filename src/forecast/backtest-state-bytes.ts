@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DefaultDeserializer, serialize } from 'node:v8';
+import { DefaultDeserializer, DefaultSerializer } from 'node:v8';
 import type { ZoneBacktestState } from '../core/forecast/backtest-state.js';
 import type { BacktestStates } from '../storage/store.js';
 
@@ -45,11 +45,13 @@ const keyOf = (state: ZoneBacktestState): string => `${state.zone}|${state.basis
 export function stateBytes(states: readonly ZoneBacktestState[]): BacktestStates {
   const stored = new Map<string, Uint8Array>();
   for (const state of states) {
-    const payload = serialize(state);
-    const checksum = createHash('sha256').update(payload).digest();
-    const bytes = new Uint8Array(CHECKSUM_BYTES + payload.length);
-    bytes.set(checksum);
-    bytes.set(payload, CHECKSUM_BYTES);
+    // Serialized after room for its checksum: the bytes are made once, not copied behind it.
+    const serializer = new DefaultSerializer();
+    serializer.writeRawBytes(new Uint8Array(CHECKSUM_BYTES));
+    serializer.writeHeader();
+    serializer.writeValue(state);
+    const bytes = serializer.releaseBuffer();
+    bytes.set(createHash('sha256').update(bytes.subarray(CHECKSUM_BYTES)).digest());
     stored.set(keyOf(state), bytes);
   }
   return stored;

@@ -90,7 +90,7 @@ export interface StoredRun {
 
 /**
  * `serve`'s backtest: `runResumableBacktest`, stored with its states where it ran. In the forecast
- * worker, only the run then crosses to the server, not the state (the 240-day demo's: 87 MB,
+ * worker, only the run then crosses to the server, not the state (the 240-day demo's: 87 MB then,
  * about 1.4 s of CPU to send and receive, profiled, the server's part of it on the serving thread).
  */
 export async function runAndStoreBacktest(

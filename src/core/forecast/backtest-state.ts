@@ -16,7 +16,7 @@ import type { ZoneState } from './zone-state.js';
  */
 
 /** Bumped when what the state holds or how the walk-forward folds changes. */
-const STATE_FORMAT = 3;
+const STATE_FORMAT = 4;
 
 export interface ZoneBacktestState {
   readonly format: number;

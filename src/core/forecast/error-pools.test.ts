@@ -18,7 +18,7 @@ describe("the band's error pools carried from refresh to refresh", () => {
         const knownBy = issueTs - 3 * HOUR_SECONDS;
         const sinceTs = (issueTimes[index - 1] ?? -Infinity) - BAND_DAYS * DAY_SECONDS;
         // Every other refresh from its plain data, as a daily rerun resumes it.
-        if (index % 56 === 0) carried = new ErrorPools(structuredClone(carried.data()));
+        if (index % 56 === 0) carried = new ErrorPools(structuredClone(carried.data(issueTimes)), issueTimes);
         const pools = carried.at(issueTimes, index, knownBy);
         for (let hour = 0; hour < HORIZON_HOURS; hour++) {
           const expected = errors
@@ -42,6 +42,27 @@ describe("the band's error pools carried from refresh to refresh", () => {
     });
     expect(carried.at(issueTimes, issueTimes.length, Infinity)[0]!.length).toBeGreaterThan(1000);
     // Only the band's days of errors are held (what a daily rerun stores).
-    expect(carried.data().offsets[1]).toBeLessThan(4 * BAND_DAYS + 8);
+    expect(carried.data(issueTimes).offsets[1]).toBeLessThan(4 * BAND_DAYS + 8);
+  });
+
+  it('store issues and ends as offsets: resumed anew far into a walk-forward, and refused off their range', () => {
+    // Issue indices past 2^16 (the offsets are from the pools' first issue), one every 6 hours.
+    const issueTimes = Array.from({ length: 70_100 }, (_, k) => k * 6 * HOUR_SECONDS);
+    const pools = new ErrorPools();
+    for (let index = 70_000; index < 70_100; index++) {
+      for (let hour = 1; hour <= HORIZON_HOURS; hour++) {
+        pools.add(hour, index, issueTimes[index]! + hour * HOUR_SECONDS, (index % 13) - hour / 7);
+      }
+    }
+    const knownBy = issueTimes.at(-1)!;
+    const resumed = new ErrorPools(structuredClone(pools.data(issueTimes)), issueTimes);
+    const expected = pools.at(issueTimes, issueTimes.length, knownBy).map((pool) => [...pool]);
+    expect(resumed.at(issueTimes, issueTimes.length, knownBy).map((pool) => [...pool])).toEqual(
+      expected,
+    );
+    expect(expected[0]!.length).toBeGreaterThan(100);
+    const offMinute = new ErrorPools();
+    offMinute.add(1, 70_000, issueTimes[70_000]! + 30, 1);
+    expect(() => offMinute.data(issueTimes)).toThrow(/out of their range/);
   });
 });

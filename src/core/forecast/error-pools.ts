@@ -1,4 +1,4 @@
-import { countBelow, DAY_SECONDS, HORIZON_HOURS } from './series.js';
+import { countBelow, DAY_SECONDS, HORIZON_HOURS, MINUTE_SECONDS } from './series.js';
 
 /**
  * The band's error pools (backtest.ts), carried from one refresh to the next: per hour ahead,
@@ -65,12 +65,16 @@ interface HourErrors {
 /**
  * What the pools hold, as plain data: every hour's errors one after the other, hour `h`'s at
  * `offsets[h]` to `offsets[h + 1]` (a few typed arrays: a stored state is quick to copy and read).
- * Issue indices and interval ends are whole numbers below 2^32 (epoch seconds until 2106).
+ * Each error's issue is `firstIssue` plus its `issue` (the pools span the band's days of issues,
+ * a few hundred), its interval's end `endMinutes` after that issue's time (slots end on whole
+ * minutes, at most a few days after their issue): 4 bytes an error where epoch seconds and issue
+ * indices took 8 (issue 38: the pools are half of a daily rerun's stored state).
  */
 export interface ErrorPoolsData {
   readonly offsets: Uint32Array;
-  readonly issue: Uint32Array;
-  readonly end: Uint32Array;
+  readonly firstIssue: number;
+  readonly issue: Uint16Array;
+  readonly endMinutes: Int16Array;
   readonly error: Float64Array;
   readonly pooled: Uint8Array;
 }
@@ -79,20 +83,29 @@ export class ErrorPools {
   private readonly hours: HourErrors[];
   private pools: Float64Array[];
 
-  constructor(data?: ErrorPoolsData) {
+  /** `issueTimes`: every issue's time so far (the data's issues index it). */
+  constructor(data?: ErrorPoolsData, issueTimes: readonly number[] = []) {
     this.hours = Array.from({ length: HORIZON_HOURS }, (_, hour) => {
-      const [from, to] = data ? [data.offsets[hour]!, data.offsets[hour + 1]!] : [0, 0];
-      const column = (values: Uint32Array | Float64Array | Uint8Array | undefined) =>
-        new Column(values?.subarray(from, to));
+      if (!data) {
+        return { issue: new Column(), end: new Column(), error: new Column(), pooled: new Column() };
+      }
+      const [from, to] = [data.offsets[hour]!, data.offsets[hour + 1]!];
+      const issue = new Float64Array(to - from);
+      const end = new Float64Array(to - from);
+      for (let k = from; k < to; k++) {
+        issue[k - from] = data.firstIssue + data.issue[k]!;
+        end[k - from] = issueTimes[issue[k - from]!]! + data.endMinutes[k]! * MINUTE_SECONDS;
+      }
       return {
-        issue: column(data?.issue),
-        end: column(data?.end),
-        error: column(data?.error),
-        pooled: column(data?.pooled),
+        issue: new Column(issue),
+        end: new Column(end),
+        error: new Column(data.error.subarray(from, to)),
+        pooled: new Column(data.pooled.subarray(from, to)),
       };
     });
-    // Each hour's pooled errors sorted once, then merged into the pool of every hour around it:
-    // sorting each pool anew sorted every error five times.
+    // Each hour's pooled errors sorted once; each pool is then the one before it, less the hour
+    // that left its reach and with the hour that entered, in one merge. Sorting each pool anew
+    // sorted every error five times; merging its five hours, four merges a pool.
     const sorted = this.hours.map((hour): Float64Array => {
       const error = hour.error.values;
       const pooled = hour.pooled.values;
@@ -104,32 +117,49 @@ export class ErrorPools {
       return own.sort();
     });
     const none = new Float64Array(0);
-    this.pools = this.hours.map((_, hour) =>
-      sorted
-        .slice(Math.max(0, hour - BAND_POOL_HOURS), hour + BAND_POOL_HOURS + 1)
-        .reduce((pool, own) => mergeSorted(pool, own, none)),
-    );
+    let pool = sorted
+      .slice(0, BAND_POOL_HOURS)
+      .reduce((merged, own) => mergeSorted(merged, own, none), none);
+    this.pools = sorted.map((_, hour) => {
+      const entering = sorted[hour + BAND_POOL_HOURS] ?? none;
+      const leaving = sorted[hour - BAND_POOL_HOURS - 1] ?? none;
+      pool = mergeSorted(pool, entering, leaving);
+      return pool;
+    });
   }
 
   /** A copy of the pools' errors as plain data (the pools themselves are rebuilt from them). */
-  data(): ErrorPoolsData {
+  data(issueTimes: readonly number[]): ErrorPoolsData {
     const offsets = new Uint32Array(HORIZON_HOURS + 1);
     this.hours.forEach((hour, h) => (offsets[h + 1] = offsets[h]! + hour.error.length));
-    const column = <T extends Uint32Array | Float64Array | Uint8Array>(
-      Kind: new (length: number) => T,
-      of: (hour: HourErrors) => Column,
-    ): T => {
-      const values = new Kind(offsets[HORIZON_HOURS]!);
-      this.hours.forEach((hour, h) => values.set(of(hour).values, offsets[h]!));
-      return values;
-    };
-    return {
-      offsets,
-      issue: column(Uint32Array, (hour) => hour.issue),
-      end: column(Uint32Array, (hour) => hour.end),
-      error: column(Float64Array, (hour) => hour.error),
-      pooled: column(Uint8Array, (hour) => hour.pooled),
-    };
+    const size = offsets[HORIZON_HOURS]!;
+    // Each hour's errors come in issue order: the first issue of all is one of the hours' first.
+    let firstIssue = Number.POSITIVE_INFINITY;
+    for (const hour of this.hours) {
+      if (hour.issue.length > 0) firstIssue = Math.min(firstIssue, hour.issue.values[0]!);
+    }
+    if (size === 0) firstIssue = 0;
+    const issue = new Uint16Array(size);
+    const endMinutes = new Int16Array(size);
+    const error = new Float64Array(size);
+    const pooled = new Uint8Array(size);
+    this.hours.forEach((hour, h) => {
+      const at = offsets[h]!;
+      const issues = hour.issue.values;
+      const ends = hour.end.values;
+      for (let k = 0; k < issues.length; k++) {
+        const sinceFirst = issues[k]! - firstIssue;
+        const minutes = (ends[k]! - issueTimes[issues[k]!]!) / MINUTE_SECONDS;
+        if (sinceFirst > 0xffff || !Number.isInteger(minutes) || Math.abs(minutes) > 0x7fff) {
+          throw new Error(`error pools: issue ${issues[k]} or end ${ends[k]} out of their range`);
+        }
+        issue[at + k] = sinceFirst;
+        endMinutes[at + k] = minutes;
+      }
+      error.set(hour.error.values, at);
+      pooled.set(hour.pooled.values, at);
+    });
+    return { offsets, firstIssue, issue, endMinutes, error, pooled };
   }
 
   /** The pools as the last `at` left them. */

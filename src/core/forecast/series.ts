@@ -5,6 +5,7 @@ import type { ForecastColumns } from '../reading.js';
  * so that a model at any issue time sees exactly what had been issued by then.
  */
 
+export const MINUTE_SECONDS = 60;
 export const HOUR_SECONDS = 3600;
 export const DAY_SECONDS = 86_400;
 export const WEEK_SECONDS = 7 * DAY_SECONDS;

@@ -17,6 +17,7 @@ import {
   HOUR_SECONDS,
   DAY_SECONDS,
   horizonHours,
+  MINUTE_SECONDS,
   servedHours,
 } from './series.js';
 import type { ZoneState } from './zone-state.js';
@@ -202,11 +203,12 @@ type StoredScore = Omit<ScoreData, 'perIssue'> & { readonly perIssue: StoredPerI
 
 /**
  * `ScoreData.perIssue` as stored, in fewer bytes (a rerun's state holds half a year of it per
- * candidate): the issue times left out (the newest of the walk-forward's), the counts as the
- * small whole numbers they are (a bucket's slots: below 2^16 for any step over 2 s).
+ * candidate): the issue times left out (the newest of the walk-forward's), when the outcomes were
+ * known as minutes after the issue (its slots' ends: whole minutes, hours after it), the counts as
+ * the small whole numbers they are (a bucket's slots: below 2^16 for any step over 2 s).
  */
 interface StoredPerIssue {
-  readonly knownAt: Float64Array;
+  readonly knownAfterMinutes: Uint16Array;
   /** Per issue, each bucket's squared errors. */
   readonly squares: Float64Array;
   readonly counts: Uint16Array;
@@ -216,29 +218,33 @@ function storedPerIssue(window: IssueWindow): StoredPerIssue {
   const perIssue = window.values.subarray(window.start, window.end);
   const issues = perIssue.length / PER_ISSUE;
   const buckets = HORIZON_BUCKETS.length;
-  const knownAt = new Float64Array(issues);
+  const knownAfterMinutes = new Uint16Array(issues);
   const squares = new Float64Array(issues * buckets);
   const counts = new Uint16Array(issues * buckets);
   for (let k = 0; k < issues; k++) {
-    knownAt[k] = perIssue[k * PER_ISSUE + 1]!;
+    const minutes = (perIssue[k * PER_ISSUE + 1]! - perIssue[k * PER_ISSUE]!) / MINUTE_SECONDS;
+    if (!Number.isInteger(minutes) || minutes < 0 || minutes > 0xffff) {
+      throw new Error(`walk-forward: outcomes known ${minutes} minutes after their issue`);
+    }
+    knownAfterMinutes[k] = minutes;
     for (let bucket = 0; bucket < buckets; bucket++) {
       squares[k * buckets + bucket] = perIssue[k * PER_ISSUE + 2 + bucket]!;
       counts[k * buckets + bucket] = perIssue[k * PER_ISSUE + 2 + buckets + bucket]!;
     }
   }
-  return { knownAt, squares, counts };
+  return { knownAfterMinutes, squares, counts };
 }
 
 /** `stored` as `ScoreData.perIssue`, its issues the last of `issueTimes`. */
 function livePerIssue(stored: StoredPerIssue, issueTimes: readonly number[]): IssueWindow {
-  const issues = stored.knownAt.length;
+  const issues = stored.knownAfterMinutes.length;
   const buckets = HORIZON_BUCKETS.length;
   const window = new IssueWindow();
   const issue = new Float64Array(PER_ISSUE);
   const first = issueTimes.length - issues;
   for (let k = 0; k < issues; k++) {
     issue[0] = issueTimes[first + k]!;
-    issue[1] = stored.knownAt[k]!;
+    issue[1] = issue[0] + stored.knownAfterMinutes[k]! * MINUTE_SECONDS;
     for (let bucket = 0; bucket < buckets; bucket++) {
       issue[2 + bucket] = stored.squares[k * buckets + bucket]!;
       issue[2 + buckets + bucket] = stored.counts[k * buckets + bucket]!;
@@ -263,7 +269,7 @@ export interface WalkForwardData {
 const newScore = (banded: boolean): StoredScore => ({
   banded,
   sums: HORIZON_BUCKETS.map(emptySums),
-  pools: new ErrorPools().data(),
+  pools: new ErrorPools().data([]),
   poolsAt: Number.NEGATIVE_INFINITY,
   levels: HORIZON_BUCKETS.map(() => [TAIL, 1 - TAIL]),
   pendingMisses: [],
@@ -304,9 +310,13 @@ const live = (score: StoredScore, issueTimes: readonly number[]): ScoreData => (
   perIssue: livePerIssue(score.perIssue, issueTimes),
 });
 /** `pools`: the band's, for the served forecast (the candidates' stay empty, stored as read). */
-const stored = (score: ScoreData, pools?: ErrorPools): StoredScore => ({
+const stored = (
+  score: ScoreData,
+  issueTimes: readonly number[],
+  pools?: ErrorPools,
+): StoredScore => ({
   ...score,
-  ...(pools && { pools: pools.data() }),
+  ...(pools && { pools: pools.data(issueTimes) }),
   perIssue: storedPerIssue(score.perIssue),
 });
 
@@ -338,7 +348,7 @@ export class WalkForward {
       served: live(start.served, start.issueTimes),
       days: new IssueDays(candidateIds.length, start.days),
     };
-    this.servedPools = new ErrorPools(this.data.served.pools);
+    this.servedPools = new ErrorPools(this.data.served.pools, this.data.issueTimes);
   }
 
   /** How many issues have been added. */
@@ -359,8 +369,8 @@ export class WalkForward {
     const { candidates, served, days, ...rest } = this.data;
     return structuredClone({
       ...rest,
-      candidates: candidates.map((score) => stored(score)),
-      served: stored(served, this.servedPools),
+      candidates: candidates.map((score) => stored(score, rest.issueTimes)),
+      served: stored(served, rest.issueTimes, this.servedPools),
       days: days.data(),
     });
   }
