@@ -18,7 +18,8 @@ describe("the band's error pools carried from refresh to refresh", () => {
         const knownBy = issueTs - 3 * HOUR_SECONDS;
         const sinceTs = (issueTimes[index - 1] ?? -Infinity) - BAND_DAYS * DAY_SECONDS;
         // Every other refresh from its plain data, as a daily rerun resumes it.
-        if (index % 56 === 0) carried = new ErrorPools(structuredClone(carried.data(issueTimes)), issueTimes);
+        if (index % 56 === 0)
+          carried = new ErrorPools({ data: structuredClone(carried.data(issueTimes)), issueTimes });
         const pools = carried.at(issueTimes, index, knownBy);
         for (let hour = 0; hour < HORIZON_HOURS; hour++) {
           const expected = errors
@@ -55,7 +56,7 @@ describe("the band's error pools carried from refresh to refresh", () => {
       }
     }
     const knownBy = issueTimes.at(-1)!;
-    const resumed = new ErrorPools(structuredClone(pools.data(issueTimes)), issueTimes);
+    const resumed = new ErrorPools({ data: structuredClone(pools.data(issueTimes)), issueTimes });
     const expected = pools.at(issueTimes, issueTimes.length, knownBy).map((pool) => [...pool]);
     expect(resumed.at(issueTimes, issueTimes.length, knownBy).map((pool) => [...pool])).toEqual(
       expected,

@@ -83,12 +83,18 @@ export class ErrorPools {
   private readonly hours: HourErrors[];
   private pools: Float64Array[];
 
-  /** `issueTimes`: every issue's time so far (the data's issues index it). */
-  constructor(data?: ErrorPoolsData, issueTimes: readonly number[] = []) {
+  /** `resumed`: pools' data, and every issue's time so far (its issues index them). */
+  constructor(resumed?: { readonly data: ErrorPoolsData; readonly issueTimes: readonly number[] }) {
     this.hours = Array.from({ length: HORIZON_HOURS }, (_, hour) => {
-      if (!data) {
-        return { issue: new Column(), end: new Column(), error: new Column(), pooled: new Column() };
+      if (!resumed) {
+        return {
+          issue: new Column(),
+          end: new Column(),
+          error: new Column(),
+          pooled: new Column(),
+        };
       }
+      const { data, issueTimes } = resumed;
       const [from, to] = [data.offsets[hour]!, data.offsets[hour + 1]!];
       const issue = new Float64Array(to - from);
       const end = new Float64Array(to - from);

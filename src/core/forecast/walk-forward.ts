@@ -348,7 +348,10 @@ export class WalkForward {
       served: live(start.served, start.issueTimes),
       days: new IssueDays(candidateIds.length, start.days),
     };
-    this.servedPools = new ErrorPools(this.data.served.pools, this.data.issueTimes);
+    this.servedPools = new ErrorPools({
+      data: this.data.served.pools,
+      issueTimes: this.data.issueTimes,
+    });
   }
 
   /** How many issues have been added. */
