@@ -64,6 +64,6 @@ describe("the band's error pools carried from refresh to refresh", () => {
     expect(expected[0]!.length).toBeGreaterThan(100);
     const offMinute = new ErrorPools();
     offMinute.add(1, 70_000, issueTimes[70_000]! + 30, 1);
-    expect(() => offMinute.data(issueTimes)).toThrow(/out of their range/);
+    expect(() => offMinute.data(issueTimes)).toThrow(/not a whole number of minutes/);
   });
 });

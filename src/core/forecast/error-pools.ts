@@ -1,4 +1,4 @@
-import { countBelow, DAY_SECONDS, HORIZON_HOURS, MINUTE_SECONDS } from './series.js';
+import { afterIssue, countBelow, DAY_SECONDS, HORIZON_HOURS, minutesAfterIssue } from './series.js';
 
 /**
  * The band's error pools (backtest.ts), carried from one refresh to the next: per hour ahead,
@@ -68,13 +68,13 @@ interface HourErrors {
  * Each error's issue is `firstIssue` plus its `issue` (the pools span the band's days of issues,
  * a few hundred), its interval's end `endMinutes` after that issue's time (slots end on whole
  * minutes, at most a few days after their issue): 4 bytes an error where epoch seconds and issue
- * indices took 8 (issue 38: the pools are half of a daily rerun's stored state).
+ * indices took 8 (issue 38: the pools were half of a daily rerun's stored state, 42 of 87 MB).
  */
 export interface ErrorPoolsData {
   readonly offsets: Uint32Array;
   readonly firstIssue: number;
   readonly issue: Uint16Array;
-  readonly endMinutes: Int16Array;
+  readonly endMinutes: Uint16Array;
   readonly error: Float64Array;
   readonly pooled: Uint8Array;
 }
@@ -100,7 +100,7 @@ export class ErrorPools {
       const end = new Float64Array(to - from);
       for (let k = from; k < to; k++) {
         issue[k - from] = data.firstIssue + data.issue[k]!;
-        end[k - from] = issueTimes[issue[k - from]!]! + data.endMinutes[k]! * MINUTE_SECONDS;
+        end[k - from] = afterIssue(data.endMinutes[k]!, issueTimes[issue[k - from]!]!);
       }
       return {
         issue: new Column(issue),
@@ -146,7 +146,7 @@ export class ErrorPools {
     }
     if (size === 0) firstIssue = 0;
     const issue = new Uint16Array(size);
-    const endMinutes = new Int16Array(size);
+    const endMinutes = new Uint16Array(size);
     const error = new Float64Array(size);
     const pooled = new Uint8Array(size);
     this.hours.forEach((hour, h) => {
@@ -155,12 +155,9 @@ export class ErrorPools {
       const ends = hour.end.values;
       for (let k = 0; k < issues.length; k++) {
         const sinceFirst = issues[k]! - firstIssue;
-        const minutes = (ends[k]! - issueTimes[issues[k]!]!) / MINUTE_SECONDS;
-        if (sinceFirst > 0xffff || !Number.isInteger(minutes) || Math.abs(minutes) > 0x7fff) {
-          throw new Error(`error pools: issue ${issues[k]} or end ${ends[k]} out of their range`);
-        }
+        if (sinceFirst > 0xffff) throw new Error(`error pools: issue ${issues[k]} out of range`);
         issue[at + k] = sinceFirst;
-        endMinutes[at + k] = minutes;
+        endMinutes[at + k] = minutesAfterIssue(ends[k]!, issueTimes[issues[k]!]!);
       }
       error.set(hour.error.values, at);
       pooled.set(hour.pooled.values, at);

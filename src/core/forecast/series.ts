@@ -5,10 +5,26 @@ import type { ForecastColumns } from '../reading.js';
  * so that a model at any issue time sees exactly what had been issued by then.
  */
 
-export const MINUTE_SECONDS = 60;
+const MINUTE_SECONDS = 60;
 export const HOUR_SECONDS = 3600;
 export const DAY_SECONDS = 86_400;
 export const WEEK_SECONDS = 7 * DAY_SECONDS;
+/**
+ * `ts` as whole minutes after `issueTs`, in 16 bits: how a stored backtest state keeps when a
+ * scored slot ended (after its issue, on a whole minute, hours later). Throws for anything else.
+ */
+export function minutesAfterIssue(ts: number, issueTs: number): number {
+  const minutes = (ts - issueTs) / MINUTE_SECONDS;
+  if (!Number.isInteger(minutes) || minutes < 0 || minutes > 0xffff) {
+    throw new Error(`${ts} is not a whole number of minutes within 2^16 after issue ${issueTs}`);
+  }
+  return minutes;
+}
+
+/** `minutesAfterIssue`'s inverse. */
+export const afterIssue = (minutes: number, issueTs: number): number =>
+  issueTs + minutes * MINUTE_SECONDS;
+
 /** How far ahead every forecast reaches (docs/forecast.md). */
 export const HORIZON_HOURS = 72;
 

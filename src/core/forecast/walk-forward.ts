@@ -16,8 +16,9 @@ import {
   HORIZON_HOURS,
   HOUR_SECONDS,
   DAY_SECONDS,
+  afterIssue,
   horizonHours,
-  MINUTE_SECONDS,
+  minutesAfterIssue,
   servedHours,
 } from './series.js';
 import type { ZoneState } from './zone-state.js';
@@ -222,11 +223,10 @@ function storedPerIssue(window: IssueWindow): StoredPerIssue {
   const squares = new Float64Array(issues * buckets);
   const counts = new Uint16Array(issues * buckets);
   for (let k = 0; k < issues; k++) {
-    const minutes = (perIssue[k * PER_ISSUE + 1]! - perIssue[k * PER_ISSUE]!) / MINUTE_SECONDS;
-    if (!Number.isInteger(minutes) || minutes < 0 || minutes > 0xffff) {
-      throw new Error(`walk-forward: outcomes known ${minutes} minutes after their issue`);
-    }
-    knownAfterMinutes[k] = minutes;
+    knownAfterMinutes[k] = minutesAfterIssue(
+      perIssue[k * PER_ISSUE + 1]!,
+      perIssue[k * PER_ISSUE]!,
+    );
     for (let bucket = 0; bucket < buckets; bucket++) {
       squares[k * buckets + bucket] = perIssue[k * PER_ISSUE + 2 + bucket]!;
       counts[k * buckets + bucket] = perIssue[k * PER_ISSUE + 2 + buckets + bucket]!;
@@ -244,7 +244,7 @@ function livePerIssue(stored: StoredPerIssue, issueTimes: readonly number[]): Is
   const first = issueTimes.length - issues;
   for (let k = 0; k < issues; k++) {
     issue[0] = issueTimes[first + k]!;
-    issue[1] = issue[0] + stored.knownAfterMinutes[k]! * MINUTE_SECONDS;
+    issue[1] = afterIssue(stored.knownAfterMinutes[k]!, issue[0]);
     for (let bucket = 0; bucket < buckets; bucket++) {
       issue[2 + bucket] = stored.squares[k * buckets + bucket]!;
       issue[2 + buckets + bucket] = stored.counts[k * buckets + bucket]!;
