@@ -58,7 +58,10 @@ export async function measureDuringBacktest(options: {
   readonly capturesFile: string;
   readonly generator: LoadGenerator;
   readonly durationSeconds: number;
-  /** At most this many rounds; fewer when the backtest ends first. */
+  /**
+   * At most this many rounds while the backtest runs (fewer when it ends first), then as many as
+   * were measured during it once it has ended.
+   */
   readonly maxRounds: number;
   readonly log: (message: string) => void;
 }): Promise<DuringBacktestResult> {
@@ -88,10 +91,11 @@ export async function measureDuringBacktest(options: {
   try {
     await gridco2.cacheLoaded;
     const rounds: DuringBacktestRound[] = [];
-    const measureRound = async (round: number, after: boolean) => {
+    // `index` alternates which server goes first.
+    const measureRound = async (index: number, after: boolean) => {
       const load = (url: string) => runLoad(generator, url, durationSeconds);
       const order =
-        round % 2 === 0 ? (['gridco2', 'baseline'] as const) : (['baseline', 'gridco2'] as const);
+        index % 2 === 0 ? (['gridco2', 'baseline'] as const) : (['baseline', 'gridco2'] as const);
       const results: Partial<Record<'gridco2' | 'baseline', LoadResult>> = {};
       for (const server of order) {
         results[server] = await load(
@@ -113,10 +117,10 @@ export async function measureDuringBacktest(options: {
           `${!after && backtestSeconds !== null ? ' (backtest ended)' : ''}`,
       );
     };
-    let round = 0;
-    for (; round < options.maxRounds && backtestSeconds === null; round++) {
-      await measureRound(round, false);
+    while (rounds.length < options.maxRounds && backtestSeconds === null) {
+      await measureRound(rounds.length, false);
     }
+    const roundsDuring = rounds.length;
     if (backtestSeconds === null) {
       log(`${label}: waiting for the backtest to end, then as many rounds without it`);
       await Promise.race([
@@ -125,7 +129,7 @@ export async function measureDuringBacktest(options: {
       ]);
     }
     if (backtestSeconds !== null) {
-      for (const end = 2 * round; round < end; round++) await measureRound(round, true);
+      while (rounds.length < 2 * roundsDuring) await measureRound(rounds.length, true);
     }
     return { store: label, path: LATEST_PATH, rounds, backtestSeconds };
   } finally {
